@@ -32,3 +32,17 @@ typename G::Jacobian c_tln(const typename G::Tangent& xi) {
 }
 
 }  // namespace marsden
+
+namespace marsden {
+
+// d/d eta [ad_eta^T mu] at fixed mu (the map eta -> ad_eta^T mu is linear): column i is
+// ad_{e_i}^T mu.
+template <class G>
+typename G::Jacobian ad_transpose_derivative(const typename G::Tangent& mu) {
+  typename G::Jacobian M;
+  for (int i = 0; i < G::kDim; ++i)
+    M.col(i) = G::ad(G::Tangent::Unit(i)).transpose() * mu;
+  return M;
+}
+
+}  // namespace marsden

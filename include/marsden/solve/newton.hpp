@@ -1,0 +1,64 @@
+// Newton's method on a small fixed-size system with a backtracking line search.
+// It stops on a tolerance, never after a fixed number of iterations, and reports.
+#pragma once
+
+#include <cmath>
+
+#include <Eigen/Core>
+#include <Eigen/LU>
+
+namespace marsden {
+
+struct NewtonOptions {
+  // Converged when ||r||_inf <= tolerance * (1 + residual_scale); the caller passes the
+  // scale of the terms that make up r (e.g. a momentum), so the test is relative.
+  double tolerance = 1e-12;
+  int max_iterations = 25;
+  bool line_search = true;
+};
+
+struct NewtonStatus {
+  bool converged = false;
+  int iterations = 0;
+  double residual_norm = 0.0;  // ||r||_inf at the returned iterate
+};
+
+// residual(x, r, J) fills r(x) (N) and J = dr/dx (N x N).
+template <int N, class Residual>
+NewtonStatus newton_solve(Residual&& residual, Eigen::Matrix<double, N, 1>& x,
+                          double residual_scale, const NewtonOptions& opt) {
+  using Vec = Eigen::Matrix<double, N, 1>;
+  using Mat = Eigen::Matrix<double, N, N>;
+  Vec r, r_trial, x_trial, dx;
+  Mat J, J_trial;
+  NewtonStatus status;
+  const double tol = opt.tolerance * (1.0 + residual_scale);
+  residual(x, r, J);
+  status.residual_norm = r.template lpNorm<Eigen::Infinity>();
+  while (std::isfinite(status.residual_norm) && status.residual_norm > tol &&
+         status.iterations < opt.max_iterations) {
+    dx = J.partialPivLu().solve(-r);
+    ++status.iterations;
+    double alpha = 1.0;
+    for (;;) {
+      x_trial = x + alpha * dx;
+      residual(x_trial, r_trial, J_trial);
+      const double norm_trial = r_trial.template lpNorm<Eigen::Infinity>();
+      // Armijo-like sufficient decrease on the inf-norm; give up shrinking at 1/64.
+      if (!opt.line_search || (std::isfinite(norm_trial) &&
+                               norm_trial <= (1.0 - 1e-4 * alpha) * status.residual_norm) ||
+          alpha < 1.0 / 64.0) {
+        x = x_trial;
+        r = r_trial;
+        J = J_trial;
+        status.residual_norm = norm_trial;
+        break;
+      }
+      alpha *= 0.5;
+    }
+  }
+  status.converged = std::isfinite(status.residual_norm) && status.residual_norm <= tol;
+  return status;
+}
+
+}  // namespace marsden

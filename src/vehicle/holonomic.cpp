@@ -1,0 +1,213 @@
+#include "marsden/vehicle/holonomic.hpp"
+
+#include <cmath>
+#include <sstream>
+
+#include <Eigen/Cholesky>
+#include <Eigen/Geometry>
+
+#include "lie/dexp_inv_derivative.hpp"
+#include "marsden/error.hpp"
+#include "marsden/lie/tangent.hpp"
+
+namespace marsden {
+
+template <class G>
+HolonomicModel<G>::HolonomicModel(const Jac& inertia) : inertia_(inertia) {
+  if (!inertia.allFinite()) throw InputError("inertia: contains NaN or infinite entries");
+  if (!inertia.isApprox(inertia.transpose(), 1e-12))
+    throw InputError("inertia: matrix is not symmetric");
+  Eigen::LLT<Jac> llt(inertia);
+  if (llt.info() != Eigen::Success || inertia.diagonal().minCoeff() <= 0.0)
+    throw InputError("inertia: matrix is not positive definite");
+  inertia_inv_ = llt.solve(Jac::Identity());
+}
+
+template <class G>
+void HolonomicModel<G>::control_wrench(const InputVec&, const InputVec& u, Tangent& f,
+                                       InputJacobian<G>* J_f_u,
+                                       InputJacobian<G>* J_f_gamma) const {
+  f.setZero();
+  if (J_f_u) J_f_u->setZero(G::kDim, u.size());
+  if (J_f_gamma) J_f_gamma->resize(G::kDim, 0);
+}
+
+template <class G>
+void HolonomicModel<G>::external_wrench(double, const G&, const Tangent&, Tangent& f,
+                                        Jac* J_f_g, Jac* J_f_xi) const {
+  f.setZero();
+  if (J_f_g) J_f_g->setZero();
+  if (J_f_xi) J_f_xi->setZero();
+}
+
+namespace {
+
+// d/d eta [dcay^-1_eta^T mu] in closed form, from C_cay of vehicles eq. (14):
+// C^T mu = (A^T m + 1/2 v x q, q) with A^T = I + w^/2 + w w^T/4, q = p + w x p/2.
+Mat6 cay_transpose_derivative(const Vec6& eta, const Vec6& mu) {
+  const Vec3 w = eta.head<3>(), v = eta.tail<3>();
+  const Vec3 m = mu.head<3>(), p = mu.tail<3>();
+  const Vec3 q = p + 0.5 * w.cross(p);
+  Mat6 D;
+  D.topLeftCorner<3, 3>() = -0.5 * SO3::hat(m) + 0.25 * (w * m.transpose()) +
+                            0.25 * w.dot(m) * Mat3::Identity() -
+                            0.25 * SO3::hat(v) * SO3::hat(p);
+  D.topRightCorner<3, 3>() = -0.5 * SO3::hat(q);
+  D.bottomLeftCorner<3, 3>() = -0.5 * SO3::hat(p);
+  D.bottomRightCorner<3, 3>().setZero();
+  return D;
+}
+
+// SE(2), vehicles eq. (22): C^T mu = mu - ad_v^T mu / 2 + e1 v1 (v . mu) / 4.
+Mat3 cay_transpose_derivative(const Vec3& eta, const Vec3& mu) {
+  Mat3 D = -0.5 * ad_transpose_derivative<SE2>(mu);
+  D.row(0) += 0.25 * (eta.dot(mu) * Vec3::UnitX().transpose() + eta[0] * mu.transpose());
+  return D;
+}
+
+}  // namespace
+
+template <class G>
+typename G::Jacobian tangent_c(DiffMap map, TangentMap tangent,
+                               const typename G::Tangent& eta) {
+  if (tangent == TangentMap::TLN) return c_tln<G>(eta);
+  return dtau_inv<G>(map, eta);
+}
+
+template <class G>
+typename G::Jacobian tangent_c_transpose_derivative(DiffMap map, TangentMap tangent,
+                                                    const typename G::Tangent& eta,
+                                                    const typename G::Tangent& mu) {
+  if (tangent == TangentMap::TLN) return -0.5 * ad_transpose_derivative<G>(mu);
+  if (map == DiffMap::Cay) return cay_transpose_derivative(eta, mu);
+  return detail::dexp_inv_transpose_derivative(eta, mu);
+}
+
+template <class G>
+void holonomic_residual(const HolonomicModel<G>& model, const HolonomicOptions<G>& opt,
+                        double h, double t_k, const G& g_k,
+                        const typename G::Tangent& xi_km1, const typename G::Tangent& xi_k,
+                        const StepInputs& in, bool want_jacobians, HolonomicResidual<G>& out) {
+  using Tangent = typename G::Tangent;
+  using Jac = typename G::Jacobian;
+  const Jac& I = model.inertia();
+  const Tangent mu_k = I * xi_k;
+  const Tangent mu_km1 = I * xi_km1;
+  const Jac C_k = tangent_c<G>(opt.map, opt.tangent, h * xi_k);
+  const Jac C_km1 = tangent_c<G>(opt.map, opt.tangent, -h * xi_km1);
+  Tangent f_u, f_ext;
+  Jac J_fe_g, J_fe_xi;
+  model.control_wrench(in.gamma, in.u, f_u, want_jacobians ? &out.J_r_u_k : nullptr,
+                       want_jacobians ? &out.J_r_gamma_k : nullptr);
+  model.external_wrench(t_k, g_k, xi_km1, f_ext, want_jacobians ? &J_fe_g : nullptr,
+                        want_jacobians ? &J_fe_xi : nullptr);
+  // vehicles eq. (10)
+  out.r = C_k.transpose() * mu_k - C_km1.transpose() * mu_km1 - h * (f_u + f_ext);
+  if (!want_jacobians) return;
+  out.J_r_xi_k = C_k.transpose() * I +
+                 h * tangent_c_transpose_derivative<G>(opt.map, opt.tangent, h * xi_k, mu_k);
+  out.J_r_xi_km1 =
+      -(C_km1.transpose() * I -
+        h * tangent_c_transpose_derivative<G>(opt.map, opt.tangent, -h * xi_km1, mu_km1)) -
+      h * J_fe_xi;
+  out.J_r_g_k = -h * J_fe_g;
+  out.J_r_u_k *= -h;
+  out.J_r_gamma_k *= -h;
+}
+
+template <class G>
+typename G::Tangent momentum_plus(const HolonomicModel<G>& model,
+                                  const HolonomicOptions<G>& opt, double h,
+                                  const typename G::Tangent& xi_km1) {
+  return tangent_c<G>(opt.map, opt.tangent, -h * xi_km1).transpose() *
+         (model.inertia() * xi_km1);
+}
+
+namespace {
+
+// Solves C(s h xi)^T I xi = b for xi, s = +1 (a step) or -1 (the Legendre transform).
+template <class G>
+NewtonStatus solve_momentum_balance(const HolonomicModel<G>& model,
+                                    const HolonomicOptions<G>& opt, double sh,
+                                    const typename G::Tangent& b, typename G::Tangent& xi) {
+  using Tangent = typename G::Tangent;
+  using Jac = typename G::Jacobian;
+  const Jac& I = model.inertia();
+  auto residual = [&](const Tangent& x, Tangent& r, Jac& J) {
+    const Tangent mu = I * x;
+    const Jac C = tangent_c<G>(opt.map, opt.tangent, sh * x);
+    r = C.transpose() * mu - b;
+    J = C.transpose() * I +
+        sh * tangent_c_transpose_derivative<G>(opt.map, opt.tangent, sh * x, mu);
+  };
+  return newton_solve<G::kDim>(residual, xi, b.template lpNorm<Eigen::Infinity>(), opt.newton);
+}
+
+}  // namespace
+
+template <class G>
+typename G::Tangent initial_xi_km1(const HolonomicModel<G>& model,
+                                   const HolonomicOptions<G>& opt, double h,
+                                   const typename G::Tangent& xi_0) {
+  typename G::Tangent xi = xi_0;
+  const NewtonStatus st = solve_momentum_balance(model, opt, -h, model.inertia() * xi_0, xi);
+  if (!st.converged) {
+    std::ostringstream msg;
+    msg << "discrete Legendre transform at t_0 did not converge after " << st.iterations
+        << " iterations (residual " << st.residual_norm << "); reduce dt";
+    throw SolverError(msg.str());
+  }
+  return xi;
+}
+
+template <class G>
+NewtonStatus holonomic_step(const HolonomicModel<G>& model, const HolonomicOptions<G>& opt,
+                            double h, double t_k, const G& g_k,
+                            const typename G::Tangent& xi_km1, const StepInputs& in,
+                            typename G::Tangent& xi_k, G& g_kp1) {
+  using Tangent = typename G::Tangent;
+  Tangent f_u, f_ext;
+  model.control_wrench(in.gamma, in.u, f_u, nullptr, nullptr);
+  model.external_wrench(t_k, g_k, xi_km1, f_ext, nullptr, nullptr);
+  // Everything in eq. (10) that does not depend on xi_k.
+  const Tangent b = momentum_plus(model, opt, h, xi_km1) + h * (f_u + f_ext);
+  // Predictor with an O(h^2) error: C(h xi_k)^T ~ C(h xi_k-1)^T.
+  xi_k = model.inertia_inv() *
+         (b - (tangent_c<G>(opt.map, opt.tangent, h * xi_km1).transpose() -
+               G::Jacobian::Identity()) *
+                  (model.inertia() * xi_km1));
+  const NewtonStatus st = solve_momentum_balance(model, opt, h, b, xi_k);
+  if (st.converged) g_kp1 = g_k * tau<G>(opt.map, h * xi_k);  // eq. (9)
+  return st;
+}
+
+template <class G>
+typename G::Tangent spatial_momentum(const G& g_k, const typename G::Tangent& p_k) {
+  return g_k.inverse().Ad().transpose() * p_k;
+}
+
+#define MARSDEN_INSTANTIATE_HOLONOMIC(G)                                                    \
+  template class HolonomicModel<G>;                                                         \
+  template G::Jacobian tangent_c<G>(DiffMap, TangentMap, const G::Tangent&);               \
+  template G::Jacobian tangent_c_transpose_derivative<G>(DiffMap, TangentMap,              \
+                                                          const G::Tangent&,                \
+                                                          const G::Tangent&);               \
+  template void holonomic_residual<G>(const HolonomicModel<G>&, const HolonomicOptions<G>&, \
+                                      double, double, const G&, const G::Tangent&,          \
+                                      const G::Tangent&, const StepInputs&, bool,           \
+                                      HolonomicResidual<G>&);                               \
+  template G::Tangent momentum_plus<G>(const HolonomicModel<G>&, const HolonomicOptions<G>&,\
+                                       double, const G::Tangent&);                          \
+  template G::Tangent initial_xi_km1<G>(const HolonomicModel<G>&,                           \
+                                        const HolonomicOptions<G>&, double,                 \
+                                        const G::Tangent&);                                 \
+  template NewtonStatus holonomic_step<G>(const HolonomicModel<G>&,                         \
+                                          const HolonomicOptions<G>&, double, double,       \
+                                          const G&, const G::Tangent&, const StepInputs&,   \
+                                          G::Tangent&, G&);                                 \
+  template G::Tangent spatial_momentum<G>(const G&, const G::Tangent&);
+
+MARSDEN_INSTANTIATE_HOLONOMIC(SE2)
+MARSDEN_INSTANTIATE_HOLONOMIC(SE3)
+
+}  // namespace marsden

@@ -1,0 +1,121 @@
+#include "marsden/vehicle/stepper.hpp"
+
+#include <cmath>
+
+#include "baseline/baselines.hpp"
+#include "marsden/error.hpp"
+#include "marsden/lie/tangent.hpp"
+
+namespace marsden {
+
+Method parse_method(const std::string& name) {
+  if (name == "vi") return Method::VI;
+  if (name == "rk2") return Method::RK2;
+  if (name == "rk2_implicit") return Method::RK2Implicit;
+  if (name == "rk4") return Method::RK4;
+  if (name == "lie_newmark") return Method::LieNewmark;
+  throw InputError("unknown method '" + name +
+                   "' (expected vi, rk2, rk2_implicit, rk4 or lie_newmark)");
+}
+
+std::string method_name(Method m) {
+  switch (m) {
+    case Method::VI: return "vi";
+    case Method::RK2: return "rk2";
+    case Method::RK2Implicit: return "rk2_implicit";
+    case Method::RK4: return "rk4";
+    case Method::LieNewmark: return "lie_newmark";
+  }
+  return "?";
+}
+
+template <class G>
+typename G::Tangent euler_poincare_rhs(const HolonomicModel<G>& model, double t, const G& g,
+                                       const typename G::Tangent& xi, const InputVec& gamma,
+                                       const InputVec& u) {
+  typename G::Tangent f_u, f_ext;
+  model.control_wrench(gamma, u, f_u, nullptr, nullptr);
+  model.external_wrench(t, g, xi, f_ext, nullptr, nullptr);
+  const typename G::Tangent mu = model.inertia() * xi;
+  return model.inertia_inv() * (G::ad(xi).transpose() * mu + f_u + f_ext);
+}
+
+template <class G>
+double vehicle_energy(const HolonomicModel<G>& model, const G& g,
+                      const typename G::Tangent& xi) {
+  return 0.5 * xi.dot(model.inertia() * xi) + model.potential_energy(g);
+}
+
+namespace {
+
+template <class G>
+class VariationalStepper final : public VehicleStepper<G> {
+ public:
+  VariationalStepper(std::shared_ptr<const HolonomicModel<G>> model, HolonomicOptions<G> opt)
+      : model_(std::move(model)), opt_(opt) {}
+
+  void reset(const VehicleState<G>& s0, double h) override {
+    if (!(h > 0.0)) throw InputError("time step must be > 0");
+    this->h_ = h;
+    t_ = s0.t;
+    g_ = s0.g;
+    xi_km1_ = initial_xi_km1(*model_, opt_, h, s0.xi);
+  }
+
+  NewtonStatus step(const Signal* gamma, const Signal* u) override {
+    baseline::eval_inputs(*model_, gamma, u, t_, in_);
+    typename G::Tangent xi_k;
+    G g_kp1;
+    const NewtonStatus st =
+        holonomic_step(*model_, opt_, this->h_, t_, g_, xi_km1_, in_, xi_k, g_kp1);
+    if (st.converged) {
+      g_ = g_kp1;
+      xi_km1_ = xi_k;
+      t_ += this->h_;
+    }
+    return st;
+  }
+
+  VehicleState<G> state() const override {
+    return VehicleState<G>{t_, g_,
+                           model_->inertia_inv() * momentum_plus(*model_, opt_, this->h_, xi_km1_)};
+  }
+
+ private:
+  std::shared_ptr<const HolonomicModel<G>> model_;
+  HolonomicOptions<G> opt_;
+  double t_ = 0.0;
+  G g_;
+  typename G::Tangent xi_km1_;
+  StepInputs in_;
+};
+
+}  // namespace
+
+template <class G>
+std::unique_ptr<VehicleStepper<G>> make_stepper(Method method,
+                                                std::shared_ptr<const HolonomicModel<G>> model,
+                                                const HolonomicOptions<G>& options) {
+  switch (method) {
+    case Method::VI: return std::make_unique<VariationalStepper<G>>(std::move(model), options);
+    case Method::RK2: return baseline::make_explicit_rk<G>(std::move(model), 2);
+    case Method::RK4: return baseline::make_explicit_rk<G>(std::move(model), 4);
+    case Method::RK2Implicit:
+      return baseline::make_implicit_midpoint<G>(std::move(model), options.newton);
+    case Method::LieNewmark: return baseline::make_lie_newmark<G>(std::move(model));
+  }
+  throw InputError("unknown method");
+}
+
+#define MARSDEN_INSTANTIATE_STEPPER(G)                                                       \
+  template std::unique_ptr<VehicleStepper<G>> make_stepper<G>(                              \
+      Method, std::shared_ptr<const HolonomicModel<G>>, const HolonomicOptions<G>&);        \
+  template G::Tangent euler_poincare_rhs<G>(const HolonomicModel<G>&, double, const G&,     \
+                                            const G::Tangent&, const InputVec&,             \
+                                            const InputVec&);                               \
+  template double vehicle_energy<G>(const HolonomicModel<G>&, const G&, const G::Tangent&);
+
+MARSDEN_INSTANTIATE_STEPPER(SE2)
+MARSDEN_INSTANTIATE_STEPPER(SE3)
+
+}  // namespace marsden
