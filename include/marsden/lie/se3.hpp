@@ -31,8 +31,10 @@ struct SE3 {
 
   static SE3 exp(const Vec6& xi);
   static Vec6 log(const SE3& g);
-  // cay(xi) = (I - xi^/2)^-1 (I + xi^/2); rotation part is SO3::cay, translation
-  // B_cay(omega) v, vehicles eqs. (9), (12), (13).
+  // cay(xi) = (I - xi^/2)^-1 (I + xi^/2); rotation part is SO3::cay (vehicles eq. (12)),
+  // translation (I - omega^/2)^-1 v = (4I + 2 omega^ + omega omega^T) v / (4 + |omega|^2).
+  // The paper's printed B_cay (after eq. (13)) lacks the omega omega^T term; the
+  // definition is used (it is the one consistent with C_cay, eq. (14)).
   static SE3 cay(const Vec6& xi);
   static Vec6 cay_inv(const SE3& g);
   // Canonical coordinates of the second kind: prod_i exp(a_i E_i) in the basis order.
