@@ -146,14 +146,15 @@ class ImplicitMidpoint final : public BaselineStepper<G> {
     const Jac& I = model.inertia();
     // I (xi1 - xi0) = h (ad_m^T I m + F u + f_ext(g0, m)), m = (xi0 + xi1)/2; the pose is
     // frozen at g_k inside the dynamics, as the dynamics and reconstruction are split.
-    auto residual = [&](const Tangent& xi1, Tangent& r, Jac& J) {
+    auto residual = [&](const Tangent& xi1, Tangent& r, Jac* J) {
       const Tangent m = 0.5 * (xi0 + xi1);
       const Tangent mu = I * m;
       Tangent f_ext;
-      Jac J_fe_g, J_fe_xi;
-      model.external_wrench(t + 0.5 * h, g0, m, f_ext, &J_fe_g, &J_fe_xi);
+      Jac J_fe_xi;
+      model.external_wrench(t + 0.5 * h, g0, m, f_ext, nullptr, J ? &J_fe_xi : nullptr);
       r = I * (xi1 - xi0) - h * (G::ad(m).transpose() * mu + f_u + f_ext);
-      J = I - 0.5 * h * (G::ad(m).transpose() * I + ad_transpose_derivative<G>(mu) + J_fe_xi);
+      if (J)
+        *J = I - 0.5 * h * (G::ad(m).transpose() * I + ad_transpose_derivative<G>(mu) + J_fe_xi);
     };
     Tangent xi1 = xi0 + h * model.inertia_inv() * (G::ad(xi0).transpose() * (I * xi0) + f_u);
     const NewtonStatus st =

@@ -133,12 +133,13 @@ NewtonStatus solve_momentum_balance(const HolonomicModel<G>& model,
   using Tangent = typename G::Tangent;
   using Jac = typename G::Jacobian;
   const Jac& I = model.inertia();
-  auto residual = [&](const Tangent& x, Tangent& r, Jac& J) {
+  auto residual = [&](const Tangent& x, Tangent& r, Jac* J) {
     const Tangent mu = I * x;
     const Jac C = tangent_c<G>(opt.map, opt.tangent, sh * x);
     r = C.transpose() * mu - b;
-    J = C.transpose() * I +
-        sh * tangent_c_transpose_derivative<G>(opt.map, opt.tangent, sh * x, mu);
+    if (J)
+      *J = C.transpose() * I +
+           sh * tangent_c_transpose_derivative<G>(opt.map, opt.tangent, sh * x, mu);
   };
   return newton_solve<G::kDim>(residual, xi, b.template lpNorm<Eigen::Infinity>(), opt.newton);
 }
@@ -171,12 +172,15 @@ NewtonStatus holonomic_step(const HolonomicModel<G>& model, const HolonomicOptio
   model.external_wrench(t_k, g_k, xi_km1, f_ext, nullptr, nullptr);
   // Everything in eq. (10) that does not depend on xi_k.
   const Tangent b = momentum_plus(model, opt, h, xi_km1) + h * (f_u + f_ext);
-  // Predictor with an O(h^2) error: C(h xi_k)^T ~ C(h xi_k-1)^T.
-  xi_k = model.inertia_inv() *
-         (b - (tangent_c<G>(opt.map, opt.tangent, h * xi_km1).transpose() -
-               G::Jacobian::Identity()) *
-                  (model.inertia() * xi_km1));
-  const NewtonStatus st = solve_momentum_balance(model, opt, h, b, xi_k);
+  NewtonStatus st = solve_momentum_balance(model, opt, h, b, xi_k);
+  if (!st.converged) {
+    // At very large steps an extrapolated guess can lie outside Newton's basin; the
+    // previous velocity is the other natural start.
+    xi_k = xi_km1;
+    const int spent = st.iterations;
+    st = solve_momentum_balance(model, opt, h, b, xi_k);
+    st.iterations += spent;
+  }
   if (st.converged) g_kp1 = g_k * tau<G>(opt.map, h * xi_k);  // eq. (9)
   return st;
 }

@@ -1,5 +1,6 @@
 #include "marsden/vehicle/stepper.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "baseline/baselines.hpp"
@@ -60,17 +61,24 @@ class VariationalStepper final : public VehicleStepper<G> {
     t_ = s0.t;
     g_ = s0.g;
     xi_km1_ = initial_xi_km1(*model_, opt_, h, s0.xi);
+    history_ = 1;
   }
 
   NewtonStatus step(const Signal* gamma, const Signal* u) override {
     baseline::eval_inputs(*model_, gamma, u, t_, in_);
-    typename G::Tangent xi_k;
+    // Quadratic extrapolation of the velocity history as Newton's starting guess.
+    typename G::Tangent xi_k = history_ >= 3 ? typename G::Tangent(3.0 * xi_km1_ - 3.0 * xi_km2_ + xi_km3_)
+                             : history_ == 2 ? typename G::Tangent(2.0 * xi_km1_ - xi_km2_)
+                                             : xi_km1_;
     G g_kp1;
     const NewtonStatus st =
         holonomic_step(*model_, opt_, this->h_, t_, g_, xi_km1_, in_, xi_k, g_kp1);
     if (st.converged) {
       g_ = g_kp1;
+      xi_km3_ = xi_km2_;
+      xi_km2_ = xi_km1_;
       xi_km1_ = xi_k;
+      history_ = std::min(history_ + 1, 3);
       t_ += this->h_;
     }
     return st;
@@ -86,7 +94,8 @@ class VariationalStepper final : public VehicleStepper<G> {
   HolonomicOptions<G> opt_;
   double t_ = 0.0;
   G g_;
-  typename G::Tangent xi_km1_;
+  typename G::Tangent xi_km1_, xi_km2_, xi_km3_;
+  int history_ = 0;  // how many of xi_km1_, xi_km2_, xi_km3_ are valid
   StepInputs in_;
 };
 

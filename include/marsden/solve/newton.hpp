@@ -23,35 +23,39 @@ struct NewtonStatus {
   double residual_norm = 0.0;  // ||r||_inf at the returned iterate
 };
 
-// residual(x, r, J) fills r(x) (N) and J = dr/dx (N x N).
+// residual(x, r, J) fills r(x) (N) and, when J is not null, J = dr/dx (N x N). The
+// Jacobian is requested only where a Newton direction is needed, so a converged solve from
+// a good guess costs one Jacobian and one factorisation.
 template <int N, class Residual>
 NewtonStatus newton_solve(Residual&& residual, Eigen::Matrix<double, N, 1>& x,
                           double residual_scale, const NewtonOptions& opt) {
   using Vec = Eigen::Matrix<double, N, 1>;
   using Mat = Eigen::Matrix<double, N, N>;
   Vec r, r_trial, x_trial, dx;
-  Mat J, J_trial;
+  Mat J;
   NewtonStatus status;
   const double tol = opt.tolerance * (1.0 + residual_scale);
-  residual(x, r, J);
+  residual(x, r, &J);
+  bool have_jacobian = true;
   status.residual_norm = r.template lpNorm<Eigen::Infinity>();
   while (std::isfinite(status.residual_norm) && status.residual_norm > tol &&
          status.iterations < opt.max_iterations) {
+    if (!have_jacobian) residual(x, r, &J);
     dx = J.partialPivLu().solve(-r);
     ++status.iterations;
     double alpha = 1.0;
     for (;;) {
       x_trial = x + alpha * dx;
-      residual(x_trial, r_trial, J_trial);
+      residual(x_trial, r_trial, static_cast<Mat*>(nullptr));
       const double norm_trial = r_trial.template lpNorm<Eigen::Infinity>();
-      // Armijo-like sufficient decrease on the inf-norm; give up shrinking at 1/64.
+      // Sufficient decrease on the inf-norm; give up shrinking at 1/64.
       if (!opt.line_search || (std::isfinite(norm_trial) &&
                                norm_trial <= (1.0 - 1e-4 * alpha) * status.residual_norm) ||
           alpha < 1.0 / 64.0) {
         x = x_trial;
         r = r_trial;
-        J = J_trial;
         status.residual_norm = norm_trial;
+        have_jacobian = false;
         break;
       }
       alpha *= 0.5;
