@@ -1,0 +1,100 @@
+// No heap allocation inside a step. This executable compiles the step's sources again with
+// EIGEN_RUNTIME_NO_MALLOC (Eigen asserts on any allocation while it is forbidden) and
+// replaces the global operator new to count every other allocation.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+#include "marsden/vehicle/models.hpp"
+#include "marsden/vehicle/stepper.hpp"
+
+namespace {
+std::atomic<bool> g_counting{false};
+std::atomic<long> g_allocations{0};
+}  // namespace
+
+void* operator new(std::size_t n) {
+  if (g_counting.load()) ++g_allocations;
+  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+namespace marsden {
+namespace {
+
+// Counts heap allocations, Eigen's and anyone else's, while `f` runs.
+template <class F>
+long allocations_during(F&& f) {
+  g_allocations = 0;
+  g_counting = true;
+  Eigen::internal::set_is_malloc_allowed(false);
+  f();
+  Eigen::internal::set_is_malloc_allowed(true);
+  g_counting = false;
+  return g_allocations.load();
+}
+
+struct Case {
+  Method method;
+  DiffMap map;
+  TangentMap tangent;
+};
+
+TEST(NoMalloc, EveryStepperOnEveryModel) {
+  HelicopterParams hp;
+  BoatParams bp;
+  auto boat = std::make_shared<const Boat>(bp);
+  const std::shared_ptr<const HolonomicModel<SE3>> models[] = {
+      std::make_shared<const FreeBody<SE3>>(rigid_body_inertia(Vec3(1, 2, 3), 1.5)),
+      std::make_shared<const Helicopter>(hp), boat};
+  InputVec u(2), gamma(2);
+  u << 10.0, 1.0;
+  gamma << 0.05, 0.02;
+  const ConstantSignal u_sig(u), gamma_sig(gamma);
+  const Case cases[] = {{Method::VI, DiffMap::Cay, TangentMap::TLN},
+                        {Method::VI, DiffMap::Cay, TangentMap::Exact},
+                        {Method::VI, DiffMap::Exp, TangentMap::TLN},
+                        {Method::VI, DiffMap::Exp, TangentMap::Exact},
+                        {Method::RK2, DiffMap::Cay, TangentMap::TLN},
+                        {Method::RK2Implicit, DiffMap::Cay, TangentMap::TLN},
+                        {Method::RK4, DiffMap::Cay, TangentMap::TLN},
+                        {Method::LieNewmark, DiffMap::Cay, TangentMap::TLN}};
+  for (std::size_t m = 0; m < 3; ++m) {
+    for (const Case& c : cases) {
+      HolonomicOptions<SE3> opt;
+      opt.map = c.map;
+      opt.tangent = c.tangent;
+      auto stepper = make_stepper<SE3>(c.method, models[m], opt);
+      VehicleState<SE3> s0;
+      s0.xi << 0.2, -0.3, 0.1, 0.5, 0.0, 0.0;
+      if (m == 2) s0.g.x.z() = boat->equilibrium_height();
+      stepper->reset(s0, 0.01);
+      const Signal* g_ptr = m == 1 ? &gamma_sig : nullptr;
+      const Signal* u_ptr = m == 0 ? nullptr : &u_sig;
+      ASSERT_TRUE(stepper->step(g_ptr, u_ptr).converged);  // warm-up outside the count
+      const long n = allocations_during([&] {
+        for (int k = 0; k < 50; ++k) stepper->step(g_ptr, u_ptr);
+      });
+      EXPECT_EQ(n, 0) << "model " << m << " method " << method_name(c.method);
+    }
+  }
+}
+
+TEST(NoMalloc, ResidualWithJacobians) {
+  const FreeBody<SE3> model(rigid_body_inertia(Vec3(1, 2, 3), 1.5));
+  HolonomicOptions<SE3> opt;
+  HolonomicResidual<SE3> out;
+  StepInputs in;
+  const Vec6 xi = Vec6::Constant(0.1);
+  const long n = allocations_during([&] {
+    holonomic_residual(model, opt, 0.01, 0.0, SE3::identity(), xi, xi, in, true, out);
+  });
+  EXPECT_EQ(n, 0);
+}
+
+}  // namespace
+}  // namespace marsden
