@@ -1,7 +1,7 @@
-// The closed-form dexp^-1 of SE(3), written once for any scalar type so that the same
-// formula serves SE3::dexp_inv (double) and, through forward-mode automatic
-// differentiation, the exact derivative d/d eta [dexp^-1_eta^T mu] needed by the Newton
-// Jacobian of the exact-exp variational integrator. Private to the library.
+// The closed-form dexp^-1 of SO(3) and SE(3), written once for any scalar type: the same
+// formula serves SO3::dexp_inv and SE3::dexp / dexp_inv (double) and, through forward-mode
+// automatic differentiation, the exact derivative d/d eta [dexp^-1_eta^T mu] that the
+// Newton Jacobian of the exact-exp variational integrator needs. Private to the library.
 #pragma once
 
 #include <cmath>
@@ -9,60 +9,64 @@
 #include <Eigen/Core>
 
 #include "marsden/lie/types.hpp"
+#include "scalar_series.hpp"
 
 namespace marsden::detail {
 
 template <class S>
-Eigen::Matrix<S, 3, 3> hat_t(const Eigen::Matrix<S, 3, 1>& w) {
-  Eigen::Matrix<S, 3, 3> W;
+using M3 = Eigen::Matrix<S, 3, 3>;
+template <class S>
+using V3 = Eigen::Matrix<S, 3, 1>;
+
+template <class S>
+M3<S> hat_t(const V3<S>& w) {
+  M3<S> W;
   W << S(0), -w[2], w[1], w[2], S(0), -w[0], -w[1], w[0], S(0);
   return W;
 }
 
-// Coefficients of dexp^-1 in theta^2 = |omega|^2; Taylor series below theta = 0.1 where
-// the closed forms lose digits to cancellation (the series is truncated at theta^10,
-// far below round-off there). Returns (c1, c2, c3, c4) with
-//   c1 = (t - sin t)/t^3, c2 = (t^2 + 2 cos t - 2)/(2 t^4),
-//   c3 = (2t - 3 sin t + t cos t)/(2 t^5), c4 = 1/t^2 - (1 + cos t)/(2 t sin t).
+// |w| with a zero derivative at w = 0, where sqrt's is infinite; every coefficient below is
+// a smooth function of |w|^2, so that is the true derivative.
 template <class S>
-void dexp_inv_coefficients(const S& t2, S& c1, S& c2, S& c3, S& c4) {
-  using std::cos;
-  using std::sin;
+S rotation_angle(const V3<S>& w) {
   using std::sqrt;
-  if (t2 < S(1e-2)) {
-    const S t4 = t2 * t2, t6 = t4 * t2, t8 = t4 * t4;
-    c1 = 1.0 / 6 - t2 / 120 + t4 / 5040 - t6 / 362880 + t8 / 39916800;
-    c2 = 1.0 / 24 - t2 / 720 + t4 / 40320 - t6 / 3628800 + t8 / 479001600;
-    c3 = 1.0 / 120 - t2 / 2520 + t4 / 120960 - t6 / 9979200 + t8 / 1245404160;
-    c4 = 1.0 / 12 + t2 / 720 + t4 / 30240 + t6 / 1209600 + t8 / 47900160;
-    return;
-  }
-  const S t = sqrt(t2);
-  const S s = sin(t), c = cos(t);
-  c1 = (t - s) / (t2 * t);
-  c2 = (t2 + 2.0 * c - 2.0) / (2.0 * t2 * t2);
-  c3 = (2.0 * t - 3.0 * s + t * c) / (2.0 * t2 * t2 * t);
-  c4 = 1.0 / t2 - (1.0 + c) / (2.0 * t * s);
+  const S t = w.squaredNorm();
+  return t > 0.0 ? S(sqrt(t)) : S(0.0);
 }
 
-// dexp^-1 of SE(3) for xi = (omega, v): [[Jinv, 0], [-Jinv Q Jinv, Jinv]], with Jinv the
-// inverse of the SO(3) right-trivialised tangent and Q the coupling block of dexp.
+// Inverse of the SO(3) right-trivialised tangent: I - W/2 + c(theta) W^2.
+template <class S>
+M3<S> so3_dexp_inv(const V3<S>& w) {
+  const M3<S> W = hat_t<S>(w);
+  return M3<S>::Identity() - 0.5 * W +
+         lie_detail::inv_jacobian_coeff(rotation_angle<S>(w)) * (W * W);
+}
+
+// Lower-left block of the SE(3) left Jacobian sum_k ad^k/(k+1)! (Barfoot's Q with the blocks
+// reordered for (omega, v)): Q = sum_k 1/(k+1)! sum_{i+j=k-1} W^i V W^j, which collapses
+// onto the six products below.
+template <class S>
+M3<S> barfoot_q(const V3<S>& w, const V3<S>& v) {
+  const S theta = rotation_angle<S>(w);
+  const M3<S> W = hat_t<S>(w), V = hat_t<S>(v);
+  const M3<S> WV = W * V, VW = V * W, WW = W * W;
+  const M3<S> WVW = WV * W;
+  return 0.5 * V + lie_detail::x_minus_sin_over_cube(theta) * (WV + VW + WVW) +
+         lie_detail::cos_remainder_over_quartic(theta) * (WW * V + V * WW - 3.0 * WVW) +
+         lie_detail::barfoot_c3(theta) * (WVW * W + W * WVW);
+}
+
+// dexp^-1 of SE(3) for xi = (omega, v): the block-triangular inverse
+// [[J^-1, 0], [-J^-1 Q J^-1, J^-1]] of dexp = [[J, 0], [Q, J]].
 template <class S>
 Eigen::Matrix<S, 6, 6> se3_dexp_inv(const Eigen::Matrix<S, 6, 1>& xi) {
-  using M3 = Eigen::Matrix<S, 3, 3>;
-  const Eigen::Matrix<S, 3, 1> w = xi.template head<3>(), v = xi.template tail<3>();
-  S c1, c2, c3, c4;
-  dexp_inv_coefficients<S>(w.dot(w), c1, c2, c3, c4);
-  const M3 W = hat_t<S>(w), V = hat_t<S>(v);
-  const M3 WV = W * V, VW = V * W, WW = W * W, WVW = WV * W;
-  const M3 Q = 0.5 * V + c1 * (WV + VW + WVW) + c2 * (WW * V + VW * W - 3.0 * WVW) +
-               c3 * (WVW * W + W * WVW);
-  const M3 Jinv = M3::Identity() - 0.5 * W + c4 * WW;
+  const V3<S> w = xi.template head<3>(), v = xi.template tail<3>();
+  const M3<S> Ji = so3_dexp_inv<S>(w);
   Eigen::Matrix<S, 6, 6> D;
-  D.template topLeftCorner<3, 3>() = Jinv;
+  D.template topLeftCorner<3, 3>() = Ji;
   D.template topRightCorner<3, 3>().setZero();
-  D.template bottomLeftCorner<3, 3>() = -Jinv * Q * Jinv;
-  D.template bottomRightCorner<3, 3>() = Jinv;
+  D.template bottomLeftCorner<3, 3>() = -Ji * barfoot_q<S>(w, v) * Ji;
+  D.template bottomRightCorner<3, 3>() = Ji;
   return D;
 }
 

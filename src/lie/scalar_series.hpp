@@ -1,6 +1,9 @@
 // Private scalar coefficient functions of the rotation-group closed forms, accurate to
 // about 1e-15 relative for every angle in [0, 2 pi). Not part of the public API.
 //
+// The functions that enter dexp^-1 are templates on the scalar type so that the
+// exact-exp integrator can differentiate them with forward-mode AD (one formula for both).
+//
 // Each function that suffers cancellation near theta = 0 is evaluated from its Taylor
 // series in t = theta^2 below a threshold and from the closed form above it. The
 // thresholds (x = 1 or 2) are where the closed form has lost at most ~1e-15 relative
@@ -17,10 +20,11 @@ namespace marsden::lie_detail {
 
 inline constexpr double kPi = 3.14159265358979323846;
 
-// Horner evaluation of sum_k c[k] t^k.
-template <std::size_t N>
-constexpr double horner(const std::array<double, N>& c, double t) {
-  double s = c[N - 1];
+// Horner evaluation of sum_k c[k] t^k, for any scalar type (double, or a dual number
+// when a derivative of a coefficient is needed).
+template <std::size_t N, class S>
+S horner(const std::array<double, N>& c, const S& t) {
+  S s = S(c[N - 1]);
   for (std::size_t k = N - 1; k-- > 0;) s = s * t + c[k];
   return s;
 }
@@ -41,8 +45,11 @@ inline double one_minus_cos_over_sq(double x) {
 }
 
 // (x - sin x)/x^3 = sum (-1)^n x^2n / (2n+3)!.
-inline double x_minus_sin_over_cube(double x) {
-  const double t = x * x;
+template <class S>
+S x_minus_sin_over_cube(const S& x) {
+  using std::cos;
+  using std::sin;
+  const S t = x * x;
   if (t < 1.0) {
     static constexpr std::array<double, 9> c{
         1.0 / 6.0,          -1.0 / 120.0,           1.0 / 5040.0,
@@ -50,13 +57,16 @@ inline double x_minus_sin_over_cube(double x) {
         1.0 / 1307674368000.0, -1.0 / 355687428096000.0, 1.0 / 121645100408832000.0};
     return horner(c, t);
   }
-  return (x - std::sin(x)) / (t * x);
+  return (x - sin(x)) / (t * x);
 }
 
 // (x^2/2 + cos x - 1)/x^4 = sum (-1)^n x^2n / (2n+4)!. Cancels to fourth order: the
 // series is used up to x = 2.
-inline double cos_remainder_over_quartic(double x) {
-  const double t = x * x;
+template <class S>
+S cos_remainder_over_quartic(const S& x) {
+  using std::cos;
+  using std::sin;
+  const S t = x * x;
   if (t < 4.0) {
     static constexpr std::array<double, 12> c{
         0.041666666666666664,   -0.001388888888888889,   2.48015873015873e-05,
@@ -65,13 +75,16 @@ inline double cos_remainder_over_quartic(double x) {
         -8.896791392450574e-22, 1.6117375710961184e-24,  -2.4795962632247976e-27};
     return horner(c, t);
   }
-  return (0.5 * t + std::cos(x) - 1.0) / (t * t);
+  return (0.5 * t + cos(x) - 1.0) / (t * t);
 }
 
 // (2x - 3 sin x + x cos x)/(2 x^5) = sum (-1)^n (n+1) x^2n / (2n+5)!. The closed form
 // cancels to fifth order, so the series is used up to x = 2.
-inline double barfoot_c3(double x) {
-  const double t = x * x;
+template <class S>
+S barfoot_c3(const S& x) {
+  using std::cos;
+  using std::sin;
+  const S t = x * x;
   if (t < 4.0) {
     static constexpr std::array<double, 12> c{
         0.008333333333333333,   -0.0003968253968253968,  8.267195767195768e-06,
@@ -80,14 +93,17 @@ inline double barfoot_c3(double x) {
         -3.868170170630684e-22, 7.091645312822921e-25,   -1.1020427836554655e-27};
     return horner(c, t);
   }
-  return (2.0 * x - 3.0 * std::sin(x) + x * std::cos(x)) / (2.0 * t * t * x);
+  return (2.0 * x - 3.0 * sin(x) + x * cos(x)) / (2.0 * t * t * x);
 }
 
 // (1 - (x/2) cot(x/2))/x^2 = sum_{n>=1} |B_2n| x^(2n-2) / (2n)!, the W^2 coefficient of
 // the inverse SO(3) left Jacobian. Singular at x = 2 pi. The series converges slowly
 // (ratio (x / 2 pi)^2), hence the many terms to reach x = 2.
-inline double inv_jacobian_coeff(double x) {
-  const double t = x * x;
+template <class S>
+S inv_jacobian_coeff(const S& x) {
+  using std::cos;
+  using std::sin;
+  const S t = x * x;
   if (t < 4.0) {
     static constexpr std::array<double, 18> c{
         0.08333333333333333,    0.001388888888888889,   3.306878306878307e-05,
@@ -98,8 +114,8 @@ inline double inv_jacobian_coeff(double x) {
         5.744790668872202e-26,  1.455172475614865e-27,  3.6859949406653103e-29};
     return horner(c, t);
   }
-  const double h = 0.5 * x;
-  return (1.0 - h * std::cos(h) / std::sin(h)) / t;
+  const S h = 0.5 * x;
+  return (1.0 - h * cos(h) / sin(h)) / t;
 }
 
 // (x/2) cot(x/2), the diagonal of the inverse SE(2) left Jacobian. Below x = 2 it is

@@ -1,26 +1,11 @@
 // SE(3) closed forms, xi = (omega, v). The rotation parts delegate to SO3.
 #include "marsden/lie/se3.hpp"
 
-#include "scalar_series.hpp"
+#include "lie/dexp_inv_derivative.hpp"
 
 namespace marsden {
 
 namespace {
-
-// Lower-left block of the left Jacobian sum_k ad^k/(k+1)! (Barfoot's Q, with the
-// blocks reordered for (omega, v)). Expanding the series, Q = sum_k 1/(k+1)!
-// sum_{i+j=k-1} W^i V W^j, which collapses onto the six products below.
-Mat3 barfoot_q(const Vec3& w, const Vec3& v) {
-  const double theta = w.norm();
-  const Mat3 W = SO3::hat(w);
-  const Mat3 V = SO3::hat(v);
-  const Mat3 WV = W * V, VW = V * W, WW = W * W;
-  const Mat3 WVW = WV * W;
-  return 0.5 * V +
-         lie_detail::x_minus_sin_over_cube(theta) * (WV + VW + WVW) +
-         lie_detail::cos_remainder_over_quartic(theta) * (WW * V + V * WW - 3.0 * WVW) +
-         lie_detail::barfoot_c3(theta) * (WVW * W + W * WVW);
-}
 
 // (I - W/2)^-1 = (4 I + 2 W + w w^T) / (4 + |w|^2): the translation part of the matrix
 // Cayley map and the lower-right block of dcay.
@@ -118,21 +103,12 @@ Mat6 SE3::dexp(const Vec6& xi) {
   const Mat3 J = SO3::dexp(w);
   Mat6 D = Mat6::Zero();
   D.topLeftCorner<3, 3>() = J;
-  D.bottomLeftCorner<3, 3>() = barfoot_q(w, xi.tail<3>());
+  D.bottomLeftCorner<3, 3>() = detail::barfoot_q<double>(w, xi.tail<3>());
   D.bottomRightCorner<3, 3>() = J;
   return D;
 }
 
-// Block-triangular inverse [[J^-1, 0], [-J^-1 Q J^-1, J^-1]].
-Mat6 SE3::dexp_inv(const Vec6& xi) {
-  const Vec3 w = xi.head<3>();
-  const Mat3 Ji = SO3::dexp_inv(w);
-  Mat6 D = Mat6::Zero();
-  D.topLeftCorner<3, 3>() = Ji;
-  D.bottomLeftCorner<3, 3>() = -Ji * barfoot_q(w, xi.tail<3>()) * Ji;
-  D.bottomRightCorner<3, 3>() = Ji;
-  return D;
-}
+Mat6 SE3::dexp_inv(const Vec6& xi) { return detail::se3_dexp_inv<double>(xi); }
 
 // Inverse of dcay_inv = [[A, 0], [-(1/2) D v^, D]] with D = I - W/2:
 // [[A^-1, 0], [(1/2) v^ A^-1, D^-1]], A^-1 = SO3::dcay.

@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "lie/dexp_inv_derivative.hpp"
 #include "scalar_series.hpp"
 
 namespace marsden {
@@ -100,11 +101,7 @@ Mat3 SO3::dexp(const Vec3& w) {
 }
 
 // I - W/2 + (1 - (theta/2) cot(theta/2))/theta^2 W^2; singular at theta = 2 pi.
-Mat3 SO3::dexp_inv(const Vec3& w) {
-  const double theta = w.norm();
-  const Mat3 W = hat(w);
-  return Mat3::Identity() - 0.5 * W + lie_detail::inv_jacobian_coeff(theta) * (W * W);
-}
+Mat3 SO3::dexp_inv(const Vec3& w) { return detail::so3_dexp_inv<double>(w); }
 
 Mat3 SO3::dcay(const Vec3& w) {
   return (2.0 / (4.0 + w.squaredNorm())) * (2.0 * Mat3::Identity() + hat(w));
