@@ -8,10 +8,10 @@ namespace marsden {
 
 Mat6 rigid_body_inertia(const Vec3& J_principal, double mass) {
   if (!(mass > 0.0) || !std::isfinite(mass))
-    throw InputError("inertia: 'mass' must be a finite number > 0 (got " + std::to_string(mass) +
+    throw InputError("inertia 'mass' must be a finite number > 0 (got " + std::to_string(mass) +
                      ")");
   if (!J_principal.allFinite() || J_principal.minCoeff() <= 0.0)
-    throw InputError("inertia: principal moments 'J' must be finite and > 0");
+    throw InputError("inertia principal moments 'J' must be finite and > 0");
   Mat6 I = Mat6::Zero();
   I.diagonal() << J_principal, Vec3::Constant(mass);
   return I;
@@ -19,7 +19,7 @@ Mat6 rigid_body_inertia(const Vec3& J_principal, double mass) {
 
 Mat3 planar_body_inertia(double J, double mass) {
   if (!(mass > 0.0) || !std::isfinite(mass) || !(J > 0.0) || !std::isfinite(J))
-    throw InputError("inertia: 'J' and 'mass' must be finite numbers > 0");
+    throw InputError("inertia 'J' and 'mass' must be finite numbers > 0");
   return Vec3(J, mass, mass).asDiagonal();
 }
 

@@ -14,12 +14,12 @@ namespace marsden {
 
 template <class G>
 HolonomicModel<G>::HolonomicModel(const Jac& inertia) : inertia_(inertia) {
-  if (!inertia.allFinite()) throw InputError("inertia: contains NaN or infinite entries");
+  if (!inertia.allFinite()) throw InputError("inertia matrix contains NaN or infinite entries");
   if (!inertia.isApprox(inertia.transpose(), 1e-12))
-    throw InputError("inertia: matrix is not symmetric");
+    throw InputError("inertia matrix is not symmetric");
   Eigen::LLT<Jac> llt(inertia);
   if (llt.info() != Eigen::Success || inertia.diagonal().minCoeff() <= 0.0)
-    throw InputError("inertia: matrix is not positive definite");
+    throw InputError("inertia matrix is not positive definite");
   inertia_inv_ = llt.solve(Jac::Identity());
 }
 

@@ -1,0 +1,83 @@
+// Scene files: a JSON description of one vehicle simulation (system, integrator, time
+// step, initial state, inputs, output), validated field by field. The schema is
+// documented in docs/scene.md.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "marsden/lie/se3.hpp"
+#include "marsden/vehicle/controls.hpp"
+#include "marsden/vehicle/holonomic.hpp"
+#include "marsden/vehicle/stepper.hpp"
+
+namespace marsden::io {
+
+enum class OnFailure {
+  Stop,      // stop at the failed step and keep what was computed
+  Subdivide  // retry the step with h / 2^k, k = 1..max_subdivisions
+};
+
+struct SceneIntegrator {
+  Method method = Method::VI;
+  HolonomicOptions<SE3> options;  // map, tangent and Newton options
+  OnFailure on_failure = OnFailure::Stop;
+  int max_subdivisions = 6;
+};
+
+struct Scene {
+  std::string file;         // where the scene was read from, for messages
+  std::string system_type;  // "rigid_body", "helicopter" or "boat"
+  std::shared_ptr<const HolonomicModel<SE3>> model;
+  SceneIntegrator integrator;
+  double dt = 0.0;        // s
+  double duration = 0.0;  // s
+  int steps = 0;          // round(duration / dt) >= 1
+  VehicleState<SE3> initial_state;
+  std::shared_ptr<const Signal> controls;  // null when the model has no controls
+  std::shared_ptr<const Signal> shape;     // null when the model has no shape
+  int output_every = 1;  // write every n-th step (and the last one)
+};
+
+// Reads and validates a scene file. Throws InputError naming the file and the field.
+Scene load_scene(const std::filesystem::path& path);
+// The same from text; file_label names the source in messages.
+Scene parse_scene(std::string_view json_text, const std::string& file_label);
+
+struct SubdivisionEvent {
+  int step = 0;      // index of the step that was subdivided
+  double t = 0.0;    // its start time, s
+  int level = 0;     // k: the step was covered by 2^k substeps of dt / 2^k
+};
+
+struct SceneRunSummary {
+  bool ok = false;
+  std::string message;  // why the run stopped, if !ok
+  int steps_requested = 0;
+  int steps_done = 0;
+  std::size_t rows_written = 0;
+  int newton_min = 0, newton_max = 0;  // iterations per step (all attempts included)
+  double newton_mean = 0.0;
+  long long newton_total = 0;
+  int failures = 0;  // step attempts that did not converge, rescued or not
+  std::vector<SubdivisionEvent> subdivisions;
+  double energy_initial = 0.0;
+  double energy_drift = 0.0;           // max |E - E0| over the steps done, J
+  double energy_drift_relative = 0.0;  // energy_drift / |E0| (NaN if E0 == 0)
+  bool has_momentum = false;           // spatial momentum is conserved (free body only)
+  double momentum_drift = 0.0;         // max ||mu - mu0||_inf
+  double momentum_drift_relative = 0.0;
+  double wall_time_s = 0.0;
+};
+
+// Simulates the scene and writes OUT_DIR/trajectory.csv (row by row, flushed),
+// OUT_DIR/trajectory.npz and OUT_DIR/summary.json; creates OUT_DIR if needed. A step that
+// does not converge (and cannot be rescued by subdivision) ends the run with ok == false;
+// everything computed until then is written, never a NaN. Throws InputError if an output
+// file cannot be written.
+SceneRunSummary run_scene(const Scene& scene, const std::filesystem::path& out_dir);
+
+}  // namespace marsden::io

@@ -1,0 +1,106 @@
+// Output writers: a streaming CSV trajectory writer, an .npz archive writer and a JSON
+// document type for results files. None of them exposes the JSON library.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <initializer_list>
+#include <memory>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <Eigen/Core>
+
+namespace marsden::io {
+
+// CSV with a header line of column names and one row per write_row call. Every row is
+// flushed at once, so rows already written survive a later failure or crash. Numbers are
+// written in the shortest form that reads back to the same double.
+class CsvWriter {
+ public:
+  // Throws InputError if the file cannot be opened for writing.
+  CsvWriter(const std::filesystem::path& path, std::vector<std::string> columns);
+
+  // values.size() must equal the number of columns (std::invalid_argument otherwise).
+  // A NaN or infinite value throws SolverError naming the row and column; nothing of that
+  // row is written.
+  void write_row(std::span<const double> values);
+  void write_row(std::initializer_list<double> values) {
+    write_row(std::span<const double>(values.begin(), values.size()));
+  }
+
+  const std::vector<std::string>& columns() const { return columns_; }
+  std::size_t rows_written() const { return rows_; }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+  std::vector<std::string> columns_;
+  std::ofstream out_;
+  std::string line_;
+  std::size_t rows_ = 0;
+};
+
+// One float64 array of an .npz archive, in C (row-major) order.
+struct NpyArray {
+  std::string name;                // entry name, stored as NAME.npy
+  std::vector<std::size_t> shape;  // e.g. {N} or {N, 3}; {N, 0} is allowed
+  std::vector<double> data;        // product(shape) values, row-major
+};
+
+NpyArray npy_vector(std::string name, std::span<const double> values);
+NpyArray npy_matrix(std::string name, const Eigen::Ref<const Eigen::MatrixXd>& m);
+
+// Writes an uncompressed zip of .npy (format 1.0, little-endian '<f8') entries, the layout
+// numpy.savez produces, so numpy.load(path)[name] returns each array. Throws InputError if
+// the file cannot be written, SolverError on a NaN or infinite value (naming the array and
+// the index), std::invalid_argument on a bad name, a duplicate name or a shape/data size
+// mismatch.
+void write_npz(const std::filesystem::path& path, const std::vector<NpyArray>& arrays);
+
+// A JSON value for results and summary files. Objects keep insertion order. NaN and
+// infinite numbers are written as null (JSON has no representation for them).
+class Json {
+ public:
+  Json();  // null
+  Json(std::nullptr_t) : Json() {}
+  Json(bool b);
+  Json(double x);
+  Json(const char* s);
+  Json(std::string s);
+  template <class T>
+    requires std::is_integral_v<T> && (!std::is_same_v<T, bool>)
+  Json(T n) : Json(from_integer(static_cast<std::int64_t>(n))) {}
+  Json(const Json& other);
+  Json(Json&& other);
+  Json& operator=(const Json& other);
+  Json& operator=(Json&& other);
+  ~Json();
+
+  static Json object();
+  static Json array();
+  static Json array(std::span<const double> values);
+  static Json array(const Eigen::Ref<const Eigen::VectorXd>& values);
+
+  // Object member (insert or replace); the value must be an object or null (which becomes
+  // an object). Returns *this, so calls chain.
+  Json& set(const std::string& key, Json value);
+  // Array element; the value must be an array or null.
+  Json& push_back(Json value);
+
+  bool is_null() const;
+  std::string dump(int indent = 2) const;
+  // Writes dump() and a newline; throws InputError if the file cannot be written.
+  void write_file(const std::filesystem::path& path) const;
+
+ private:
+  struct Impl;
+  static Json from_integer(std::int64_t n);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace marsden::io

@@ -1,0 +1,9 @@
+#include "experiments/builtin.hpp"
+
+namespace marsden::experiments {
+
+// Every experiment shipped with the library is registered here, explicitly; the registry
+// calls this once on first use, so no experiment depends on static initialisation order.
+void register_builtin_experiments() { register_rigid_body_accuracy(); }
+
+}  // namespace marsden::experiments

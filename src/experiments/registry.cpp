@@ -1,0 +1,205 @@
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+
+#include "marsden/error.hpp"
+#include "marsden/experiments/experiment.hpp"
+
+namespace marsden::experiments {
+
+// ---------------------------------------------------------------------------------------
+// Context
+
+ExperimentContext::ExperimentContext(std::string experiment, std::filesystem::path out_dir,
+                                     bool quick)
+    : experiment_(std::move(experiment)),
+      out_dir_(std::move(out_dir)),
+      quick_(quick),
+      parameters_(io::Json::object()) {}
+
+void ExperimentContext::add_parameter(const std::string& name, io::Json value) {
+  parameters_.set(name, std::move(value));
+}
+
+void ExperimentContext::add_data_file(const std::filesystem::path& path,
+                                      std::string description) {
+  std::filesystem::path recorded = path;
+  if (path.is_absolute()) {
+    const auto rel = path.lexically_relative(out_dir_.is_absolute()
+                                                 ? out_dir_
+                                                 : std::filesystem::absolute(out_dir_));
+    if (!rel.empty() && *rel.begin() != "..") recorded = rel;
+  } else if (const auto rel = path.lexically_relative(out_dir_);
+             !rel.empty() && *rel.begin() != "..") {
+    recorded = rel;
+  }
+  data_files_.emplace_back(recorded.generic_string(), std::move(description));
+}
+
+void ExperimentContext::add_claim(Claim claim) { claims_.push_back(std::move(claim)); }
+
+void ExperimentContext::add_note(std::string note) { notes_.push_back(std::move(note)); }
+
+bool ExperimentContext::all_claims_hold() const {
+  return std::all_of(claims_.begin(), claims_.end(), [](const Claim& c) { return c.holds; });
+}
+
+void ExperimentContext::write_results() const {
+  io::Json files = io::Json::array();
+  for (const auto& [path, description] : data_files_)
+    files.push_back(io::Json::object().set("path", path).set("description", description));
+  io::Json claims = io::Json::array();
+  for (const Claim& c : claims_) {
+    io::Json measured = std::holds_alternative<double>(c.measured)
+                            ? io::Json(std::get<double>(c.measured))
+                            : io::Json(std::get<std::string>(c.measured));
+    claims.push_back(io::Json::object()
+                         .set("id", c.id)
+                         .set("statement", c.statement)
+                         .set("source", c.source)
+                         .set("measured", std::move(measured))
+                         .set("expected", c.expected)
+                         .set("holds", c.holds));
+  }
+  io::Json notes = io::Json::array();
+  for (const std::string& n : notes_) notes.push_back(n);
+  io::Json::object()
+      .set("experiment", experiment_)
+      .set("quick", quick_)
+      .set("parameters", parameters_)
+      .set("data_files", std::move(files))
+      .set("claims", std::move(claims))
+      .set("all_claims_hold", all_claims_hold())
+      .set("notes", std::move(notes))
+      .write_file(out_dir_ / "results.json");
+}
+
+// ---------------------------------------------------------------------------------------
+// Registry
+
+namespace {
+
+struct Entry {
+  std::string description;
+  ExperimentFn fn;
+};
+
+std::map<std::string, Entry>& registry() {
+  static std::map<std::string, Entry> r;
+  return r;
+}
+
+void ensure_builtins() {
+  static std::once_flag once;
+  std::call_once(once, register_builtin_experiments);
+}
+
+}  // namespace
+
+void register_experiment(std::string name, std::string description, ExperimentFn fn) {
+  if (name.empty()) throw std::invalid_argument("register_experiment: empty name");
+  if (!fn) throw std::invalid_argument("register_experiment('" + name + "'): no function");
+  if (registry().count(name))
+    throw std::invalid_argument("register_experiment: '" + name + "' is already registered");
+  registry().emplace(std::move(name), Entry{std::move(description), std::move(fn)});
+}
+
+std::vector<ExperimentInfo> list_experiments() {
+  ensure_builtins();
+  std::vector<ExperimentInfo> out;
+  for (const auto& [name, e] : registry()) out.push_back({name, e.description});
+  return out;
+}
+
+ExperimentOutcome run_experiment(const std::string& name, const std::filesystem::path& out_dir,
+                                 bool quick) {
+  ensure_builtins();
+  const auto it = registry().find(name);
+  if (it == registry().end()) {
+    std::string known;
+    for (const auto& [n, e] : registry()) known += (known.empty() ? "" : ", ") + n;
+    throw InputError("unknown experiment '" + name + "'; known experiments: " +
+                     (known.empty() ? "(none)" : known));
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(out_dir, ec);
+  if (ec) throw InputError(out_dir.string() + ": cannot create output directory: " + ec.message());
+
+  ExperimentContext ctx(name, out_dir, quick);
+  it->second.fn(ctx);
+  ctx.write_results();
+  return {out_dir / "results.json", ctx.claims(), ctx.all_claims_hold()};
+}
+
+// ---------------------------------------------------------------------------------------
+// Plot scripts
+
+namespace {
+
+std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::filesystem::path find_script(const std::string& script) {
+  std::vector<std::filesystem::path> roots;
+#ifdef MARSDEN_SOURCE_DIR
+  roots.emplace_back(MARSDEN_SOURCE_DIR);
+#endif
+#ifdef MARSDEN_DATA_DIR
+  roots.emplace_back(MARSDEN_DATA_DIR);
+#endif
+  std::error_code ec;
+  for (const auto& root : roots)
+    if (std::filesystem::is_regular_file(root / script, ec)) return root / script;
+  return {};
+}
+
+std::map<std::filesystem::path, std::filesystem::file_time_type> pngs(
+    const std::filesystem::path& dir) {
+  std::map<std::filesystem::path, std::filesystem::file_time_type> out;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir, ec))
+    if (e.is_regular_file(ec) && e.path().extension() == ".png")
+      out[e.path()] = e.last_write_time(ec);
+  return out;
+}
+
+}  // namespace
+
+bool run_plot_script(ExperimentContext& ctx, const std::string& script) {
+  const std::filesystem::path path = find_script(script);
+  if (path.empty()) {
+    ctx.add_note("plot script " + script + " not found; no figures");
+    return false;
+  }
+  if (std::system("python3 -c 'import matplotlib' >/dev/null 2>&1") != 0) {
+    ctx.add_note("python3 with matplotlib not available; " + script + " was not run");
+    return false;
+  }
+  const auto before = pngs(ctx.out_dir());
+  const std::filesystem::path log = ctx.out_dir() / (path.stem().string() + ".plot.log");
+  const std::string cmd = "MPLBACKEND=Agg python3 " + shell_quote(path.string()) + " " +
+                          shell_quote(ctx.out_dir().string()) + " >" + shell_quote(log.string()) +
+                          " 2>&1";
+  const int rc = std::system(cmd.c_str());
+  for (const auto& [png, time] : pngs(ctx.out_dir())) {
+    const auto old = before.find(png);
+    if (old == before.end() || old->second != time) ctx.add_data_file(png, "figure from " + script);
+  }
+  if (rc != 0) {
+    ctx.add_note("plot script " + script + " failed (status " + std::to_string(rc) + "); see " +
+                 log.filename().string());
+    ctx.add_data_file(log, "output of the failed plot script " + script);
+    return false;
+  }
+  std::error_code ec;
+  std::filesystem::remove(log, ec);
+  return true;
+}
+
+}  // namespace marsden::experiments

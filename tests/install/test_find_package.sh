@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Installs the built library into a temporary prefix, then configures, builds and runs
+# examples/consumer against it with find_package(marsden).
+set -euo pipefail
+build_dir=$1
+source_dir=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cmake --install "$build_dir" --prefix "$work/prefix" >/dev/null
+cmake -S "$source_dir/examples/consumer" -B "$work/build" -DCMAKE_PREFIX_PATH="$work/prefix" \
+  -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$work/build" -j 2 >/dev/null
+"$work/build/spin_rigid_body"

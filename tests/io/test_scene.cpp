@@ -1,0 +1,285 @@
+#include <cmath>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "io/temp_dir.hpp"
+#include "marsden/error.hpp"
+#include "marsden/io/scene.hpp"
+
+namespace marsden::io {
+namespace {
+
+using test::read_file;
+using test::TempDir;
+
+// A valid free-body scene; each error test replaces one piece of it.
+std::string rigid_body_scene(const std::string& dt = "0.01",
+                             const std::string& inertia = R"({"J": [1, 2, 3], "mass": 1})",
+                             const std::string& integrator = R"({"method": "vi"})",
+                             const std::string& extra = "") {
+  return R"({
+  "system": {"type": "rigid_body", "inertia": )" + inertia + R"(},
+  "integrator": )" + integrator + R"(,
+  "dt": )" + dt + R"(,
+  "duration": 0.1,
+  "initial_state": {"angular_velocity": [0.1, 2.0, 0.1], "linear_velocity": [1, 0, 0]})" +
+         extra + "\n}\n";
+}
+
+// Loads `text` as DIR/scene.json and returns the InputError message ("" if none).
+std::string load_error(const TempDir& dir, const std::string& text) {
+  const auto path = dir.write("scene.json", text);
+  try {
+    load_scene(path);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// Every message names the file, the field and the problem.
+void expect_message(const TempDir& dir, const std::string& msg, const std::string& field,
+                    const std::string& problem) {
+  EXPECT_NE(msg.find((dir / "scene.json").string() + ": "), std::string::npos) << msg;
+  EXPECT_NE(msg.find("field '" + field + "': "), std::string::npos) << msg;
+  EXPECT_NE(msg.find(problem), std::string::npos) << msg;
+}
+
+TEST(SceneErrors, MissingField) {
+  TempDir dir;
+  std::string text = rigid_body_scene();
+  text.replace(text.find("\"dt\": 0.01,"), 11, "");
+  expect_message(dir, load_error(dir, text), "dt", "missing");
+}
+
+TEST(SceneErrors, WrongType) {
+  TempDir dir;
+  expect_message(dir, load_error(dir, rigid_body_scene("\"0.01\"")), "dt",
+                 "expected a number, got string");
+  expect_message(dir, load_error(dir, rigid_body_scene("0.01", R"({"J": [1, 2], "mass": 1})")),
+                 "system.inertia.J", "expected an array of 3 numbers, got an array of 2");
+  expect_message(dir,
+                 load_error(dir, rigid_body_scene("0.01", R"({"J": [1, true, 3], "mass": 1})")),
+                 "system.inertia.J[1]", "expected a number, got boolean");
+}
+
+TEST(SceneErrors, OutOfRange) {
+  TempDir dir;
+  expect_message(dir, load_error(dir, rigid_body_scene("0.01", R"({"J": [1, 2, 3], "mass": 1})",
+                                                       R"({"tolerance": -0.1})")),
+                 "integrator.tolerance", "must be > 0 (got -0.1)");
+  expect_message(dir, load_error(dir, rigid_body_scene("0.01", R"({"J": [1, 2, 3], "mass": 1})",
+                                                       R"({"max_iterations": 2.5})")),
+                 "integrator.max_iterations", "expected an integer (got 2.5)");
+  expect_message(dir, load_error(dir, rigid_body_scene("0.01", R"({"J": [1, 2, 3], "mass": 1})",
+                                                       R"({"method": "euler"})")),
+                 "integrator.method", "must be one of \"vi\", \"rk2\"");
+}
+
+TEST(SceneErrors, NaNOrInfinite) {
+  TempDir dir;
+  expect_message(dir, load_error(dir, rigid_body_scene("\"nan\"")), "dt", "NaN or infinite");
+  // JSON has no infinity: a number that overflows a double is reported at its field.
+  expect_message(dir, load_error(dir, rigid_body_scene("1e400")), "dt", "NaN or infinite");
+  expect_message(dir, load_error(dir, rigid_body_scene("0.01", R"({"J": [1, -1e999, 3], "mass": 1})")),
+                 "system.inertia.J[1]", "NaN or infinite");
+}
+
+TEST(SceneErrors, InertiaNotPositiveDefinite) {
+  TempDir dir;
+  const std::string indefinite = R"({"matrix": [[1, 0, 0, 0, 0, 0], [0, -2, 0, 0, 0, 0],
+      [0, 0, 3, 0, 0, 0], [0, 0, 0, 1, 0, 0], [0, 0, 0, 0, 1, 0], [0, 0, 0, 0, 0, 1]]})";
+  expect_message(dir, load_error(dir, rigid_body_scene("0.01", indefinite)), "system.inertia", "");
+  const std::string asymmetric = R"({"matrix": [[1, 0.5, 0, 0, 0, 0], [0, 2, 0, 0, 0, 0],
+      [0, 0, 3, 0, 0, 0], [0, 0, 0, 1, 0, 0], [0, 0, 0, 0, 1, 0], [0, 0, 0, 0, 0, 1]]})";
+  expect_message(dir, load_error(dir, rigid_body_scene("0.01", asymmetric)), "system.inertia", "");
+  expect_message(dir, load_error(dir, rigid_body_scene("0.01", R"({"J": [1, 0, 3], "mass": 1})")),
+                 "system.inertia.J[1]", "must be > 0 (got 0)");
+}
+
+TEST(SceneErrors, TimeStepNotPositiveOrLongerThanDuration) {
+  TempDir dir;
+  expect_message(dir, load_error(dir, rigid_body_scene("0")), "dt", "must be > 0 (got 0)");
+  expect_message(dir, load_error(dir, rigid_body_scene("-0.1")), "dt", "must be > 0 (got -0.1)");
+  expect_message(dir, load_error(dir, rigid_body_scene("0.5")), "dt", "must be <= duration");
+}
+
+TEST(SceneErrors, UnknownKeyListsAllowedKeys) {
+  TempDir dir;
+  std::string text = rigid_body_scene();
+  text.replace(text.find("\"integrator\""), 12, "\"integrater\"");
+  const std::string msg = load_error(dir, text);
+  expect_message(dir, msg, "integrater", "unknown key");
+  EXPECT_NE(msg.find("integrator"), std::string::npos) << msg;
+  expect_message(dir, load_error(dir, rigid_body_scene("0.01", R"({"J": [1, 2, 3], "mass": 1})",
+                                                       R"({"tolerence": 1e-9})")),
+                 "integrator.tolerence", "allowed keys here: method, map, tangent, tolerance");
+}
+
+TEST(SceneErrors, InputSizeMustMatchTheModel) {
+  TempDir dir;
+  const std::string heli = R"({"system": {"type": "helicopter"}, "dt": 0.01, "duration": 1,
+      "controls": {"type": "constant", "value": [49.05]}})";
+  expect_message(dir, load_error(dir, heli), "controls.value", "expected 2 numbers");
+  expect_message(dir, load_error(dir, rigid_body_scene("0.01", R"({"J": [1, 2, 3], "mass": 1})",
+                                                       "{}", R"(, "controls": {"type": "constant", "value": [1]})")),
+                 "controls", "takes no controls");
+  const std::string table = R"({"system": {"type": "boat"}, "dt": 0.01, "duration": 1,
+      "controls": {"type": "table", "times": [0, 1, 1], "values": [[0, 0], [1, 1], [2, 2]]}})";
+  expect_message(dir, load_error(dir, table), "controls.times[2]", "strictly increasing");
+}
+
+TEST(SceneErrors, OrientationNeedsExactlyOneForm) {
+  TempDir dir;
+  const std::string two = R"(, "initial_state": {"orientation": {"rpy": [0, 0, 0], "rotation_vector": [0, 0, 0]}})";
+  std::string text = rigid_body_scene();
+  text.replace(text.find(",\n  \"initial_state\""), std::string::npos, two + "\n}\n");
+  expect_message(dir, load_error(dir, text), "initial_state.orientation", "exactly one of");
+  text = rigid_body_scene();
+  text.replace(text.find(",\n  \"initial_state\""), std::string::npos,
+               R"(, "initial_state": {"orientation": {"quaternion": [2, 0, 0, 0]}}})");
+  expect_message(dir, load_error(dir, text), "initial_state.orientation.quaternion", "unit quaternion");
+}
+
+TEST(SceneErrors, FileThatDoesNotExist) {
+  TempDir dir;
+  const auto path = dir / "nope.json";
+  try {
+    load_scene(path);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), path.string() + ": no such file");
+  }
+}
+
+TEST(SceneErrors, InvalidJsonReportsLineAndColumn) {
+  TempDir dir;
+  const std::string msg = load_error(dir, "{\n  \"dt\": 0.1\n  \"duration\": 1\n}\n");
+  EXPECT_NE(msg.find((dir / "scene.json").string() + ": invalid JSON at line 3, column"),
+            std::string::npos)
+      << msg;
+  const std::string dup = load_error(dir, R"({"dt": 0.1, "dt": 0.2})");
+  expect_message(dir, dup, "dt", "duplicate key");
+}
+
+TEST(Scene, ParsesEveryForm) {
+  const Scene s = parse_scene(R"({
+    "system": {"type": "helicopter", "mass": 4},
+    "integrator": {"method": "rk4", "map": "exp", "tangent": "exact", "on_failure": "subdivide",
+                   "max_subdivisions": 3},
+    "dt": 0.1, "duration": 1.04,
+    "initial_state": {"position": [1, 2, 3], "orientation": {"rpy": [0, 0, 1.5707963267948966]},
+                      "angular_velocity": [0, 0, 1], "linear_velocity": [2, 0, 0]},
+    "controls": {"type": "sinusoid", "offset": [39.24, 0], "amplitude": [1, 0],
+                 "frequency_hz": [0.5, 0]},
+    "output": {"every": 3}})",
+                                "inline");
+  EXPECT_EQ(s.system_type, "helicopter");
+  EXPECT_EQ(s.steps, 10);  // round(1.04 / 0.1)
+  EXPECT_EQ(s.integrator.method, Method::RK4);
+  EXPECT_EQ(s.integrator.options.map, DiffMap::Exp);
+  EXPECT_EQ(s.integrator.options.tangent, TangentMap::Exact);
+  EXPECT_EQ(s.integrator.on_failure, OnFailure::Subdivide);
+  EXPECT_EQ(s.integrator.max_subdivisions, 3);
+  EXPECT_EQ(s.output_every, 3);
+  EXPECT_EQ(s.model->num_controls(), 2);
+  ASSERT_TRUE(s.controls && s.shape);
+  EXPECT_EQ(s.shape->size(), 2) << "absent shape defaults to zero tilt";
+  EXPECT_TRUE(s.initial_state.g.R.isApprox(
+      (Mat3() << 0, -1, 0, 1, 0, 0, 0, 0, 1).finished(), 1e-12));
+  EXPECT_EQ(s.initial_state.xi, (Vec6() << 0, 0, 1, 2, 0, 0).finished());
+}
+
+TEST(Scene, ExampleScenesLoad) {
+  for (const char* name : {"rigid_body", "helicopter_hover", "helicopter_turn", "boat_thrust",
+                           "boat_wind_current"}) {
+    const auto path = std::filesystem::path(MARSDEN_SOURCE_DIR) / "examples" / "scenes" /
+                      (std::string(name) + ".json");
+    EXPECT_NO_THROW(load_scene(path)) << path;
+  }
+}
+
+// ------------------------------------------------------------------------------ running
+
+TEST(RunScene, FreeBodyWritesConsistentOutputsAndConservesMomentum) {
+  TempDir dir;
+  const Scene scene = parse_scene(rigid_body_scene("0.01", R"({"J": [1, 2, 3], "mass": 1})",
+                                                   R"({"method": "vi"})",
+                                                   R"(, "output": {"every": 3})"),
+                                  "inline");
+  const SceneRunSummary s = run_scene(scene, dir / "out");
+  ASSERT_TRUE(s.ok) << s.message;
+  EXPECT_EQ(s.steps_requested, 10);
+  EXPECT_EQ(s.steps_done, 10);
+  EXPECT_EQ(s.rows_written, 5u);  // steps 0, 3, 6, 9 and the last one
+  EXPECT_TRUE(s.has_momentum);
+  EXPECT_LT(s.energy_drift_relative, 1e-6);
+  EXPECT_LT(s.momentum_drift_relative, 1e-6);
+  EXPECT_GE(s.newton_min, 1);
+  const std::string csv = read_file(dir / "out" / "trajectory.csv");
+  EXPECT_EQ(csv.substr(0, csv.find('\n')), "t,x,y,z,qw,qx,qy,qz,wx,wy,wz,vx,vy,vz,energy");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 6);
+  EXPECT_TRUE(std::filesystem::file_size(dir / "out" / "trajectory.npz") > 0);
+  const std::string summary = read_file(dir / "out" / "summary.json");
+  EXPECT_NE(summary.find("\"status\": \"ok\""), std::string::npos) << summary;
+  EXPECT_NE(summary.find("\"spatial_momentum\""), std::string::npos) << summary;
+}
+
+TEST(RunScene, HelicopterHoversAtCollectiveEqualToWeight) {
+  TempDir dir;
+  const Scene scene = parse_scene(R"({"system": {"type": "helicopter", "mass": 5, "gravity": 9.81},
+      "dt": 0.01, "duration": 2, "initial_state": {"position": [0, 0, 10]},
+      "controls": {"type": "constant", "value": [49.05, 0]}})",
+                                  "inline");
+  const SceneRunSummary s = run_scene(scene, dir.path());
+  ASSERT_TRUE(s.ok) << s.message;
+  const std::string csv = read_file(dir / "trajectory.csv");
+  const std::string last = csv.substr(csv.rfind('\n', csv.size() - 2) + 1);
+  // t, x, y, z of the last row: still at (0, 0, 10).
+  double t, x, y, z;
+  ASSERT_EQ(std::sscanf(last.c_str(), "%lf,%lf,%lf,%lf", &t, &x, &y, &z), 4) << last;
+  EXPECT_NEAR(t, 2.0, 1e-9);
+  EXPECT_NEAR(x, 0.0, 1e-9);
+  EXPECT_NEAR(y, 0.0, 1e-9);
+  EXPECT_NEAR(z, 10.0, 1e-9);
+}
+
+TEST(RunScene, NonConvergenceStopsAndKeepsWhatWasComputed) {
+  TempDir dir;
+  // A tolerance no iterate can meet: the first Newton step fails.
+  const Scene scene = parse_scene(rigid_body_scene("0.01", R"({"J": [1, 2, 3], "mass": 1})",
+                                                   R"({"method": "rk2_implicit", "tolerance": 1e-300,
+                                                       "max_iterations": 2})"),
+                                  "inline");
+  const SceneRunSummary s = run_scene(scene, dir.path());
+  EXPECT_FALSE(s.ok);
+  EXPECT_EQ(s.steps_done, 0);
+  EXPECT_NE(s.message.find("step 0 (t = 0 s)"), std::string::npos) << s.message;
+  EXPECT_EQ(s.rows_written, 1u);
+  const std::string summary = read_file(dir / "summary.json");
+  EXPECT_NE(summary.find("\"status\": \"failed\""), std::string::npos) << summary;
+  EXPECT_TRUE(std::filesystem::exists(dir / "trajectory.npz"));
+}
+
+TEST(RunScene, SubdivisionRescuesAStepThatFailsAtFullSize) {
+  TempDir dir;
+  // A fast spin with few Newton iterations: dt = 0.2 fails, dt / 2^k converges.
+  const std::string integrator = R"({"method": "vi", "tolerance": 1e-12, "max_iterations": 3,
+                                     "on_failure": "subdivide", "max_subdivisions": 6})";
+  std::string text = rigid_body_scene("0.2", R"({"J": [1, 2, 3], "mass": 1})", integrator);
+  text.replace(text.find("\"duration\": 0.1"), 15, "\"duration\": 0.4");
+  text.replace(text.find("[0.1, 2.0, 0.1]"), 15, "[3.0, 8.0, 3.0]");
+  const Scene scene = parse_scene(text, "inline");
+  const SceneRunSummary s = run_scene(scene, dir.path());
+  ASSERT_TRUE(s.ok) << s.message;
+  EXPECT_EQ(s.steps_done, 2);
+  EXPECT_GE(s.failures, 1);
+  ASSERT_FALSE(s.subdivisions.empty());
+  EXPECT_GE(s.subdivisions.front().level, 1);
+  EXPECT_LE(s.subdivisions.front().level, 6);
+}
+
+}  // namespace
+}  // namespace marsden::io
