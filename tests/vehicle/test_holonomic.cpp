@@ -211,7 +211,7 @@ MomentumRun run_free_body(const std::shared_ptr<const FreeBody<G>>& model,
   for (int k = 0; k < steps; ++k) {
     EXPECT_TRUE(stepper->step(nullptr, nullptr).converged) << describe(c) << " step " << k;
     if (k % 50 != 49) continue;
-    const auto d = momentum() - pi0;
+    const typename G::Tangent d = momentum() - pi0;
     run.drift = std::max(run.drift, d.norm());
     run.linear_drift = std::max(run.linear_drift, d.template tail<G::kDim - kAngular>().norm());
     x_max = std::max(x_max, stepper->state().g.x.norm());
