@@ -98,6 +98,16 @@ class HolonomicTest : public ::testing::Test {
       for (int j = 0; j < G::kDim; ++j) A(i, j) = U(rng);
     return A * A.transpose() + Jac::Identity();
   }
+
+  // A free body with a random coupled inertia, tumbling from a random pose.
+  static std::pair<std::shared_ptr<const FreeBody<G>>, VehicleState<G>> tumbling_body() {
+    std::mt19937 rng(3);
+    auto model = std::make_shared<const FreeBody<G>>(random_spd(rng));
+    VehicleState<G> s0;
+    s0.g = random_pose<G>(rng);
+    s0.xi = random_tangent<G>(rng, 1.0);
+    return {model, s0};
+  }
 };
 
 using Groups = ::testing::Types<SE2, SE3>;
@@ -224,11 +234,7 @@ MomentumRun run_free_body(const std::shared_ptr<const FreeBody<G>>& model,
 // free body's spatial momentum Ad_{g_k^-1}^T p_k is conserved to round-off over 10^5 steps.
 TYPED_TEST(HolonomicTest, FreeBodyConservesSpatialMomentumWithExactC) {
   using G = TypeParam;
-  std::mt19937 rng(3);
-  const auto model = std::make_shared<const FreeBody<G>>(this->random_spd(rng));
-  VehicleState<G> s0;
-  s0.g = random_pose<G>(rng);
-  s0.xi = random_tangent<G>(rng, 1.0);
+  const auto [model, s0] = this->tumbling_body();
   for (const Choice& c : kChoices) {
     if (c.tangent != TangentMap::Exact) continue;
     const int steps = 100000;
@@ -247,11 +253,7 @@ TYPED_TEST(HolonomicTest, FreeBodyConservesSpatialMomentumWithExactC) {
 // force rows of C_TLN and C_cay coincide, so the linear momentum is exact.
 TYPED_TEST(HolonomicTest, FreeBodyMomentumWithTLN) {
   using G = TypeParam;
-  std::mt19937 rng(3);
-  const auto model = std::make_shared<const FreeBody<G>>(this->random_spd(rng));
-  VehicleState<G> s0;
-  s0.g = random_pose<G>(rng);
-  s0.xi = random_tangent<G>(rng, 1.0);
+  const auto [model, s0] = this->tumbling_body();
   const double eps = std::numeric_limits<double>::epsilon();
   for (const Choice& c : kChoices) {
     if (c.tangent != TangentMap::TLN) continue;
