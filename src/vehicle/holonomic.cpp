@@ -83,6 +83,38 @@ typename G::Jacobian tangent_c_transpose_derivative(DiffMap map, TangentMap tang
   return detail::dexp_inv_transpose_derivative(eta, mu);
 }
 
+namespace {
+
+// C(s h xi)^T I xi and, if J is given, its derivative in xi: the discrete momenta of
+// eq. (10), p_k^- = C(h xi_k)^T I xi_k (s = +1) and p_k^+ = C(-h xi_k-1)^T I xi_k-1 (s = -1).
+template <class G>
+typename G::Tangent discrete_momentum(const HolonomicModel<G>& model,
+                                      const HolonomicOptions<G>& opt, double sh,
+                                      const typename G::Tangent& xi, typename G::Jacobian* J) {
+  const typename G::Jacobian& I = model.inertia();
+  const typename G::Tangent mu = I * xi;
+  const typename G::Jacobian C = tangent_c<G>(opt.map, opt.tangent, sh * xi);
+  if (J)
+    *J = C.transpose() * I +
+         sh * tangent_c_transpose_derivative<G>(opt.map, opt.tangent, sh * xi, mu);
+  return C.transpose() * mu;
+}
+
+// Solves discrete_momentum(s h, xi) = b for xi: a step (s = +1) or the Legendre transform
+// at t_0 (s = -1).
+template <class G>
+NewtonStatus solve_momentum_balance(const HolonomicModel<G>& model,
+                                    const HolonomicOptions<G>& opt, double sh,
+                                    const typename G::Tangent& b, typename G::Tangent& xi) {
+  auto residual = [&](const typename G::Tangent& x, typename G::Tangent& r,
+                      typename G::Jacobian* J) {
+    r = discrete_momentum(model, opt, sh, x, J) - b;
+  };
+  return newton_solve<G::kDim>(residual, xi, b.template lpNorm<Eigen::Infinity>(), opt.newton);
+}
+
+}  // namespace
+
 template <class G>
 void holonomic_residual(const HolonomicModel<G>& model, const HolonomicOptions<G>& opt,
                         double h, double t_k, const G& g_k,
@@ -90,11 +122,6 @@ void holonomic_residual(const HolonomicModel<G>& model, const HolonomicOptions<G
                         const StepInputs& in, bool want_jacobians, HolonomicResidual<G>& out) {
   using Tangent = typename G::Tangent;
   using Jac = typename G::Jacobian;
-  const Jac& I = model.inertia();
-  const Tangent mu_k = I * xi_k;
-  const Tangent mu_km1 = I * xi_km1;
-  const Jac C_k = tangent_c<G>(opt.map, opt.tangent, h * xi_k);
-  const Jac C_km1 = tangent_c<G>(opt.map, opt.tangent, -h * xi_km1);
   Tangent f_u, f_ext;
   Jac J_fe_g, J_fe_xi;
   model.control_wrench(in.gamma, in.u, f_u, want_jacobians ? &out.J_r_u_k : nullptr,
@@ -102,14 +129,11 @@ void holonomic_residual(const HolonomicModel<G>& model, const HolonomicOptions<G
   model.external_wrench(t_k, g_k, xi_km1, f_ext, want_jacobians ? &J_fe_g : nullptr,
                         want_jacobians ? &J_fe_xi : nullptr);
   // vehicles eq. (10)
-  out.r = C_k.transpose() * mu_k - C_km1.transpose() * mu_km1 - h * (f_u + f_ext);
+  out.r = discrete_momentum(model, opt, h, xi_k, want_jacobians ? &out.J_r_xi_k : nullptr) -
+          discrete_momentum(model, opt, -h, xi_km1, want_jacobians ? &out.J_r_xi_km1 : nullptr) -
+          h * (f_u + f_ext);
   if (!want_jacobians) return;
-  out.J_r_xi_k = C_k.transpose() * I +
-                 h * tangent_c_transpose_derivative<G>(opt.map, opt.tangent, h * xi_k, mu_k);
-  out.J_r_xi_km1 =
-      -(C_km1.transpose() * I -
-        h * tangent_c_transpose_derivative<G>(opt.map, opt.tangent, -h * xi_km1, mu_km1)) -
-      h * J_fe_xi;
+  out.J_r_xi_km1 = -out.J_r_xi_km1 - h * J_fe_xi;
   out.J_r_g_k = -h * J_fe_g;
   out.J_r_u_k *= -h;
   out.J_r_gamma_k *= -h;
@@ -119,32 +143,8 @@ template <class G>
 typename G::Tangent momentum_plus(const HolonomicModel<G>& model,
                                   const HolonomicOptions<G>& opt, double h,
                                   const typename G::Tangent& xi_km1) {
-  return tangent_c<G>(opt.map, opt.tangent, -h * xi_km1).transpose() *
-         (model.inertia() * xi_km1);
+  return discrete_momentum(model, opt, -h, xi_km1, nullptr);
 }
-
-namespace {
-
-// Solves C(s h xi)^T I xi = b for xi, s = +1 (a step) or -1 (the Legendre transform).
-template <class G>
-NewtonStatus solve_momentum_balance(const HolonomicModel<G>& model,
-                                    const HolonomicOptions<G>& opt, double sh,
-                                    const typename G::Tangent& b, typename G::Tangent& xi) {
-  using Tangent = typename G::Tangent;
-  using Jac = typename G::Jacobian;
-  const Jac& I = model.inertia();
-  auto residual = [&](const Tangent& x, Tangent& r, Jac* J) {
-    const Tangent mu = I * x;
-    const Jac C = tangent_c<G>(opt.map, opt.tangent, sh * x);
-    r = C.transpose() * mu - b;
-    if (J)
-      *J = C.transpose() * I +
-           sh * tangent_c_transpose_derivative<G>(opt.map, opt.tangent, sh * x, mu);
-  };
-  return newton_solve<G::kDim>(residual, xi, b.template lpNorm<Eigen::Infinity>(), opt.newton);
-}
-
-}  // namespace
 
 template <class G>
 typename G::Tangent initial_xi_km1(const HolonomicModel<G>& model,
