@@ -132,3 +132,23 @@ def test_version_and_experiment_list():
     r = marsden("experiment", "run", "no-such-experiment", "--out", "/nonexistent/x")
     assert r.returncode == 2
     assert "unknown experiment 'no-such-experiment'" in r.stderr
+
+
+def test_rigid_body_accuracy_quick_writes_claims_data_and_figure(tmp_path):
+    out = tmp_path / "rba"
+    r = marsden("experiment", "run", "rigid-body-accuracy", "--quick", "--out", out)
+    assert r.returncode == 0, r.stderr
+    results = json.loads((out / "results.json").read_text())
+    assert results["experiment"] == "rigid-body-accuracy" and results["quick"] is True
+    claims = {c["id"]: c for c in results["claims"]}
+    assert len(claims) >= 6
+    for c in claims.values():
+        assert {"id", "statement", "source", "measured", "expected", "holds"} <= c.keys()
+        assert isinstance(c["holds"], bool)
+    # The VI is second order on the free rigid body; this property is also a unit test.
+    assert claims["vi-order-between-2-and-4"]["holds"]
+    sweep = json.loads((out / "sweep.json").read_text())
+    assert len(sweep["methods"]) == 6
+    for m in sweep["methods"]:
+        assert len(m["position_error"]) == len(sweep["steps"])
+    assert (out / "rigid_body_accuracy.png").stat().st_size > 0
