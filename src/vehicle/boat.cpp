@@ -295,6 +295,13 @@ double Boat::equilibrium_height() const {
   return 0.5 * p_.hull_size.z() - draft;
 }
 
+// -rho g (integral of z over the wet volume) = -rho g V z_centroid, plus gravity's m g x_z.
+double Boat::potential_energy(const SE3& g) const {
+  Vec3 centroid;
+  const double V = submerged_volume(g, &centroid);
+  return p_.mass * p_.gravity * g.x.z() - p_.water_density * p_.gravity * V * centroid.z();
+}
+
 double Boat::submerged_volume(const SE3& g, Vec3* centroid_world) const {
   const Vec3 n = g.R.transpose() * Vec3::UnitZ();
   const double L = p_.hull_size.x(), B = p_.hull_size.y(), H = p_.hull_size.z();

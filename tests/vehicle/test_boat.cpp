@@ -201,6 +201,30 @@ TEST(Boat, TiltedHullIsRighted) {
   }
 }
 
+// At rest in still water (no drag, no pressure, no wind) the external wrench is the
+// negative gradient of the potential: f = -d/d delta U(g exp(delta)).
+TEST(Boat, RestWrenchIsMinusGradientOfPotential) {
+  BoatParams p;
+  p.pressure_P = 0.0;
+  p.wind_force.setZero();
+  p.current.setZero();
+  const Boat boat(p);
+  const double eps = 1e-6;
+  for (const Vec3& angles : {Vec3(0.0, 0.0, 0.3), Vec3(0.05, -0.03, 1.0), Vec3(0.2, 0.1, -2.0)}) {
+    SE3 g;
+    g.R = rot(angles);
+    g.x = Vec3(0.5, -1.0, boat.equilibrium_height() + 0.02);
+    Vec6 f;
+    boat.external_wrench(0.0, g, Vec6::Zero(), f, nullptr, nullptr);
+    for (int i = 0; i < 6; ++i) {
+      const Vec6 e = eps * Vec6::Unit(i);
+      const double dU = (boat.potential_energy(g * SE3::exp(e)) -
+                         boat.potential_energy(g * SE3::exp(-e))) / (2 * eps);
+      EXPECT_NEAR(f[i], -dU, 1e-5 * p.mass * p.gravity) << "component " << i;
+    }
+  }
+}
+
 TEST(Boat, SubmergedVolumeOfLevelBoxIsClosedForm) {
   const BoatParams p;
   const Boat boat(p);

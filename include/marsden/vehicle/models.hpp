@@ -99,6 +99,9 @@ class Boat final : public HolonomicModel<SE3> {
                       InputJacobian<SE3>* J_f_u, InputJacobian<SE3>* J_f_gamma) const override;
   void external_wrench(double t, const SE3& g, const Vec6& xi, Vec6& f, Mat6* J_f_g,
                        Mat6* J_f_xi) const override;
+  // Gravity plus buoyancy potential, m g x_z - rho g V z_centroid [J]: the buoyancy force
+  // is its negative gradient, so a boat without damping keeps its energy.
+  double potential_energy(const SE3& g) const override;
   // Height of the centre of mass at which buoyancy balances gravity, level hull [m].
   double equilibrium_height() const;
   // Submerged volume [m^3] and its centroid in world coordinates at pose g.
