@@ -158,7 +158,7 @@ class ImplicitMidpoint final : public BaselineStepper<G> {
     };
     Tangent xi1 = xi0 + h * model.inertia_inv() * (G::ad(xi0).transpose() * (I * xi0) + f_u);
     const NewtonStatus st =
-        newton_solve<G::kDim>(residual, xi1, (I * xi0).template lpNorm<Eigen::Infinity>(), newton_);
+        newton_solve(residual, xi1, (I * xi0).template lpNorm<Eigen::Infinity>(), newton_);
     if (!st.converged) return st;
     // Heun on the reconstruction with the old and the new velocity.
     const Pose y0 = C::from_group(g0);

@@ -110,7 +110,7 @@ NewtonStatus solve_momentum_balance(const HolonomicModel<G>& model,
                       typename G::Jacobian* J) {
     r = discrete_momentum(model, opt, sh, x, J) - b;
   };
-  return newton_solve<G::kDim>(residual, xi, b.template lpNorm<Eigen::Infinity>(), opt.newton);
+  return newton_solve(residual, xi, b.template lpNorm<Eigen::Infinity>(), opt.newton);
 }
 
 }  // namespace

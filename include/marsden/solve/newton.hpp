@@ -23,25 +23,36 @@ struct NewtonStatus {
   double residual_norm = 0.0;  // ||r||_inf at the returned iterate
 };
 
-// residual(x, r, J) fills r(x) (N) and, when J is not null, J = dr/dx (N x N). The
-// Jacobian is requested only where a Newton direction is needed, so a converged solve from
-// a good guess costs one Jacobian and one factorisation.
-template <int N, class Residual>
-NewtonStatus newton_solve(Residual&& residual, Eigen::Matrix<double, N, 1>& x,
-                          double residual_scale, const NewtonOptions& opt) {
-  using Vec = Eigen::Matrix<double, N, 1>;
-  using Mat = Eigen::Matrix<double, N, N>;
-  Vec r, r_trial, x_trial, dx;
-  Mat J;
+// Run-time sizes up to MaxN with inline storage, for systems whose size a model decides.
+template <int MaxN>
+using SmallVec = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, MaxN, 1>;
+template <int MaxN>
+using SmallMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, MaxN, MaxN>;
+
+// Solves residual(x) = 0 for a fixed-size vector (Eigen::Matrix<double, N, 1>) or a
+// fixed-capacity one (SmallVec<MaxN>); no heap allocation either way.
+// residual(x, r, J) fills r(x) and, when J is not null, J = dr/dx. The Jacobian is
+// requested only where a Newton direction is needed, so a converged solve from a good
+// guess costs one Jacobian and one factorisation.
+template <class Vec, class Residual>
+NewtonStatus newton_solve(Residual&& residual, Vec& x, double residual_scale,
+                          const NewtonOptions& opt) {
+  using Mat = Eigen::Matrix<double, Vec::RowsAtCompileTime, Vec::RowsAtCompileTime, 0,
+                            Vec::MaxRowsAtCompileTime, Vec::MaxRowsAtCompileTime>;
+  const Eigen::Index n = x.size();
+  Vec r(n), r_trial(n), x_trial(n), dx(n);
+  Mat J(n, n);
+  Eigen::PartialPivLU<Mat> lu(n);
   NewtonStatus status;
   const double tol = opt.tolerance * (1.0 + residual_scale);
   residual(x, r, &J);
   bool have_jacobian = true;
-  status.residual_norm = r.template lpNorm<Eigen::Infinity>();
+  status.residual_norm = n > 0 ? r.template lpNorm<Eigen::Infinity>() : 0.0;
   while (std::isfinite(status.residual_norm) && status.residual_norm > tol &&
          status.iterations < opt.max_iterations) {
     if (!have_jacobian) residual(x, r, &J);
-    dx = J.partialPivLu().solve(-r);
+    lu.compute(J);
+    dx = lu.solve(-r);
     ++status.iterations;
     double alpha = 1.0;
     for (;;) {
