@@ -1,0 +1,283 @@
+// Nonholonomic integrators in full coordinates; equations in integrators.hpp.
+#include "marsden/nonholonomic/integrators.hpp"
+
+#include <Eigen/Cholesky>
+
+namespace marsden {
+namespace {
+
+// W(:, i) = dM/dq_i (q) v: every first-derivative term of M contracts with one velocity.
+void mass_derivative_times(const NonholonomicModel& model, const NhVec& q, const NhVec& v,
+                           NhMat& W) {
+  const int n = model.dof();
+  NhMat dM;
+  W.resize(n, n);
+  for (int i = 0; i < n; ++i) {
+    model.mass_derivative(q, i, dM);
+    W.col(i) = dM * v;
+  }
+}
+
+// Midpoint velocity constraint c = mu(q_m) (q1 - q0)/h (m) and J_c_q1 (m x n).
+// The unknown of every step is the increment dq = q1 - q0, not q1: far from the origin
+// (q1 - q0)/h would otherwise lose digits to cancellation and stall Newton.
+void midpoint_constraint(const NonholonomicModel& model, double h, const NhVec& q0,
+                         const NhVec& dq, NhVec& c, NhMat* J_c_q1) {
+  const NhVec qm = q0 + 0.5 * dq;
+  const NhVec v = dq / h;
+  NhMat mu;
+  model.constraint(qm, mu);
+  c = mu * v;
+  if (J_c_q1) {
+    NhMat dmu;
+    J_c_q1->resize(model.num_constraints(), model.dof());
+    for (int j = 0; j < model.dof(); ++j) {
+      model.constraint_derivative(qm, j, dmu);
+      J_c_q1->col(j) = 0.5 * (dmu * v) + mu.col(j) / h;
+    }
+  }
+}
+
+// h B(q) u, or zeros when the model has no controls.
+void control_force(const NonholonomicModel& model, double h, const NhVec& q, const NhVec& u,
+                   NhVec& f) {
+  f.setZero(model.dof());
+  if (model.num_controls() == 0 || u.size() == 0) return;  // empty u: no control
+  NhMat B;
+  model.control_directions(q, B);
+  f.noalias() = h * (B * u);
+}
+
+// D1 L_d, D2 L_d at (q0, q0 + dq) and their Jacobians with respect to q1 (= w.r.t. dq).
+void ld_derivatives(const NonholonomicModel& model, double h, const NhVec& q0,
+                    const NhVec& dq, NhVec& D1, NhVec& D2, NhMat* J_D1_q1, NhMat* J_D2_q1) {
+  const int n = model.dof();
+  const NhVec qm = q0 + 0.5 * dq;
+  const NhVec v = dq / h;
+  NhMat M, W;
+  NhVec gradV;
+  model.mass(qm, M);
+  mass_derivative_times(model, qm, v, W);
+  model.potential_gradient(qm, gradV);
+  // h/2 dL/dq(q_m, v), with dL/dq_i = 1/2 v^T dM/dq_i v - dV/dq_i.
+  const NhVec half_h_g = 0.5 * h * (0.5 * (W.transpose() * v) - gradV);
+  const NhVec Mv = M * v;
+  D1 = half_h_g - Mv;
+  D2 = half_h_g + Mv;
+  if (!J_D1_q1 && !J_D2_q1) return;
+  // d(h/2 g)/dq1 = h/4 (1/2 v^T d2M/dq_i dq_j v - d2V/dq_i dq_j) + 1/2 W^T (q_m moves by
+  // half of q1, v by 1/h of it); d(M v)/dq1 = 1/2 W + M/h.
+  NhMat A(n, n), ddM, H;
+  model.potential_hessian(qm, H);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      model.mass_second_derivative(qm, i, j, ddM);
+      A(i, j) = 0.25 * h * (0.5 * v.dot(ddM * v) - H(i, j));
+    }
+  A += 0.5 * W.transpose();
+  const NhMat J_Mv = 0.5 * W + M / h;
+  if (J_D1_q1) *J_D1_q1 = A - J_Mv;
+  if (J_D2_q1) *J_D2_q1 = A + J_Mv;
+}
+
+}  // namespace
+
+void midpoint_ld_derivatives(const NonholonomicModel& model, double h, const NhVec& q0,
+                             const NhVec& q1, NhVec& D1, NhVec& D2, NhMat* J_D1_q1,
+                             NhMat* J_D2_q1) {
+  ld_derivatives(model, h, q0, NhVec(q1 - q0), D1, D2, J_D1_q1, J_D2_q1);
+}
+
+void gni_residual(const NonholonomicModel& model, double h, const NhVec& q_k,
+                  const NhVec& p_plus_k, const NhVec& u_k, const NhVec& q_kp1, NhVec& r,
+                  NhMat* J_r_qkp1) {
+  NhMat P_star, Q_star, J_D1;
+  NhVec D1, D2, f;
+  nh_projectors(model, q_k, P_star, Q_star);
+  control_force(model, h, q_k, u_k, f);
+  ld_derivatives(model, h, q_k, NhVec(q_kp1 - q_k), D1, D2, J_r_qkp1 ? &J_D1 : nullptr,
+                 nullptr);
+  // p-_k = (P* - Q*) p+_k + h P* B u  (eq. (6) with the discrete control force).
+  r = -D1 - (P_star - Q_star) * p_plus_k - P_star * f;
+  if (J_r_qkp1) *J_r_qkp1 = -J_D1;
+}
+
+NewtonStatus gni_step(const NonholonomicModel& model, double h, const NhVec& q_k,
+                      const NhVec& p_plus_k, const NhVec& u_k, NhVec& q_kp1,
+                      NhVec& p_plus_kp1, NhVec* p_minus_k, const NewtonOptions& opt) {
+  NhMat P_star, Q_star;
+  NhVec f;
+  nh_projectors(model, q_k, P_star, Q_star);
+  control_force(model, h, q_k, u_k, f);
+  // The target post-momentum depends on q_k only: compute it once per step.
+  NhVec p_minus = P_star * f;
+  p_minus.noalias() += (P_star - Q_star) * p_plus_k;
+  auto residual = [&](const NhVec& dq, NhVec& r, NhMat* J) {
+    NhVec D1, D2;
+    NhMat J_D1;
+    ld_derivatives(model, h, q_k, dq, D1, D2, J ? &J_D1 : nullptr, nullptr);
+    r = -D1 - p_minus;
+    if (J) *J = -J_D1;
+  };
+  NhVec dq = q_kp1 - q_k;
+  const NewtonStatus st = newton_solve(
+      residual, dq, p_minus.lpNorm<Eigen::Infinity>(), opt);
+  q_kp1 = q_k + dq;
+  NhVec D1;
+  ld_derivatives(model, h, q_k, dq, D1, p_plus_kp1, nullptr, nullptr);
+  if (p_minus_k) *p_minus_k = -D1;
+  return st;
+}
+
+namespace {
+
+// Shared by SHAKE and RATTLE, in y = (dq, lambda): r = (base + D1 L_d(q_k, q_k + dq) +
+// s mu(q_k)^T lambda, mu(q_m) dq/h), with the momentum terms known at q_k in `base`.
+void multiplier_residual(const NonholonomicModel& model, double h, double s,
+                         const NhVec& q_k, const NhMat& mu_k, const NhVec& base,
+                         const NhUnknown& y, NhUnknown& r, NhJacobian* J) {
+  const int n = model.dof(), m = model.num_constraints();
+  const NhVec dq = y.head(n);
+  NhVec D1, D2, c;
+  NhMat J_D1, J_c;
+  ld_derivatives(model, h, q_k, dq, D1, D2, J ? &J_D1 : nullptr, nullptr);
+  midpoint_constraint(model, h, q_k, dq, c, J ? &J_c : nullptr);
+  r.resize(n + m);
+  r.head(n) = base + D1 + s * (mu_k.transpose() * y.tail(m));
+  r.tail(m) = c;
+  if (J) {
+    J->setZero(n + m, n + m);
+    J->topLeftCorner(n, n) = J_D1;
+    J->topRightCorner(n, m) = s * mu_k.transpose();
+    J->bottomLeftCorner(m, n) = J_c;
+  }
+}
+
+// Solves multiplier_residual = 0 from the guesses in q_kp1 and lambda (zero if unsized).
+NewtonStatus solve_multiplier_step(const NonholonomicModel& model, double h, double s,
+                                   const NhVec& q_k, const NhMat& mu_k, const NhVec& base,
+                                   NhVec& q_kp1, NhVec& lambda, NhVec& dq,
+                                   const NewtonOptions& opt) {
+  const int n = model.dof(), m = model.num_constraints();
+  NhUnknown y(n + m);
+  y.head(n) = q_kp1 - q_k;
+  if (lambda.size() == m) y.tail(m) = lambda; else y.tail(m).setZero();
+  auto residual = [&](const NhUnknown& x, NhUnknown& r, NhJacobian* J) {
+    multiplier_residual(model, h, s, q_k, mu_k, base, x, r, J);
+  };
+  const NewtonStatus st = newton_solve(
+      residual, y, base.lpNorm<Eigen::Infinity>(), opt);
+  dq = y.head(n);
+  q_kp1 = q_k + dq;
+  lambda = y.tail(m);
+  return st;
+}
+
+// x = (q_k+1, lambda) -> (q_k+1 - q_k, lambda).
+NhUnknown to_increment(const NhUnknown& x, const NhVec& q_k) {
+  NhUnknown y = x;
+  y.head(q_k.size()) -= q_k;
+  return y;
+}
+
+}  // namespace
+
+void shake_residual(const NonholonomicModel& model, double h, const NhVec& q_km1,
+                    const NhVec& q_k, const NhVec& u_k, const NhUnknown& x, NhUnknown& r,
+                    NhJacobian* J_r_x) {
+  NhVec D1, p_plus, f;
+  NhMat mu_k;
+  midpoint_ld_derivatives(model, h, q_km1, q_k, D1, p_plus, nullptr, nullptr);
+  control_force(model, h, q_k, u_k, f);
+  model.constraint(q_k, mu_k);
+  multiplier_residual(model, h, h, q_k, mu_k, NhVec(p_plus + f), to_increment(x, q_k), r,
+                      J_r_x);
+}
+
+NewtonStatus shake_step(const NonholonomicModel& model, double h, const NhVec& q_km1,
+                        const NhVec& q_k, const NhVec& u_k, NhVec& q_kp1, NhVec& lambda_k,
+                        const NewtonOptions& opt) {
+  NhVec D1, p_plus, f;
+  NhMat mu_k;
+  midpoint_ld_derivatives(model, h, q_km1, q_k, D1, p_plus, nullptr, nullptr);
+  control_force(model, h, q_k, u_k, f);
+  model.constraint(q_k, mu_k);
+  NhVec dq;
+  return solve_multiplier_step(model, h, h, q_k, mu_k, NhVec(p_plus + f), q_kp1, lambda_k, dq,
+                               opt);
+}
+
+void rattle_residual(const NonholonomicModel& model, double h, const NhVec& q_k,
+                     const NhVec& p_k, const NhVec& u_k, const NhUnknown& x, NhUnknown& r,
+                     NhJacobian* J_r_x) {
+  NhVec f;
+  NhMat mu_k;
+  control_force(model, h, q_k, u_k, f);
+  model.constraint(q_k, mu_k);
+  multiplier_residual(model, h, 0.5 * h, q_k, mu_k, NhVec(p_k + 0.5 * f),
+                      to_increment(x, q_k), r, J_r_x);
+}
+
+NewtonStatus rattle_step(const NonholonomicModel& model, double h, const NhVec& q_k,
+                         const NhVec& p_k, const NhVec& u_k, NhVec& q_kp1, NhVec& p_kp1,
+                         const NewtonOptions& opt) {
+  NhVec f, lambda;
+  NhMat mu_k;
+  control_force(model, h, q_k, u_k, f);
+  model.constraint(q_k, mu_k);
+  NhVec dq;
+  const NewtonStatus st = solve_multiplier_step(model, h, 0.5 * h, q_k, mu_k,
+                                                NhVec(p_k + 0.5 * f), q_kp1, lambda, dq, opt);
+  // (c)-(d): the second multiplier only projects, p_k+1 = P*(q_k+1)(D2 L_d + h/2 B u).
+  // D2 is evaluated on the solved increment (q_kp1 - q_k would lose digits far out).
+  NhVec D1, D2, f1;
+  NhMat P_star, Q_star;
+  ld_derivatives(model, h, q_k, dq, D1, D2, nullptr, nullptr);
+  control_force(model, h, q_kp1, u_k, f1);
+  nh_projectors(model, q_kp1, P_star, Q_star);
+  p_kp1 = P_star * (D2 + 0.5 * f1);
+  return st;
+}
+
+void nh_acceleration(const NonholonomicModel& model, const NhVec& q, const NhVec& qdot,
+                     const NhVec& u, NhVec& qddot, NhVec* lambda) {
+  const int n = model.dof();
+  NhMat M, W, mu, dmu, mudot;
+  NhVec gradV, f;
+  model.mass(q, M);
+  mass_derivative_times(model, q, qdot, W);
+  model.potential_gradient(q, gradV);
+  control_force(model, 1.0, q, u, f);
+  // Coriolis/centrifugal c = (dM/dt) qdot - dL_kin/dq.
+  f -= W * qdot - 0.5 * (W.transpose() * qdot) + gradV;
+  model.constraint(q, mu);
+  mudot.setZero(model.num_constraints(), n);
+  for (int i = 0; i < n; ++i) {
+    model.constraint_derivative(q, i, dmu);
+    mudot += qdot[i] * dmu;
+  }
+  // mu qddot = -mudot qdot with qddot = M^-1 (f + mu^T lambda).
+  const Eigen::LLT<NhMat> M_llt(M);
+  const NhMat Minv_muT = M_llt.solve(mu.transpose());
+  const NhMat S = mu * Minv_muT;
+  const NhVec lam = Eigen::LLT<NhMat>(S).solve(NhVec(-(mudot * qdot) - mu * M_llt.solve(f)));
+  qddot = M_llt.solve(NhVec(f + mu.transpose() * lam));
+  if (lambda) *lambda = lam;
+}
+
+void nh_rk4_step(const NonholonomicModel& model, double h, const NhVec& u, NhVec& q,
+                 NhVec& qdot) {
+  NhVec a1, a2, a3, a4;
+  const NhVec v1 = qdot;
+  nh_acceleration(model, q, v1, u, a1);
+  const NhVec v2 = qdot + 0.5 * h * a1;
+  nh_acceleration(model, NhVec(q + 0.5 * h * v1), v2, u, a2);
+  const NhVec v3 = qdot + 0.5 * h * a2;
+  nh_acceleration(model, NhVec(q + 0.5 * h * v2), v3, u, a3);
+  const NhVec v4 = qdot + h * a3;
+  nh_acceleration(model, NhVec(q + h * v3), v4, u, a4);
+  q += h / 6.0 * (v1 + 2.0 * v2 + 2.0 * v3 + v4);
+  qdot += h / 6.0 * (a1 + 2.0 * a2 + 2.0 * a3 + a4);
+}
+
+}  // namespace marsden

@@ -1,0 +1,66 @@
+// No heap allocation inside a nonholonomic step: src/nonholonomic/*.cpp are compiled again
+// into this executable with EIGEN_RUNTIME_NO_MALLOC (Eigen asserts on any allocation while
+// forbidden), and the global operator new counts every other allocation.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+#include "marsden/nonholonomic/integrators.hpp"
+
+namespace {
+std::atomic<bool> g_counting{false};
+std::atomic<long> g_allocations{0};
+}  // namespace
+
+void* operator new(std::size_t n) {
+  if (g_counting.load()) ++g_allocations;
+  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+namespace marsden {
+namespace {
+
+template <class F>
+long allocations_during(F&& f) {
+  g_allocations = 0;
+  g_counting = true;
+  Eigen::internal::set_is_malloc_allowed(false);
+  f();
+  Eigen::internal::set_is_malloc_allowed(true);
+  g_counting = false;
+  return g_allocations.load();
+}
+
+TEST(NonholonomicNoMalloc, EveryStepOnTheSnakeboard) {
+  const Snakeboard sb(0.3, 0.1, 2.0, 0.6);
+  NhVec q(5), qd(5), u(2), q1, p1, p_plus1, lambda, q_prev;
+  q << 0.1, 0.3, 0.2, 1.0, -1.0;
+  qd << 0.0, 0.0, 0.0, 0.0, 0.0;
+  u << 0.1, -0.05;
+  NhMat M;
+  sb.mass(q, M);
+  NhVec p = M * qd;
+  q_prev = q;
+  const double h = 0.01;
+  const long n = allocations_during([&] {
+    for (int k = 0; k < 20; ++k) {
+      q1 = q;
+      EXPECT_TRUE(rattle_step(sb, h, q, p, u, q1, p1).converged);
+      EXPECT_TRUE(gni_step(sb, h, q, p, u, q1, p_plus1).converged);
+      EXPECT_TRUE(shake_step(sb, h, q_prev, q, u, q1, lambda).converged);
+      nh_rk4_step(sb, h, u, q, qd);
+      q_prev = q;
+      q = q1;
+      p = p1;
+    }
+  });
+  EXPECT_EQ(n, 0);
+}
+
+}  // namespace
+}  // namespace marsden
