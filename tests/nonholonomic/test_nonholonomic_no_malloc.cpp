@@ -1,40 +1,15 @@
-// No heap allocation inside a nonholonomic step: src/nonholonomic/*.cpp are compiled again
-// into this executable with EIGEN_RUNTIME_NO_MALLOC (Eigen asserts on any allocation while
-// forbidden), and the global operator new counts every other allocation.
+// No heap allocation inside a nonholonomic step: the step code is compiled again with
+// EIGEN_RUNTIME_NO_MALLOC (Eigen asserts on any allocation while forbidden), and
+// support/allocation_counter counts every other allocation.
 #include <gtest/gtest.h>
 
-#include <atomic>
-#include <cstdlib>
-#include <new>
-
 #include "marsden/nonholonomic/integrators.hpp"
-
-namespace {
-std::atomic<bool> g_counting{false};
-std::atomic<long> g_allocations{0};
-}  // namespace
-
-void* operator new(std::size_t n) {
-  if (g_counting.load()) ++g_allocations;
-  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#include "support/allocation_counter.hpp"
 
 namespace marsden {
 namespace {
 
-template <class F>
-long allocations_during(F&& f) {
-  g_allocations = 0;
-  g_counting = true;
-  Eigen::internal::set_is_malloc_allowed(false);
-  f();
-  Eigen::internal::set_is_malloc_allowed(true);
-  g_counting = false;
-  return g_allocations.load();
-}
+using test_support::allocations_during;
 
 TEST(NonholonomicNoMalloc, EveryStepOnTheSnakeboard) {
   const Snakeboard sb(0.3, 0.1, 2.0, 0.6);

@@ -1,12 +1,9 @@
 // Boat model of vehicles §4.3.2: Jacobians against finite differences, hydrostatics
 // against closed forms, parameter validation, and the integrated motion.
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <memory>
-#include <new>
 #include <numbers>
 #include <random>
 #include <string>
@@ -17,26 +14,8 @@
 #include "marsden/error.hpp"
 #include "marsden/vehicle/models.hpp"
 #include "marsden/vehicle/stepper.hpp"
+#include "support/allocation_counter.hpp"
 
-// Counts heap allocations so that the wrench evaluation can be shown not to allocate.
-namespace {
-std::atomic<long> g_allocations{0};
-}
-void* operator new(std::size_t n) {
-  ++g_allocations;
-  if (void* p = std::malloc(n ? n : 1)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t n) {
-  ++g_allocations;
-  if (void* p = std::malloc(n ? n : 1)) return p;
-  throw std::bad_alloc();
-}
-// noinline: GCC's -Wmismatched-new-delete misfires once free() is inlined into callers.
-[[gnu::noinline]] void operator delete(void* p) noexcept { std::free(p); }
-[[gnu::noinline]] void operator delete[](void* p) noexcept { std::free(p); }
-[[gnu::noinline]] void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-[[gnu::noinline]] void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
 
 namespace marsden {
 namespace {
@@ -317,10 +296,11 @@ TEST(Boat, WrenchEvaluationDoesNotAllocate) {
   u << 1.0, 2.0;
   InputVec gamma(0);
   InputJacobian<SE3> J_u, J_gamma;
-  const long before = g_allocations.load();
-  boat.external_wrench(0.0, g, xi, f, &J_g, &J_xi);
-  boat.control_wrench(gamma, u, f, &J_u, &J_gamma);
-  EXPECT_EQ(g_allocations.load(), before);
+  EXPECT_EQ(test_support::allocations_during([&] {
+              boat.external_wrench(0.0, g, xi, f, &J_g, &J_xi);
+              boat.control_wrench(gamma, u, f, &J_u, &J_gamma);
+            }),
+            0);
 }
 
 void expect_rejected(BoatParams p, const std::string& field) {

@@ -1,42 +1,16 @@
-// No heap allocation inside a step. This executable compiles the step's sources again with
+// No heap allocation inside a step. The step code is compiled again with
 // EIGEN_RUNTIME_NO_MALLOC (Eigen asserts on any allocation while it is forbidden) and
-// replaces the global operator new to count every other allocation.
+// support/allocation_counter counts every other allocation.
 #include <gtest/gtest.h>
-
-#include <atomic>
-#include <cstdlib>
-#include <new>
 
 #include "marsden/vehicle/models.hpp"
 #include "marsden/vehicle/stepper.hpp"
-
-namespace {
-std::atomic<bool> g_counting{false};
-std::atomic<long> g_allocations{0};
-}  // namespace
-
-void* operator new(std::size_t n) {
-  if (g_counting.load()) ++g_allocations;
-  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#include "support/allocation_counter.hpp"
 
 namespace marsden {
 namespace {
 
-// Counts heap allocations, Eigen's and anyone else's, while `f` runs.
-template <class F>
-long allocations_during(F&& f) {
-  g_allocations = 0;
-  g_counting = true;
-  Eigen::internal::set_is_malloc_allowed(false);
-  f();
-  Eigen::internal::set_is_malloc_allowed(true);
-  g_counting = false;
-  return g_allocations.load();
-}
+using test_support::allocations_during;
 
 struct Case {
   Method method;

@@ -13,6 +13,7 @@
 
 #include "marsden/lie/tangent.hpp"
 #include "marsden/vehicle/rdp_models.hpp"
+#include "support/allocation_counter.hpp"
 
 namespace marsden {
 namespace {
@@ -132,12 +133,13 @@ void steps_without_malloc(const RdpModel<G>& model, const ShapeVec& r0, const Sh
       opt.tangent = tan;
       RdpState<G> s = rdp_initial_state<G>(model, r0, G::identity(), u0, w0);
       RdpResidual<G> res;
-      Eigen::internal::set_is_malloc_allowed(false);
-      for (int k = 0; k < 5; ++k) {
-        rdp_residual(model, opt, 0.05, s.r, s.x, s.x, f, f, up, true, res);
-        rdp_advance(model, opt, 0.05, f, up, s, k);
-      }
-      Eigen::internal::set_is_malloc_allowed(true);
+      EXPECT_EQ(test_support::allocations_during([&] {
+                  for (int k = 0; k < 5; ++k) {
+                    rdp_residual(model, opt, 0.05, s.r, s.x, s.x, f, f, up, true, res);
+                    rdp_advance(model, opt, 0.05, f, up, s, k);
+                  }
+                }),
+                0);
     }
 }
 
