@@ -1,10 +1,50 @@
 // Nonholonomic integrators in full coordinates; equations in integrators.hpp.
 #include "marsden/nonholonomic/integrators.hpp"
 
+#include <string>
+
 #include <Eigen/Cholesky>
+
+#include "marsden/error.hpp"
 
 namespace marsden {
 namespace {
+
+// The prescription q_pres_kp1 is required (size n) when the model prescribes coordinates;
+// nullptr is returned for models without any, so that the caller's pointer is ignored.
+const NhVec* checked_prescription(const NonholonomicModel& model, const NhVec* q_pres,
+                                  const char* where) {
+  if (!model.has_prescribed()) return nullptr;
+  if (!q_pres || q_pres->size() != model.dof())
+    throw InputError(std::string(where) +
+                     ": the model has prescribed coordinates; pass q_pres_kp1 of size " +
+                     std::to_string(model.dof()));
+  return q_pres;
+}
+
+// Rows of prescribed coordinates: r_i = dq_i - (q_pres_i - q_k_i), i.e. q_k+1[i] =
+// q_pres[i] in the increment unknown dq = q_k+1 - q_k; J's row i becomes e_i^T (J has
+// n + m columns for SHAKE/RATTLE, n for GNI).
+template <class Vec, class Mat>
+void impose_prescription(const NonholonomicModel& model, const NhVec* q_pres,
+                         const NhVec& q_k, const NhVec& dq, Vec& r, Mat* J) {
+  if (!q_pres) return;
+  for (int i = 0; i < model.dof(); ++i) {
+    if (!model.prescribed(i)) continue;
+    r[i] = dq[i] - ((*q_pres)[i] - q_k[i]);
+    if (J) {
+      J->row(i).setZero();
+      (*J)(i, i) = 1.0;
+    }
+  }
+}
+
+// Zeroes the prescribed entries of a momentum whose rows are replaced (Newton's scale).
+void drop_prescribed(const NonholonomicModel& model, const NhVec* q_pres, NhVec& p) {
+  if (!q_pres) return;
+  for (int i = 0; i < model.dof(); ++i)
+    if (model.prescribed(i)) p[i] = 0.0;
+}
 
 // W(:, i) = dM/dq_i (q) v: every first-derivative term of M contracts with one velocity.
 void mass_derivative_times(const NonholonomicModel& model, const NhVec& q, const NhVec& v,
@@ -90,7 +130,8 @@ void midpoint_ld_derivatives(const NonholonomicModel& model, double h, const NhV
 
 void gni_residual(const NonholonomicModel& model, double h, const NhVec& q_k,
                   const NhVec& p_plus_k, const NhVec& u_k, const NhVec& q_kp1, NhVec& r,
-                  NhMat* J_r_qkp1) {
+                  NhMat* J_r_qkp1, const NhVec* q_pres_kp1) {
+  const NhVec* q_pres = checked_prescription(model, q_pres_kp1, "gni_residual");
   NhMat P_star, Q_star, J_D1;
   NhVec D1, D2, f;
   nh_projectors(model, q_k, P_star, Q_star);
@@ -100,11 +141,14 @@ void gni_residual(const NonholonomicModel& model, double h, const NhVec& q_k,
   // p-_k = (P* - Q*) p+_k + h P* B u  (eq. (6) with the discrete control force).
   r = -D1 - (P_star - Q_star) * p_plus_k - P_star * f;
   if (J_r_qkp1) *J_r_qkp1 = -J_D1;
+  impose_prescription(model, q_pres, q_k, NhVec(q_kp1 - q_k), r, J_r_qkp1);
 }
 
 NewtonStatus gni_step(const NonholonomicModel& model, double h, const NhVec& q_k,
                       const NhVec& p_plus_k, const NhVec& u_k, NhVec& q_kp1,
-                      NhVec& p_plus_kp1, NhVec* p_minus_k, const NewtonOptions& opt) {
+                      NhVec& p_plus_kp1, NhVec* p_minus_k, const NewtonOptions& opt,
+                      const NhVec* q_pres_kp1) {
+  const NhVec* q_pres = checked_prescription(model, q_pres_kp1, "gni_step");
   NhMat P_star, Q_star;
   NhVec f;
   nh_projectors(model, q_k, P_star, Q_star);
@@ -112,12 +156,14 @@ NewtonStatus gni_step(const NonholonomicModel& model, double h, const NhVec& q_k
   // The target post-momentum depends on q_k only: compute it once per step.
   NhVec p_minus = P_star * f;
   p_minus.noalias() += (P_star - Q_star) * p_plus_k;
+  drop_prescribed(model, q_pres, p_minus);  // rows replaced: keep them out of the scale
   auto residual = [&](const NhVec& dq, NhVec& r, NhMat* J) {
     NhVec D1, D2;
     NhMat J_D1;
     ld_derivatives(model, h, q_k, dq, D1, D2, J ? &J_D1 : nullptr, nullptr);
     r = -D1 - p_minus;
     if (J) *J = -J_D1;
+    impose_prescription(model, q_pres, q_k, dq, r, J);
   };
   NhVec dq = q_kp1 - q_k;
   const NewtonStatus st = newton_solve(
@@ -135,7 +181,8 @@ namespace {
 // s mu(q_k)^T lambda, mu(q_m) dq/h), with the momentum terms known at q_k in `base`.
 void multiplier_residual(const NonholonomicModel& model, double h, double s,
                          const NhVec& q_k, const NhMat& mu_k, const NhVec& base,
-                         const NhUnknown& y, NhUnknown& r, NhJacobian* J) {
+                         const NhVec* q_pres, const NhUnknown& y, NhUnknown& r,
+                         NhJacobian* J) {
   const int n = model.dof(), m = model.num_constraints();
   const NhVec dq = y.head(n);
   NhVec D1, D2, c;
@@ -151,19 +198,21 @@ void multiplier_residual(const NonholonomicModel& model, double h, double s,
     J->topRightCorner(n, m) = s * mu_k.transpose();
     J->bottomLeftCorner(m, n) = J_c;
   }
+  impose_prescription(model, q_pres, q_k, dq, r, J);
 }
 
 // Solves multiplier_residual = 0 from the guesses in q_kp1 and lambda (zero if unsized).
 NewtonStatus solve_multiplier_step(const NonholonomicModel& model, double h, double s,
-                                   const NhVec& q_k, const NhMat& mu_k, const NhVec& base,
-                                   NhVec& q_kp1, NhVec& lambda, NhVec& dq,
-                                   const NewtonOptions& opt) {
+                                   const NhVec& q_k, const NhMat& mu_k, NhVec base,
+                                   const NhVec* q_pres, NhVec& q_kp1, NhVec& lambda,
+                                   NhVec& dq, const NewtonOptions& opt) {
+  drop_prescribed(model, q_pres, base);  // rows replaced: keep them out of the scale
   const int n = model.dof(), m = model.num_constraints();
   NhUnknown y(n + m);
   y.head(n) = q_kp1 - q_k;
   if (lambda.size() == m) y.tail(m) = lambda; else y.tail(m).setZero();
   auto residual = [&](const NhUnknown& x, NhUnknown& r, NhJacobian* J) {
-    multiplier_residual(model, h, s, q_k, mu_k, base, x, r, J);
+    multiplier_residual(model, h, s, q_k, mu_k, base, q_pres, x, r, J);
   };
   const NewtonStatus st = newton_solve(
       residual, y, base.lpNorm<Eigen::Infinity>(), opt);
@@ -184,50 +233,55 @@ NhUnknown to_increment(const NhUnknown& x, const NhVec& q_k) {
 
 void shake_residual(const NonholonomicModel& model, double h, const NhVec& q_km1,
                     const NhVec& q_k, const NhVec& u_k, const NhUnknown& x, NhUnknown& r,
-                    NhJacobian* J_r_x) {
+                    NhJacobian* J_r_x, const NhVec* q_pres_kp1) {
+  const NhVec* q_pres = checked_prescription(model, q_pres_kp1, "shake_residual");
   NhVec D1, p_plus, f;
   NhMat mu_k;
   midpoint_ld_derivatives(model, h, q_km1, q_k, D1, p_plus, nullptr, nullptr);
   control_force(model, h, q_k, u_k, f);
   model.constraint(q_k, mu_k);
-  multiplier_residual(model, h, h, q_k, mu_k, NhVec(p_plus + f), to_increment(x, q_k), r,
-                      J_r_x);
+  multiplier_residual(model, h, h, q_k, mu_k, NhVec(p_plus + f), q_pres, to_increment(x, q_k),
+                      r, J_r_x);
 }
 
 NewtonStatus shake_step(const NonholonomicModel& model, double h, const NhVec& q_km1,
                         const NhVec& q_k, const NhVec& u_k, NhVec& q_kp1, NhVec& lambda_k,
-                        const NewtonOptions& opt) {
+                        const NewtonOptions& opt, const NhVec* q_pres_kp1) {
+  const NhVec* q_pres = checked_prescription(model, q_pres_kp1, "shake_step");
   NhVec D1, p_plus, f;
   NhMat mu_k;
   midpoint_ld_derivatives(model, h, q_km1, q_k, D1, p_plus, nullptr, nullptr);
   control_force(model, h, q_k, u_k, f);
   model.constraint(q_k, mu_k);
   NhVec dq;
-  return solve_multiplier_step(model, h, h, q_k, mu_k, NhVec(p_plus + f), q_kp1, lambda_k, dq,
-                               opt);
+  return solve_multiplier_step(model, h, h, q_k, mu_k, NhVec(p_plus + f), q_pres, q_kp1,
+                               lambda_k, dq, opt);
 }
 
 void rattle_residual(const NonholonomicModel& model, double h, const NhVec& q_k,
                      const NhVec& p_k, const NhVec& u_k, const NhUnknown& x, NhUnknown& r,
-                     NhJacobian* J_r_x) {
+                     NhJacobian* J_r_x, const NhVec* q_pres_kp1) {
+  const NhVec* q_pres = checked_prescription(model, q_pres_kp1, "rattle_residual");
   NhVec f;
   NhMat mu_k;
   control_force(model, h, q_k, u_k, f);
   model.constraint(q_k, mu_k);
-  multiplier_residual(model, h, 0.5 * h, q_k, mu_k, NhVec(p_k + 0.5 * f),
+  multiplier_residual(model, h, 0.5 * h, q_k, mu_k, NhVec(p_k + 0.5 * f), q_pres,
                       to_increment(x, q_k), r, J_r_x);
 }
 
 NewtonStatus rattle_step(const NonholonomicModel& model, double h, const NhVec& q_k,
                          const NhVec& p_k, const NhVec& u_k, NhVec& q_kp1, NhVec& p_kp1,
-                         const NewtonOptions& opt) {
+                         const NewtonOptions& opt, const NhVec* q_pres_kp1) {
+  const NhVec* q_pres = checked_prescription(model, q_pres_kp1, "rattle_step");
   NhVec f, lambda;
   NhMat mu_k;
   control_force(model, h, q_k, u_k, f);
   model.constraint(q_k, mu_k);
   NhVec dq;
   const NewtonStatus st = solve_multiplier_step(model, h, 0.5 * h, q_k, mu_k,
-                                                NhVec(p_k + 0.5 * f), q_kp1, lambda, dq, opt);
+                                                NhVec(p_k + 0.5 * f), q_pres, q_kp1, lambda,
+                                                dq, opt);
   // (c)-(d): the second multiplier only projects, p_k+1 = P*(q_k+1)(D2 L_d + h/2 B u).
   // D2 is evaluated on the solved increment (q_kp1 - q_k would lose digits far out).
   NhVec D1, D2, f1;

@@ -27,6 +27,11 @@ void NonholonomicModel::mass_second_derivative(const NhVec&, int, int, NhMat& dd
 void NonholonomicModel::potential_gradient(const NhVec&, NhVec& g) const { g.setZero(n_); }
 void NonholonomicModel::potential_hessian(const NhVec&, NhMat& H) const { H.setZero(n_, n_); }
 void NonholonomicModel::control_directions(const NhVec&, NhMat& B) const { B.setZero(n_, c_); }
+bool NonholonomicModel::has_prescribed() const {
+  for (int i = 0; i < n_; ++i)
+    if (prescribed(i)) return true;
+  return false;
+}
 
 double nh_energy(const NonholonomicModel& model, const NhVec& q, const NhVec& qdot) {
   NhMat M;
@@ -111,6 +116,46 @@ void Snakeboard::control_directions(const NhVec&, NhMat& B) const {
   B.setZero(5, 2);
   B(0, 0) = 1.0;
   B(1, 1) = 1.0;
+}
+
+NhCar::NhCar(const CarParams& p, double steering_inertia)
+    : NonholonomicModel(5, 3, 1), p_(p), J_s_(steering_inertia) {
+  if (!(p.m > 0.0) || !(p.I > 0.0) || !(p.K > 0.0) || !(p.rho > 0.0) || !(p.l > 0.0) ||
+      !(steering_inertia > 0.0) ||
+      !std::isfinite(p.m + p.I + p.K + p.rho + p.l + steering_inertia))
+    throw InputError("NhCar: need m, I, K, rho, l and the steering inertia J_s positive and "
+                     "finite");
+}
+
+void NhCar::mass(const NhVec&, NhMat& M) const {
+  M.setZero(5, 5);
+  M.diagonal() << p_.I, J_s_, p_.K, p_.m, p_.m;
+}
+
+void NhCar::constraint(const NhVec& q, NhMat& mu) const {
+  const double sigma = q[1], c = std::cos(q[2]), s = std::sin(q[2]);
+  mu.setZero(3, 5);
+  mu.row(0) << -p_.rho, 0.0, 0.0, c, s;
+  mu.row(1) << 0.0, 0.0, 0.0, -s, c;
+  mu.row(2) << -(p_.rho / p_.l) * sigma, 0.0, 1.0, 0.0, 0.0;
+}
+
+void NhCar::constraint_derivative(const NhVec& q, int i, NhMat& dmu) const {
+  dmu.setZero(3, 5);
+  if (i == 1) {
+    dmu(2, 0) = -p_.rho / p_.l;
+  } else if (i == 2) {
+    const double c = std::cos(q[2]), s = std::sin(q[2]);
+    dmu(0, 3) = -s;
+    dmu(0, 4) = c;
+    dmu(1, 3) = -c;
+    dmu(1, 4) = -s;
+  }
+}
+
+void NhCar::control_directions(const NhVec&, NhMat& B) const {
+  B.setZero(5, 1);
+  B(0, 0) = 1.0;
 }
 
 }  // namespace marsden

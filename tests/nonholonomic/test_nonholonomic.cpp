@@ -15,15 +15,19 @@
 
 #include "marsden/error.hpp"
 #include "marsden/nonholonomic/integrators.hpp"
+#include "marsden/vehicle/rdp_models.hpp"
 
 namespace marsden {
 namespace {
 
 // Every term active: configuration-dependent M, a potential, nonlinear constraints and a
 // configuration-dependent control direction, so every Jacobian term is exercised.
+// With prescribe_last, q[3] is prescribed: a coordinate that a constraint involves and
+// (through the potential) couples to q[0], the general case of the row replacement.
 class TestModel final : public NonholonomicModel {
  public:
-  TestModel() : NonholonomicModel(4, 2, 1) {
+  explicit TestModel(bool prescribe_last = false)
+      : NonholonomicModel(4, 2, 1), prescribe_last_(prescribe_last) {
     M0_.setZero(4, 4);
     M0_.diagonal() << 2.0, 3.0, 1.5, 2.5;
     M0_(0, 1) = M0_(1, 0) = 0.3;
@@ -73,8 +77,10 @@ class TestModel final : public NonholonomicModel {
     B.resize(4, 1);
     B << std::cos(q[1]), 0.0, 1.0, 0.5;
   }
+  bool prescribed(int i) const override { return prescribe_last_ && i == 3; }
 
  private:
+  bool prescribe_last_;
   static double s(const NhVec& q) { return 0.3 * std::sin(q[0] + 0.5 * q[1]); }
   NhMat M0_, C_;
   double k_[4] = {1.0, 0.5, 2.0, 0.8};
@@ -143,8 +149,11 @@ class PerModel : public ::testing::TestWithParam<int> {
   const Named& named() const { return kModels[GetParam()]; }
 };
 
-TEST_P(PerModel, ResidualJacobiansMatchCentralDifferences) {
-  const auto model = named().make();
+// Every exact Jacobian against central differences; q_pres (random, size n) is passed to
+// the residuals when the model prescribes coordinates.
+void check_residual_jacobians(const Named& named_model, bool with_prescription) {
+  const auto model = named_model.make();
+  const auto named = [&] { return named_model; };
   const int n = model->dof(), m = model->num_constraints(), c = model->num_controls();
   std::mt19937 rng(7);
   const double h = 0.1;
@@ -154,6 +163,8 @@ TEST_P(PerModel, ResidualJacobiansMatchCentralDifferences) {
     const NhVec q2 = q1 + random_vec(rng, n, 0.1);
     const NhVec p = random_vec(rng, n, 1.0);
     const NhVec u = random_vec(rng, c, 1.0);
+    const NhVec q_pres_v = q2 + random_vec(rng, n, 0.05);
+    const NhVec* q_pres = with_prescription ? &q_pres_v : nullptr;
     // Discrete Lagrangian derivatives, with respect to q1.
     NhVec D1, D2;
     NhMat J1, J2;
@@ -187,10 +198,10 @@ TEST_P(PerModel, ResidualJacobiansMatchCentralDifferences) {
     // GNI.
     NhVec r;
     NhMat Jg;
-    gni_residual(*model, h, q1, p, u, q2, r, &Jg);
+    gni_residual(*model, h, q1, p, u, q2, r, &Jg, q_pres);
     auto gni = [&](const Eigen::VectorXd& x) {
       NhVec rr;
-      gni_residual(*model, h, q1, p, u, NhVec(x), rr, nullptr);
+      gni_residual(*model, h, q1, p, u, NhVec(x), rr, nullptr, q_pres);
       return Eigen::VectorXd(rr);
     };
     expect_close(Jg, central_difference(gni, q2, 1e-6), 1e-7, "GNI", named().name);
@@ -198,20 +209,28 @@ TEST_P(PerModel, ResidualJacobiansMatchCentralDifferences) {
     NhUnknown x(n + m), rx;
     x << q2, random_vec(rng, m, 1.0);
     NhJacobian Jx;
-    shake_residual(*model, h, q0, q1, u, x, rx, &Jx);
+    shake_residual(*model, h, q0, q1, u, x, rx, &Jx, q_pres);
     auto shake = [&](const Eigen::VectorXd& y) {
       NhUnknown rr;
-      shake_residual(*model, h, q0, q1, u, NhUnknown(y), rr, nullptr);
+      shake_residual(*model, h, q0, q1, u, NhUnknown(y), rr, nullptr, q_pres);
       return Eigen::VectorXd(rr);
     };
     expect_close(Jx, central_difference(shake, x, 1e-6), 1e-7, "SHAKE", named().name);
-    rattle_residual(*model, h, q1, p, u, x, rx, &Jx);
+    rattle_residual(*model, h, q1, p, u, x, rx, &Jx, q_pres);
     auto rattle = [&](const Eigen::VectorXd& y) {
       NhUnknown rr;
-      rattle_residual(*model, h, q1, p, u, NhUnknown(y), rr, nullptr);
+      rattle_residual(*model, h, q1, p, u, NhUnknown(y), rr, nullptr, q_pres);
       return Eigen::VectorXd(rr);
     };
     expect_close(Jx, central_difference(rattle, x, 1e-6), 1e-7, "RATTLE", named().name);
+    if (q_pres) {
+      // The prescribed rows are exactly q_k+1[i] - q_pres[i].
+      for (int i = 0; i < n; ++i) {
+        if (!model->prescribed(i)) continue;
+        EXPECT_NEAR(r[i], q2[i] - (*q_pres)[i], 1e-14) << named().name;
+        EXPECT_NEAR(rx[i], q2[i] - (*q_pres)[i], 1e-14) << named().name;
+      }
+    }
     // Continuous acceleration: the constraint holds to second order, d/dt (mu qdot) = 0.
     const NhVec qd = admissible_velocity(*model, q0, random_vec(rng, n, 1.0));
     NhVec qdd;
@@ -225,6 +244,57 @@ TEST_P(PerModel, ResidualJacobiansMatchCentralDifferences) {
         << named().name;
   }
 }
+
+TEST_P(PerModel, ResidualJacobiansMatchCentralDifferences) {
+  check_residual_jacobians(named(), false);
+}
+
+// Prescribed coordinates: the general TestModel with q[3] prescribed, and the car.
+const Named kPrescribedModels[] = {
+    {"test_prescribed", [] { return std::make_shared<const TestModel>(true); }},
+    {"car", [] { return std::make_shared<const NhCar>(CarParams{}, 0.7); }},
+};
+
+class PerPrescribedModel : public ::testing::TestWithParam<int> {};
+
+TEST_P(PerPrescribedModel, ResidualJacobiansMatchCentralDifferences) {
+  check_residual_jacobians(kPrescribedModels[GetParam()], true);
+}
+
+TEST_P(PerPrescribedModel, StepsRequireThePrescription) {
+  const auto model = kPrescribedModels[GetParam()].make();
+  const int n = model->dof();
+  EXPECT_TRUE(model->has_prescribed());
+  NhVec q = NhVec::Constant(n, 0.1), p = NhVec::Zero(n), u = NhVec::Zero(model->num_controls());
+  NhVec q1 = q, p1, lambda, wrong_size = NhVec::Zero(n - 1);
+  EXPECT_THROW(gni_step(*model, 0.1, q, p, u, q1, p1), InputError);
+  EXPECT_THROW(rattle_step(*model, 0.1, q, p, u, q1, p1), InputError);
+  EXPECT_THROW(shake_step(*model, 0.1, q, q, u, q1, lambda), InputError);
+  EXPECT_THROW(gni_step(*model, 0.1, q, p, u, q1, p1, nullptr, {}, &wrong_size), InputError);
+  NhVec r;
+  EXPECT_THROW(gni_residual(*model, 0.1, q, p, u, q1, r, nullptr), InputError);
+  // With it, the prescribed entries are hit exactly.
+  NhVec q_pres = q;
+  for (int i = 0; i < n; ++i)
+    if (model->prescribed(i)) q_pres[i] += 0.01;
+  q1 = q;
+  ASSERT_TRUE(rattle_step(*model, 0.1, q, p, u, q1, p1, {}, &q_pres).converged);
+  for (int i = 0; i < n; ++i)
+    if (model->prescribed(i)) {
+      EXPECT_NEAR(q1[i], q_pres[i], 1e-15);
+    }
+  q1 = q;
+  ASSERT_TRUE(gni_step(*model, 0.1, q, p, u, q1, p1, nullptr, {}, &q_pres).converged);
+  for (int i = 0; i < n; ++i)
+    if (model->prescribed(i)) {
+      EXPECT_NEAR(q1[i], q_pres[i], 1e-15);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, PerPrescribedModel, ::testing::Values(0, 1),
+                         [](const auto& info) {
+                           return std::string(kPrescribedModels[info.param].name);
+                         });
 
 // Initial state: a random configuration and admissible velocity of moderate size.
 void initial_state(const NonholonomicModel& model, std::mt19937& rng, NhVec& q, NhVec& qd) {
@@ -667,6 +737,261 @@ TEST(Snakeboard, LockedShapeMovesOnACircle) {
     EXPECT_LE(phi_drift, 1e-12);
     EXPECT_LE(psi_drift, h * h);
   }
+}
+
+// Car (Kelly and Murray) in full coordinates q = (psi, sigma, theta, x, y) ------------------
+// Compared with NOTES.md's continuous car (car_continuous_rhs, reduced state (theta, x, y,
+// psi, sigma, psi_dot)) integrated by RK4 with tiny steps. The steering sigma(t) is
+// prescribed, sigma_dot(t) being the same steering-rate signal in both.
+
+constexpr double kSteer = 0.3;
+double steer(double t) { return kSteer * std::sin(t); }
+double steer_rate(double t) { return kSteer * std::cos(t); }
+
+NhVec car_q(const CarContinuousState& s) {
+  NhVec q(5);
+  q << s[3], s[4], s[0], s[1], s[2];
+  return q;
+}
+
+// Admissible full velocity of the reduced state, with the given steering rate.
+NhVec car_qdot(const CarParams& p, const CarContinuousState& s, double sigma_dot) {
+  NhVec qd(5);
+  qd << s[5], sigma_dot, p.rho / p.l * s[4] * s[5], p.rho * s[5] * std::cos(s[0]),
+      p.rho * s[5] * std::sin(s[0]);
+  return qd;
+}
+
+CarContinuousState car_reference(const CarParams& p, const CarContinuousState& s0, double T,
+                                 int steps, double torque,
+                                 const std::function<double(double)>& sigma_rate) {
+  CarContinuousState s = s0;
+  const double h = T / steps;
+  auto rhs = [&](double t, const CarContinuousState& y) {
+    return car_continuous_rhs(p, y, torque, sigma_rate(t));
+  };
+  for (int k = 0; k < steps; ++k) s = rk4_reference_step(rhs, k * h, s, h);
+  return s;
+}
+
+// Per-step observer: (q_k, q_k+1, p_k+1), p the method's momentum (RATTLE's p_k+1, GNI's
+// p+_k+1, empty for SHAKE).
+using CarObserver = std::function<void(const NhVec&, const NhVec&, const NhVec&)>;
+
+// Positions at T from (q0, qdot0): 0 GNI, 1 SHAKE, 2 RATTLE, sigma prescribed by sigma(t).
+NhVec car_run(const NhCar& car, int method, double T, int steps, const NhVec& q0,
+              const NhVec& qd0, double torque, const std::function<double(double)>& sigma,
+              const CarObserver& observe = {}) {
+  const double h = T / steps;
+  NhVec u(1);
+  u << torque;
+  NhMat M;
+  car.mass(q0, M);
+  auto prescription = [&](const NhVec& q, int k) {
+    NhVec q_pres = q;
+    q_pres[1] = sigma((k + 1) * h);
+    return q_pres;
+  };
+  if (method == 0) {
+    GniRun g = gni_start(car, q0, qd0);
+    for (int k = 0; k < steps; ++k) {
+      const NhVec q_pres = prescription(g.q, k);
+      NhVec q1 = g.q + h * velocity_of(car, g.q, g.p_plus), p1;
+      q1[1] = q_pres[1];
+      EXPECT_TRUE(gni_step(car, h, g.q, g.p_plus, k == 0 ? NhVec(0.5 * u) : u, q1, p1, nullptr,
+                           {}, &q_pres)
+                      .converged);
+      if (observe) observe(g.q, q1, p1);
+      g.q = q1;
+      g.p_plus = p1;
+    }
+    return g.q;
+  }
+  NhVec q = q0, p = M * qd0, q1, p1;
+  NhVec prev, lambda;
+  for (int k = 0; k < steps; ++k) {
+    const NhVec q_pres = prescription(q, k);
+    if (method == 2 || k == 0) {  // SHAKE starts from RATTLE's first step
+      q1 = q + h * velocity_of(car, q, p);
+      q1[1] = q_pres[1];
+      EXPECT_TRUE(rattle_step(car, h, q, p, u, q1, p1, {}, &q_pres).converged);
+      if (observe) observe(q, q1, method == 2 ? p1 : NhVec());
+    } else {
+      q1 = 2.0 * q - prev;
+      q1[1] = q_pres[1];
+      EXPECT_TRUE(shake_step(car, h, prev, q, u, q1, lambda, {}, &q_pres).converged);
+      if (observe) observe(q, q1, NhVec());
+    }
+    prev = q;
+    q = q1;
+    p = p1;
+  }
+  return q;
+}
+
+// Initial reduced state: heading, position, wheel angle, sigma(0) = 0 and wheel rate.
+CarContinuousState car_initial() {
+  CarContinuousState s0;
+  s0 << 0.2, 0.5, -0.3, 0.1, steer(0.0), 1.0;
+  return s0;
+}
+
+TEST(Car, ConstraintsAnnihilateTheReferenceVelocities) {
+  const CarParams p;
+  const NhCar car(p, 0.7);
+  CarContinuousState s;
+  s << 0.4, 1.0, 2.0, 0.3, 0.25, -0.8;
+  EXPECT_LE(constraint_of(car, car_q(s), car_qdot(p, s, 0.6)).lpNorm<Eigen::Infinity>(), 1e-15);
+  // The energy of an admissible velocity: 1/2 (I + m rho^2 + K rho^2 sigma^2 / l^2) psi_dot^2
+  // + 1/2 J_s sigma_dot^2.
+  const double k = p.I + p.m * p.rho * p.rho + p.K * p.rho * p.rho * s[4] * s[4] / (p.l * p.l);
+  EXPECT_NEAR(nh_energy(car, car_q(s), car_qdot(p, s, 0.6)),
+              0.5 * k * s[5] * s[5] + 0.5 * 0.7 * 0.36, 1e-14);
+  EXPECT_THROW(NhCar(p, 0.0), InputError);
+  CarParams bad = p;
+  bad.rho = -1.0;
+  EXPECT_THROW(NhCar{bad}, InputError);
+}
+
+TEST(Car, AgreesWithTheContinuousReferenceAtSecondOrder) {
+  const CarParams p;
+  const NhCar car(p, 0.7);
+  const CarContinuousState s0 = car_initial();
+  const double T = 2.0, torque = 0.2;
+  const NhVec q0 = car_q(s0), qd0 = car_qdot(p, s0, steer_rate(0.0));
+  const NhVec ref = car_q(car_reference(p, s0, T, 20000, torque, steer_rate));
+  EXPECT_LE((car_q(car_reference(p, s0, T, 10000, torque, steer_rate)) - ref)
+                .lpNorm<Eigen::Infinity>(),
+            1e-12);
+  const char* names[] = {"GNI", "SHAKE", "RATTLE"};
+  for (int method = 0; method < 3; ++method) {
+    double e[4];
+    const int steps[4] = {20, 40, 80, 160};
+    for (int i = 0; i < 4; ++i)
+      e[i] = (car_run(car, method, T, steps[i], q0, qd0, torque, steer) - ref)
+                 .lpNorm<Eigen::Infinity>();
+    std::printf("[car] %s errors at T = %g (h = %g ... %g): %.3e %.3e %.3e %.3e, observed "
+                "orders %.2f %.2f %.2f\n",
+                names[method], T, T / steps[0], T / steps[3], e[0], e[1], e[2], e[3],
+                std::log2(e[0] / e[1]), std::log2(e[1] / e[2]), std::log2(e[2] / e[3]));
+    EXPECT_NEAR(std::log2(e[2] / e[3]), 2.0, 0.2) << names[method];
+    EXPECT_LE(e[3], 1e-3) << names[method];
+  }
+}
+
+// J_s multiplies only sigma_dot^2, sigma is prescribed and no constraint involves
+// sigma_dot: the steering inertia cannot change the motion.
+TEST(Car, SteeringInertiaChangesNothing) {
+  const CarParams p;
+  const CarContinuousState s0 = car_initial();
+  const NhVec q0 = car_q(s0), qd0 = car_qdot(p, s0, steer_rate(0.0));
+  for (int method = 0; method < 3; ++method) {
+    const NhVec a = car_run(NhCar(p, 1.0), method, 5.0, 100, q0, qd0, 0.2, steer);
+    for (const double J_s : {1e-3, 0.7, 50.0}) {
+      const NhVec b = car_run(NhCar(p, J_s), method, 5.0, 100, q0, qd0, 0.2, steer);
+      EXPECT_LE((a - b).lpNorm<Eigen::Infinity>(), 1e-13) << "method " << method << " J_s "
+                                                          << J_s;
+    }
+  }
+}
+
+TEST(Car, RattleKeepsTheThreeConstraintsAtEveryStep) {
+  const CarParams p;
+  const NhCar car(p, 0.7);
+  const CarContinuousState s0 = car_initial();
+  const double h = 0.05;
+  double worst_end = 0.0, worst_mid = 0.0, worst_sigma = 0.0;
+  int k = 0;
+  car_run(car, 2, 2000 * h, 2000, car_q(s0), car_qdot(p, s0, steer_rate(0.0)), 0.2, steer,
+          [&](const NhVec& q, const NhVec& q1, const NhVec& p1) {
+            ++k;
+            worst_end = std::max(worst_end, constraint_of(car, q1, velocity_of(car, q1, p1))
+                                                .lpNorm<Eigen::Infinity>());
+            worst_mid = std::max(worst_mid, constraint_of(car, NhVec(0.5 * (q + q1)),
+                                                          NhVec((q1 - q) / h))
+                                                .lpNorm<Eigen::Infinity>());
+            worst_sigma = std::max(worst_sigma, std::abs(q1[1] - steer(k * h)));
+          });
+  std::printf("[car] RATTLE over 2000 steps: max |mu(q_k) qdot_k| = %.2e, max |mu(q_k+1/2) "
+              "v_k+1/2| = %.2e, max |sigma_k - sigma(t_k)| = %.1e\n",
+              worst_end, worst_mid, worst_sigma);
+  EXPECT_LE(worst_end, 1e-12);
+  EXPECT_LE(worst_mid, 1e-10);
+  EXPECT_LE(worst_sigma, 1e-14);
+}
+
+// Free rolling (sigma constant, no torque): psi_dot and the energy
+// 1/2 (I + m rho^2 + K rho^2 sigma^2 / l^2) psi_dot^2 are constant; the car turns on a circle.
+TEST(Car, FreeRollingConservesEnergy) {
+  const CarParams p;
+  const NhCar car(p, 0.7);
+  CarContinuousState s0;
+  s0 << 0.2, 0.5, -0.3, 0.1, 0.4, 1.0;
+  const NhVec q0 = car_q(s0), qd0 = car_qdot(p, s0, 0.0);
+  const double E0 = nh_energy(car, q0, qd0), h = 0.05;
+  const int steps = 20000;
+  const auto constant = [&](double) { return s0[4]; };
+  const char* names[] = {"GNI", "SHAKE", "RATTLE"};
+  const NhVec ref =
+      car_q(car_reference(p, s0, steps * h, 10 * steps, 0.0, [](double) { return 0.0; }));
+  for (int method : {0, 2}) {
+    double worst = 0.0;
+    const NhVec q = car_run(car, method, steps * h, steps, q0, qd0, 0.0, constant,
+                            [&](const NhVec&, const NhVec& q1, const NhVec& p1) {
+                              worst = std::max(
+                                  worst,
+                                  std::abs(nh_energy(car, q1, velocity_of(car, q1, p1)) - E0) /
+                                      E0);
+                            });
+    std::printf("[car] %s free rolling: max relative energy error over %d steps (h = %g): "
+                "%.2e; |q - q_ref| at T = %g: %.2e\n", names[method], steps, h, worst,
+                steps * h, (q - ref).lpNorm<Eigen::Infinity>());
+    EXPECT_LE(worst, 1e-10) << names[method];
+    // Only the phase along the circle drifts (measured 1.2e-2 for GNI, 2.1e-3 for RATTLE).
+    EXPECT_LE((q - ref).lpNorm<Eigen::Infinity>(), 5e-2) << names[method];
+  }
+}
+
+// GNI on the car: second order over short times (above), but, as on the sleigh, its
+// constraint holds only on averages of consecutive velocities and the constraint-normal
+// part of the midpoint velocity flips sign every step. The steering turns the constraint
+// distribution, so that part is seeded at O(h) every step; over long runs it grows and
+// takes the rolling energy: measured (h = 0.05, steered by 0.3 sin(t), no torque), the
+// GNI error is 1e-1 at T = 50 and O(100) at T = 200, where GNI's wheel has turned about 18
+// rad instead of 200 and its midpoint velocities violate the constraints by 0.43; RATTLE's
+// error at T = 200 is 1e-3 with the constraints at 1e-13. Without steering (free rolling,
+// FreeRollingConservesEnergy) GNI stays on the circle to 1e-2 at T = 1000: it is the
+// time-varying steering that feeds the mode. Measured here so that the claim stays true.
+// Prefer RATTLE for long car runs.
+TEST(Car, GniLosesTheRollingMotionOnLongSteeredRuns) {
+  const CarParams p;
+  const NhCar car(p, 0.7);
+  const CarContinuousState s0 = car_initial();
+  const NhVec q0 = car_q(s0), qd0 = car_qdot(p, s0, steer_rate(0.0));
+  const double T = 200.0, h = 0.05;
+  const int steps = 4000;
+  const NhVec ref = car_q(car_reference(p, s0, T, 400000, 0.0, steer_rate));
+  double violation[3] = {0.0, 0.0, 0.0}, err[3] = {0.0, 0.0, 0.0};
+  for (int method : {0, 2}) {
+    const NhVec q = car_run(car, method, T, steps, q0, qd0, 0.0, steer,
+                            [&](const NhVec& qa, const NhVec& qb, const NhVec&) {
+                              violation[method] = std::max(
+                                  violation[method],
+                                  constraint_of(car, NhVec(0.5 * (qa + qb)), NhVec((qb - qa) / h))
+                                      .lpNorm<Eigen::Infinity>());
+                            });
+    err[method] = (q - ref).lpNorm<Eigen::Infinity>();
+    if (method == 0)
+      std::printf("[car] GNI at T = %g (h = %g): wheel angle %.2f (reference %.2f)\n", T, h,
+                  q[0], ref[0]);
+  }
+  std::printf("[car] T = %g, h = %g: GNI error %.2e, max midpoint constraint %.2e; RATTLE "
+              "error %.2e, max midpoint constraint %.2e\n",
+              T, h, err[0], violation[0], err[2], violation[2]);
+  EXPECT_GE(err[0], 10.0);
+  EXPECT_GE(violation[0], 0.1);
+  EXPECT_LE(err[2], 2e-3);
+  EXPECT_LE(violation[2], 1e-10);
 }
 
 TEST(NonholonomicModel, RejectsBadSizesAndParameters) {

@@ -3,6 +3,8 @@
 // support/allocation_counter counts every other allocation.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "marsden/nonholonomic/integrators.hpp"
 #include "support/allocation_counter.hpp"
 
@@ -29,6 +31,34 @@ TEST(NonholonomicNoMalloc, EveryStepOnTheSnakeboard) {
       EXPECT_TRUE(gni_step(sb, h, q, p, u, q1, p_plus1).converged);
       EXPECT_TRUE(shake_step(sb, h, q_prev, q, u, q1, lambda).converged);
       nh_rk4_step(sb, h, u, q, qd);
+      q_prev = q;
+      q = q1;
+      p = p1;
+    }
+  });
+  EXPECT_EQ(n, 0);
+}
+
+// The car prescribes its steering: every step with q_pres_kp1.
+TEST(NonholonomicNoMalloc, EveryStepOnTheCar) {
+  const NhCar car(CarParams{}, 0.7);
+  NhVec q(5), qd(5), u(1), q1, p1, p_plus1, lambda, q_prev, q_pres;
+  q << 0.1, 0.0, 0.2, 1.0, -1.0;
+  qd << 1.0, 0.3, 0.0, 0.3 * std::cos(0.2), 0.3 * std::sin(0.2);
+  u << 0.2;
+  NhMat M;
+  car.mass(q, M);
+  NhVec p = M * qd;
+  q_prev = q;
+  q_pres = q;
+  const double h = 0.01;
+  const long n = allocations_during([&] {
+    for (int k = 0; k < 20; ++k) {
+      q_pres[1] = 0.3 * std::sin((k + 1) * h);
+      q1 = q;
+      EXPECT_TRUE(rattle_step(car, h, q, p, u, q1, p1, {}, &q_pres).converged);
+      EXPECT_TRUE(gni_step(car, h, q, p, u, q1, p_plus1, nullptr, {}, &q_pres).converged);
+      EXPECT_TRUE(shake_step(car, h, q_prev, q, u, q1, lambda, {}, &q_pres).converged);
       q_prev = q;
       q = q1;
       p = p1;

@@ -266,7 +266,9 @@ TYPED_TEST(HolonomicTest, FreeBodyMomentumWithTLN) {
     }
     EXPECT_NEAR(coarse.drift / fine.drift, 4.0, 0.5)
         << describe(c) << " drift " << coarse.drift << " then " << fine.drift;
-    if (c.map == DiffMap::Cay) EXPECT_LT(fine.linear_drift, 1000 * eps * fine.scale) << describe(c);
+    if (c.map == DiffMap::Cay) {
+      EXPECT_LT(fine.linear_drift, 1000 * eps * fine.scale) << describe(c);
+    }
   }
 }
 

@@ -7,6 +7,8 @@
 
 #include <Eigen/Core>
 
+#include "marsden/vehicle/car_params.hpp"
+
 namespace marsden {
 
 inline constexpr int kNhMaxDof = 8;
@@ -36,6 +38,11 @@ class NonholonomicModel {
   virtual void constraint(const NhVec& q, NhMat& mu) const = 0;              // (m x n)
   virtual void constraint_derivative(const NhVec& q, int i, NhMat& dmu) const = 0;
   virtual void control_directions(const NhVec& q, NhMat& B) const;           // (n x c)
+  // Coordinates whose trajectory is an input (e.g. a steering angle whose rate is
+  // commanded). In every discrete step the equation of motion of such a coordinate is
+  // replaced by q_k+1[i] = q_pres[i] (integrators.hpp). Default: none.
+  virtual bool prescribed(int /*i*/) const { return false; }
+  bool has_prescribed() const;
 
  private:
   int n_, m_, c_;
@@ -82,6 +89,37 @@ class Snakeboard final : public NonholonomicModel {
 
  private:
   double I_, J_, m_, l_;
+};
+
+// Car of Kelly and Murray (vehicles §5.2.1) in full coordinates q = (psi, sigma, theta,
+// x, y): rear wheel angle psi, sigma = tan(steering angle), heading theta, rear axle
+// position (x, y). Parameters from CarParams (vehicle/rdp_models.hpp):
+//   L = 1/2 (I psi_dot^2 + J_s sigma_dot^2 + K theta_dot^2 + m (x_dot^2 + y_dot^2)),
+// constraints (wheels roll without slipping, front axle steered by sigma):
+//    cos(theta) x_dot + sin(theta) y_dot - rho psi_dot = 0,
+//   -sin(theta) x_dot + cos(theta) y_dot              = 0,
+//    theta_dot - (rho / l) sigma psi_dot              = 0,
+// control: a torque on psi (B = e_psi). sigma is prescribed (its rate is the steering
+// input). J_s > 0 is an arbitrary steering inertia that only makes M invertible: no
+// constraint involves sigma_dot and M is diagonal, so mu M^-1 e_sigma = 0, the sigma row
+// of every discrete equation is the one replaced by the prescription, and J_s enters no
+// other row: it cannot affect the motion (tested). Then the discrete schemes are those
+// with an unknown actuator force on sigma, and the continuous limit is NOTES.md's
+//   (I + m rho^2) psi_ddot + (K rho^2 / l^2) sigma d/dt(sigma psi_dot) = f_psi.
+class NhCar final : public NonholonomicModel {
+ public:
+  explicit NhCar(const CarParams& p, double steering_inertia = 1.0);
+  void mass(const NhVec& q, NhMat& M) const override;
+  void constraint(const NhVec& q, NhMat& mu) const override;
+  void constraint_derivative(const NhVec& q, int i, NhMat& dmu) const override;
+  void control_directions(const NhVec& q, NhMat& B) const override;
+  bool prescribed(int i) const override { return i == 1; }
+  const CarParams& params() const { return p_; }
+  double steering_inertia() const { return J_s_; }
+
+ private:
+  CarParams p_;
+  double J_s_;
 };
 
 }  // namespace marsden

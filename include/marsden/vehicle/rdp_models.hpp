@@ -6,6 +6,7 @@
 //   - the Chaplygin sleigh (papers/NOTES.md).
 #pragma once
 
+#include "marsden/vehicle/car_params.hpp"
 #include "marsden/vehicle/rdp.hpp"
 
 namespace marsden {
@@ -32,13 +33,7 @@ class ConstantMetricRdpModel : public RdpModel<SE2> {
 
 // ---------------------------------------------------------------- car (vehicles §5.2.1)
 
-struct CarParams {
-  double m = 1.0;    // mass
-  double I = 0.1;    // rear wheel inertia
-  double K = 0.2;    // rotational inertia of the body
-  double rho = 0.3;  // wheel radius
-  double l = 1.0;    // axle distance
-};
+// CarParams: marsden/vehicle/car_params.hpp (shared with the full-coordinate NhCar).
 
 // Shape r = (psi, sigma) (rear wheel angle, tan of steering angle), u = (u_psi, u_sigma).
 // Controls: the torque f_psi (force on psi; f_sigma is ignored) and the steering rate
