@@ -4,6 +4,10 @@ namespace marsden::experiments {
 
 // Every experiment shipped with the library is registered here, explicitly; the registry
 // calls this once on first use, so no experiment depends on static initialisation order.
-void register_builtin_experiments() { register_rigid_body_accuracy(); }
+void register_builtin_experiments() {
+  register_rigid_body_accuracy();
+  register_car_accuracy();
+  register_nonholonomic_comparison();
+}
 
 }  // namespace marsden::experiments

@@ -7,5 +7,7 @@
 namespace marsden::experiments {
 
 void register_rigid_body_accuracy();
+void register_car_accuracy();
+void register_nonholonomic_comparison();
 
 }  // namespace marsden::experiments
