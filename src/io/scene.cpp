@@ -8,6 +8,7 @@
 #include <Eigen/Geometry>
 
 #include "json_access.hpp"
+#include "scene_detail.hpp"
 #include "marsden/error.hpp"
 #include "marsden/io/writers.hpp"
 #include "marsden/lie/quaternion.hpp"
@@ -165,6 +166,10 @@ std::vector<double> input_vector(const JsonNode& n, int expected, const std::str
   return n.numbers();
 }
 
+}  // namespace
+
+namespace detail {
+
 std::shared_ptr<const Signal> parse_signal(const JsonNode& sig, int expected,
                                            const std::string& what) {
   const std::string type = sig.at("type").one_of({"constant", "table", "sinusoid"});
@@ -217,6 +222,12 @@ std::shared_ptr<const Signal> parse_input(const JsonNode& root, std::string_view
   return parse_signal(*node, expected, what);
 }
 
+}  // namespace detail
+
+namespace {
+
+using detail::parse_input;
+
 SceneIntegrator parse_integrator(const JsonNode& in) {
   in.expect_keys({"method", "map", "tangent", "tolerance", "max_iterations", "line_search",
                   "on_failure", "max_subdivisions"});
@@ -236,6 +247,24 @@ SceneIntegrator parse_integrator(const JsonNode& in) {
   return s;
 }
 
+void parse_timing_and_output(const JsonNode& root, Scene& scene) {
+  const JsonNode dt = root.at("dt");
+  scene.dt = dt.number_greater(0.0);
+  scene.duration = root.at("duration").number_greater(0.0);
+  if (scene.dt > scene.duration)
+    dt.fail("must be <= duration (got dt = " + format_number(scene.dt) +
+            ", duration = " + format_number(scene.duration) + ")");
+  const double steps = std::round(scene.duration / scene.dt);
+  if (steps > static_cast<double>(INT_MAX))
+    dt.fail("duration / dt = " + format_number(steps) + " steps is too many");
+  scene.steps = static_cast<int>(steps);
+
+  if (const auto out = root.find("output")) {
+    out->expect_keys({"every"});
+    if (const auto e = out->find("every")) scene.output_every = e->integer(1, INT_MAX);
+  }
+}
+
 Scene build_scene(const detail::JsonDocument& doc) {
   const JsonNode root(doc);
   root.expect_keys({"description", "system", "integrator", "dt", "duration", "initial_state",
@@ -245,7 +274,14 @@ Scene build_scene(const detail::JsonDocument& doc) {
   Scene scene;
   scene.file = doc.file;
   const JsonNode sys = root.at("system");
-  scene.system_type = sys.at("type").one_of({"rigid_body", "helicopter", "boat"});
+  scene.system_type =
+      sys.at("type").one_of({"rigid_body", "helicopter", "boat", "car", "snakeboard", "sleigh"});
+  if (scene.system_type == "car" || scene.system_type == "snakeboard" ||
+      scene.system_type == "sleigh") {
+    detail::parse_nonholonomic(root, scene);
+    parse_timing_and_output(root, scene);
+    return scene;
+  }
   std::string controls_what, shape_what;
   if (scene.system_type == "rigid_body") {
     scene.model = parse_rigid_body(sys);
@@ -262,25 +298,11 @@ Scene build_scene(const detail::JsonDocument& doc) {
 
   if (const auto in = root.find("integrator")) scene.integrator = parse_integrator(*in);
 
-  const JsonNode dt = root.at("dt");
-  scene.dt = dt.number_greater(0.0);
-  scene.duration = root.at("duration").number_greater(0.0);
-  if (scene.dt > scene.duration)
-    dt.fail("must be <= duration (got dt = " + format_number(scene.dt) +
-            ", duration = " + format_number(scene.duration) + ")");
-  const double steps = std::round(scene.duration / scene.dt);
-  if (steps > static_cast<double>(INT_MAX))
-    dt.fail("duration / dt = " + format_number(steps) + " steps is too many");
-  scene.steps = static_cast<int>(steps);
-
+  parse_timing_and_output(root, scene);
   if (const auto s = root.find("initial_state")) scene.initial_state = parse_initial_state(*s);
   scene.controls = parse_input(root, "controls", scene.model->num_controls(), controls_what);
   scene.shape = parse_input(root, "shape", scene.model->num_shape(), shape_what);
 
-  if (const auto out = root.find("output")) {
-    out->expect_keys({"every"});
-    if (const auto e = out->find("every")) scene.output_every = e->integer(1, INT_MAX);
-  }
   return scene;
 }
 
@@ -311,6 +333,7 @@ Scene load_scene(const std::filesystem::path& path) {
 }
 
 SceneRunSummary run_scene(const Scene& scene, const std::filesystem::path& out_dir) {
+  if (scene.nonholonomic) return detail::run_nonholonomic_scene(scene, out_dir);
   const auto wall_start = std::chrono::steady_clock::now();
   // A Scene built by hand rather than by load_scene gets the same basic checks.
   if (!scene.model) throw InputError(scene.file + ": scene has no system");

@@ -194,7 +194,8 @@ TEST(Scene, ParsesEveryForm) {
 
 TEST(Scene, ExampleScenesLoad) {
   for (const char* name : {"rigid_body", "helicopter_hover", "helicopter_turn", "boat_thrust",
-                           "boat_wind_current"}) {
+                           "boat_wind_current", "car_parallel_park", "snakeboard_gait",
+                           "sleigh"}) {
     const auto path = std::filesystem::path(MARSDEN_SOURCE_DIR) / "examples" / "scenes" /
                       (std::string(name) + ".json");
     EXPECT_NO_THROW(load_scene(path)) << path;
@@ -279,6 +280,210 @@ TEST(RunScene, SubdivisionRescuesAStepThatFailsAtFullSize) {
   ASSERT_FALSE(s.subdivisions.empty());
   EXPECT_GE(s.subdivisions.front().level, 1);
   EXPECT_LE(s.subdivisions.front().level, 6);
+}
+
+// ------------------------------------------------------------ nonholonomic vehicles
+
+// A valid scene of a nonholonomic vehicle; each error test changes one piece of it.
+std::string nh_scene(const std::string& system, const std::string& integrator = "{}",
+                     const std::string& extra = "") {
+  return R"({"system": )" + system + R"(, "integrator": )" + integrator +
+         R"(, "dt": 0.01, "duration": 0.1)" + extra + "}";
+}
+
+TEST(NonholonomicSceneErrors, UnknownAndMissingFields) {
+  TempDir dir;
+  expect_message(dir, load_error(dir, nh_scene(R"({"type": "car", "masss": 1})")), "system.masss",
+                 "unknown key; allowed keys here: type, mass, wheel_inertia");
+  expect_message(dir,
+                 load_error(dir, nh_scene(R"({"type": "sleigh"})", "{}",
+                                          R"(, "initial_state": {"omega": 1, "psi": 0})")),
+                 "initial_state.psi", "unknown key");
+  expect_message(dir,
+                 load_error(dir, nh_scene(R"({"type": "car"})", "{}",
+                                          R"(, "controls": {"type": "table", "times": [0, 1]})")),
+                 "controls.values", "missing");
+  expect_message(dir, load_error(dir, nh_scene(R"({"type": "snakeboard", "mass": -1})")),
+                 "system.mass", "must be > 0");
+  expect_message(dir, load_error(dir, nh_scene(R"({"type": "snakeboard", "rotor_inertia": 0.3})")),
+                 "system", "mass * half_length^2 > rotor_inertia");
+  expect_message(dir,
+                 load_error(dir, nh_scene(R"({"type": "snakeboard"})", "{}",
+                                          R"(, "initial_state": {"phi": 1.5707963267948966})")),
+                 "initial_state.phi", "must not be +-pi/2");
+}
+
+TEST(NonholonomicSceneErrors, ControlsMustMatchTheSystem) {
+  TempDir dir;
+  expect_message(dir,
+                 load_error(dir, nh_scene(R"({"type": "car"})", "{}",
+                                          R"(, "controls": {"type": "constant", "value": [1]})")),
+                 "controls.value", "expected 2 numbers (car: rear-wheel torque");
+  expect_message(dir,
+                 load_error(dir, nh_scene(R"({"type": "snakeboard"})", "{}",
+                                          R"(, "controls": {"type": "sinusoid", "offset": [0, 0],
+                                              "amplitude": [1, 1, 1], "frequency_hz": [1, 1]})")),
+                 "controls.amplitude", "expected 2 numbers (snakeboard torques");
+  expect_message(dir,
+                 load_error(dir, nh_scene(R"({"type": "sleigh"})", "{}",
+                                          R"(, "controls": {"type": "constant", "value": []})")),
+                 "controls", "the system takes no");
+  expect_message(dir,
+                 load_error(dir, nh_scene(R"({"type": "car"})", "{}",
+                                          R"(, "shape": {"type": "constant", "value": [0]})")),
+                 "shape", "the system takes no");
+  // With prescribed shape rates, the initial rates come from the controls.
+  expect_message(dir,
+                 load_error(dir, nh_scene(R"({"type": "snakeboard", "actuation": "velocity"})", "{}",
+                                          R"(, "initial_state": {"psi_dot": 1})")),
+                 "initial_state.psi_dot", "the shape velocities are the controls");
+}
+
+TEST(NonholonomicSceneErrors, MethodMustSuitTheSystem) {
+  TempDir dir;
+  expect_message(dir, load_error(dir, nh_scene(R"({"type": "car"})", R"({"method": "gni"})")),
+                 "integrator.method",
+                 "\"gni\" is not available for this system; must be one of \"rdp\", "
+                 "\"rdp_explicit\", \"rk4\"");
+  expect_message(dir,
+                 load_error(dir, nh_scene(R"({"type": "sleigh"})", R"({"method": "rdp_explicit"})")),
+                 "integrator.method", "not available for this system");
+  expect_message(dir, load_error(dir, nh_scene(R"({"type": "sleigh"})", R"({"method": "vi"})")),
+                 "integrator.method", "not available for this system");
+  expect_message(dir,
+                 load_error(dir, nh_scene(R"({"type": "snakeboard", "actuation": "velocity"})",
+                                          R"({"method": "rattle"})")),
+                 "integrator.method", "needs system.actuation \"torque\"");
+  expect_message(dir,
+                 load_error(dir, nh_scene(R"({"type": "sleigh"})", R"({"method": "rattle", "map": "exp"})")),
+                 "integrator.map", "applies to method \"rdp\" only");
+  expect_message(dir, load_error(dir, nh_scene(R"({"type": "car"})", R"({"alpha": 1.5})")),
+                 "integrator.alpha", "must be <= 1");
+  // The SE(3) methods' options stay where they were.
+  expect_message(dir, load_error(dir, rigid_body_scene("0.01", R"({"J": [1, 2, 3], "mass": 1})",
+                                                       R"({"method": "rdp"})")),
+                 "integrator.method", "must be one of");
+}
+
+// Final (theta, x, y) and summary of a nonholonomic scene run from text.
+struct NhRun {
+  SceneRunSummary sum;
+  double theta = 0, x = 0, y = 0;
+};
+
+NhRun run_nh(const TempDir& dir, const std::string& name, const std::string& text) {
+  NhRun r;
+  r.sum = run_scene(parse_scene(text, name), dir / name);
+  const std::string csv = read_file(dir / name / "trajectory.csv");
+  const std::string last = csv.substr(csv.rfind('\n', csv.size() - 2) + 1);
+  double t;
+  EXPECT_EQ(std::sscanf(last.c_str(), "%lf,%lf,%lf,%lf", &t, &r.theta, &r.x, &r.y), 4) << last;
+  return r;
+}
+
+TEST(RunNonholonomicScene, SleighMethodsAgreeAndKeepTheConstraint) {
+  TempDir dir;
+  const std::string sys = R"({"type": "sleigh", "mass": 1, "inertia": 0.1, "skate_offset": 0.5})";
+  const std::string init = R"(, "initial_state": {"omega": 2, "v1": 0.5})";
+  auto text = [&](const char* m) {
+    return R"({"system": )" + sys + R"(, "integrator": {"method": ")" + m +
+           R"("}, "dt": 0.005, "duration": 3)" + init + "}";
+  };
+  const NhRun rdp = run_nh(dir, "rdp", text("rdp"));
+  const NhRun rattle = run_nh(dir, "rattle", text("rattle"));
+  const NhRun rk4 = run_nh(dir, "rk4", text("rk4"));
+  for (const NhRun* r : {&rdp, &rattle, &rk4}) {
+    ASSERT_TRUE(r->sum.ok) << r->sum.message;
+    EXPECT_TRUE(r->sum.has_constraint);
+    EXPECT_LT(r->sum.constraint_violation_max, 1e-9);
+    EXPECT_LT(r->sum.energy_drift_relative, 1e-3);
+    EXPECT_NEAR(r->theta, rk4.theta, 1e-3);
+    EXPECT_NEAR(r->x, rk4.x, 1e-3);
+    EXPECT_NEAR(r->y, rk4.y, 1e-3);
+  }
+  EXPECT_LT(rattle.sum.constraint_violation_max, 1e-12);
+  const std::string csv = read_file(dir / "rdp" / "trajectory.csv");
+  EXPECT_EQ(csv.substr(0, csv.find('\n')), "t,theta,x,y,omega,v1,v2,energy,constraint_violation");
+  const std::string summary = read_file(dir / "rdp" / "summary.json");
+  EXPECT_NE(summary.find("\"constraint_violation\""), std::string::npos) << summary;
+}
+
+TEST(RunNonholonomicScene, SnakeboardMethodsAgreeUnderTorques) {
+  TempDir dir;
+  auto text = [](const char* m) {
+    return std::string(R"({"system": {"type": "snakeboard"}, "integrator": {"method": ")") + m +
+           R"("}, "dt": 0.005, "duration": 2,
+       "initial_state": {"v1": 0.3, "phi": 0.2, "psi_dot": 0.5},
+       "controls": {"type": "sinusoid", "offset": [0, 0], "amplitude": [0.3, 0.1],
+                    "frequency_hz": [0.5, 0.5], "phase": [0, 0.5]}})";
+  };
+  const NhRun rk4 = run_nh(dir, "rk4", text("rk4"));
+  for (const char* m : {"rdp", "rattle", "gni"}) {
+    const NhRun r = run_nh(dir, m, text(m));
+    ASSERT_TRUE(r.sum.ok) << m << ": " << r.sum.message;
+    EXPECT_NEAR(r.theta, rk4.theta, 5e-3) << m;
+    EXPECT_NEAR(r.x, rk4.x, 5e-3) << m;
+    EXPECT_NEAR(r.y, rk4.y, 5e-3) << m;
+    if (std::string(m) != "gni") {
+      EXPECT_LT(r.sum.constraint_violation_max, 1e-9) << m;
+    }
+  }
+  const std::string csv = read_file(dir / "rdp" / "trajectory.csv");
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "t,theta,x,y,psi,phi,psi_dot,phi_dot,omega,v1,v2,energy,constraint_violation,u0,u1");
+}
+
+TEST(RunNonholonomicScene, CarMethodsAgree) {
+  TempDir dir;
+  auto text = [](const char* m) {
+    return std::string(R"({"system": {"type": "car"}, "integrator": {"method": ")") + m +
+           R"("}, "dt": 0.01, "duration": 3, "initial_state": {"psi_dot": 1, "sigma": 0.1},
+       "controls": {"type": "sinusoid", "offset": [0.1, 0], "amplitude": [0.3, 0.3],
+                    "frequency_hz": [0.5, 0.3]}})";
+  };
+  const NhRun rk4 = run_nh(dir, "rk4", text("rk4"));
+  for (const char* m : {"rdp", "rdp_explicit"}) {
+    const NhRun r = run_nh(dir, m, text(m));
+    ASSERT_TRUE(r.sum.ok) << m << ": " << r.sum.message;
+    EXPECT_LT(r.sum.constraint_violation_max, 1e-12) << m;
+    EXPECT_NEAR(r.theta, rk4.theta, 1e-3) << m;
+    EXPECT_NEAR(r.x, rk4.x, 1e-3) << m;
+    EXPECT_NEAR(r.y, rk4.y, 1e-3) << m;
+  }
+}
+
+TEST(RunNonholonomicScene, NonConvergenceStopsAndKeepsWhatWasComputed) {
+  TempDir dir;
+  const Scene scene = parse_scene(
+      nh_scene(R"({"type": "snakeboard"})", R"({"method": "rattle", "tolerance": 1e-300,
+                                              "max_iterations": 1})",
+               R"(, "initial_state": {"v1": 1, "phi": 0.3})"),
+      "inline");
+  const SceneRunSummary s = run_scene(scene, dir.path());
+  EXPECT_FALSE(s.ok);
+  EXPECT_EQ(s.steps_done, 0);
+  EXPECT_NE(s.message.find("step 0 (t = 0 s) did not converge"), std::string::npos) << s.message;
+  EXPECT_EQ(s.rows_written, 1u);
+  const std::string summary = read_file(dir / "summary.json");
+  EXPECT_NE(summary.find("\"status\": \"failed\""), std::string::npos) << summary;
+  EXPECT_TRUE(std::filesystem::exists(dir / "trajectory.npz"));
+}
+
+TEST(RunNonholonomicScene, SubdivisionRescuesAStep) {
+  TempDir dir;
+  // Few Newton iterations at a large step fail; smaller substeps converge.
+  const Scene scene = parse_scene(
+      R"({"system": {"type": "snakeboard"}, "integrator": {"method": "rdp", "max_iterations": 2,
+          "on_failure": "subdivide", "max_subdivisions": 10}, "dt": 0.5, "duration": 1.0,
+          "initial_state": {"v1": 2, "phi": 0.6, "psi_dot": 3},
+          "controls": {"type": "constant", "value": [2, 2]}})",
+      "inline");
+  const SceneRunSummary s = run_scene(scene, dir.path());
+  ASSERT_TRUE(s.ok) << s.message;
+  EXPECT_EQ(s.steps_done, 2);
+  EXPECT_GE(s.failures, 1);
+  ASSERT_FALSE(s.subdivisions.empty());
+  EXPECT_GE(s.subdivisions.front().level, 1);
 }
 
 }  // namespace

@@ -16,7 +16,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 BIN = pathlib.Path(os.environ.get("MARSDEN_BIN", ROOT / "build" / "release" / "apps" / "marsden"))
 SCENES = sorted((ROOT / "examples" / "scenes").glob("*.json"))
 EXPECTED_SCENES = {"rigid_body", "helicopter_hover", "helicopter_turn", "boat_thrust",
-                   "boat_wind_current"}
+                   "boat_wind_current", "car_parallel_park", "snakeboard_gait", "sleigh"}
+# Planar nonholonomic vehicles: their outputs have a pose (theta, x, y) instead of SE(3).
+NONHOLONOMIC_SCENES = {"car_parallel_park": 2, "snakeboard_gait": 2, "sleigh": 0}  # n shape
 
 pytestmark = pytest.mark.skipif(not BIN.exists(), reason=f"marsden binary not built: {BIN}")
 
@@ -44,6 +46,9 @@ def test_example_scene_simulates(scene, tmp_path):
         arrays = {k: z[k] for k in z.files}
     n = arrays["t"].shape[0]
     assert n == summary["rows_written"] >= 2
+    if scene.stem in NONHOLONOMIC_SCENES:
+        check_nonholonomic_outputs(out, summary, arrays, NONHOLONOMIC_SCENES[scene.stem])
+        return
     expected_shapes = {"t": (n,), "position": (n, 3), "quaternion": (n, 4),
                        "angular_velocity": (n, 3), "linear_velocity": (n, 3), "energy": (n,)}
     for name, shape in expected_shapes.items():
@@ -65,6 +70,94 @@ def test_example_scene_simulates(scene, tmp_path):
     nu = arrays["controls"].shape[1]
     for i in range(nu):
         assert np.array_equal(csv[f"u{i}"], arrays["controls"][:, i])
+
+
+def check_nonholonomic_outputs(out, summary, arrays, nr):
+    n = arrays["t"].shape[0]
+    nu = 0 if nr == 0 else 2
+    expected_shapes = {"t": (n,), "pose": (n, 3), "shape": (n, nr), "shape_velocity": (n, nr),
+                       "body_velocity": (n, 3), "energy": (n,), "constraint_violation": (n,),
+                       "controls": (n, nu)}
+    assert set(arrays) == set(expected_shapes)
+    for name, shape in expected_shapes.items():
+        assert arrays[name].shape == shape, name
+        assert arrays[name].dtype == np.float64, name
+        assert np.all(np.isfinite(arrays[name])), name
+    assert np.all(np.diff(arrays["t"]) > 0)
+    assert arrays["t"][-1] == pytest.approx(summary["duration"], rel=1e-9)
+    assert summary["constraint_violation"]["max"] >= arrays["constraint_violation"].max()
+    assert summary["final_pose"]["x"] == arrays["pose"][-1, 1]
+
+    csv = np.genfromtxt(out / "trajectory.csv", delimiter=",", names=True)
+    assert csv.shape == (n,)
+    assert np.array_equal(csv["t"], arrays["t"])
+    assert np.array_equal(np.stack([csv["theta"], csv["x"], csv["y"]], axis=1), arrays["pose"])
+    assert np.array_equal(np.stack([csv["omega"], csv["v1"], csv["v2"]], axis=1),
+                          arrays["body_velocity"])
+    assert np.array_equal(csv["energy"], arrays["energy"])
+    assert np.array_equal(csv["constraint_violation"], arrays["constraint_violation"])
+    for i in range(nu):
+        assert np.array_equal(csv[f"u{i}"], arrays["controls"][:, i])
+
+
+def test_sleigh_keeps_its_constraint_and_energy(tmp_path):
+    r = marsden("simulate", ROOT / "examples" / "scenes" / "sleigh.json", "--out", tmp_path)
+    assert r.returncode == 0, r.stderr
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["status"] == "ok"
+    assert summary["constraint_violation"]["max"] < 1e-12
+    assert summary["energy"]["relative_drift"] < 1e-4
+    with np.load(tmp_path / "trajectory.npz") as z:
+        omega, v1, v2 = z["body_velocity"].T
+        assert np.abs(omega[-1]) < 1e-2 * np.abs(omega[0])  # it settles on a straight line
+        assert np.abs(v2 + 0.5 * omega).max() < 1e-12       # skate offset a = 0.5
+
+
+def test_snakeboard_gait_moves_the_board(tmp_path):
+    r = marsden("simulate", ROOT / "examples" / "scenes" / "snakeboard_gait.json", "--out", tmp_path)
+    assert r.returncode == 0, r.stderr
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["status"] == "ok"
+    assert summary["constraint_violation"]["max"] < 1e-12
+    with np.load(tmp_path / "trajectory.npz") as z:
+        pose, shape = z["pose"], z["shape"]
+        assert np.hypot(pose[-1, 1] - pose[0, 1], pose[-1, 2] - pose[0, 2]) > 2.0
+        # The gait is periodic: after whole periods the shape is back where it started.
+        assert np.abs(shape[-1] - shape[0]).max() < 1e-9
+
+
+def test_car_parallel_park_ends_beside_the_start(tmp_path):
+    r = marsden("simulate", ROOT / "examples" / "scenes" / "car_parallel_park.json", "--out", tmp_path)
+    assert r.returncode == 0, r.stderr
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    pose = summary["final_pose"]
+    assert abs(pose["theta"]) < 0.05 and pose["x"] < -2.0 and 0.5 < pose["y"] < 2.0
+
+
+def test_bad_nonholonomic_method_exits_2(tmp_path):
+    scene = tmp_path / "bad_car.json"
+    scene.write_text(json.dumps({"system": {"type": "car"}, "integrator": {"method": "rattle"},
+                                 "dt": 0.01, "duration": 1.0}))
+    r = marsden("simulate", scene, "--out", tmp_path / "out")
+    assert r.returncode == 2
+    assert "field 'integrator.method'" in r.stderr and "not available" in r.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_nonholonomic_solver_failure_exits_3(tmp_path):
+    scene = tmp_path / "stiff.json"
+    scene.write_text(json.dumps({
+        "system": {"type": "snakeboard"},
+        "integrator": {"method": "rattle", "tolerance": 1e-300, "max_iterations": 1},
+        "dt": 0.01, "duration": 1.0, "initial_state": {"v1": 1.0, "phi": 0.3}}))
+    out = tmp_path / "out"
+    r = marsden("simulate", scene, "--out", out)
+    assert r.returncode == 3
+    assert "step 0" in r.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["status"] == "failed"
+    with np.load(out / "trajectory.npz") as z:
+        assert z["t"].shape == (1,)
 
 
 def test_helicopter_hover_stays_put(tmp_path):
@@ -152,3 +245,54 @@ def test_rigid_body_accuracy_quick_writes_claims_data_and_figure(tmp_path):
     for m in sweep["methods"]:
         assert len(m["position_error"]) == len(sweep["steps"])
     assert (out / "rigid_body_accuracy.png").stat().st_size > 0
+
+
+def test_car_accuracy_quick_writes_claims_data_and_figure(tmp_path):
+    out = tmp_path / "car"
+    r = marsden("experiment", "run", "car-accuracy", "--quick", "--out", out)
+    assert r.returncode == 0, r.stderr
+    results = json.loads((out / "results.json").read_text())
+    assert results["experiment"] == "car-accuracy" and results["quick"] is True
+    claims = {c["id"]: c for c in results["claims"]}
+    assert {"rdp-as-accurate-as-rk2", "rdp-half-the-time-of-rk2", "rdp-second-order"} <= claims.keys()
+    for c in claims.values():
+        assert {"id", "statement", "source", "measured", "expected", "holds"} <= c.keys()
+        assert isinstance(c["holds"], bool)
+    # Second order of the RDP integrator on the car is also a unit test (test_rdp).
+    assert claims["rdp-second-order"]["holds"]
+    assert results["parameters"]["reference_self_error"] < 1e-9
+    sweep = json.loads((out / "sweep.json").read_text())
+    assert len(sweep["methods"]) == 5
+    for m in sweep["methods"]:
+        for key in ("heading_error", "position_error", "time_s"):
+            assert len(m[key]) == len(sweep["steps"])
+    assert {f["path"] for f in results["data_files"]} >= {"sweep.json", "car_accuracy.png"}
+    assert (out / "car_accuracy.png").stat().st_size > 0
+
+
+def test_nonholonomic_comparison_quick_writes_claims_data_and_figure(tmp_path):
+    out = tmp_path / "nh"
+    r = marsden("experiment", "run", "nonholonomic-comparison", "--quick", "--out", out)
+    assert r.returncode == 0, r.stderr
+    results = json.loads((out / "results.json").read_text())
+    assert results["experiment"] == "nonholonomic-comparison" and results["quick"] is True
+    claims = {c["id"]: c for c in results["claims"]}
+    assert {"gni-preserves-sleigh-energy", "rattle-second-order",
+            "rdp-constraints-to-roundoff", "gni-sleigh-does-not-settle"} <= claims.keys()
+    for c in claims.values():
+        assert {"id", "statement", "source", "measured", "expected", "holds"} <= c.keys()
+        assert isinstance(c["holds"], bool)
+    # Properties that are also unit tests (tests/nonholonomic, tests/vehicle/test_rdp).
+    for key in ("gni-preserves-sleigh-energy", "rattle-second-order",
+                "rdp-constraints-to-roundoff", "rattle-constraints-to-roundoff"):
+        assert claims[key]["holds"], key
+    data = json.loads((out / "comparison.json").read_text())
+    assert [s["system"] for s in data["systems"]] == ["sleigh", "snakeboard"]
+    for s in data["systems"]:
+        assert [m["label"] for m in s["methods"]] == ["GNI", "RATTLE", "RDP", "RK4"]
+        for m in s["methods"]:
+            assert len(m["pose_error"]) == len(s["h"])
+            assert m["long_run_completed"] is True
+    assert {f["path"] for f in results["data_files"]} >= {
+        "comparison.json", "nonholonomic_comparison.png"}
+    assert (out / "nonholonomic_comparison.png").stat().st_size > 0

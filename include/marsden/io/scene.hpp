@@ -12,6 +12,8 @@
 #include "marsden/lie/se3.hpp"
 #include "marsden/vehicle/controls.hpp"
 #include "marsden/vehicle/holonomic.hpp"
+#include "marsden/vehicle/rdp.hpp"
+#include "marsden/vehicle/rdp_models.hpp"
 #include "marsden/vehicle/stepper.hpp"
 
 namespace marsden::io {
@@ -28,10 +30,42 @@ struct SceneIntegrator {
   int max_subdivisions = 6;
 };
 
+// Integrators of the nonholonomic vehicles (car, snakeboard, sleigh).
+enum class NhMethod {
+  Rdp,          // reduced d'Alembert-Pontryagin on SE(2) (vehicle/rdp.hpp), any of the three
+  RdpExplicit,  // the car's explicit RDP update (tau = exp)
+  Gni,          // geometric nonholonomic integrator in full coordinates (sleigh, snakeboard)
+  Rattle,       // nonholonomic RATTLE in full coordinates (sleigh, snakeboard)
+  Rk4           // classical RK4 on the continuous equations
+};
+std::string nh_method_name(NhMethod m);
+
+// Everything specific to a nonholonomic scene (system type "car", "snakeboard", "sleigh");
+// parsed and run by src/io/scene_nonholonomic.cpp. Planar pose (theta, x, y).
+struct NonholonomicScene {
+  NhMethod method = NhMethod::Rdp;
+  double alpha = 0.5;  // RDP quadrature point
+  DiffMap map = DiffMap::Cay;
+  TangentMap tangent = TangentMap::TLN;
+  CarParams car;
+  SnakeboardParams snakeboard;
+  SleighParams sleigh;
+  bool prescribe_shape = false;  // snakeboard: controls are shape rates, not torques
+  // Initial state: pose, shape r_0 (car: psi, sigma; snakeboard: psi, phi), shape
+  // velocities (those not prescribed by the controls) and, for the sleigh and the
+  // snakeboard, the body velocity components they take as data.
+  double theta = 0.0, x = 0.0, y = 0.0;  // rad, m, m
+  ShapeVec shape = ShapeVec::Zero(0);
+  ShapeVec shape_velocity = ShapeVec::Zero(0);
+  double omega = 0.0;  // sleigh: rad/s
+  double v1 = 0.0;     // sleigh, snakeboard: body forward velocity, m/s
+};
+
 struct Scene {
   std::string file;         // where the scene was read from, for messages
-  std::string system_type;  // "rigid_body", "helicopter" or "boat"
-  std::shared_ptr<const HolonomicModel<SE3>> model;
+  std::string system_type;  // "rigid_body", "helicopter", "boat", "car", "snakeboard", "sleigh"
+  std::shared_ptr<const HolonomicModel<SE3>> model;  // SE(3) systems; null otherwise
+  std::shared_ptr<const NonholonomicScene> nonholonomic;  // car, snakeboard, sleigh
   SceneIntegrator integrator;
   double dt = 0.0;        // s
   double duration = 0.0;  // s
@@ -70,6 +104,8 @@ struct SceneRunSummary {
   bool has_momentum = false;           // spatial momentum is conserved (free body only)
   double momentum_drift = 0.0;         // max ||mu - mu0||_inf
   double momentum_drift_relative = 0.0;
+  bool has_constraint = false;          // nonholonomic systems
+  double constraint_violation_max = 0.0;  // max over the steps done (docs/scene.md)
   double wall_time_s = 0.0;
 };
 
