@@ -293,6 +293,56 @@ NewtonStatus rattle_step(const NonholonomicModel& model, double h, const NhVec& 
   return st;
 }
 
+void projected_rattle_residual(const NonholonomicModel& model, double h, const NhVec& q_k,
+                               const NhVec& p_k, const NhVec& u_k, const NhVec& q_kp1,
+                               NhVec& r, NhMat* J_r_qkp1, const NhVec* q_pres_kp1) {
+  const NhVec* q_pres = checked_prescription(model, q_pres_kp1, "projected_rattle_residual");
+  NhMat P_star, Q_star, J_D1;
+  NhVec D1, D2, f;
+  nh_projectors(model, q_k, P_star, Q_star);
+  control_force(model, h, q_k, u_k, f);
+  const NhVec dq = q_kp1 - q_k;
+  ld_derivatives(model, h, q_k, dq, D1, D2, J_r_qkp1 ? &J_D1 : nullptr, nullptr);
+  // (a): -D1 L_d(q_k, q_k+1) - P*(q_k) (p_k + h/2 B u) = 0.
+  r = -D1 - P_star * (p_k + 0.5 * f);
+  if (J_r_qkp1) *J_r_qkp1 = -J_D1;
+  impose_prescription(model, q_pres, q_k, dq, r, J_r_qkp1);
+}
+
+NewtonStatus projected_rattle_step(const NonholonomicModel& model, double h,
+                                   const NhVec& q_k, const NhVec& p_k, const NhVec& u_k,
+                                   NhVec& q_kp1, NhVec& p_kp1, const NewtonOptions& opt,
+                                   const NhVec* q_pres_kp1) {
+  const NhVec* q_pres = checked_prescription(model, q_pres_kp1, "projected_rattle_step");
+  NhMat P_star, Q_star;
+  NhVec f;
+  nh_projectors(model, q_k, P_star, Q_star);
+  control_force(model, h, q_k, u_k, f);
+  // The target p-_k of (a) depends on q_k only: compute it once per step.
+  NhVec target = p_k + 0.5 * f;
+  NhVec p_minus = P_star * target;
+  drop_prescribed(model, q_pres, p_minus);  // rows replaced: keep them out of the scale
+  auto residual = [&](const NhVec& dq, NhVec& r, NhMat* J) {
+    NhVec D1, D2;
+    NhMat J_D1;
+    ld_derivatives(model, h, q_k, dq, D1, D2, J ? &J_D1 : nullptr, nullptr);
+    r = -D1 - p_minus;
+    if (J) *J = -J_D1;
+    impose_prescription(model, q_pres, q_k, dq, r, J);
+  };
+  NhVec dq = q_kp1 - q_k;
+  const NewtonStatus st = newton_solve(
+      residual, dq, p_minus.lpNorm<Eigen::Infinity>(), opt);
+  q_kp1 = q_k + dq;
+  // (b), with D2 evaluated on the solved increment (q_kp1 - q_k would lose digits far out).
+  NhVec D1, D2, f1;
+  ld_derivatives(model, h, q_k, dq, D1, D2, nullptr, nullptr);
+  control_force(model, h, q_kp1, u_k, f1);
+  nh_projectors(model, q_kp1, P_star, Q_star);
+  p_kp1 = P_star * (D2 + 0.5 * f1);
+  return st;
+}
+
 void nh_acceleration(const NonholonomicModel& model, const NhVec& q, const NhVec& qdot,
                      const NhVec& u, NhVec& qddot, NhVec* lambda) {
   const int n = model.dof();

@@ -223,12 +223,25 @@ void check_residual_jacobians(const Named& named_model, bool with_prescription) 
       return Eigen::VectorXd(rr);
     };
     expect_close(Jx, central_difference(rattle, x, 1e-6), 1e-7, "RATTLE", named().name);
+    // Projected RATTLE, unknown q_k+1 (p_k projected to the constraint, as in a run).
+    NhVec r_pr;
+    NhMat J_pr;
+    const NhVec p_adm = admissible_velocity(*model, q1, p);
+    projected_rattle_residual(*model, h, q1, p_adm, u, q2, r_pr, &J_pr, q_pres);
+    auto projected = [&](const Eigen::VectorXd& y) {
+      NhVec rr;
+      projected_rattle_residual(*model, h, q1, p_adm, u, NhVec(y), rr, nullptr, q_pres);
+      return Eigen::VectorXd(rr);
+    };
+    expect_close(J_pr, central_difference(projected, q2, 1e-6), 1e-7, "projected RATTLE",
+                 named().name);
     if (q_pres) {
       // The prescribed rows are exactly q_k+1[i] - q_pres[i].
       for (int i = 0; i < n; ++i) {
         if (!model->prescribed(i)) continue;
         EXPECT_NEAR(r[i], q2[i] - (*q_pres)[i], 1e-14) << named().name;
         EXPECT_NEAR(rx[i], q2[i] - (*q_pres)[i], 1e-14) << named().name;
+        EXPECT_NEAR(r_pr[i], q2[i] - (*q_pres)[i], 1e-14) << named().name;
       }
     }
     // Continuous acceleration: the constraint holds to second order, d/dt (mu qdot) = 0.
@@ -340,6 +353,41 @@ TEST_P(PerModel, RattleKeepsTheConstraintsAtEveryStep) {
   EXPECT_LE(worst_mid, 1e-10);
 }
 
+// Projected RATTLE: p_k+1 = P*(q_k+1)(...) satisfies the constraints to round-off, and so
+// does p-_k = -D1 L_d(q_k, q_k+1) = P*(q_k)(p_k + h/2 B u) at q_k (midpoint velocities are
+// not constrained by this scheme).
+TEST_P(PerModel, ProjectedRattleKeepsTheConstraintsAtEveryStep) {
+  const auto model = named().make();
+  std::mt19937 rng(11);
+  NhVec q, qd;
+  initial_state(*model, rng, q, qd);
+  NhMat M;
+  model->mass(q, M);
+  NhVec p = M * qd, q1, p1;
+  const NhVec u = some_controls(*model);
+  const double h = 0.05;
+  double worst_end = 0.0, worst_minus = 0.0;
+  const int steps = std::string(named().name) == "snakeboard" ? 500 : 2000;
+  for (int k = 0; k < steps; ++k) {
+    q1 = q + h * velocity_of(*model, q, p);
+    const NewtonStatus st = projected_rattle_step(*model, h, q, p, u, q1, p1);
+    ASSERT_TRUE(st.converged) << "step " << k << " residual " << st.residual_norm;
+    worst_end = std::max(worst_end, constraint_of(*model, q1, velocity_of(*model, q1, p1))
+                                        .lpNorm<Eigen::Infinity>());
+    NhVec D1, D2;
+    midpoint_ld_derivatives(*model, h, q, q1, D1, D2, nullptr, nullptr);
+    worst_minus = std::max(worst_minus, constraint_of(*model, q, velocity_of(*model, q,
+                                                                                NhVec(-D1)))
+                                            .lpNorm<Eigen::Infinity>());
+    q = q1;
+    p = p1;
+  }
+  std::printf("[%s] projected RATTLE max |mu(q_k) M^-1 p_k| = %.2e, max |mu(q_k) M^-1 p-_k| "
+              "= %.2e\n", named().name, worst_end, worst_minus);
+  EXPECT_LE(worst_end, 1e-12);
+  EXPECT_LE(worst_minus, 1e-9);
+}
+
 // GNI on the state (q_k, p+_k), started from (q_0, qdot_0) with p+_0 = M qdot_0 and half
 // the control in the first step (see gni_step).
 struct GniRun {
@@ -444,7 +492,8 @@ TEST_P(PerModel, RattleAndShakeGiveTheSamePositions) {
   EXPECT_LE(worst, 1e-9);
 }
 
-// Positions at time T from (q0, qdot0) with step h: 0 GNI, 1 SHAKE, 2 RATTLE, 3 RK4.
+// Positions at time T from (q0, qdot0) with step h: 0 GNI, 1 SHAKE, 2 RATTLE, 3 RK4,
+// 4 projected RATTLE.
 NhVec run_to(const NonholonomicModel& model, int method, double T, int steps, const NhVec& q0,
              const NhVec& qd0, const NhVec& u) {
   const double h = T / steps;
@@ -458,6 +507,16 @@ NhVec run_to(const NonholonomicModel& model, int method, double T, int steps, co
   if (method == 3) {
     NhVec q = q0, qd = qd0;
     for (int k = 0; k < steps; ++k) nh_rk4_step(model, h, u, q, qd);
+    return q;
+  }
+  if (method == 4) {
+    NhVec q = q0, p = M * qd0, q1, p1;
+    for (int k = 0; k < steps; ++k) {
+      q1 = q + h * velocity_of(model, q, p);
+      EXPECT_TRUE(projected_rattle_step(model, h, q, p, u, q1, p1).converged);
+      q = q1;
+      p = p1;
+    }
     return q;
   }
   NhVec q = q0, p = M * qd0, q1 = q0 + h * qd0, p1;
@@ -502,6 +561,31 @@ TEST_P(PerModel, ObservedOrderAgainstRk4Reference) {
                 names[method], e[0], e[1], e[2], std::log2(e[0] / e[1]), order);
     EXPECT_NEAR(order, 2.0, 0.25) << names[method] << " on " << named().name;
   }
+}
+
+// Projected RATTLE against the same reference. Observed order 1, not 2 (measured 0.99-1.00
+// on all three models): the first half-step carries no constraint force (P*(q_k) p_k =
+// p_k), so q_k+1 - q_k misses the O(h^2) constraint-force term of the exact flow, and the
+// projection in (b) supplies that force only to first order; the local error is O(h^2).
+// This is a property of our reading of the projected form (integrators.hpp), not a bug
+// in the Newton solve (its Jacobian is checked above, the constraints hold to round-off).
+TEST_P(PerModel, ProjectedRattleObservedOrderAgainstRk4Reference) {
+  const auto model = named().make();
+  std::mt19937 rng(23);
+  NhVec q0, qd0;
+  initial_state(*model, rng, q0, qd0);
+  const NhVec u = some_controls(*model);
+  const double T = 1.0;
+  const NhVec ref = run_to(*model, 3, T, 20000, q0, qd0, u);
+  double e[4];
+  const int steps[4] = {20, 40, 80, 160};
+  for (int i = 0; i < 4; ++i)
+    e[i] = (run_to(*model, 4, T, steps[i], q0, qd0, u) - ref).lpNorm<Eigen::Infinity>();
+  const double order = std::log2(e[2] / e[3]);
+  std::printf("[%s] projected RATTLE errors %.3e %.3e %.3e %.3e, observed order %.2f %.2f "
+              "%.2f\n", named().name, e[0], e[1], e[2], e[3], std::log2(e[0] / e[1]),
+              std::log2(e[1] / e[2]), order);
+  EXPECT_NEAR(order, 1.0, 0.1) << named().name;  // first order: see above
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, PerModel, ::testing::Values(0, 1, 2),
@@ -594,6 +678,50 @@ TEST(Sleigh, RattleEnergyStaysBoundedOver1e5Steps) {
   std::printf("RATTLE sleigh: max relative energy error over 1e5 steps (h = 0.1): %.2e "
               "(last 1e4 steps: %.2e)\n", worst, late);
   EXPECT_LE(worst, 1e-2);
+}
+
+// The sleigh has constant M and V = 0, so projected RATTLE is v_k+1/2 = v_k (admissible),
+// v_k+1 = P(q_k+1) v_k+1/2: an M-orthogonal projection, hence the energy never increases.
+// It is bounded (by E0) but not conserved: the loss is O(h) (first order) and stops once
+// the sleigh has settled to straight motion.
+TEST(Sleigh, ProjectedRattleEnergyStaysBoundedOver1e4Steps) {
+  const ChaplyginSleigh sl(1.0, 2.0, 0.5);
+  double loss[2], late_change[2];
+  const double hs[2] = {0.1, 0.05};
+  for (int run = 0; run < 2; ++run) {
+    NhVec q, qd;
+    sleigh_start(sl, 1.0, 0.8, q, qd);
+    NhMat M;
+    sl.mass(q, M);
+    NhVec p = M * qd, q1, p1;
+    const double h = hs[run], E0 = nh_energy(sl, q, qd);
+    double E_prev = E0, worst = 0.0, E_late = 0.0, rise = 0.0;
+    for (int k = 0; k < 10000; ++k) {
+      q1 = q + h * velocity_of(sl, q, p);
+      ASSERT_TRUE(projected_rattle_step(sl, h, q, p, NhVec(), q1, p1).converged)
+          << "step " << k;
+      q = q1;
+      p = p1;
+      const double E = nh_energy(sl, q, velocity_of(sl, q, p));
+      // Non-increasing up to the Newton tolerance (v_k+1/2 = v_k only to that accuracy).
+      rise = std::max(rise, (E - E_prev) / E0);
+      E_prev = E;
+      worst = std::max(worst, std::abs(E - E0) / E0);
+      if (k == 9000) E_late = E;
+    }
+    std::printf("projected RATTLE sleigh (h = %g): largest one-step relative energy rise "
+                "%.1e\n", h, rise);
+    EXPECT_LE(rise, 1e-10);
+    loss[run] = worst;
+    late_change[run] = std::abs(E_prev - E_late) / E0;
+  }
+  std::printf("projected RATTLE sleigh, 1e4 steps: max relative energy loss %.3e (h = 0.1), "
+              "%.3e (h = 0.05), ratio %.2f; change over the last 1e3 steps %.1e, %.1e\n",
+              loss[0], loss[1], loss[0] / loss[1], late_change[0], late_change[1]);
+  EXPECT_LE(loss[0], 0.1);
+  EXPECT_NEAR(loss[0] / loss[1], 2.0, 0.3);  // O(h) loss
+  EXPECT_LE(late_change[0], 1e-10);
+  EXPECT_LE(late_change[1], 1e-10);
 }
 
 // omega -> 0 and v1 -> -sign(a) sqrt(2E/m): the sleigh ends up moving with the centre of
@@ -737,6 +865,27 @@ TEST(Snakeboard, LockedShapeMovesOnACircle) {
     EXPECT_LE(phi_drift, 1e-12);
     EXPECT_LE(psi_drift, h * h);
   }
+}
+
+// Snakeboard driven by rotor and steering torques from rest: projected RATTLE converges to
+// the continuous controlled solution (RK4 with tiny steps) as h -> 0.
+TEST(Snakeboard, ProjectedRattleConvergesUnderTorques) {
+  const Snakeboard sb(0.3, 0.1, 2.0, 0.6);
+  NhVec q0(5), qd0(5), u(2);
+  q0 << 0.0, 0.2, 0.1, 0.5, -0.3;
+  qd0 = admissible_velocity(sb, q0, NhVec::Constant(5, 0.3));
+  u << 0.4, -0.15;
+  const double T = 2.0;
+  const NhVec ref = run_to(sb, 3, T, 40000, q0, qd0, u);
+  double e[4];
+  const int steps[4] = {40, 80, 160, 320};
+  for (int i = 0; i < 4; ++i)
+    e[i] = (run_to(sb, 4, T, steps[i], q0, qd0, u) - ref).lpNorm<Eigen::Infinity>();
+  std::printf("projected RATTLE snakeboard under torques: errors %.3e %.3e %.3e %.3e, orders "
+              "%.2f %.2f %.2f\n", e[0], e[1], e[2], e[3], std::log2(e[0] / e[1]),
+              std::log2(e[1] / e[2]), std::log2(e[2] / e[3]));
+  for (int i = 1; i < 4; ++i) EXPECT_LT(e[i], 0.6 * e[i - 1]);
+  EXPECT_NEAR(std::log2(e[2] / e[3]), 1.0, 0.1);  // first order (see the order test)
 }
 
 // Car (Kelly and Murray) in full coordinates q = (psi, sigma, theta, x, y) ------------------

@@ -28,6 +28,7 @@ TEST(NonholonomicNoMalloc, EveryStepOnTheSnakeboard) {
     for (int k = 0; k < 20; ++k) {
       q1 = q;
       EXPECT_TRUE(rattle_step(sb, h, q, p, u, q1, p1).converged);
+      EXPECT_TRUE(projected_rattle_step(sb, h, q, p, u, q1, p1).converged);
       EXPECT_TRUE(gni_step(sb, h, q, p, u, q1, p_plus1).converged);
       EXPECT_TRUE(shake_step(sb, h, q_prev, q, u, q1, lambda).converged);
       nh_rk4_step(sb, h, u, q, qd);
@@ -57,6 +58,7 @@ TEST(NonholonomicNoMalloc, EveryStepOnTheCar) {
       q_pres[1] = 0.3 * std::sin((k + 1) * h);
       q1 = q;
       EXPECT_TRUE(rattle_step(car, h, q, p, u, q1, p1, {}, &q_pres).converged);
+      EXPECT_TRUE(projected_rattle_step(car, h, q, p, u, q1, p1, {}, &q_pres).converged);
       EXPECT_TRUE(gni_step(car, h, q, p, u, q1, p_plus1, nullptr, {}, &q_pres).converged);
       EXPECT_TRUE(shake_step(car, h, q_prev, q, u, q1, lambda, {}, &q_pres).converged);
       q_prev = q;
