@@ -173,11 +173,32 @@ void BM_SleighRk4FullCoordinates(benchmark::State& state) {
   }
 }
 
+// The snakeboard's continuous equations in full coordinates, driven by rotor and steering
+// torques, for the RK baselines of the same model.
+template <bool kRk4>
+void BM_SnakeboardContinuous(benchmark::State& state) {
+  const Snakeboard model(0.2, 0.05, 1.0, 0.5);
+  NhVec q0 = NhVec::Zero(5), qd0 = NhVec::Zero(5), u(2);
+  u << 0.1, -0.05;
+  NhVec q = q0, qd = qd0;
+  long k = 0;
+  for (auto _ : state) {
+    (kRk4 ? nh_rk4_step : nh_rk2_step)(model, kH, u, q, qd);
+    benchmark::DoNotOptimize(q);
+    if (++k % kRestart == 0) {
+      q = q0;
+      qd = qd0;
+    }
+  }
+}
+
+BENCHMARK(BM_SnakeboardContinuous<false>)->Name("step/snakeboard/rk2_full_coordinates");
+BENCHMARK(BM_SnakeboardContinuous<true>)->Name("step/snakeboard/rk4_full_coordinates");
 BENCHMARK(BM_CarRdpExplicit)->Name("step/car/rdp_explicit");
 BENCHMARK(BM_CarRdpGeneral)->Name("step/car/rdp_newton");
 BENCHMARK(BM_CarContinuous<false>)->Name("step/car/rk2");
 BENCHMARK(BM_CarContinuous<true>)->Name("step/car/rk4");
-BENCHMARK(BM_SnakeboardRdp)->Name("step/snakeboard_gait/rdp");
+BENCHMARK(BM_SnakeboardRdp)->Name("step/snakeboard/rdp");
 BENCHMARK(BM_SleighRdp)->Name("step/sleigh/rdp");
 BENCHMARK(BM_SleighGni)->Name("step/sleigh/gni");
 BENCHMARK(BM_SleighRattle)->Name("step/sleigh/rattle");

@@ -369,6 +369,16 @@ void nh_acceleration(const NonholonomicModel& model, const NhVec& q, const NhVec
   if (lambda) *lambda = lam;
 }
 
+void nh_rk2_step(const NonholonomicModel& model, double h, const NhVec& u, NhVec& q,
+                 NhVec& qdot) {
+  NhVec a1, a2;
+  nh_acceleration(model, q, qdot, u, a1);
+  const NhVec v2 = qdot + 0.5 * h * a1;
+  nh_acceleration(model, NhVec(q + 0.5 * h * qdot), v2, u, a2);
+  q += h * v2;
+  qdot += h * a2;
+}
+
 void nh_rk4_step(const NonholonomicModel& model, double h, const NhVec& u, NhVec& q,
                  NhVec& qdot) {
   NhVec a1, a2, a3, a4;

@@ -493,7 +493,7 @@ TEST_P(PerModel, RattleAndShakeGiveTheSamePositions) {
 }
 
 // Positions at time T from (q0, qdot0) with step h: 0 GNI, 1 SHAKE, 2 RATTLE, 3 RK4,
-// 4 projected RATTLE.
+// 4 projected RATTLE, 5 RK2.
 NhVec run_to(const NonholonomicModel& model, int method, double T, int steps, const NhVec& q0,
              const NhVec& qd0, const NhVec& u) {
   const double h = T / steps;
@@ -504,9 +504,10 @@ NhVec run_to(const NonholonomicModel& model, int method, double T, int steps, co
     for (int k = 0; k < steps; ++k) EXPECT_TRUE(gni_advance(model, h, u, s).converged);
     return s.q;
   }
-  if (method == 3) {
+  if (method == 3 || method == 5) {
     NhVec q = q0, qd = qd0;
-    for (int k = 0; k < steps; ++k) nh_rk4_step(model, h, u, q, qd);
+    for (int k = 0; k < steps; ++k)
+      (method == 3 ? nh_rk4_step : nh_rk2_step)(model, h, u, q, qd);
     return q;
   }
   if (method == 4) {
@@ -550,8 +551,8 @@ TEST_P(PerModel, ObservedOrderAgainstRk4Reference) {
   const NhVec ref = run_to(*model, 3, T, 20000, q0, qd0, u);
   // Self-check of the reference: RK4 with half as many steps agrees to ~1e-13.
   EXPECT_LE((run_to(*model, 3, T, 10000, q0, qd0, u) - ref).lpNorm<Eigen::Infinity>(), 1e-11);
-  const char* names[] = {"GNI", "SHAKE", "RATTLE"};
-  for (int method = 0; method < 3; ++method) {
+  const char* names[] = {"GNI", "SHAKE", "RATTLE", "RK4", "", "RK2"};
+  for (int method : {0, 1, 2, 5}) {
     double e[3];
     const int steps[3] = {20, 40, 80};
     for (int i = 0; i < 3; ++i)

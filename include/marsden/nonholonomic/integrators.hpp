@@ -135,6 +135,10 @@ NewtonStatus projected_rattle_step(const NonholonomicModel& model, double h,
 void nh_acceleration(const NonholonomicModel& model, const NhVec& q, const NhVec& qdot,
                      const NhVec& u, NhVec& qddot, NhVec* lambda = nullptr);
 
+// One explicit midpoint (RK2) step of the same equations: the second-order baseline.
+void nh_rk2_step(const NonholonomicModel& model, double h, const NhVec& u, NhVec& q,
+                 NhVec& qdot);
+
 // One classical RK4 step of the continuous equations on (q, qdot), u held constant.
 void nh_rk4_step(const NonholonomicModel& model, double h, const NhVec& u, NhVec& q,
                  NhVec& qdot);
