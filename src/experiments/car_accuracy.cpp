@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "experiments/builtin.hpp"
+#include "experiments/statistics.hpp"
 #include "marsden/vehicle/rdp_models.hpp"
 
 namespace marsden::experiments {
@@ -113,23 +114,6 @@ void car_errors(const std::vector<Pose>& a, const std::vector<Pose>& ref, double
   }
   heading /= static_cast<double>(ref.size());
   position /= static_cast<double>(ref.size());
-}
-
-double slope(const std::vector<double>& h, const std::vector<double>& e) {
-  const std::size_t n = h.size();
-  double mx = 0, my = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    mx += std::log(h[i]);
-    my += std::log(e[i]);
-  }
-  mx /= n;
-  my /= n;
-  double sxy = 0, sxx = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    sxy += (std::log(h[i]) - mx) * (std::log(e[i]) - my);
-    sxx += (std::log(h[i]) - mx) * (std::log(h[i]) - mx);
-  }
-  return sxy / sxx;
 }
 
 void car_accuracy(ExperimentContext& ctx) {
@@ -332,7 +316,7 @@ void car_accuracy(ExperimentContext& ctx) {
   {
     const std::vector<double> h_tail(hs.end() - tail, hs.end());
     auto order = [&](std::size_t m, const std::vector<std::vector<double>>& e) {
-      return slope(h_tail, std::vector<double>(e[m].end() - tail, e[m].end()));
+      return fitted_order(h_tail, std::vector<double>(e[m].end() - tail, e[m].end()));
     };
     std::ostringstream m;
     for (std::size_t k = 0; k < M; ++k)

@@ -14,6 +14,7 @@
 #include <Eigen/Cholesky>
 
 #include "experiments/builtin.hpp"
+#include "experiments/statistics.hpp"
 #include "marsden/nonholonomic/integrators.hpp"
 #include "marsden/vehicle/rdp_models.hpp"
 
@@ -211,23 +212,6 @@ Pose final_pose(const System& sys, int method, double h, int n) {
   return last;
 }
 
-double slope(const std::vector<double>& h, const std::vector<double>& e) {
-  const std::size_t n = h.size();
-  double mx = 0, my = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    mx += std::log(h[i]);
-    my += std::log(e[i]);
-  }
-  mx /= n;
-  my /= n;
-  double sxy = 0, sxx = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    sxy += (std::log(h[i]) - mx) * (std::log(e[i]) - my);
-    sxx += (std::log(h[i]) - mx) * (std::log(h[i]) - mx);
-  }
-  return sxy / sxx;
-}
-
 struct LongRun {
   double energy_error = 0.0;      // max relative |E - E0| / E0
   double constraint = 0.0;        // max |mu(q) v| (see StepInfo)
@@ -276,9 +260,9 @@ SystemResult study(const System& sys, bool quick) {
       res.errors_short[m].push_back(
           pose_error(final_pose(sys, m, T / n, n / 10), ref_short));
     }
-    res.orders.push_back(slope(h_tail, std::vector<double>(res.errors[m].end() - tail,
+    res.orders.push_back(fitted_order(h_tail, std::vector<double>(res.errors[m].end() - tail,
                                                            res.errors[m].end())));
-    res.orders_short.push_back(slope(
+    res.orders_short.push_back(fitted_order(
         h_tail, std::vector<double>(res.errors_short[m].end() - tail, res.errors_short[m].end())));
   }
   // Long run at h = 0.05.

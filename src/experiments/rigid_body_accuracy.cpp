@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "experiments/builtin.hpp"
+#include "experiments/statistics.hpp"
 #include "marsden/vehicle/models.hpp"
 #include "marsden/vehicle/stepper.hpp"
 
@@ -90,30 +91,6 @@ void pose_errors(const std::vector<SE3>& a, const std::vector<SE3>& ref, double&
   }
   rot /= static_cast<double>(ref.size());
   pos /= static_cast<double>(ref.size());
-}
-
-double geometric_mean(const std::vector<double>& v) {
-  double s = 0.0;
-  for (double x : v) s += std::log(x);
-  return std::exp(s / static_cast<double>(v.size()));
-}
-
-// Least-squares slope of log(err) against log(h).
-double fitted_order(const std::vector<double>& h, const std::vector<double>& err) {
-  const std::size_t n = h.size();
-  double mx = 0, my = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    mx += std::log(h[i]);
-    my += std::log(err[i]);
-  }
-  mx /= n;
-  my /= n;
-  double sxy = 0, sxx = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    sxy += (std::log(h[i]) - mx) * (std::log(err[i]) - my);
-    sxx += (std::log(h[i]) - mx) * (std::log(h[i]) - mx);
-  }
-  return sxy / sxx;
 }
 
 // Time RK4 needs to reach `error`, interpolated log-log along its (time, error) curve;

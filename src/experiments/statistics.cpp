@@ -1,0 +1,30 @@
+#include "experiments/statistics.hpp"
+
+#include <cmath>
+
+namespace marsden::experiments {
+
+double fitted_order(const std::vector<double>& h, const std::vector<double>& err) {
+  const double n = static_cast<double>(h.size());
+  double mx = 0.0, my = 0.0;
+  for (std::size_t i = 0; i < h.size(); ++i) {
+    mx += std::log(h[i]);
+    my += std::log(err[i]);
+  }
+  mx /= n;
+  my /= n;
+  double sxy = 0.0, sxx = 0.0;
+  for (std::size_t i = 0; i < h.size(); ++i) {
+    sxy += (std::log(h[i]) - mx) * (std::log(err[i]) - my);
+    sxx += (std::log(h[i]) - mx) * (std::log(h[i]) - mx);
+  }
+  return sxy / sxx;
+}
+
+double geometric_mean(const std::vector<double>& v) {
+  double s = 0.0;
+  for (double x : v) s += std::log(x);
+  return std::exp(s / static_cast<double>(v.size()));
+}
+
+}  // namespace marsden::experiments

@@ -1,0 +1,13 @@
+// Small statistics shared by the experiments. Private to the library.
+#pragma once
+
+#include <vector>
+
+namespace marsden::experiments {
+
+// Least-squares slope of log(err) against log(h): the observed order of convergence.
+double fitted_order(const std::vector<double>& h, const std::vector<double>& err);
+
+double geometric_mean(const std::vector<double>& v);
+
+}  // namespace marsden::experiments
