@@ -17,6 +17,7 @@
 namespace marsden::io {
 
 using detail::format_number;
+using detail::time_text;
 using detail::JsonNode;
 
 namespace {
@@ -320,9 +321,25 @@ struct Trajectory {
   Vec4 last_q = Vec4::Zero();
 };
 
+}  // namespace
+
+namespace detail {
+
 std::string time_text(double t) { return format_number(t) + " s"; }
 
-}  // namespace
+std::string step_failure_message(int step, double t, const NewtonStatus& st,
+                                 const std::string& error, int max_level) {
+  std::string msg = "step " + std::to_string(step) + " (t = " + time_text(t) + ") ";
+  msg += error.empty() ? "did not converge: residual " + format_number(st.residual_norm) +
+                             " after " + std::to_string(st.iterations) + " Newton iterations"
+                       : "failed: " + error;
+  if (max_level > 0)
+    msg += " (also with " + std::to_string(1 << max_level) + " substeps of dt/" +
+           std::to_string(1 << max_level) + ")";
+  return msg;
+}
+
+}  // namespace detail
 
 Scene parse_scene(std::string_view json_text, const std::string& file_label) {
   return build_scene(detail::parse_json_text(json_text, file_label));
@@ -446,27 +463,16 @@ SceneRunSummary run_scene(const Scene& scene, const std::filesystem::path& out_d
       }
     };
 
-    bool ok = attempt(1, dt, restart);
+    const int level = detail::step_with_failure_policy(
+        scene.integrator, dt,
+        [&](int count, double h, bool first) { return attempt(count, h, !first || restart); },
+        sum.failures);
     restart = false;
-    int level = 0;
-    if (!ok) {
-      ++sum.failures;
-      if (scene.integrator.on_failure == OnFailure::Subdivide) {
-        for (int k = 1; k <= scene.integrator.max_subdivisions && !ok; ++k) {
-          ok = attempt(1 << k, dt / double(1 << k), true);
-          if (!ok) ++sum.failures;
-          level = k;
-        }
-      }
-    }
-    if (!ok) {
-      std::string msg = "step " + std::to_string(n) + " (t = " + time_text(t_n) + ") ";
-      msg += error.empty() ? "did not converge: residual " + format_number(st.residual_norm) +
-                                 " after " + std::to_string(st.iterations) + " Newton iterations"
-                           : "failed: " + error;
-      if (level > 0) msg += " (also with " + std::to_string(1 << level) + " substeps of dt/" +
-                            std::to_string(1 << level) + ")";
-      fail(msg);
+    if (level < 0) {
+      fail(detail::step_failure_message(n, t_n, st, error,
+                                        scene.integrator.on_failure == OnFailure::Subdivide
+                                            ? scene.integrator.max_subdivisions
+                                            : 0));
       break;
     }
 

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "json_access.hpp"
+#include "marsden/solve/newton.hpp"
 #include "marsden/io/scene.hpp"
 
 namespace marsden::io::detail {
@@ -25,5 +26,30 @@ std::shared_ptr<const Signal> parse_input(const JsonNode& root, std::string_view
 void parse_nonholonomic(const JsonNode& root, Scene& scene);
 
 SceneRunSummary run_nonholonomic_scene(const Scene& scene, const std::filesystem::path& out_dir);
+
+// One output step of size dt under the scene's failure policy. attempt(count, h, first)
+// advances `count` substeps of size h from the last good state and returns false on any
+// failure; `first` marks the attempt at the full step. Counts every failed attempt in
+// `failures`; returns the subdivision level that succeeded (0: the full step) or -1.
+template <class Attempt>
+int step_with_failure_policy(const SceneIntegrator& integrator, double dt, Attempt&& attempt,
+                             int& failures) {
+  if (attempt(1, dt, true)) return 0;
+  ++failures;
+  if (integrator.on_failure != OnFailure::Subdivide) return -1;
+  for (int k = 1; k <= integrator.max_subdivisions; ++k) {
+    if (attempt(1 << k, dt / double(1 << k), false)) return k;
+    ++failures;
+  }
+  return -1;
+}
+
+// "T s", for messages.
+std::string time_text(double t);
+
+// "step N (t = T) did not converge: residual R after I Newton iterations" or "... failed:
+// ERROR", noting the substeps tried when the scene subdivides.
+std::string step_failure_message(int step, double t, const NewtonStatus& st,
+                                 const std::string& error, int max_level);
 
 }  // namespace marsden::io::detail

@@ -564,8 +564,6 @@ bool finite(const Sample& s) {
          std::isfinite(s.violation);
 }
 
-std::string time_text(double t) { return format_number(t) + " s"; }
-
 }  // namespace
 
 SceneRunSummary run_nonholonomic_scene(const Scene& scene, const std::filesystem::path& out_dir) {
@@ -688,27 +686,14 @@ SceneRunSummary run_nonholonomic_scene(const Scene& scene, const std::filesystem
         return false;
       }
     };
-    bool ok = attempt(1, dt);
-    int level = 0;
-    if (!ok) {
-      ++sum.failures;
-      if (scene.integrator.on_failure == OnFailure::Subdivide) {
-        for (int k = 1; k <= scene.integrator.max_subdivisions && !ok; ++k) {
-          ok = attempt(1 << k, dt / double(1 << k));
-          if (!ok) ++sum.failures;
-          level = k;
-        }
-      }
-    }
-    if (!ok) {
-      std::string msg = "step " + std::to_string(n) + " (t = " + time_text(t_n) + ") ";
-      msg += error.empty() ? "did not converge: residual " + format_number(st.residual_norm) +
-                                 " after " + std::to_string(st.iterations) + " Newton iterations"
-                           : "failed: " + error;
-      if (level > 0)
-        msg += " (also with " + std::to_string(1 << level) + " substeps of dt/" +
-               std::to_string(1 << level) + ")";
-      fail(msg);
+    const int level = detail::step_with_failure_policy(
+        scene.integrator, dt, [&](int count, double h, bool) { return attempt(count, h); },
+        sum.failures);
+    if (level < 0) {
+      fail(detail::step_failure_message(n, t_n, st, error,
+                                        scene.integrator.on_failure == OnFailure::Subdivide
+                                            ? scene.integrator.max_subdivisions
+                                            : 0));
       break;
     }
     sim = std::move(trial);
