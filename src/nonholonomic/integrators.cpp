@@ -120,6 +120,26 @@ void ld_derivatives(const NonholonomicModel& model, double h, const NhVec& q0,
   if (J_D2_q1) *J_D2_q1 = A + J_Mv;
 }
 
+// Solves -D1 L_d(q_k, q_k + dq) = p_minus for the increment dq, prescribed rows replaced,
+// from the guess in q_kp1: the implicit half of GNI and of the projected RATTLE.
+NewtonStatus solve_post_momentum(const NonholonomicModel& model, double h, const NhVec& q_k,
+                                 NhVec p_minus, const NhVec* q_pres, const NewtonOptions& opt,
+                                 NhVec& q_kp1, NhVec& dq) {
+  drop_prescribed(model, q_pres, p_minus);  // rows replaced: keep them out of the scale
+  auto residual = [&](const NhVec& x, NhVec& r, NhMat* J) {
+    NhVec D1, D2;
+    NhMat J_D1;
+    ld_derivatives(model, h, q_k, x, D1, D2, J ? &J_D1 : nullptr, nullptr);
+    r = -D1 - p_minus;
+    if (J) *J = -J_D1;
+    impose_prescription(model, q_pres, q_k, x, r, J);
+  };
+  dq = q_kp1 - q_k;
+  const NewtonStatus st = newton_solve(residual, dq, p_minus.lpNorm<Eigen::Infinity>(), opt);
+  q_kp1 = q_k + dq;
+  return st;
+}
+
 }  // namespace
 
 void midpoint_ld_derivatives(const NonholonomicModel& model, double h, const NhVec& q0,
@@ -156,19 +176,8 @@ NewtonStatus gni_step(const NonholonomicModel& model, double h, const NhVec& q_k
   // The target post-momentum depends on q_k only: compute it once per step.
   NhVec p_minus = P_star * f;
   p_minus.noalias() += (P_star - Q_star) * p_plus_k;
-  drop_prescribed(model, q_pres, p_minus);  // rows replaced: keep them out of the scale
-  auto residual = [&](const NhVec& dq, NhVec& r, NhMat* J) {
-    NhVec D1, D2;
-    NhMat J_D1;
-    ld_derivatives(model, h, q_k, dq, D1, D2, J ? &J_D1 : nullptr, nullptr);
-    r = -D1 - p_minus;
-    if (J) *J = -J_D1;
-    impose_prescription(model, q_pres, q_k, dq, r, J);
-  };
-  NhVec dq = q_kp1 - q_k;
-  const NewtonStatus st = newton_solve(
-      residual, dq, p_minus.lpNorm<Eigen::Infinity>(), opt);
-  q_kp1 = q_k + dq;
+  NhVec dq;
+  const NewtonStatus st = solve_post_momentum(model, h, q_k, p_minus, q_pres, opt, q_kp1, dq);
   NhVec D1;
   ld_derivatives(model, h, q_k, dq, D1, p_plus_kp1, nullptr, nullptr);
   if (p_minus_k) *p_minus_k = -D1;
@@ -319,21 +328,9 @@ NewtonStatus projected_rattle_step(const NonholonomicModel& model, double h,
   nh_projectors(model, q_k, P_star, Q_star);
   control_force(model, h, q_k, u_k, f);
   // The target p-_k of (a) depends on q_k only: compute it once per step.
-  NhVec target = p_k + 0.5 * f;
-  NhVec p_minus = P_star * target;
-  drop_prescribed(model, q_pres, p_minus);  // rows replaced: keep them out of the scale
-  auto residual = [&](const NhVec& dq, NhVec& r, NhMat* J) {
-    NhVec D1, D2;
-    NhMat J_D1;
-    ld_derivatives(model, h, q_k, dq, D1, D2, J ? &J_D1 : nullptr, nullptr);
-    r = -D1 - p_minus;
-    if (J) *J = -J_D1;
-    impose_prescription(model, q_pres, q_k, dq, r, J);
-  };
-  NhVec dq = q_kp1 - q_k;
-  const NewtonStatus st = newton_solve(
-      residual, dq, p_minus.lpNorm<Eigen::Infinity>(), opt);
-  q_kp1 = q_k + dq;
+  NhVec dq;
+  const NewtonStatus st = solve_post_momentum(model, h, q_k, NhVec(P_star * (p_k + 0.5 * f)),
+                                              q_pres, opt, q_kp1, dq);
   // (b), with D2 evaluated on the solved increment (q_kp1 - q_k would lose digits far out).
   NhVec D1, D2, f1;
   ld_derivatives(model, h, q_k, dq, D1, D2, nullptr, nullptr);
