@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cmath>
+#include <utility>
 
 #include <Eigen/Core>
 #include <Eigen/LU>
@@ -29,20 +30,29 @@ using SmallVec = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, MaxN, 1>;
 template <int MaxN>
 using SmallMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, MaxN, MaxN>;
 
-// Solves residual(x) = 0 for a fixed-size vector (Eigen::Matrix<double, N, 1>) or a
-// fixed-capacity one (SmallVec<MaxN>); no heap allocation either way.
-// residual(x, r, J) fills r(x) and, when J is not null, J = dr/dx. The Jacobian is
-// requested only where a Newton direction is needed, so a converged solve from a good
-// guess costs one Jacobian and one factorisation.
-template <class Vec, class Residual>
-NewtonStatus newton_solve(Residual&& residual, Vec& x, double residual_scale,
-                          const NewtonOptions& opt) {
+// The iterates, residuals and factorisation of newton_solve, kept by a caller that solves
+// many systems of one size (e.g. in its Data) so that run-time sizes do not allocate.
+template <class Vec>
+struct NewtonWorkspace {
   using Mat = Eigen::Matrix<double, Vec::RowsAtCompileTime, Vec::RowsAtCompileTime, 0,
                             Vec::MaxRowsAtCompileTime, Vec::MaxRowsAtCompileTime>;
+  explicit NewtonWorkspace(Eigen::Index n) : r(n), r_trial(n), x_trial(n), dx(n), J(n, n), lu(n) {}
+  Vec r, r_trial, x_trial, dx;
+  Mat J;
+  Eigen::PartialPivLU<Mat> lu;
+};
+
+// Solves residual(x) = 0 with the work space ws (sized x.size()).
+// residual(x, r, J) fills r(x) and, when J is not null, J = dr/dx. The Jacobian is
+// requested only where a Newton direction is needed, so a converged solve from a good
+// guess costs one Jacobian and one factorisation. The last call of residual is always at
+// the returned x, so a caller may read quantities that call left behind.
+template <class Vec, class Residual>
+NewtonStatus newton_solve(Residual&& residual, Vec& x, double residual_scale,
+                          const NewtonOptions& opt, NewtonWorkspace<Vec>& ws) {
+  using Mat = typename NewtonWorkspace<Vec>::Mat;
+  auto& [r, r_trial, x_trial, dx, J, lu] = ws;
   const Eigen::Index n = x.size();
-  Vec r(n), r_trial(n), x_trial(n), dx(n);
-  Mat J(n, n);
-  Eigen::PartialPivLU<Mat> lu(n);
   NewtonStatus status;
   const double tol = opt.tolerance * (1.0 + residual_scale);
   residual(x, r, &J);
@@ -52,11 +62,11 @@ NewtonStatus newton_solve(Residual&& residual, Vec& x, double residual_scale,
          status.iterations < opt.max_iterations) {
     if (!have_jacobian) residual(x, r, &J);
     lu.compute(J);
-    dx = lu.solve(-r);
+    dx.noalias() = lu.solve(r);
     ++status.iterations;
     double alpha = 1.0;
     for (;;) {
-      x_trial = x + alpha * dx;
+      x_trial = x - alpha * dx;
       residual(x_trial, r_trial, static_cast<Mat*>(nullptr));
       const double norm_trial = r_trial.template lpNorm<Eigen::Infinity>();
       // Sufficient decrease on the inf-norm; give up shrinking at 1/64.
@@ -74,6 +84,15 @@ NewtonStatus newton_solve(Residual&& residual, Vec& x, double residual_scale,
   }
   status.converged = std::isfinite(status.residual_norm) && status.residual_norm <= tol;
   return status;
+}
+
+// Solves residual(x) = 0 for a fixed-size vector (Eigen::Matrix<double, N, 1>) or a
+// fixed-capacity one (SmallVec<MaxN>); no heap allocation either way.
+template <class Vec, class Residual>
+NewtonStatus newton_solve(Residual&& residual, Vec& x, double residual_scale,
+                          const NewtonOptions& opt) {
+  NewtonWorkspace<Vec> ws(x.size());
+  return newton_solve(std::forward<Residual>(residual), x, residual_scale, opt, ws);
 }
 
 }  // namespace marsden

@@ -1,0 +1,1 @@
+# Maximal-coordinates benchmarks.

@@ -1,0 +1,82 @@
+// The mutable side of a tree Model: every cache of an evaluation, sized once from the
+// Model so that evaluating and stepping never allocate. One Data per thread.
+#pragma once
+
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "marsden/solve/newton.hpp"
+#include "marsden/tree/model.hpp"
+
+namespace marsden::tree {
+
+using VecX = Eigen::VectorXd;
+using MatX = Eigen::MatrixXd;
+
+// How the Lagrangian and its derivatives are evaluated.
+enum class LagrangianAlgorithm {
+  // World-frame spatial recursions: O(n) for L_q and L_v and O(n d) for the second
+  // derivatives (d the depth of the tree), from composite inertias and momenta.
+  Spatial,
+  // The paper's recursion, eqs. (1)-(11) and (15)-(18): frame poses and body velocities
+  // with their derivatives along ancestors, each computed once and cached in the Data.
+  PaperCached,
+  // The same equations evaluated by plain recursion without caching (the dotted line of
+  // the paper's Fig. 3), for the scaling experiment.
+  PaperUncached
+};
+
+struct Data {
+  explicit Data(const Model& model);
+
+  // --- Lagrangian terms at (q, qd): all coordinates, n = model.num_coords().
+  double kinetic = 0.0, potential = 0.0;
+  VecX L_q, L_v;      // dL/dq, dL/dqd
+  MatX L_qq, L_qv;    // d2L/dq dq, d2L/dq_i dqd_j (row i, column j)
+  MatX M;             // d2L/dqd dqd, the mass matrix
+
+  // --- Generalized non-conservative forces Q(t, q, qd, u) (dampers, inputs).
+  VecX Q;
+  MatX Q_q, Q_v, Q_u;
+
+  // --- Constraints: h(q), Dh(q) (rows x n), and sum_c w_c d2h_c/dq2 for a weight w.
+  VecX h;
+  MatX Dh;
+  MatX h_qq_w;
+
+  // --- The paper's recursion (frame level), filled by frame_kinematics().
+  std::vector<SE3> g_s;   // pose of every frame in the world, eq. (1)
+  std::vector<Vec6> v_b;  // body velocity of every frame, eq. (6)
+  // Per frame k, the coordinates of its driven ancestors (itself included), root first,
+  // and the offsets of its first and second derivative blocks in the arrays below.
+  std::vector<std::vector<int>> anc;
+  std::vector<int> d1_offset, d2_offset;
+  std::vector<Mat4> dg, ddg;                  // eqs. (3), (4)
+  std::vector<Vec6> dvb_dq, dvb_dqd;          // eq. (7) and d v_b / d qd_i
+  std::vector<Vec6> ddvb_dqdq, ddvb_dqd_dq;   // eqs. (8), (9)-(10)
+
+  // --- Spatial recursion, per joint (world axes).
+  std::vector<SE3> g_joint;
+  std::vector<Vec6> S, V, c, F, e, H;
+  std::vector<double> m_c;        // composite mass
+  std::vector<Vec3> h_c, gamma;   // composite first moment; gravity Hessian factor
+  std::vector<Mat3> I_c;          // composite rotational inertia about the world origin
+
+  // --- Work space of the midpoint integrator (midpoint.hpp): the full configurations at
+  // the new time and the quadrature point, the velocity (q_kp1 - q_k) / dt, Dh(q_k), the
+  // unknowns z = (dynamic q_kp1, lambda) and the last step's end and velocity for the
+  // extrapolated guess of the next one.
+  VecX q_kp1, q_m, v_m, lambda, z;
+  MatX Dh_k;
+  VecX q_prev_end, v_prev;
+  bool have_prev = false;
+  NewtonWorkspace<VecX> newton;
+
+  // --- Scratch of the point and constraint helpers.
+  MatX J3_a, J3_b;
+  VecX grad_n;
+  MatX hess_n;
+};
+
+}  // namespace marsden::tree

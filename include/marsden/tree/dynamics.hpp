@@ -1,0 +1,51 @@
+// Kinematics, Lagrangian terms and continuous dynamics of a tree (tree paper §III-VI).
+#pragma once
+
+#include "marsden/tree/data.hpp"
+
+namespace marsden::tree {
+
+// The paper's recursion, eqs. (1)-(11): poses g_s of every frame, body velocities v_b and,
+// up to `order` (0, 1 or 2), their derivatives with respect to q and qd, each along the
+// frame's ancestors only, computed once and cached in data (see Data for the layout).
+void frame_kinematics(const Model& model, Data& data, const VecX& q, const VecX& qd,
+                      int order);
+
+// Accessors of the cache, zero for coordinates that are not ancestors of the frame.
+Mat4 frame_pose_dq(const Data& data, int frame, int i);                // d g_s / d q_i
+Mat4 frame_pose_dqdq(const Data& data, int frame, int i, int j);       // d2 g_s / dq_i dq_j
+Vec6 body_velocity_dq(const Data& data, int frame, int i);             // d v_b / d q_i
+Vec6 body_velocity_dqd(const Data& data, int frame, int i);            // d v_b / d qd_i
+Vec6 body_velocity_dqdq(const Data& data, int frame, int i, int j);    // d2 v_b / dq_i dq_j
+Vec6 body_velocity_dqd_dq(const Data& data, int frame, int i, int j);  // d2 v_b / dqd_i dq_j
+
+// L = T - V (eq. (15)) with gravity and the springs of the model, and its derivatives
+// L_q, L_v (eq. (16)) and, if second_order, L_qq, L_qv and M (eqs. (17), (18)).
+void lagrangian_terms(const Model& model, Data& data, const VecX& q, const VecX& qd,
+                      bool second_order,
+                      LagrangianAlgorithm algorithm = LagrangianAlgorithm::Spatial);
+
+// Non-conservative generalized forces Q (dampers and inputs u) and, if derivatives,
+// Q_q, Q_v, Q_u.
+void generalized_forces(const Model& model, Data& data, const VecX& q, const VecX& qd,
+                        const VecX& u, bool derivatives);
+
+// h(q) and Dh(q); with weight non-null also data.h_qq_w = sum_c w_c d2h_c/dq2.
+void constraint_terms(const Model& model, Data& data, const VecX& q, const VecX* weight);
+
+// Total energy T + V at (q, qd).
+double energy(const Model& model, Data& data, const VecX& q, const VecX& qd);
+
+// The continuous dynamics, eq. (14), with constraint forces Dh^T lambda: solves
+//   M qdd = L_q - L_vq qd + Q + Dh^T lambda,   Dh qdd + d/dt(Dh) qd = 0
+// for the dynamic accelerations and lambda, the kinematic accelerations being given
+// (qdd_kinematic, one per kinematic coordinate). Returns qdd for all coordinates.
+// Throws SolverError when the constrained mass matrix is singular.
+struct Acceleration {
+  VecX qdd;
+  VecX lambda;
+};
+Acceleration continuous_dynamics(const Model& model, Data& data, const VecX& q, const VecX& qd,
+                                 const VecX& u, const VecX& qdd_kinematic);
+
+}  // namespace marsden::tree

@@ -1,0 +1,61 @@
+// The generalized midpoint variational integrator of the tree paper §VII:
+//   L_d(q_k, q_k+1) = dt L(q_k + alpha (q_k+1 - q_k), (q_k+1 - q_k) / dt)     (eq. (22))
+// with forces at the same point (f^- = (1 - alpha) dt Q, f^+ = alpha dt Q) and the
+// constraints imposed on the new configuration:
+//   p_k + D1 L_d(q_k, q_k+1) + f^- - Dh(q_k)^T lambda_k = 0,   h(q_k+1) = 0     (eq. (21))
+//   p_k+1 = D2 L_d(q_k, q_k+1) + f^+.
+// The rows are those of the dynamic coordinates; a kinematic coordinate's next value is an
+// input of the step. Newton uses the exact Jacobian, eq. (26).
+#pragma once
+
+#include "marsden/solve/newton.hpp"
+#include "marsden/tree/data.hpp"
+
+namespace marsden::tree {
+
+struct MidpointOptions {
+  double alpha = 0.5;  // quadrature point in [0, 1]; 1/2 is second order
+  NewtonOptions newton{1e-10, 30, true};
+  LagrangianAlgorithm algorithm = LagrangianAlgorithm::Spatial;
+};
+
+// Discrete state: time, all coordinates (dynamic and kinematic), momenta of the dynamic
+// coordinates (p = dL/dqd at t0, then the discrete momenta).
+struct TreeState {
+  double t = 0.0;
+  VecX q;
+  VecX p;
+};
+
+// Initial state from (q, qd) by the continuous Legendre transform p = dL/dqd.
+// Throws InputError on sizes or non-finite values.
+TreeState midpoint_initial_state(const Model& model, Data& data, double t0, const VecX& q0,
+                                 const VecX& qd0);
+
+// One step of size dt from x_k with inputs u (model.num_inputs()) and the next values of
+// the kinematic coordinates. On success x_kp1 holds the new state and data.lambda the
+// constraint multipliers; on failure x_kp1 is left untouched. Never allocates.
+NewtonStatus midpoint_step(const Model& model, Data& data, const MidpointOptions& options,
+                           double dt, const TreeState& x_k, const VecX& u,
+                           const VecX& q_kinematic_kp1, TreeState& x_kp1);
+
+// Derivatives of one step (x_k, u, q_kinematic_kp1) -> x_kp1, by the implicit function
+// theorem on the converged residual: what optimal control and LQR linearisation need.
+// Rows: dynamic coordinates (q) and their momenta (p); columns: all of q_k, p_k, u and the
+// kinematic coordinates' next values.
+struct StepDerivatives {
+  MatX dq_dq, dq_dp, dq_du, dq_dk;
+  MatX dp_dq, dp_dp, dp_du, dp_dk;
+};
+void midpoint_step_derivatives(const Model& model, Data& data, const MidpointOptions& options,
+                               double dt, const TreeState& x_k, const VecX& u,
+                               const VecX& q_kinematic_kp1, const TreeState& x_kp1,
+                               StepDerivatives& out);
+
+// The residual of the step equations at a trial (q_kp1, lambda), for tests and for
+// optimal control: r has num_dynamic + num_constraint_rows entries.
+void midpoint_residual(const Model& model, Data& data, const MidpointOptions& options,
+                       double dt, const TreeState& x_k, const VecX& u, const VecX& q_kp1,
+                       const VecX& lambda, VecX& r);
+
+}  // namespace marsden::tree

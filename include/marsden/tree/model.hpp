@@ -1,0 +1,215 @@
+// Mechanical systems as trees of frames in generalized coordinates (tree paper §II).
+// Each frame hangs from its parent (or the fixed world frame) by one primitive transform:
+// a translation along or a rotation about the parent's x, y or z axis, driven by one
+// coordinate or fixed at a constant, or a constant SE(3) transform. Arbitrary joint axes
+// come from constant transforms around a primitive one.
+//
+// Conventions: SI units; the world frame is fixed, z up; twists are (omega, v) and wrenches
+// (torque, force), as in lie/se3.hpp. Build a Model with ModelBuilder; a Model is
+// immutable, evaluations write into a tree::Data (data.hpp).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "marsden/lie/se3.hpp"
+#include "marsden/lie/types.hpp"
+
+namespace marsden::tree {
+
+enum class Transform { Tx, Ty, Tz, Rx, Ry, Rz, Const };
+
+// Parses "tx", "ty", "tz", "rx", "ry", "rz", "const"; nullopt otherwise.
+std::optional<Transform> transform_from_name(const std::string& name);
+const char* transform_name(Transform t);
+
+inline constexpr int kWorld = -1;  // parent index of frames attached to the world
+
+struct Frame {
+  std::string name;
+  int parent = kWorld;
+  Transform type = Transform::Const;
+  int coord = -1;         // driving coordinate, or -1 for a fixed transform
+  double value = 0.0;     // the fixed amount of a primitive without a coordinate (m or rad)
+  SE3 constant;           // the transform of a Const frame
+};
+
+struct Coordinate {
+  std::string name;
+  int frame = -1;           // the frame it drives
+  bool kinematic = false;   // prescribed: its next value is an input of the step
+  // Joint limits as read from a model file; recorded, not enforced by the dynamics.
+  double lower = -1e300, upper = 1e300;
+};
+
+// A rigid mass attached to a frame: mass, centre of mass in the frame, rotational inertia
+// about the centre of mass in the frame's axes (symmetric positive definite).
+struct Mass {
+  int frame = -1;
+  double mass = 0.0;
+  Vec3 com = Vec3::Zero();
+  Mat3 inertia = Mat3::Zero();
+};
+
+// Potentials and forces. Frame springs and dampers act between the frame origins.
+struct CoordinateSpring { int coord; double stiffness; double rest; };     // N/m or N m/rad
+struct FrameSpring { int frame_a, frame_b; double stiffness; double rest_length; };
+struct CoordinateDamper { int coord; double damping; };                    // N s/m or N m s/rad
+struct FrameDamper { int frame_a, frame_b; double damping; };
+// Inputs (the vector u of a step): a generalized force on a coordinate (1 input), or a
+// wrench at a frame's origin (6 inputs, (torque, force)) in the frame's axes (body) or in
+// the world's axes.
+enum class InputKind { CoordinateForce, BodyWrench, WorldWrench };
+struct Input { InputKind kind; int index; int first; };  // index: coordinate or frame
+
+// Holonomic constraints h(q) = 0, imposed at the position level.
+enum class ConstraintKind {
+  Distance,      // |p_a - p_b| - d, d constant or the value of a (kinematic) coordinate
+  PointOnPlane,  // n_b . (p_a - p_b): frame a's origin on the plane through frame b's
+                 // origin with normal n (in b's axes)
+  PointToPoint   // p_a - p_b in world axes (3 rows)
+};
+struct Constraint {
+  std::string name;
+  ConstraintKind kind;
+  int frame_a, frame_b;
+  double distance = 0.0;
+  int distance_coord = -1;  // Distance: the coordinate giving d, or -1 for the constant
+  Vec3 normal = Vec3::UnitZ();
+  int first_row = 0;
+  int rows() const { return kind == ConstraintKind::PointToPoint ? 3 : 1; }
+};
+
+class ModelBuilder;
+
+class Model {
+ public:
+  int num_frames() const { return static_cast<int>(frames_.size()); }
+  int num_coords() const { return static_cast<int>(coords_.size()); }
+  int num_dynamic() const { return static_cast<int>(dynamic_.size()); }
+  int num_kinematic() const { return static_cast<int>(kinematic_.size()); }
+  int num_inputs() const { return num_inputs_; }
+  int num_constraint_rows() const { return num_constraint_rows_; }
+
+  const std::vector<Frame>& frames() const { return frames_; }
+  const std::vector<Coordinate>& coords() const { return coords_; }
+  const std::vector<Mass>& masses() const { return masses_; }
+  const std::vector<Constraint>& constraints() const { return constraints_; }
+  const std::vector<CoordinateSpring>& coordinate_springs() const { return coord_springs_; }
+  const std::vector<FrameSpring>& frame_springs() const { return frame_springs_; }
+  const std::vector<CoordinateDamper>& coordinate_dampers() const { return coord_dampers_; }
+  const std::vector<FrameDamper>& frame_dampers() const { return frame_dampers_; }
+  const std::vector<Input>& inputs() const { return inputs_; }
+  const Vec3& gravity() const { return gravity_; }
+
+  // Coordinate indices of the dynamic and of the kinematic coordinates, ascending.
+  const std::vector<int>& dynamic_coords() const { return dynamic_; }
+  const std::vector<int>& kinematic_coords() const { return kinematic_; }
+  // Position of coordinate i among the dynamic (or kinematic) ones, -1 if it is not one.
+  int dynamic_index(int coord) const { return dyn_index_[coord]; }
+  int kinematic_index(int coord) const { return kin_index_[coord]; }
+
+  // Index by name; throws InputError naming the model's frames/coordinates when absent.
+  int frame_index(const std::string& name) const;
+  int coord_index(const std::string& name) const;
+
+  // Joints: the coordinate-driven frames, ordered so that a parent comes before its
+  // children. Fixed frames ride on the nearest driven ancestor (or the world); the
+  // recursion runs over joints only, so its cost does not depend on how many constant
+  // frames the model spells out.
+  struct Joint {
+    int frame;             // the driven frame
+    int coord;             // its coordinate
+    int parent;            // parent joint, or -1 for the world
+    SE3 placement;         // from the parent joint's frame to this frame before q moves it
+    Vec6 axis;             // unit twist of the primitive in its own frame: (e, 0) or (0, e)
+    bool revolute;
+    // The masses riding on this joint, lumped, in the joint frame.
+    double mass = 0.0;
+    Vec3 first_moment = Vec3::Zero();  // sum m c
+    Mat3 inertia_origin = Mat3::Zero();  // about the joint frame's origin
+  };
+  const std::vector<Joint>& joints() const { return joints_; }
+  // The joint a frame rides on (-1: the world) and the frame's pose relative to it.
+  int frame_joint(int frame) const { return frame_joint_[frame]; }
+  const SE3& frame_offset(int frame) const { return frame_offset_[frame]; }
+  // Joint index of a coordinate (every coordinate drives exactly one frame).
+  int coord_joint(int coord) const { return coord_joint_[coord]; }
+  // True when joint a is joint b or one of its ancestors.
+  bool joint_supports(int a, int b) const;
+
+ private:
+  friend class ModelBuilder;
+  std::vector<Frame> frames_;
+  std::vector<Coordinate> coords_;
+  std::vector<Mass> masses_;
+  std::vector<Constraint> constraints_;
+  std::vector<CoordinateSpring> coord_springs_;
+  std::vector<FrameSpring> frame_springs_;
+  std::vector<CoordinateDamper> coord_dampers_;
+  std::vector<FrameDamper> frame_dampers_;
+  std::vector<Input> inputs_;
+  Vec3 gravity_ = Vec3(0.0, 0.0, -9.81);
+  int num_inputs_ = 0;
+  int num_constraint_rows_ = 0;
+  std::vector<int> dynamic_, kinematic_, dyn_index_, kin_index_;
+  std::vector<Joint> joints_;
+  std::vector<int> frame_joint_, coord_joint_;
+  std::vector<SE3> frame_offset_;
+  std::vector<int> joint_depth_;
+};
+
+// Builds a Model step by step; every call validates its arguments and throws InputError
+// naming the offending frame, coordinate or value. Frames must be added parent first.
+class ModelBuilder {
+ public:
+  ModelBuilder();
+
+  // A frame driven by a new coordinate (dynamic unless kinematic is true). Returns the
+  // frame index. type must be a primitive (not Const).
+  int add_joint_frame(const std::string& name, int parent, Transform type,
+                      const std::string& coord_name, bool kinematic = false);
+  // A primitive transform fixed at value (m or rad).
+  int add_fixed_frame(const std::string& name, int parent, Transform type, double value);
+  // A constant SE(3) transform.
+  int add_const_frame(const std::string& name, int parent, const SE3& transform);
+
+  void add_mass(int frame, double mass, const Vec3& com, const Mat3& inertia);
+  void set_gravity(const Vec3& g);
+  void set_limits(int coord, double lower, double upper);
+
+  void add_coordinate_spring(int coord, double stiffness, double rest);
+  void add_frame_spring(int frame_a, int frame_b, double stiffness, double rest_length);
+  void add_coordinate_damper(int coord, double damping);
+  void add_frame_damper(int frame_a, int frame_b, double damping);
+  // Each returns the index of its first entry in the input vector u.
+  int add_coordinate_force_input(int coord);
+  int add_wrench_input(int frame, bool body_axes);
+
+  void add_distance_constraint(const std::string& name, int frame_a, int frame_b,
+                               double distance);
+  // The distance is the value of coordinate distance_coord (usually kinematic).
+  void add_prescribed_distance_constraint(const std::string& name, int frame_a, int frame_b,
+                                          int distance_coord);
+  void add_point_on_plane_constraint(const std::string& name, int frame_a, int plane_frame,
+                                     const Vec3& normal);
+  void add_point_to_point_constraint(const std::string& name, int frame_a, int frame_b);
+
+  int num_frames() const { return static_cast<int>(model_.frames_.size()); }
+  int num_coords() const { return static_cast<int>(model_.coords_.size()); }
+  int frame_index(const std::string& name) const { return model_.frame_index(name); }
+  int coord_index(const std::string& name) const { return model_.coord_index(name); }
+
+  // Validates the whole model (masses make the dynamic mass matrix non-singular is checked
+  // at run time, not here) and returns it; the builder is left empty.
+  Model build();
+
+ private:
+  int add_frame(Frame frame);
+  void check_frame(int frame, const char* what) const;
+  void check_coord(int coord, const char* what) const;
+  Model model_;
+};
+
+}  // namespace marsden::tree

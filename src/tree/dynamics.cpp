@@ -1,0 +1,222 @@
+#include "marsden/tree/dynamics.hpp"
+
+#include <Eigen/LU>
+
+#include "marsden/error.hpp"
+#include "tree/detail.hpp"
+
+namespace marsden::tree {
+
+Data::Data(const Model& model)
+    : newton(model.num_dynamic() + model.num_constraint_rows()) {
+  const int n = model.num_coords(), nf = model.num_frames(), nj = int(model.joints().size());
+  const int nu = model.num_inputs(), m = model.num_constraint_rows();
+  L_q = L_v = VecX::Zero(n);
+  L_qq = L_qv = M = MatX::Zero(n, n);
+  Q = VecX::Zero(n);
+  Q_q = Q_v = MatX::Zero(n, n);
+  Q_u = MatX::Zero(n, nu);
+  h = VecX::Zero(m);
+  Dh = Dh_k = MatX::Zero(m, n);
+  h_qq_w = MatX::Zero(n, n);
+
+  g_s.assign(nf, SE3::identity());
+  v_b.assign(nf, Vec6::Zero());
+  anc.resize(nf);
+  d1_offset.resize(nf);
+  d2_offset.resize(nf);
+  int d1 = 0, d2 = 0;
+  for (int k = 0; k < nf; ++k) {
+    const Frame& f = model.frames()[k];
+    if (f.parent != kWorld) anc[k] = anc[f.parent];
+    if (f.coord >= 0) anc[k].push_back(f.coord);
+    d1_offset[k] = d1;
+    d2_offset[k] = d2;
+    d1 += int(anc[k].size());
+    d2 += int(anc[k].size() * anc[k].size());
+  }
+  dg.assign(d1, Mat4::Zero());
+  dvb_dq.assign(d1, Vec6::Zero());
+  dvb_dqd.assign(d1, Vec6::Zero());
+  ddg.assign(d2, Mat4::Zero());
+  ddvb_dqdq.assign(d2, Vec6::Zero());
+  ddvb_dqd_dq.assign(d2, Vec6::Zero());
+
+  g_joint.assign(nj, SE3::identity());
+  S = V = c = F = e = H = std::vector<Vec6>(nj, Vec6::Zero());
+  m_c.assign(nj, 0.0);
+  h_c = gamma = std::vector<Vec3>(nj, Vec3::Zero());
+  I_c.assign(nj, Mat3::Zero());
+
+  q_kp1 = q_m = v_m = VecX::Zero(n);
+  lambda = VecX::Zero(m);
+  z = VecX::Zero(model.num_dynamic() + m);
+  q_prev_end = v_prev = VecX::Zero(n);
+  J3_a = J3_b = MatX::Zero(3, n);
+  grad_n = VecX::Zero(n);
+  hess_n = MatX::Zero(n, n);
+}
+
+namespace {
+
+void check_sizes(const Model& model, const VecX& q, const VecX& qd, const char* where) {
+  if (q.size() != model.num_coords() || qd.size() != model.num_coords())
+    throw InputError(std::string(where) + ": q and qd need " +
+                     std::to_string(model.num_coords()) + " entries, got " +
+                     std::to_string(q.size()) + " and " + std::to_string(qd.size()));
+}
+
+}  // namespace
+
+void lagrangian_terms(const Model& model, Data& data, const VecX& q, const VecX& qd,
+                      bool second_order, LagrangianAlgorithm algorithm) {
+  data.kinetic = data.potential = 0.0;
+  data.L_q.setZero();
+  data.L_v.setZero();
+  if (second_order) {
+    data.L_qq.setZero();
+    data.L_qv.setZero();
+    data.M.setZero();
+  }
+  detail::joint_kinematics(model, data, q, qd);
+  if (algorithm == LagrangianAlgorithm::Spatial)
+    detail::spatial_lagrangian(model, data, qd, second_order);
+  else
+    detail::paper_lagrangian(model, data, q, qd, second_order,
+                             algorithm == LagrangianAlgorithm::PaperCached);
+  detail::add_spring_terms(model, data, q, second_order);
+}
+
+void generalized_forces(const Model& model, Data& data, const VecX& q, const VecX& qd,
+                        const VecX& u, bool derivatives) {
+  if (u.size() != model.num_inputs())
+    throw InputError("tree forces: u needs " + std::to_string(model.num_inputs()) +
+                     " entries, got " + std::to_string(u.size()));
+  detail::joint_kinematics(model, data, q, qd);
+  detail::forces_at_current_kinematics(model, data, qd, u, derivatives);
+}
+
+void constraint_terms(const Model& model, Data& data, const VecX& q, const VecX* weight) {
+  detail::joint_kinematics(model, data, q, q);
+  detail::constraints_at_current_kinematics(model, data, q, weight);
+}
+
+double energy(const Model& model, Data& data, const VecX& q, const VecX& qd) {
+  check_sizes(model, q, qd, "tree energy");
+  lagrangian_terms(model, data, q, qd, false);
+  return data.kinetic + data.potential;
+}
+
+Acceleration continuous_dynamics(const Model& model, Data& data, const VecX& q, const VecX& qd,
+                                 const VecX& u, const VecX& qdd_kinematic) {
+  check_sizes(model, q, qd, "tree dynamics");
+  if (qdd_kinematic.size() != model.num_kinematic())
+    throw InputError("tree dynamics: qdd_kinematic needs " +
+                     std::to_string(model.num_kinematic()) + " entries");
+  const int n = model.num_coords(), nd = model.num_dynamic(), m = model.num_constraint_rows();
+  lagrangian_terms(model, data, q, qd, true);
+  detail::forces_at_current_kinematics(model, data, qd, u, false);
+  // M qdd = L_q - (d2L/dqd dq) qd + Q + Dh^T lambda, eq. (14).
+  const VecX rhs = data.L_q - data.L_qv.transpose() * qd + data.Q;
+
+  VecX qdd = VecX::Zero(n);
+  for (int a = 0; a < model.num_kinematic(); ++a) qdd[model.kinematic_coords()[a]] = qdd_kinematic[a];
+
+  // Velocity product of the constraints, qd^T (d2h_c/dq2) qd, one row at a time.
+  VecX h_dd = VecX::Zero(m);
+  VecX weight = VecX::Zero(m);
+  for (int c = 0; c < m; ++c) {
+    weight.setZero();
+    weight[c] = 1.0;
+    constraint_terms(model, data, q, &weight);
+    h_dd[c] = qd.dot(data.h_qq_w * qd);
+  }
+
+  MatX A = MatX::Zero(nd + m, nd + m);
+  VecX b = VecX::Zero(nd + m);
+  const auto& dyn = model.dynamic_coords();
+  const VecX M_qdd_kin = data.M * qdd;  // only the kinematic entries of qdd are set here
+  const VecX Dh_qdd_kin = data.Dh * qdd;
+  for (int a = 0; a < nd; ++a) {
+    for (int b2 = 0; b2 < nd; ++b2) A(a, b2) = data.M(dyn[a], dyn[b2]);
+    for (int c = 0; c < m; ++c) {
+      A(a, nd + c) = -data.Dh(c, dyn[a]);
+      A(nd + c, a) = data.Dh(c, dyn[a]);
+    }
+    b[a] = rhs[dyn[a]] - M_qdd_kin[dyn[a]];
+  }
+  for (int c = 0; c < m; ++c) b[nd + c] = -Dh_qdd_kin[c] - h_dd[c];
+  Eigen::FullPivLU<MatX> lu(A);
+  if (!lu.isInvertible())
+    throw SolverError("tree dynamics: the constrained mass matrix is singular (rank " +
+                      std::to_string(lu.rank()) + " of " + std::to_string(nd + m) +
+                      "); check masses and redundant constraints");
+  const VecX x = lu.solve(b);
+  for (int a = 0; a < nd; ++a) qdd[dyn[a]] = x[a];
+  return Acceleration{qdd, x.tail(m)};
+}
+
+namespace detail {
+
+void constraints_at_current_kinematics(const Model& model, Data& data, const VecX& q,
+                                       const VecX* weight) {
+  data.Dh.setZero();
+  if (weight) data.h_qq_w.setZero();
+  for (const Constraint& c : model.constraints()) {
+    const int row = c.first_row;
+    const Vec3 p_a = frame_origin(model, data, c.frame_a);
+    const Vec3 p_b = frame_origin(model, data, c.frame_b);
+    switch (c.kind) {
+      case ConstraintKind::Distance: {
+        const bool hess = weight && (*weight)[row] != 0.0;
+        const double d = distance_terms(model, data, c.frame_a, c.frame_b, data.grad_n,
+                                        hess ? &data.hess_n : nullptr);
+        const double target = c.distance_coord >= 0 ? q[c.distance_coord] : c.distance;
+        data.h[row] = d - target;
+        data.Dh.row(row) = data.grad_n.transpose();
+        if (c.distance_coord >= 0) data.Dh(row, c.distance_coord) -= 1.0;
+        if (hess) data.h_qq_w += (*weight)[row] * data.hess_n;
+        break;
+      }
+      case ConstraintKind::PointOnPlane: {
+        const Vec3 n = frame_rotation(model, data, c.frame_b) * c.normal;
+        const Vec3 r = p_a - p_b;
+        data.h[row] = n.dot(r);
+        MatX& J_r = data.J3_a;
+        MatX& J_n = data.J3_b;
+        J_r.setZero();
+        J_n.setZero();
+        add_point_jacobian(model, data, c.frame_a, p_a, 1.0, J_r);
+        add_point_jacobian(model, data, c.frame_b, p_b, -1.0, J_r);
+        add_direction_jacobian(model, data, c.frame_b, n, J_n);
+        data.Dh.row(row).noalias() = n.transpose() * J_r + r.transpose() * J_n;
+        if (weight && (*weight)[row] != 0.0) {
+          const double w = (*weight)[row];
+          add_point_hessian(model, data, c.frame_a, p_a, w * n, 1.0, data.h_qq_w);
+          add_point_hessian(model, data, c.frame_b, p_b, w * n, -1.0, data.h_qq_w);
+          add_direction_hessian(model, data, c.frame_b, n, w * r, data.h_qq_w);
+          data.h_qq_w.noalias() += w * (J_n.transpose() * J_r + J_r.transpose() * J_n);
+        }
+        break;
+      }
+      case ConstraintKind::PointToPoint: {
+        data.h.segment<3>(row) = p_a - p_b;
+        MatX& J_r = data.J3_a;
+        J_r.setZero();
+        add_point_jacobian(model, data, c.frame_a, p_a, 1.0, J_r);
+        add_point_jacobian(model, data, c.frame_b, p_b, -1.0, J_r);
+        data.Dh.middleRows<3>(row) = J_r;
+        if (weight) {
+          const Vec3 w = weight->segment<3>(row);
+          add_point_hessian(model, data, c.frame_a, p_a, w, 1.0, data.h_qq_w);
+          add_point_hessian(model, data, c.frame_b, p_b, w, -1.0, data.h_qq_w);
+        }
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace detail
+
+}  // namespace marsden::tree

@@ -1,0 +1,273 @@
+#include "marsden/tree/midpoint.hpp"
+
+#include <cmath>
+
+#include "marsden/error.hpp"
+#include "marsden/tree/dynamics.hpp"
+#include "tree/detail.hpp"
+
+namespace marsden::tree {
+
+namespace {
+
+bool has_forces(const Model& model) {
+  return !model.coordinate_dampers().empty() || !model.frame_dampers().empty() ||
+         !model.inputs().empty();
+}
+
+// The quadrature point and velocity of L_d: q_m = q_k + alpha (q_kp1 - q_k),
+// v = (q_kp1 - q_k) / dt, then L and Q there (eq. (22)).
+void evaluate_at_quadrature_point(const Model& model, Data& data, const MidpointOptions& opt,
+                                  double dt, const VecX& q_k, const VecX& u,
+                                  bool second_order) {
+  data.v_m = (data.q_kp1 - q_k) / dt;
+  data.q_m = q_k + opt.alpha * (data.q_kp1 - q_k);
+  lagrangian_terms(model, data, data.q_m, data.v_m, second_order, opt.algorithm);
+  if (has_forces(model))
+    detail::forces_at_current_kinematics(model, data, data.v_m, u, second_order);
+}
+
+// d/dq_kp1,j of -D1 L_d's row i without the forces' share: the terms of eq. (26).
+double d1_jacobian(const Data& data, double alpha, double dt, int i, int j) {
+  return (1.0 - alpha) * dt *
+             (alpha * (data.L_qq(i, j) + data.Q_q(i, j)) + (data.L_qv(i, j) + data.Q_v(i, j)) / dt) -
+         (alpha * data.L_qv(j, i) + data.M(i, j) / dt);
+}
+
+// d/dq_kp1,j of p_kp1 = D2 L_d + f^+ (row i).
+double d2_jacobian_next(const Data& data, double alpha, double dt, int i, int j) {
+  return alpha * dt *
+             (alpha * (data.L_qq(i, j) + data.Q_q(i, j)) + (data.L_qv(i, j) + data.Q_v(i, j)) / dt) +
+         (alpha * data.L_qv(j, i) + data.M(i, j) / dt);
+}
+
+// d/dq_k,j of p_kp1 (row i).
+double d2_jacobian_prev(const Data& data, double alpha, double dt, int i, int j) {
+  return alpha * dt *
+             ((1.0 - alpha) * (data.L_qq(i, j) + data.Q_q(i, j)) -
+              (data.L_qv(i, j) + data.Q_v(i, j)) / dt) +
+         ((1.0 - alpha) * data.L_qv(j, i) - data.M(i, j) / dt);
+}
+
+// d/dq_k,j of the step residual's row i, without the constraint term.
+double d1_jacobian_prev(const Data& data, double alpha, double dt, int i, int j) {
+  return (1.0 - alpha) * dt *
+             ((1.0 - alpha) * (data.L_qq(i, j) + data.Q_q(i, j)) -
+              (data.L_qv(i, j) + data.Q_v(i, j)) / dt) -
+         ((1.0 - alpha) * data.L_qv(j, i) - data.M(i, j) / dt);
+}
+
+void check_step_inputs(const Model& model, const MidpointOptions& opt, double dt,
+                       const TreeState& x_k, const VecX& u, const VecX& q_kin) {
+  if (!(dt > 0.0) || !std::isfinite(dt))
+    throw InputError("tree midpoint step: dt must be positive and finite");
+  if (!(opt.alpha >= 0.0 && opt.alpha <= 1.0))
+    throw InputError("tree midpoint step: alpha must lie in [0, 1]");
+  if (x_k.q.size() != model.num_coords() || x_k.p.size() != model.num_dynamic())
+    throw InputError("tree midpoint step: the state needs " +
+                     std::to_string(model.num_coords()) + " coordinates and " +
+                     std::to_string(model.num_dynamic()) + " momenta");
+  if (u.size() != model.num_inputs())
+    throw InputError("tree midpoint step: u needs " + std::to_string(model.num_inputs()) +
+                     " entries, got " + std::to_string(u.size()));
+  if (q_kin.size() != model.num_kinematic())
+    throw InputError("tree midpoint step: the kinematic coordinates need " +
+                     std::to_string(model.num_kinematic()) + " values, got " +
+                     std::to_string(q_kin.size()));
+  if (!x_k.q.allFinite() || !x_k.p.allFinite() || !u.allFinite() || !q_kin.allFinite())
+    throw InputError("tree midpoint step at t = " + std::to_string(x_k.t) +
+                     ": the state or an input is not finite");
+}
+
+// Dh(q_k), constant during the solve.
+void constraints_at_start(const Model& model, Data& data, const VecX& q_k) {
+  if (model.num_constraint_rows() == 0) return;
+  constraint_terms(model, data, q_k, nullptr);
+  data.Dh_k = data.Dh;
+}
+
+// The step equations at z = (dynamic q_kp1, lambda): r and, if J, dr/dz.
+void step_residual(const Model& model, Data& data, const MidpointOptions& opt, double dt,
+                   const TreeState& x_k, const VecX& u, const VecX& z, VecX& r, MatX* J) {
+  const auto& dyn = model.dynamic_coords();
+  const int nd = model.num_dynamic(), m = model.num_constraint_rows();
+  for (int a = 0; a < nd; ++a) data.q_kp1[dyn[a]] = z[a];
+  if (m > 0) {
+    detail::joint_kinematics(model, data, data.q_kp1, data.q_kp1);
+    detail::constraints_at_current_kinematics(model, data, data.q_kp1, nullptr);
+  }
+  evaluate_at_quadrature_point(model, data, opt, dt, x_k.q, u, J != nullptr);
+  const double alpha = opt.alpha;
+  for (int a = 0; a < nd; ++a) {
+    const int i = dyn[a];
+    double value = x_k.p[a] + (1.0 - alpha) * dt * (data.L_q[i] + data.Q[i]) - data.L_v[i];
+    for (int c = 0; c < m; ++c) value -= data.Dh_k(c, i) * z[nd + c];
+    r[a] = value;
+  }
+  for (int c = 0; c < m; ++c) r[nd + c] = data.h[c];
+  if (!J) return;
+  for (int a = 0; a < nd; ++a) {
+    const int i = dyn[a];
+    for (int b = 0; b < nd; ++b) (*J)(a, b) = d1_jacobian(data, alpha, dt, i, dyn[b]);
+    for (int c = 0; c < m; ++c) {
+      (*J)(a, nd + c) = -data.Dh_k(c, i);
+      (*J)(nd + c, a) = data.Dh(c, i);
+    }
+  }
+  J->bottomRightCorner(m, m).setZero();
+}
+
+void set_kinematic(const Model& model, const VecX& q_kin, VecX& q) {
+  const auto& kin = model.kinematic_coords();
+  for (int a = 0; a < model.num_kinematic(); ++a) q[kin[a]] = q_kin[a];
+}
+
+}  // namespace
+
+TreeState midpoint_initial_state(const Model& model, Data& data, double t0, const VecX& q0,
+                                 const VecX& qd0) {
+  if (q0.size() != model.num_coords() || qd0.size() != model.num_coords())
+    throw InputError("tree initial state: q and qd need " + std::to_string(model.num_coords()) +
+                     " entries");
+  if (!q0.allFinite() || !qd0.allFinite() || !std::isfinite(t0))
+    throw InputError("tree initial state: t, q or qd is not finite");
+  lagrangian_terms(model, data, q0, qd0, false);
+  TreeState x;
+  x.t = t0;
+  x.q = q0;
+  x.p.resize(model.num_dynamic());
+  for (int a = 0; a < model.num_dynamic(); ++a) x.p[a] = data.L_v[model.dynamic_coords()[a]];
+  data.have_prev = false;
+  return x;
+}
+
+void midpoint_residual(const Model& model, Data& data, const MidpointOptions& options,
+                       double dt, const TreeState& x_k, const VecX& u, const VecX& q_kp1,
+                       const VecX& lambda, VecX& r) {
+  const int nd = model.num_dynamic(), m = model.num_constraint_rows();
+  if (q_kp1.size() != model.num_coords() || lambda.size() != m)
+    throw InputError("tree midpoint residual: q_kp1 or lambda has the wrong size");
+  VecX q_kin(model.num_kinematic());
+  for (int a = 0; a < model.num_kinematic(); ++a) q_kin[a] = q_kp1[model.kinematic_coords()[a]];
+  check_step_inputs(model, options, dt, x_k, u, q_kin);
+  constraints_at_start(model, data, x_k.q);
+  data.q_kp1 = q_kp1;
+  VecX z(nd + m);
+  for (int a = 0; a < nd; ++a) z[a] = q_kp1[model.dynamic_coords()[a]];
+  z.tail(m) = lambda;
+  r.resize(nd + m);
+  step_residual(model, data, options, dt, x_k, u, z, r, nullptr);
+}
+
+NewtonStatus midpoint_step(const Model& model, Data& data, const MidpointOptions& options,
+                           double dt, const TreeState& x_k, const VecX& u,
+                           const VecX& q_kinematic_kp1, TreeState& x_kp1) {
+  check_step_inputs(model, options, dt, x_k, u, q_kinematic_kp1);
+  const auto& dyn = model.dynamic_coords();
+  const int nd = model.num_dynamic(), m = model.num_constraint_rows();
+  constraints_at_start(model, data, x_k.q);
+
+  // Warm start: extrapolate the last step's velocity when this step continues it.
+  const bool continues = data.have_prev && data.q_prev_end == x_k.q;
+  for (int a = 0; a < nd; ++a)
+    data.z[a] = x_k.q[dyn[a]] + (continues ? dt * data.v_prev[dyn[a]] : 0.0);
+  if (continues)
+    data.z.tail(m) = data.lambda;
+  else
+    data.z.tail(m).setZero();
+  data.q_kp1 = x_k.q;
+  set_kinematic(model, q_kinematic_kp1, data.q_kp1);
+
+  const NewtonStatus status = newton_solve(
+      [&](const VecX& z, VecX& r, MatX* J) { step_residual(model, data, options, dt, x_k, u, z, r, J); },
+      data.z, x_k.p.size() ? x_k.p.lpNorm<Eigen::Infinity>() : 0.0, options.newton,
+      data.newton);
+  if (!status.converged) {
+    data.have_prev = false;
+    return status;
+  }
+  // newton_solve's last residual call was at the solution: read L and Q left there.
+  const double alpha = options.alpha;
+  x_kp1.t = x_k.t + dt;
+  x_kp1.q = data.q_kp1;
+  x_kp1.p.resize(nd);
+  for (int a = 0; a < nd; ++a) {
+    const int i = dyn[a];
+    x_kp1.p[a] = alpha * dt * (data.L_q[i] + data.Q[i]) + data.L_v[i];
+  }
+  data.lambda = data.z.tail(m);
+  data.q_prev_end = x_kp1.q;
+  data.v_prev = data.v_m;
+  data.have_prev = true;
+  return status;
+}
+
+void midpoint_step_derivatives(const Model& model, Data& data, const MidpointOptions& options,
+                               double dt, const TreeState& x_k, const VecX& u,
+                               const VecX& q_kinematic_kp1, const TreeState& x_kp1,
+                               StepDerivatives& out) {
+  check_step_inputs(model, options, dt, x_k, u, q_kinematic_kp1);
+  const auto& dyn = model.dynamic_coords();
+  const auto& kin = model.kinematic_coords();
+  const int n = model.num_coords(), nd = model.num_dynamic(), nk = model.num_kinematic();
+  const int m = model.num_constraint_rows(), nu = model.num_inputs();
+  const double alpha = options.alpha;
+  if (data.lambda.size() != m || x_kp1.q.size() != n)
+    throw InputError("tree step derivatives: x_kp1 is not a state of this model");
+
+  // Dh(q_k), sum_c lambda_c d2h_c(q_k), Dh(q_kp1); then L and Q with second derivatives.
+  MatX H_k = MatX::Zero(n, n), Dh_kp1 = MatX::Zero(m, n);
+  if (m > 0) {
+    constraint_terms(model, data, x_k.q, &data.lambda);
+    data.Dh_k = data.Dh;
+    H_k = data.h_qq_w;
+    constraint_terms(model, data, x_kp1.q, nullptr);
+    Dh_kp1 = data.Dh;
+  }
+  data.q_kp1 = x_kp1.q;
+  evaluate_at_quadrature_point(model, data, options, dt, x_k.q, u, true);
+
+  MatX J = MatX::Zero(nd + m, nd + m);
+  for (int a = 0; a < nd; ++a) {
+    for (int b = 0; b < nd; ++b) J(a, b) = d1_jacobian(data, alpha, dt, dyn[a], dyn[b]);
+    for (int c = 0; c < m; ++c) {
+      J(a, nd + c) = -data.Dh_k(c, dyn[a]);
+      J(nd + c, a) = Dh_kp1(c, dyn[a]);
+    }
+  }
+  MatX B_q = MatX::Zero(nd + m, n), B_p = MatX::Zero(nd + m, nd);
+  MatX B_u = MatX::Zero(nd + m, nu), B_k = MatX::Zero(nd + m, nk);
+  for (int a = 0; a < nd; ++a) {
+    const int i = dyn[a];
+    for (int j = 0; j < n; ++j) B_q(a, j) = d1_jacobian_prev(data, alpha, dt, i, j) - H_k(i, j);
+    B_p(a, a) = 1.0;
+    B_u.row(a) = (1.0 - alpha) * dt * data.Q_u.row(i);
+    for (int b = 0; b < nk; ++b) B_k(a, b) = d1_jacobian(data, alpha, dt, i, kin[b]);
+  }
+  for (int c = 0; c < m; ++c)
+    for (int b = 0; b < nk; ++b) B_k(nd + c, b) = Dh_kp1(c, kin[b]);
+
+  const Eigen::PartialPivLU<MatX> lu(J);
+  const MatX dz_dq = -lu.solve(B_q), dz_dp = -lu.solve(B_p);
+  const MatX dz_du = -lu.solve(B_u), dz_dk = -lu.solve(B_k);
+  out.dq_dq = dz_dq.topRows(nd);
+  out.dq_dp = dz_dp.topRows(nd);
+  out.dq_du = dz_du.topRows(nd);
+  out.dq_dk = dz_dk.topRows(nd);
+
+  MatX P_next_dyn(nd, nd), P_next_kin(nd, nk), P_prev(nd, n);
+  for (int a = 0; a < nd; ++a) {
+    const int i = dyn[a];
+    for (int b = 0; b < nd; ++b) P_next_dyn(a, b) = d2_jacobian_next(data, alpha, dt, i, dyn[b]);
+    for (int b = 0; b < nk; ++b) P_next_kin(a, b) = d2_jacobian_next(data, alpha, dt, i, kin[b]);
+    for (int j = 0; j < n; ++j) P_prev(a, j) = d2_jacobian_prev(data, alpha, dt, i, j);
+  }
+  MatX Q_u_dyn(nd, nu);
+  for (int a = 0; a < nd; ++a) Q_u_dyn.row(a) = data.Q_u.row(dyn[a]);
+  out.dp_dq = P_prev + P_next_dyn * out.dq_dq;
+  out.dp_dp = P_next_dyn * out.dq_dp;
+  out.dp_du = alpha * dt * Q_u_dyn + P_next_dyn * out.dq_du;
+  out.dp_dk = P_next_kin + P_next_dyn * out.dq_dk;
+}
+
+}  // namespace marsden::tree

@@ -1,0 +1,576 @@
+// The tree engine against finite differences, against itself through independent
+// formulations (the paper's recursion and the spatial one), and the midpoint integrator's
+// structure: energy, momentum, constraints, order, step derivatives.
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "marsden/error.hpp"
+#include "marsden/tree/dynamics.hpp"
+#include "marsden/tree/midpoint.hpp"
+#include "tree/tree_models.hpp"
+
+namespace marsden::tree {
+namespace {
+
+using test::random_tree;
+
+constexpr double kH = 1e-6;
+
+VecX random_vector(std::mt19937& rng, int n, double scale) {
+  std::uniform_real_distribution<double> u(-scale, scale);
+  VecX v(n);
+  for (int i = 0; i < n; ++i) v[i] = u(rng);
+  return v;
+}
+
+double rel_err(const MatX& a, const MatX& b) {
+  return (a - b).lpNorm<Eigen::Infinity>() / (1.0 + b.lpNorm<Eigen::Infinity>());
+}
+
+// A random tree with one constraint of each kind (for derivative checks; the constraints
+// need not hold at the test point).
+Model constrained_tree(unsigned seed) {
+  ModelBuilder b;
+  std::mt19937 rng(seed);
+  const Model base = random_tree(seed, 6, false);
+  for (const Frame& f : base.frames()) {
+    if (f.coord >= 0)
+      b.add_joint_frame(f.name, f.parent, f.type, base.coords()[f.coord].name);
+    else if (f.type == Transform::Const)
+      b.add_const_frame(f.name, f.parent, f.constant);
+    else
+      b.add_fixed_frame(f.name, f.parent, f.type, f.value);
+  }
+  for (const Mass& m : base.masses()) b.add_mass(m.frame, m.mass, m.com, m.inertia);
+  const int len = b.add_joint_frame("len_frame", kWorld, Transform::Tx, "len", true);
+  b.add_distance_constraint("dist", b.frame_index("j1"), b.frame_index("j5"), 0.7);
+  b.add_prescribed_distance_constraint("string", b.frame_index("j2"), len, b.coord_index("len"));
+  b.add_point_on_plane_constraint("plane", b.frame_index("j3"), b.frame_index("j4"),
+                                  Vec3(0.3, -0.5, 0.8));
+  b.add_point_to_point_constraint("pin", b.frame_index("j5"), b.frame_index("c2"));
+  return b.build();
+}
+
+// A planar three-link chain (y-z plane) whose tip hangs from a string to a puppeteer point
+// moved by kinematic coordinates; the string length is a kinematic coordinate too.
+Model string_chain() {
+  ModelBuilder b;
+  int parent = kWorld;
+  for (int k = 0; k < 3; ++k) {
+    const int j = b.add_joint_frame("link" + std::to_string(k), parent, Transform::Rx,
+                                    "theta" + std::to_string(k));
+    parent = b.add_fixed_frame("end" + std::to_string(k), j, Transform::Tz, -0.5);
+    b.add_mass(parent, 0.4, Vec3::Zero(), 1e-3 * Mat3::Identity());
+  }
+  const int hy = b.add_joint_frame("hand_y", kWorld, Transform::Ty, "hand_y", true);
+  const int hz = b.add_joint_frame("hand_z", hy, Transform::Tz, "hand_z", true);
+  const int len = b.add_joint_frame("len_frame", kWorld, Transform::Tx, "length", true);
+  b.add_prescribed_distance_constraint("string", parent, hz, b.coord_index("length"));
+  b.add_coordinate_damper(0, 0.05);
+  (void)len;
+  return b.build();
+}
+
+// The string chain at rest-like angles with the kinematic coordinates consistent.
+VecX string_chain_configuration(const Model& model, Data& data, double hand_y, double hand_z) {
+  VecX q = VecX::Zero(model.num_coords());
+  q[model.coord_index("theta0")] = 0.3;
+  q[model.coord_index("theta1")] = -0.2;
+  q[model.coord_index("theta2")] = 0.4;
+  q[model.coord_index("hand_y")] = hand_y;
+  q[model.coord_index("hand_z")] = hand_z;
+  frame_kinematics(model, data, q, VecX::Zero(model.num_coords()), 0);
+  const Vec3 tip = data.g_s[model.frame_index("end2")].x;
+  q[model.coord_index("length")] = (tip - Vec3(0.0, hand_y, hand_z)).norm();
+  return q;
+}
+
+Model double_pendulum_model(double damping = 0.0) {
+  ModelBuilder b;
+  const int j1 = b.add_joint_frame("j1", kWorld, Transform::Rx, "q1");
+  const int e1 = b.add_fixed_frame("e1", j1, Transform::Tz, -1.0);
+  b.add_mass(e1, 1.0, Vec3::Zero(), Mat3::Zero());
+  const int j2 = b.add_joint_frame("j2", e1, Transform::Rx, "q2");
+  const int e2 = b.add_fixed_frame("e2", j2, Transform::Tz, -1.0);
+  b.add_mass(e2, 1.0, Vec3::Zero(), Mat3::Zero());
+  if (damping > 0.0) b.add_coordinate_damper(0, damping);
+  return b.build();
+}
+
+// ---------------------------------------------------------------------------------------
+// The paper's recursion, eqs. (1)-(11), against finite differences.
+
+TEST(TreeKinematics, PoseAndBodyVelocityDerivativesMatchFiniteDifferences) {
+  for (unsigned seed : {1u, 2u, 3u}) {
+    const Model model = random_tree(seed, 7, false);
+    Data data(model), probe(model);
+    std::mt19937 rng(seed + 10);
+    const int n = model.num_coords();
+    const VecX q = random_vector(rng, n, 1.0), qd = random_vector(rng, n, 1.0);
+    frame_kinematics(model, data, q, qd, 2);
+    for (int k = 0; k < model.num_frames(); ++k) {
+      for (int i = 0; i < n; ++i) {
+        VecX qp = q, qm = q, qdp = qd, qdm = qd;
+        qp[i] += kH;
+        qm[i] -= kH;
+        qdp[i] += kH;
+        qdm[i] -= kH;
+        frame_kinematics(model, probe, qp, qd, 1);
+        const Mat4 g_p = probe.g_s[k].matrix();
+        const Vec6 v_p = probe.v_b[k];
+        std::vector<Mat4> dg_p(n);
+        std::vector<Vec6> dv_p(n), dvd_p(n);
+        for (int j = 0; j < n; ++j) {
+          dg_p[j] = frame_pose_dq(probe, k, j);
+          dv_p[j] = body_velocity_dq(probe, k, j);
+          dvd_p[j] = body_velocity_dqd(probe, k, j);
+        }
+        frame_kinematics(model, probe, qm, qd, 1);
+        EXPECT_LT(rel_err(frame_pose_dq(data, k, i),
+                          (g_p - probe.g_s[k].matrix()) / (2 * kH)), 1e-7);
+        EXPECT_LT(rel_err(body_velocity_dq(data, k, i), (v_p - probe.v_b[k]) / (2 * kH)), 1e-7);
+        for (int j = 0; j < n; ++j) {
+          EXPECT_LT(rel_err(frame_pose_dqdq(data, k, j, i),
+                            (dg_p[j] - frame_pose_dq(probe, k, j)) / (2 * kH)), 1e-6)
+              << "frame " << k << " i " << i << " j " << j;
+          EXPECT_LT(rel_err(body_velocity_dqdq(data, k, j, i),
+                            (dv_p[j] - body_velocity_dq(probe, k, j)) / (2 * kH)), 1e-6);
+          EXPECT_LT(rel_err(body_velocity_dqd_dq(data, k, j, i),
+                            (dvd_p[j] - body_velocity_dqd(probe, k, j)) / (2 * kH)), 1e-6);
+        }
+        frame_kinematics(model, probe, q, qdp, 0);
+        const Vec6 vd_p = probe.v_b[k];
+        frame_kinematics(model, probe, q, qdm, 0);
+        EXPECT_LT(rel_err(body_velocity_dqd(data, k, i), (vd_p - probe.v_b[k]) / (2 * kH)), 1e-7);
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Lagrangian terms: three formulations agree, and each derivative matches differences.
+
+TEST(TreeLagrangian, SpatialAndPaperRecursionsAgree) {
+  for (unsigned seed : {4u, 5u, 6u}) {
+    const Model model = random_tree(seed, 9, true);
+    Data a(model), b(model), c(model);
+    std::mt19937 rng(seed);
+    const VecX q = random_vector(rng, model.num_coords(), 1.5);
+    const VecX qd = random_vector(rng, model.num_coords(), 2.0);
+    lagrangian_terms(model, a, q, qd, true, LagrangianAlgorithm::Spatial);
+    lagrangian_terms(model, b, q, qd, true, LagrangianAlgorithm::PaperCached);
+    lagrangian_terms(model, c, q, qd, true, LagrangianAlgorithm::PaperUncached);
+    for (const Data* other : {&b, &c}) {
+      EXPECT_NEAR(a.kinetic, other->kinetic, 1e-12 * (1 + std::abs(a.kinetic)));
+      EXPECT_NEAR(a.potential, other->potential, 1e-12 * (1 + std::abs(a.potential)));
+      EXPECT_LT(rel_err(a.L_q, other->L_q), 1e-12);
+      EXPECT_LT(rel_err(a.L_v, other->L_v), 1e-12);
+      EXPECT_LT(rel_err(a.L_qq, other->L_qq), 1e-12);
+      EXPECT_LT(rel_err(a.L_qv, other->L_qv), 1e-12);
+      EXPECT_LT(rel_err(a.M, other->M), 1e-12);
+    }
+  }
+}
+
+TEST(TreeLagrangian, DerivativesMatchFiniteDifferences) {
+  for (unsigned seed : {7u, 8u}) {
+    const Model model = random_tree(seed, 8, true);
+    const int n = model.num_coords();
+    Data data(model), probe(model);
+    std::mt19937 rng(seed);
+    const VecX q = random_vector(rng, n, 1.5), qd = random_vector(rng, n, 2.0);
+    lagrangian_terms(model, data, q, qd, true);
+    auto lag = [&](const VecX& qq, const VecX& vv) {
+      lagrangian_terms(model, probe, qq, vv, false);
+      return probe.kinetic - probe.potential;
+    };
+    for (int i = 0; i < n; ++i) {
+      VecX qp = q, qm = q, vp = qd, vm = qd;
+      qp[i] += kH;
+      qm[i] -= kH;
+      vp[i] += kH;
+      vm[i] -= kH;
+      EXPECT_NEAR(data.L_q[i], (lag(qp, qd) - lag(qm, qd)) / (2 * kH), 1e-6 * (1 + std::abs(data.L_q[i])));
+      EXPECT_NEAR(data.L_v[i], (lag(q, vp) - lag(q, vm)) / (2 * kH), 1e-6 * (1 + std::abs(data.L_v[i])));
+      lagrangian_terms(model, probe, qp, qd, false);
+      VecX Lq_p = probe.L_q, Lv_p = probe.L_v;
+      lagrangian_terms(model, probe, qm, qd, false);
+      // Column i of L_qq; row i of L_qv is d(L_v)/dq_i.
+      EXPECT_LT(rel_err(data.L_qq.col(i), (Lq_p - probe.L_q) / (2 * kH)), 1e-6);
+      EXPECT_LT(rel_err(data.L_qv.row(i).transpose(), (Lv_p - probe.L_v) / (2 * kH)), 1e-6);
+      lagrangian_terms(model, probe, q, vp, false);
+      Lv_p = probe.L_v;
+      lagrangian_terms(model, probe, q, vm, false);
+      EXPECT_LT(rel_err(data.M.col(i), (Lv_p - probe.L_v) / (2 * kH)), 1e-6);
+    }
+  }
+}
+
+TEST(TreeForces, DerivativesMatchFiniteDifferences) {
+  const Model model = random_tree(9, 8, true);
+  const int n = model.num_coords(), nu = model.num_inputs();
+  Data data(model), probe(model);
+  std::mt19937 rng(9);
+  const VecX q = random_vector(rng, n, 1.5), qd = random_vector(rng, n, 2.0);
+  const VecX u = random_vector(rng, nu, 3.0);
+  generalized_forces(model, data, q, qd, u, true);
+  EXPECT_GT(data.Q.norm(), 0.0);
+  for (int i = 0; i < n; ++i) {
+    VecX p = q, m = q;
+    p[i] += kH;
+    m[i] -= kH;
+    generalized_forces(model, probe, p, qd, u, false);
+    const VecX Qp = probe.Q;
+    generalized_forces(model, probe, m, qd, u, false);
+    EXPECT_LT(rel_err(data.Q_q.col(i), (Qp - probe.Q) / (2 * kH)), 1e-6) << "q " << i;
+    p = qd;
+    m = qd;
+    p[i] += kH;
+    m[i] -= kH;
+    generalized_forces(model, probe, q, p, u, false);
+    const VecX Qvp = probe.Q;
+    generalized_forces(model, probe, q, m, u, false);
+    EXPECT_LT(rel_err(data.Q_v.col(i), (Qvp - probe.Q) / (2 * kH)), 1e-6) << "qd " << i;
+  }
+  for (int k = 0; k < nu; ++k) {
+    VecX p = u, m = u;
+    p[k] += kH;
+    m[k] -= kH;
+    generalized_forces(model, probe, q, qd, p, false);
+    const VecX Qp = probe.Q;
+    generalized_forces(model, probe, q, qd, m, false);
+    EXPECT_LT(rel_err(data.Q_u.col(k), (Qp - probe.Q) / (2 * kH)), 1e-6) << "u " << k;
+  }
+}
+
+TEST(TreeConstraints, JacobianAndWeightedHessianMatchFiniteDifferences) {
+  for (unsigned seed : {11u, 12u}) {
+    const Model model = constrained_tree(seed);
+    const int n = model.num_coords(), m = model.num_constraint_rows();
+    ASSERT_EQ(m, 6);
+    Data data(model), probe(model);
+    std::mt19937 rng(seed);
+    const VecX q = random_vector(rng, n, 1.5), w = random_vector(rng, m, 1.0);
+    constraint_terms(model, data, q, &w);
+    for (int i = 0; i < n; ++i) {
+      VecX p = q, mm = q;
+      p[i] += kH;
+      mm[i] -= kH;
+      constraint_terms(model, probe, p, nullptr);
+      const VecX h_p = probe.h;
+      const VecX g_p = probe.Dh.transpose() * w;
+      constraint_terms(model, probe, mm, nullptr);
+      EXPECT_LT(rel_err(data.Dh.col(i), (h_p - probe.h) / (2 * kH)), 1e-7);
+      EXPECT_LT(rel_err(data.h_qq_w.col(i), (g_p - probe.Dh.transpose() * w) / (2 * kH)), 1e-6);
+    }
+  }
+}
+
+// The continuous dynamics satisfy the Euler-Lagrange equations with constraint forces:
+// d/dt dL/dqd - dL/dq = Q + Dh^T lambda, the time derivative taken by differences along
+// (q + qd t, qd + qdd t); and Dh qdd + d/dt(Dh) qd = 0.
+TEST(TreeContinuous, AccelerationSatisfiesEulerLagrangeAndConstraints) {
+  const Model model = string_chain();
+  const int n = model.num_coords();
+  Data data(model), probe(model);
+  VecX q = string_chain_configuration(model, data, 0.1, 0.8);
+  std::mt19937 rng(3);
+  VecX qd = random_vector(rng, n, 1.0);
+  const VecX qdd_kin = random_vector(rng, model.num_kinematic(), 1.0);
+  const Acceleration acc = continuous_dynamics(model, data, q, qd, VecX(), qdd_kin);
+  lagrangian_terms(model, probe, q, qd, false);
+  const VecX Lq = probe.L_q;
+  generalized_forces(model, probe, q, qd, VecX(), false);
+  const VecX Qf = probe.Q;
+  constraint_terms(model, probe, q, nullptr);
+  const VecX forces = Lq + Qf + probe.Dh.transpose() * acc.lambda;
+  const double dt = 1e-6;
+  lagrangian_terms(model, probe, q + dt * qd, qd + dt * acc.qdd, false);
+  const VecX Lv_p = probe.L_v;
+  lagrangian_terms(model, probe, q - dt * qd, qd - dt * acc.qdd, false);
+  const VecX ddt_Lv = (Lv_p - probe.L_v) / (2 * dt);
+  for (int i : model.dynamic_coords()) EXPECT_NEAR(ddt_Lv[i], forces[i], 1e-6);
+  constraint_terms(model, probe, q + dt * qd + 0.5 * dt * dt * acc.qdd, nullptr);
+  const double h_p = probe.h[0];
+  constraint_terms(model, probe, q, nullptr);
+  const double h_0 = probe.h[0];
+  constraint_terms(model, probe, q - dt * qd + 0.5 * dt * dt * acc.qdd, nullptr);
+  // Second difference of h along the trajectory: h'' = Dh qdd + qd^T d2h qd.
+  EXPECT_NEAR((h_p - 2 * h_0 + probe.h[0]) / (dt * dt), 0.0, 1e-3);
+}
+
+// ---------------------------------------------------------------------------------------
+// The midpoint integrator.
+
+TEST(TreeMidpoint, StepDerivativesMatchFiniteDifferencesOfTheStep) {
+  struct Case {
+    Model model;
+    VecX q0, qd0, u, q_kin;
+  };
+  std::vector<Case> cases;
+  {
+    Model m = random_tree(21, 6, true);
+    std::mt19937 rng(21);
+    const int n = m.num_coords();
+    VecX q0 = random_vector(rng, n, 0.5), qd0 = random_vector(rng, n, 0.5);
+    VecX u = random_vector(rng, m.num_inputs(), 1.0);
+    cases.push_back({std::move(m), q0, qd0, u, VecX()});
+  }
+  {
+    Model m = string_chain();
+    Data d(m);
+    VecX q0 = string_chain_configuration(m, d, 0.1, 0.9);
+    VecX qd0 = VecX::Zero(m.num_coords());
+    VecX q_kin(3);
+    q_kin << 0.12, 0.91, q0[m.coord_index("length")] + 0.01;
+    cases.push_back({std::move(m), q0, qd0, VecX(), q_kin});
+  }
+  for (Case& c : cases) {
+    const Model& model = c.model;
+    Data data(model);
+    MidpointOptions opt;
+    opt.newton.tolerance = 1e-13;
+    const double dt = 0.01;
+    const TreeState x0 = midpoint_initial_state(model, data, 0.0, c.q0, c.qd0);
+    TreeState x1;
+    ASSERT_TRUE(midpoint_step(model, data, opt, dt, x0, c.u, c.q_kin, x1).converged);
+    StepDerivatives D;
+    midpoint_step_derivatives(model, data, opt, dt, x0, c.u, c.q_kin, x1, D);
+    const auto& dyn = model.dynamic_coords();
+    auto step = [&](const TreeState& x, const VecX& u, const VecX& k) {
+      Data fresh(model);
+      TreeState out;
+      EXPECT_TRUE(midpoint_step(model, fresh, opt, dt, x, u, k, out).converged);
+      VecX y(2 * model.num_dynamic());
+      for (int a = 0; a < model.num_dynamic(); ++a) y[a] = out.q[dyn[a]];
+      y.tail(model.num_dynamic()) = out.p;
+      return y;
+    };
+    const double h = 1e-6;
+    const int nd = model.num_dynamic();
+    auto check = [&](const MatX& dq, const MatX& dp, int col, const VecX& fd, const char* what) {
+      EXPECT_LT(rel_err(dq.col(col), fd.head(nd)), 1e-5) << what << " column " << col;
+      EXPECT_LT(rel_err(dp.col(col), fd.tail(nd)), 1e-5) << what << " column " << col;
+    };
+    for (int j = 0; j < model.num_coords(); ++j) {
+      TreeState xp = x0, xm = x0;
+      xp.q[j] += h;
+      xm.q[j] -= h;
+      check(D.dq_dq, D.dp_dq, j, (step(xp, c.u, c.q_kin) - step(xm, c.u, c.q_kin)) / (2 * h), "q_k");
+    }
+    for (int j = 0; j < nd; ++j) {
+      TreeState xp = x0, xm = x0;
+      xp.p[j] += h;
+      xm.p[j] -= h;
+      check(D.dq_dp, D.dp_dp, j, (step(xp, c.u, c.q_kin) - step(xm, c.u, c.q_kin)) / (2 * h), "p_k");
+    }
+    for (int j = 0; j < model.num_inputs(); ++j) {
+      VecX up = c.u, um = c.u;
+      up[j] += h;
+      um[j] -= h;
+      check(D.dq_du, D.dp_du, j, (step(x0, up, c.q_kin) - step(x0, um, c.q_kin)) / (2 * h), "u");
+    }
+    for (int j = 0; j < model.num_kinematic(); ++j) {
+      VecX kp = c.q_kin, km = c.q_kin;
+      kp[j] += h;
+      km[j] -= h;
+      check(D.dq_dk, D.dp_dk, j, (step(x0, c.u, kp) - step(x0, c.u, km)) / (2 * h), "kinematic");
+    }
+  }
+}
+
+TEST(TreeMidpoint, DoublePendulumEnergyStaysBoundedOverLongRuns) {
+  const Model model = double_pendulum_model();
+  Data data(model);
+  VecX q0(2), qd0(2);
+  q0 << 1.2, -0.4;
+  qd0 << 0.0, 0.0;
+  const double E0 = energy(model, data, q0, qd0);
+  TreeState x = midpoint_initial_state(model, data, 0.0, q0, qd0), next;
+  const MidpointOptions opt;
+  const double dt = 0.01;
+  double max_dev = 0.0, max_dev_late = 0.0;
+  const int steps = 100000;  // 1000 s, about 400 periods
+  for (int k = 0; k < steps; ++k) {
+    ASSERT_TRUE(midpoint_step(model, data, opt, dt, x, VecX(), VecX(), next).converged) << k;
+    x = next;
+    if (k % 10 != 0) continue;
+    const VecX v = data.v_m;  // the step's velocity, a second-order estimate at t_k+1/2
+    const double dev = std::abs(energy(model, data, data.q_m, v) - E0);
+    max_dev = std::max(max_dev, dev);
+    if (k > steps / 2) max_dev_late = std::max(max_dev_late, dev);
+  }
+  // No drift: the late error is no larger than the early one, and small.
+  EXPECT_LT(max_dev, 5e-3 * std::abs(E0));
+  EXPECT_LE(max_dev_late, 1.5 * max_dev);
+}
+
+TEST(TreeMidpoint, MomentumOfACyclicCoordinateIsConserved) {
+  // A branched tree turning about the world z axis (the gravity axis): the rotation angle
+  // is cyclic, so its discrete momentum is exactly conserved (discrete Noether theorem).
+  ModelBuilder b;
+  const int yaw = b.add_joint_frame("yaw", kWorld, Transform::Rz, "yaw");
+  std::mt19937 rng(5);
+  const int arm = b.add_const_frame("arm", yaw, SE3{SO3::exp(Vec3(0.3, 0.1, 0.2)).R, Vec3(0.4, 0, 0)});
+  const int a1 = b.add_joint_frame("a1", arm, Transform::Ry, "a1");
+  b.add_mass(a1, 1.0, Vec3(0.1, 0.0, -0.5), test::random_inertia(rng));
+  const int a2 = b.add_joint_frame("a2", a1, Transform::Tz, "a2");
+  b.add_mass(a2, 0.5, Vec3(0.0, 0.2, 0.0), test::random_inertia(rng));
+  const int a3 = b.add_joint_frame("a3", yaw, Transform::Rx, "a3");
+  b.add_mass(a3, 0.7, Vec3(0.0, 0.3, -0.2), test::random_inertia(rng));
+  b.add_coordinate_spring(b.coord_index("a2"), 20.0, 0.1);
+  b.add_frame_spring(a2, a3, 3.0, 0.2);
+  const Model model = b.build();
+  Data data(model);
+  VecX q0(4), qd0(4);
+  q0 << 0.0, 0.4, 0.1, -0.3;
+  qd0 << 1.0, 0.5, -0.2, 0.8;
+  TreeState x = midpoint_initial_state(model, data, 0.0, q0, qd0), next;
+  const double p0 = x.p[0];
+  MidpointOptions opt;
+  double max_drift = 0.0;
+  for (int k = 0; k < 5000; ++k) {
+    const NewtonStatus s = midpoint_step(model, data, opt, 0.01, x, VecX(), VecX(), next);
+    ASSERT_TRUE(s.converged);
+    x = next;
+    max_drift = std::max(max_drift, std::abs(x.p[0] - p0));
+  }
+  // Each step leaves a residual below tol (1 + |p|); the drift is their sum at worst.
+  EXPECT_LT(max_drift, 5000 * opt.newton.tolerance * (1.0 + x.p.lpNorm<Eigen::Infinity>()));
+  EXPECT_LT(max_drift, 1e-9);
+}
+
+TEST(TreeMidpoint, ConstraintsHoldEveryStepWithoutDrift) {
+  const Model model = string_chain();
+  Data data(model);
+  // The puppeteer's hand beside the chain, well inside its reach (a string pulled to the
+  // chain's full extension would be a singular configuration).
+  VecX q0 = string_chain_configuration(model, data, 0.8, -0.3);
+  const double length = q0[model.coord_index("length")];
+  TreeState x = midpoint_initial_state(model, data, 0.0, q0, VecX::Zero(model.num_coords())), next;
+  const MidpointOptions opt;
+  const double dt = 0.005;
+  double max_h = 0.0;
+  for (int k = 1; k <= 4000; ++k) {
+    const double t = k * dt;
+    VecX q_kin(3);
+    q_kin << 0.8 + 0.3 * std::sin(1.3 * t), -0.3 + 0.1 * std::sin(2.1 * t),
+        length + 0.05 * std::sin(0.7 * t);
+    ASSERT_TRUE(midpoint_step(model, data, opt, dt, x, VecX(), q_kin, next).converged) << k;
+    x = next;
+    constraint_terms(model, data, x.q, nullptr);
+    max_h = std::max(max_h, data.h.lpNorm<Eigen::Infinity>());
+  }
+  EXPECT_LT(max_h, 1e-10);
+}
+
+// Global error at t = 1 s against RK4 with tiny steps on the continuous dynamics, eq. (14):
+// order 2 at alpha = 1/2, order 1 otherwise.
+double observed_order(double alpha) {
+  const Model model = double_pendulum_model(0.2);
+  Data data(model);
+  VecX q0(2), qd0(2);
+  q0 << 1.0, 0.5;
+  qd0 << 0.3, -0.2;
+  auto f = [&](const VecX& y) {
+    VecX dy(4);
+    dy.head(2) = y.tail(2);
+    dy.tail(2) = continuous_dynamics(model, data, y.head(2), y.tail(2), VecX(), VecX()).qdd;
+    return dy;
+  };
+  VecX y(4);
+  y << q0, qd0;
+  const double T = 1.0, h_ref = 1e-4;
+  for (int k = 0; k < int(std::lround(T / h_ref)); ++k) {
+    const VecX k1 = f(y), k2 = f(y + 0.5 * h_ref * k1), k3 = f(y + 0.5 * h_ref * k2),
+               k4 = f(y + h_ref * k3);
+    y += h_ref / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4);
+  }
+  MidpointOptions opt;
+  opt.alpha = alpha;
+  opt.newton.tolerance = 1e-13;
+  std::vector<double> errors;
+  for (double dt : {0.02, 0.01, 0.005}) {
+    TreeState x = midpoint_initial_state(model, data, 0.0, q0, qd0), next;
+    for (int k = 0; k < int(std::lround(T / dt)); ++k) {
+      EXPECT_TRUE(midpoint_step(model, data, opt, dt, x, VecX(), VecX(), next).converged);
+      x = next;
+    }
+    errors.push_back((x.q - y.head(2)).norm());
+  }
+  return std::log2(errors[1] / errors[2]);
+}
+
+TEST(TreeMidpoint, ObservedOrderIsTwoAtTheMidpointAndOneElsewhere) {
+  EXPECT_NEAR(observed_order(0.5), 2.0, 0.15);
+  EXPECT_NEAR(observed_order(0.25), 1.0, 0.2);
+}
+
+TEST(TreeMidpoint, PaperAlgorithmsGiveTheSameTrajectory) {
+  const Model model = random_tree(31, 5, false);
+  std::mt19937 rng(31);
+  const VecX q0 = random_vector(rng, model.num_coords(), 0.5);
+  const VecX qd0 = random_vector(rng, model.num_coords(), 0.5);
+  std::vector<VecX> finals;
+  for (LagrangianAlgorithm alg : {LagrangianAlgorithm::Spatial, LagrangianAlgorithm::PaperCached,
+                                  LagrangianAlgorithm::PaperUncached}) {
+    Data data(model);
+    MidpointOptions opt;
+    opt.algorithm = alg;
+    TreeState x = midpoint_initial_state(model, data, 0.0, q0, qd0), next;
+    for (int k = 0; k < 50; ++k) {
+      ASSERT_TRUE(midpoint_step(model, data, opt, 0.01, x, VecX(), VecX(), next).converged);
+      x = next;
+    }
+    finals.push_back(x.q);
+  }
+  EXPECT_LT((finals[0] - finals[1]).norm(), 1e-9);
+  EXPECT_LT((finals[0] - finals[2]).norm(), 1e-9);
+}
+
+TEST(TreeMidpoint, BadInputIsReported) {
+  const Model model = double_pendulum_model();
+  Data data(model);
+  const TreeState x = midpoint_initial_state(model, data, 0.0, VecX::Zero(2), VecX::Zero(2));
+  TreeState next;
+  const MidpointOptions opt;
+  EXPECT_THROW(midpoint_step(model, data, opt, 0.0, x, VecX(), VecX(), next), InputError);
+  EXPECT_THROW(midpoint_step(model, data, opt, -0.1, x, VecX(), VecX(), next), InputError);
+  TreeState bad = x;
+  bad.q[0] = std::nan("");
+  EXPECT_THROW(midpoint_step(model, data, opt, 0.01, bad, VecX(), VecX(), next), InputError);
+  EXPECT_THROW(midpoint_step(model, data, opt, 0.01, x, VecX::Zero(1), VecX(), next), InputError);
+  EXPECT_THROW(midpoint_initial_state(model, data, 0.0, VecX::Zero(3), VecX::Zero(2)), InputError);
+}
+
+TEST(TreeModel, BuilderRejectsBadInput) {
+  ModelBuilder b;
+  const int j = b.add_joint_frame("j", kWorld, Transform::Rx, "q");
+  EXPECT_THROW(b.add_joint_frame("j", kWorld, Transform::Rx, "q2"), InputError);
+  EXPECT_THROW(b.add_joint_frame("k", kWorld, Transform::Rx, "q"), InputError);
+  EXPECT_THROW(b.add_joint_frame("k", 7, Transform::Rx, "q3"), InputError);
+  EXPECT_THROW(b.add_joint_frame("k", kWorld, Transform::Const, "q3"), InputError);
+  EXPECT_THROW(b.add_mass(j, 0.0, Vec3::Zero(), Mat3::Identity()), InputError);
+  EXPECT_THROW(b.add_mass(j, 1.0, Vec3::Zero(), -Mat3::Identity()), InputError);
+  EXPECT_THROW(b.add_mass(j, std::nan(""), Vec3::Zero(), Mat3::Identity()), InputError);
+  Mat3 asym = Mat3::Identity();
+  asym(0, 1) = 0.5;
+  EXPECT_THROW(b.add_mass(j, 1.0, Vec3::Zero(), asym), InputError);
+  EXPECT_THROW(b.add_fixed_frame("f", j, Transform::Tx, std::nan("")), InputError);
+  SE3 skew;
+  skew.R(0, 0) = 2.0;
+  EXPECT_THROW(b.add_const_frame("c", j, skew), InputError);
+  EXPECT_THROW(b.add_distance_constraint("d", j, j, -1.0), InputError);
+  EXPECT_THROW(b.add_coordinate_damper(0, -1.0), InputError);
+  EXPECT_THROW(b.add_point_on_plane_constraint("p", j, j, Vec3::Zero()), InputError);
+  try {
+    b.frame_index("nope");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("nope"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace marsden::tree

@@ -1,0 +1,64 @@
+// Models the generic tree suites run over: random trees mixing every primitive transform,
+// with full inertias, springs, dampers, inputs and each kind of constraint.
+#pragma once
+
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "marsden/tree/model.hpp"
+
+namespace marsden::tree::test {
+
+struct TreeCase {
+  std::string name;
+  std::function<Model()> make;
+  // A configuration satisfying the constraints, and a consistent velocity (zero if there
+  // are constraints), around which the checks run.
+  std::function<void(const Model&, std::mt19937&, Eigen::VectorXd&, Eigen::VectorXd&)> state;
+};
+
+inline Mat3 random_inertia(std::mt19937& rng) {
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  Mat3 A;
+  for (int i = 0; i < 9; ++i) A(i) = u(rng);
+  return 0.05 * (A * A.transpose() + 0.2 * Mat3::Identity());
+}
+
+// A random tree of `joints` driven frames mixing translations and rotations about every
+// axis, fixed primitives and constant transforms, with branches.
+inline Model random_tree(unsigned seed, int joints, bool extras) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::uniform_int_distribution<int> prim(0, 5);
+  ModelBuilder b;
+  std::vector<int> attach{kWorld};
+  for (int k = 0; k < joints; ++k) {
+    const int parent = attach[std::uniform_int_distribution<int>(0, int(attach.size()) - 1)(rng)];
+    SE3 c;
+    c.R = SO3::exp(Vec3(u(rng), u(rng), u(rng))).R;
+    c.x = 0.5 * Vec3(u(rng), u(rng), u(rng));
+    const int offset = b.add_const_frame("c" + std::to_string(k), parent, c);
+    const int fixed = b.add_fixed_frame("f" + std::to_string(k), offset,
+                                        static_cast<Transform>(prim(rng)), 0.3 * u(rng));
+    const int driven = b.add_joint_frame("j" + std::to_string(k), fixed,
+                                         static_cast<Transform>(k % 6), "q" + std::to_string(k));
+    b.add_mass(driven, 0.5 + 0.5 * (u(rng) + 1.0), 0.2 * Vec3(u(rng), u(rng), u(rng)),
+               random_inertia(rng));
+    attach.push_back(driven);
+  }
+  b.set_gravity(Vec3(0.3, -0.2, -9.81));
+  if (extras) {
+    b.add_coordinate_spring(0, 3.0, 0.2);
+    b.add_frame_spring(attach[1], attach.back(), 5.0, 0.4);
+    b.add_coordinate_damper(1, 0.3);
+    b.add_frame_damper(attach[2], attach.back(), 0.2);
+    b.add_coordinate_force_input(0);
+    b.add_wrench_input(attach.back(), true);
+    b.add_wrench_input(attach[2], false);
+  }
+  return b.build();
+}
+
+}  // namespace marsden::tree::test
