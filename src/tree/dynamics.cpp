@@ -51,7 +51,8 @@ Data::Data(const Model& model)
   q_kp1 = q_m = v_m = VecX::Zero(n);
   lambda = VecX::Zero(m);
   z = VecX::Zero(model.num_dynamic() + m);
-  q_prev_end = v_prev = VecX::Zero(n);
+  q_prev_end = v_prev = v_prev2 = VecX::Zero(n);
+  D1 = MatX::Zero(n, n);
   J3_a = J3_b = MatX::Zero(3, n);
   grad_n = VecX::Zero(n);
   hess_n = MatX::Zero(n, n);

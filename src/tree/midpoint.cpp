@@ -27,11 +27,11 @@ void evaluate_at_quadrature_point(const Model& model, Data& data, const Midpoint
     detail::forces_at_current_kinematics(model, data, data.v_m, u, second_order);
 }
 
-// d/dq_kp1,j of -D1 L_d's row i without the forces' share: the terms of eq. (26).
-double d1_jacobian(const Data& data, double alpha, double dt, int i, int j) {
-  return (1.0 - alpha) * dt *
-             (alpha * (data.L_qq(i, j) + data.Q_q(i, j)) + (data.L_qv(i, j) + data.Q_v(i, j)) / dt) -
-         (alpha * data.L_qv(j, i) + data.M(i, j) / dt);
+// d/dq_kp1 of the step residual without the constraint term (eq. (26) with forces), all
+// coordinates, into data.D1 as one vectorised expression.
+void d1_jacobian(Data& data, double alpha, double dt) {
+  data.D1 = ((1.0 - alpha) * alpha * dt) * (data.L_qq + data.Q_q) +
+            (1.0 - alpha) * (data.L_qv + data.Q_v) - alpha * data.L_qv.transpose() - data.M / dt;
 }
 
 // d/dq_kp1,j of p_kp1 = D2 L_d + f^+ (row i).
@@ -106,9 +106,14 @@ void step_residual(const Model& model, Data& data, const MidpointOptions& opt, d
   }
   for (int c = 0; c < m; ++c) r[nd + c] = data.h[c];
   if (!J) return;
+  d1_jacobian(data, alpha, dt);
+  if (model.num_kinematic() == 0)
+    J->topLeftCorner(nd, nd) = data.D1;
+  else
+    for (int b = 0; b < nd; ++b)
+      for (int a = 0; a < nd; ++a) (*J)(a, b) = data.D1(dyn[a], dyn[b]);
   for (int a = 0; a < nd; ++a) {
     const int i = dyn[a];
-    for (int b = 0; b < nd; ++b) (*J)(a, b) = d1_jacobian(data, alpha, dt, i, dyn[b]);
     for (int c = 0; c < m; ++c) {
       (*J)(a, nd + c) = -data.Dh_k(c, i);
       (*J)(nd + c, a) = data.Dh(c, i);
@@ -137,7 +142,7 @@ TreeState midpoint_initial_state(const Model& model, Data& data, double t0, cons
   x.q = q0;
   x.p.resize(model.num_dynamic());
   for (int a = 0; a < model.num_dynamic(); ++a) x.p[a] = data.L_v[model.dynamic_coords()[a]];
-  data.have_prev = false;
+  data.have_prev = data.have_prev2 = false;
   return x;
 }
 
@@ -167,10 +172,16 @@ NewtonStatus midpoint_step(const Model& model, Data& data, const MidpointOptions
   const int nd = model.num_dynamic(), m = model.num_constraint_rows();
   constraints_at_start(model, data, x_k.q);
 
-  // Warm start: extrapolate the last step's velocity when this step continues it.
+  // Warm start when this step continues the last one: extrapolate its velocity, to second
+  // order (q_kp1 - q_k ~ dt (2 v_prev - v_prev2)) when the one before is known too.
   const bool continues = data.have_prev && data.q_prev_end == x_k.q;
-  for (int a = 0; a < nd; ++a)
-    data.z[a] = x_k.q[dyn[a]] + (continues ? dt * data.v_prev[dyn[a]] : 0.0);
+  for (int a = 0; a < nd; ++a) {
+    const int i = dyn[a];
+    const double v = !continues ? 0.0
+                     : data.have_prev2 ? 2.0 * data.v_prev[i] - data.v_prev2[i]
+                                       : data.v_prev[i];
+    data.z[a] = x_k.q[i] + dt * v;
+  }
   if (continues)
     data.z.tail(m) = data.lambda;
   else
@@ -183,7 +194,7 @@ NewtonStatus midpoint_step(const Model& model, Data& data, const MidpointOptions
       data.z, x_k.p.size() ? x_k.p.lpNorm<Eigen::Infinity>() : 0.0, options.newton,
       data.newton);
   if (!status.converged) {
-    data.have_prev = false;
+    data.have_prev = data.have_prev2 = false;
     return status;
   }
   // newton_solve's last residual call was at the solution: read L and Q left there.
@@ -196,6 +207,8 @@ NewtonStatus midpoint_step(const Model& model, Data& data, const MidpointOptions
     x_kp1.p[a] = alpha * dt * (data.L_q[i] + data.Q[i]) + data.L_v[i];
   }
   data.lambda = data.z.tail(m);
+  data.have_prev2 = continues;
+  data.v_prev2 = data.v_prev;
   data.q_prev_end = x_kp1.q;
   data.v_prev = data.v_m;
   data.have_prev = true;
@@ -227,9 +240,10 @@ void midpoint_step_derivatives(const Model& model, Data& data, const MidpointOpt
   data.q_kp1 = x_kp1.q;
   evaluate_at_quadrature_point(model, data, options, dt, x_k.q, u, true);
 
+  d1_jacobian(data, alpha, dt);
   MatX J = MatX::Zero(nd + m, nd + m);
   for (int a = 0; a < nd; ++a) {
-    for (int b = 0; b < nd; ++b) J(a, b) = d1_jacobian(data, alpha, dt, dyn[a], dyn[b]);
+    for (int b = 0; b < nd; ++b) J(a, b) = data.D1(dyn[a], dyn[b]);
     for (int c = 0; c < m; ++c) {
       J(a, nd + c) = -data.Dh_k(c, dyn[a]);
       J(nd + c, a) = Dh_kp1(c, dyn[a]);
@@ -242,7 +256,7 @@ void midpoint_step_derivatives(const Model& model, Data& data, const MidpointOpt
     for (int j = 0; j < n; ++j) B_q(a, j) = d1_jacobian_prev(data, alpha, dt, i, j) - H_k(i, j);
     B_p(a, a) = 1.0;
     B_u.row(a) = (1.0 - alpha) * dt * data.Q_u.row(i);
-    for (int b = 0; b < nk; ++b) B_k(a, b) = d1_jacobian(data, alpha, dt, i, kin[b]);
+    for (int b = 0; b < nk; ++b) B_k(a, b) = data.D1(i, kin[b]);
   }
   for (int c = 0; c < m; ++c)
     for (int b = 0; b < nk; ++b) B_k(nd + c, b) = Dh_kp1(c, kin[b]);

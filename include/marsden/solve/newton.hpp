@@ -16,6 +16,10 @@ struct NewtonOptions {
   double tolerance = 1e-12;
   int max_iterations = 25;
   bool line_search = true;
+  // Simplified Newton: keep the factorised Jacobian of the first iterate while each
+  // iteration cuts the residual at least fourfold, and re-evaluate it otherwise. From a
+  // good guess one exact Jacobian then serves the whole solve.
+  bool reuse_jacobian = false;
 };
 
 struct NewtonStatus {
@@ -56,12 +60,16 @@ NewtonStatus newton_solve(Residual&& residual, Vec& x, double residual_scale,
   NewtonStatus status;
   const double tol = opt.tolerance * (1.0 + residual_scale);
   residual(x, r, &J);
-  bool have_jacobian = true;
+  bool have_jacobian = true, factored = false;
+  double contraction = 1.0;  // residual ratio of the last iteration
   status.residual_norm = n > 0 ? r.template lpNorm<Eigen::Infinity>() : 0.0;
   while (std::isfinite(status.residual_norm) && status.residual_norm > tol &&
          status.iterations < opt.max_iterations) {
-    if (!have_jacobian) residual(x, r, &J);
-    lu.compute(J);
+    if (!(opt.reuse_jacobian && factored && contraction < 0.25)) {
+      if (!have_jacobian) residual(x, r, &J);
+      lu.compute(J);
+      factored = true;
+    }
     dx.noalias() = lu.solve(r);
     ++status.iterations;
     double alpha = 1.0;
@@ -75,6 +83,7 @@ NewtonStatus newton_solve(Residual&& residual, Vec& x, double residual_scale,
           alpha < 1.0 / 64.0) {
         x = x_trial;
         r = r_trial;
+        contraction = norm_trial / status.residual_norm;
         status.residual_norm = norm_trial;
         have_jacobian = false;
         break;

@@ -65,12 +65,12 @@ struct Data {
 
   // --- Work space of the midpoint integrator (midpoint.hpp): the full configurations at
   // the new time and the quadrature point, the velocity (q_kp1 - q_k) / dt, Dh(q_k), the
-  // unknowns z = (dynamic q_kp1, lambda) and the last step's end and velocity for the
-  // extrapolated guess of the next one.
+  // unknowns z = (dynamic q_kp1, lambda), d/dq_kp1 of the residual's dynamic part (D1),
+  // and the last steps' end and velocities for the extrapolated guess of the next one.
   VecX q_kp1, q_m, v_m, lambda, z;
-  MatX Dh_k;
-  VecX q_prev_end, v_prev;
-  bool have_prev = false;
+  MatX Dh_k, D1;
+  VecX q_prev_end, v_prev, v_prev2;
+  bool have_prev = false, have_prev2 = false;
   NewtonWorkspace<VecX> newton;
 
   // --- Scratch of the point and constraint helpers.

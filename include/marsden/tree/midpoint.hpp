@@ -15,7 +15,10 @@ namespace marsden::tree {
 
 struct MidpointOptions {
   double alpha = 0.5;  // quadrature point in [0, 1]; 1/2 is second order
-  NewtonOptions newton{1e-10, 30, true};
+  // Tolerance 1e-10; the exact Jacobian of the first iterate is kept while it contracts
+  // fast (NewtonOptions::reuse_jacobian), which from the extrapolated guess usually means
+  // one Jacobian per step.
+  NewtonOptions newton{1e-10, 30, true, true};
   LagrangianAlgorithm algorithm = LagrangianAlgorithm::Spatial;
 };
 

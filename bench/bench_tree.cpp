@@ -1,0 +1,131 @@
+// Tree engine benchmarks: one midpoint step of N-link pendulums for each way of evaluating
+// the Lagrangian (spatial recursion, the paper's cached and uncached recursions), RK4 on
+// the continuous dynamics at the same step for reference, the 19-link 10 s simulation of
+// the paper's Fig. 3, and the marionette. bench/report_tree.py prints the ratios and the
+// fitted growth exponent.
+#include <benchmark/benchmark.h>
+
+#include "marsden/tree/builtin_models.hpp"
+#include "marsden/tree/dynamics.hpp"
+#include "marsden/tree/midpoint.hpp"
+
+namespace {
+
+using namespace marsden;
+using namespace marsden::tree;
+
+constexpr double kDt = 0.01;
+
+// A straight chain released at 0.3 rad from the vertical.
+VecX pendulum_start(int n) {
+  VecX q = VecX::Zero(n);
+  q[0] = 0.3;
+  return q;
+}
+
+void midpoint_steps(benchmark::State& state, LagrangianAlgorithm algorithm) {
+  const int n = static_cast<int>(state.range(0));
+  const Model model = n_link_pendulum(n);
+  Data data(model);
+  MidpointOptions opt;
+  opt.algorithm = algorithm;
+  TreeState x = midpoint_initial_state(model, data, 0.0, pendulum_start(n), VecX::Zero(n)), next;
+  const TreeState x0 = x;
+  const VecX none;
+  double iterations = 0.0;
+  int steps = 0, since_reset = 0;
+  for (auto _ : state) {
+    const NewtonStatus s = midpoint_step(model, data, opt, kDt, x, none, none, next);
+    if (!s.converged) state.SkipWithError("Newton did not converge");
+    iterations += s.iterations;
+    ++steps;
+    // Restart every 10 s of simulated time so every N runs the same motion.
+    x = ++since_reset == 1000 ? x0 : next;
+    if (since_reset == 1000) since_reset = 0;
+  }
+  state.counters["newton_iterations"] = iterations / std::max(steps, 1);
+  state.counters["N"] = n;
+}
+
+void BM_Spatial(benchmark::State& s) { midpoint_steps(s, LagrangianAlgorithm::Spatial); }
+void BM_PaperCached(benchmark::State& s) { midpoint_steps(s, LagrangianAlgorithm::PaperCached); }
+void BM_PaperUncached(benchmark::State& s) {
+  midpoint_steps(s, LagrangianAlgorithm::PaperUncached);
+}
+
+void BM_Rk4(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  const Model model = n_link_pendulum(n);
+  Data data(model);
+  const VecX none;
+  VecX q = pendulum_start(n), qd = VecX::Zero(n);
+  auto f = [&](const VecX& qq, const VecX& vv) {
+    return continuous_dynamics(model, data, qq, vv, none, none).qdd;
+  };
+  for (auto _ : state) {
+    const VecX a1 = f(q, qd);
+    const VecX a2 = f(q + 0.5 * kDt * qd, qd + 0.5 * kDt * a1);
+    const VecX a3 = f(q + 0.5 * kDt * (qd + 0.5 * kDt * a1), qd + 0.5 * kDt * a2);
+    const VecX a4 = f(q + kDt * (qd + 0.5 * kDt * a2), qd + kDt * a3);
+    q += kDt * qd + kDt * kDt / 6.0 * (a1 + a2 + a3);
+    qd += kDt / 6.0 * (a1 + 2.0 * a2 + 2.0 * a3 + a4);
+    benchmark::DoNotOptimize(q.data());
+  }
+  state.counters["N"] = n;
+}
+
+// The paper's Fig. 3 run: 10 s at dt = 0.01 (1000 steps), whole simulation per iteration.
+void BM_Simulation10s(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  const Model model = n_link_pendulum(n);
+  Data data(model);
+  const MidpointOptions opt;
+  const VecX none;
+  for (auto _ : state) {
+    TreeState x = midpoint_initial_state(model, data, 0.0, pendulum_start(n), VecX::Zero(n)), next;
+    for (int k = 0; k < 1000; ++k) {
+      if (!midpoint_step(model, data, opt, kDt, x, none, none, next).converged)
+        state.SkipWithError("Newton did not converge");
+      x = next;
+    }
+    benchmark::DoNotOptimize(x.q.data());
+  }
+  state.counters["N"] = n;
+}
+
+void BM_Marionette(benchmark::State& state) {
+  const Model model = marionette();
+  Data data(model);
+  const VecX q0 = marionette_configuration(model, VecX::Zero(model.num_coords()));
+  const MidpointOptions opt;
+  TreeState x = midpoint_initial_state(model, data, 0.0, q0, VecX::Zero(model.num_coords())), next;
+  VecX q_kin(model.num_kinematic());
+  for (int a = 0; a < model.num_kinematic(); ++a) q_kin[a] = q0[model.kinematic_coords()[a]];
+  const VecX none;
+  double iterations = 0.0;
+  int steps = 0;
+  for (auto _ : state) {
+    const NewtonStatus s = midpoint_step(model, data, opt, kDt, x, none, q_kin, next);
+    if (!s.converged) state.SkipWithError("Newton did not converge");
+    iterations += s.iterations;
+    ++steps;
+    x = next;
+  }
+  state.counters["newton_iterations"] = iterations / std::max(steps, 1);
+  state.counters["N"] = model.num_coords();
+}
+
+void sizes(benchmark::internal::Benchmark* b, int max_n) {
+  for (int n : {1, 2, 5, 10, 15, 19, 20, 30, 50, 100})
+    if (n <= max_n) b->Arg(n);
+}
+
+}  // namespace
+
+BENCHMARK(BM_Spatial)->Name("tree_step/spatial")->Apply([](auto* b) { sizes(b, 100); });
+BENCHMARK(BM_PaperCached)->Name("tree_step/paper_cached")->Apply([](auto* b) { sizes(b, 30); });
+BENCHMARK(BM_PaperUncached)->Name("tree_step/paper_uncached")->Apply([](auto* b) { sizes(b, 15); });
+BENCHMARK(BM_Rk4)->Name("tree_step/rk4")->Apply([](auto* b) { sizes(b, 100); });
+BENCHMARK(BM_Simulation10s)->Name("tree_sim10s/spatial")->Arg(19)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Marionette)->Name("tree_marionette/spatial");
+BENCHMARK_MAIN();
