@@ -1,0 +1,353 @@
+// URDF reading and validation (docs/urdf.md). tinyxml2 is used only in this file.
+#include "marsden/io/urdf.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <utility>
+
+#include <Eigen/Eigenvalues>
+#include <Eigen/Geometry>
+#include <tinyxml2.h>
+
+#include "marsden/error.hpp"
+
+namespace marsden::io {
+namespace {
+
+using tinyxml2::XMLElement;
+
+// Builds the messages "SOURCE: ELEMENT: problem (line N)".
+class Reporter {
+ public:
+  explicit Reporter(std::string source) : source_(std::move(source)) {}
+  const std::string& source() const { return source_; }
+
+  [[noreturn]] void fail(const std::string& where, const std::string& what,
+                         const XMLElement* at = nullptr) const {
+    std::string msg = source_ + ": " + where + ": " + what;
+    if (at != nullptr) msg += " (line " + std::to_string(at->GetLineNum()) + ")";
+    throw InputError(msg);
+  }
+
+ private:
+  std::string source_;
+};
+
+std::string in_quotes(const std::string& s) { return "\"" + s + "\""; }
+
+std::string number_text(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
+// A finite double spelled in full (no trailing characters).
+bool parse_double(std::string_view text, double& value) {
+  if (!text.empty() && text.front() == '+') text.remove_prefix(1);
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  return ec == std::errc() && ptr == end && std::isfinite(value);
+}
+
+// Reading of one element's attributes, with messages that name the element.
+class ElementReader {
+ public:
+  ElementReader(const Reporter& rep, std::string where)
+      : rep_(rep), where_(std::move(where)) {}
+  [[noreturn]] void fail(const std::string& what, const XMLElement* at) const {
+    rep_.fail(where_, what, at);
+  }
+
+  std::string required_string(const XMLElement* e, const char* attr) const {
+    const char* value = e->Attribute(attr);
+    if (value == nullptr || *value == '\0')
+      fail("<" + std::string(e->Name()) + "> missing attribute \"" + attr + "\"", e);
+    return value;
+  }
+
+  double number(const XMLElement* e, const char* attr, std::optional<double> fallback) const {
+    const char* text = e->Attribute(attr);
+    if (text == nullptr) {
+      if (!fallback) fail("<" + std::string(e->Name()) + "> missing attribute \"" + attr + "\"", e);
+      return *fallback;
+    }
+    double value = 0.0;
+    if (!parse_double(trim(text), value))
+      fail(attribute_name(e, attr) + ": not a finite number: " + in_quotes(text), e);
+    return value;
+  }
+
+  // A whitespace-separated triple such as xyz="0 0 1".
+  Vec3 triple(const XMLElement* e, const char* attr, const Vec3& fallback) const {
+    const char* text = e->Attribute(attr);
+    if (text == nullptr) return fallback;
+    std::istringstream words{std::string(text)};
+    std::vector<std::string> parts;
+    for (std::string w; words >> w;) parts.push_back(w);
+    if (parts.size() != 3)
+      fail(attribute_name(e, attr) + ": expected 3 numbers, got " +
+               std::to_string(parts.size()) + " in " + in_quotes(text),
+           e);
+    Vec3 v;
+    for (int i = 0; i < 3; ++i)
+      if (!parse_double(parts[i], v[i]))
+        fail(attribute_name(e, attr) + ": not a finite number: " + in_quotes(parts[i]), e);
+    return v;
+  }
+
+  // <origin xyz rpy>, absent meaning the identity. URDF's fixed-axis roll-pitch-yaw:
+  // R = Rz(yaw) Ry(pitch) Rx(roll).
+  SE3 origin(const XMLElement* parent) const {
+    const XMLElement* e = only_child(parent, "origin", false);
+    if (e == nullptr) return SE3::identity();
+    const Vec3 xyz = triple(e, "xyz", Vec3::Zero());
+    const Vec3 rpy = triple(e, "rpy", Vec3::Zero());
+    const Mat3 R_parent_child = (Eigen::AngleAxisd(rpy.z(), Vec3::UnitZ()) *
+                                 Eigen::AngleAxisd(rpy.y(), Vec3::UnitY()) *
+                                 Eigen::AngleAxisd(rpy.x(), Vec3::UnitX()))
+                                    .toRotationMatrix();
+    return SE3{R_parent_child, xyz};
+  }
+
+  const XMLElement* only_child(const XMLElement* parent, const char* name, bool required) const {
+    const XMLElement* e = parent->FirstChildElement(name);
+    if (e == nullptr) {
+      if (required) fail("missing <" + std::string(name) + ">", parent);
+      return nullptr;
+    }
+    if (e->NextSiblingElement(name) != nullptr)
+      fail("more than one <" + std::string(name) + ">", e->NextSiblingElement(name));
+    return e;
+  }
+
+ private:
+  static std::string_view trim(std::string_view s) {
+    const auto first = s.find_first_not_of(" \t\r\n");
+    if (first == std::string_view::npos) return {};
+    const auto last = s.find_last_not_of(" \t\r\n");
+    return s.substr(first, last - first + 1);
+  }
+  static std::string attribute_name(const XMLElement* e, const char* attr) {
+    return "<" + std::string(e->Name()) + " " + attr + ">";
+  }
+
+  const Reporter& rep_;
+  std::string where_;
+};
+
+UrdfLink read_link(const Reporter& rep, const XMLElement* e, const std::string& name) {
+  const ElementReader r(rep, "link " + in_quotes(name));
+  UrdfLink link;
+  link.name = name;
+  const XMLElement* inertial = r.only_child(e, "inertial", false);
+  if (inertial == nullptr) return link;
+  link.has_inertial = true;
+  link.inertial_origin = r.origin(inertial);
+  const XMLElement* mass = r.only_child(inertial, "mass", true);
+  link.mass = r.number(mass, "value", std::nullopt);
+  if (link.mass <= 0.0)
+    r.fail("mass must be > 0 (got " + number_text(link.mass) +
+               "); leave out <inertial> for a massless link",
+           mass);
+  const XMLElement* in = r.only_child(inertial, "inertia", true);
+  const double ixx = r.number(in, "ixx", std::nullopt), ixy = r.number(in, "ixy", 0.0),
+               ixz = r.number(in, "ixz", 0.0), iyy = r.number(in, "iyy", std::nullopt),
+               iyz = r.number(in, "iyz", 0.0), izz = r.number(in, "izz", std::nullopt);
+  link.inertia << ixx, ixy, ixz, ixy, iyy, iyz, ixz, iyz, izz;
+  const Vec3 eig = Eigen::SelfAdjointEigenSolver<Mat3>(link.inertia, Eigen::EigenvaluesOnly)
+                       .eigenvalues();
+  if (!(eig.minCoeff() > 0.0)) {
+    std::ostringstream s;
+    s << "inertia is not positive definite (eigenvalues " << eig.transpose() << ")";
+    r.fail(s.str(), in);
+  }
+  return link;
+}
+
+UrdfJoint read_joint(const Reporter& rep, const XMLElement* e, const std::string& name) {
+  const ElementReader r(rep, "joint " + in_quotes(name));
+  UrdfJoint joint;
+  joint.name = name;
+
+  const std::string type = r.required_string(e, "type");
+  if (type == "revolute") joint.type = UrdfJointType::Revolute;
+  else if (type == "continuous") joint.type = UrdfJointType::Continuous;
+  else if (type == "prismatic") joint.type = UrdfJointType::Prismatic;
+  else if (type == "fixed") joint.type = UrdfJointType::Fixed;
+  else if (type == "floating" || type == "planar")
+    r.fail("type " + in_quotes(type) +
+               " is not supported (revolute, continuous, prismatic, fixed)",
+           e);
+  else
+    r.fail("unknown type " + in_quotes(type), e);
+
+  joint.parent = r.required_string(r.only_child(e, "parent", true), "link");
+  joint.child = r.required_string(r.only_child(e, "child", true), "link");
+  joint.origin = r.origin(e);
+
+  if (const XMLElement* axis = r.only_child(e, "axis", false)) {
+    const Vec3 a = r.triple(axis, "xyz", Vec3::UnitX());
+    if (!(a.norm() > 0.0)) r.fail("zero axis", axis);
+    joint.axis = a.normalized();
+  }
+
+  const bool needs_limits =
+      joint.type == UrdfJointType::Revolute || joint.type == UrdfJointType::Prismatic;
+  const XMLElement* limit = r.only_child(e, "limit", false);
+  if (limit == nullptr && needs_limits)
+    r.fail("type " + in_quotes(type) + " needs <limit lower upper effort velocity>", e);
+  if (limit != nullptr) {
+    joint.has_limits = true;
+    joint.lower = r.number(limit, "lower", 0.0);
+    joint.upper = r.number(limit, "upper", 0.0);
+    joint.effort = r.number(limit, "effort", std::nullopt);
+    joint.velocity = r.number(limit, "velocity", std::nullopt);
+    if (joint.lower > joint.upper)
+      r.fail("limit lower " + number_text(joint.lower) + " > upper " + number_text(joint.upper),
+             limit);
+    if (joint.effort < 0.0 || joint.velocity < 0.0)
+      r.fail("limit effort and velocity must be >= 0", limit);
+  }
+
+  if (const XMLElement* dyn = r.only_child(e, "dynamics", false)) {
+    joint.damping = r.number(dyn, "damping", 0.0);
+    joint.friction = r.number(dyn, "friction", 0.0);
+    if (joint.damping < 0.0 || joint.friction < 0.0)
+      r.fail("dynamics damping and friction must be >= 0", dyn);
+  }
+  // Ignoring a coupling would silently simulate a different robot.
+  if (const XMLElement* mimic = e->FirstChildElement("mimic"))
+    r.fail("<mimic> is not supported", mimic);
+  return joint;
+}
+
+// Resolves link indices, checks that the joints form one tree and orders them parent
+// first (depth first from the root, siblings in file order).
+void link_tree(const Reporter& rep, const XMLElement* robot,
+               const std::vector<const XMLElement*>& joint_elements, UrdfModel& model) {
+  std::map<std::string, int> link_index;
+  for (int i = 0; i < static_cast<int>(model.links.size()); ++i)
+    link_index.emplace(model.links[i].name, i);
+
+  const int n_links = static_cast<int>(model.links.size());
+  std::vector<int> parent_joint(n_links, -1);
+  std::vector<std::vector<int>> child_joints(n_links);
+  for (int j = 0; j < static_cast<int>(model.joints.size()); ++j) {
+    UrdfJoint& joint = model.joints[j];
+    const std::string where = "joint " + in_quotes(joint.name);
+    const XMLElement* at = joint_elements[j];
+    const auto parent = link_index.find(joint.parent);
+    if (parent == link_index.end())
+      rep.fail(where, "parent link " + in_quotes(joint.parent) + " does not exist", at);
+    const auto child = link_index.find(joint.child);
+    if (child == link_index.end())
+      rep.fail(where, "child link " + in_quotes(joint.child) + " does not exist", at);
+    joint.parent_index = parent->second;
+    joint.child_index = child->second;
+    if (joint.parent_index == joint.child_index)
+      rep.fail(where, "link " + in_quotes(joint.child) + " is its own parent (a cycle)", at);
+    int& pj = parent_joint[joint.child_index];
+    if (pj >= 0)
+      rep.fail("link " + in_quotes(joint.child),
+               "has two parents (joints " + in_quotes(model.joints[pj].name) + " and " +
+                   in_quotes(joint.name) + ")",
+               at);
+    pj = j;
+    child_joints[joint.parent_index].push_back(j);
+  }
+
+  std::vector<int> roots;
+  for (int i = 0; i < n_links; ++i)
+    if (parent_joint[i] < 0) roots.push_back(i);
+  if (roots.size() > 1) {
+    std::string names;
+    for (int i : roots) names += (names.empty() ? "" : ", ") + in_quotes(model.links[i].name);
+    rep.fail("robot " + in_quotes(model.name),
+             "more than one root link (" + names + "); connect them with joints");
+  }
+  if (roots.empty())
+    rep.fail("robot " + in_quotes(model.name), "no root link: the joints form a cycle", robot);
+  model.root = model.links[roots.front()].name;
+
+  std::vector<UrdfJoint> ordered;
+  ordered.reserve(model.joints.size());
+  std::vector<int> stack(child_joints[roots.front()].rbegin(), child_joints[roots.front()].rend());
+  while (!stack.empty()) {
+    const int j = stack.back();
+    stack.pop_back();
+    ordered.push_back(model.joints[j]);
+    const auto& next = child_joints[model.joints[j].child_index];
+    stack.insert(stack.end(), next.rbegin(), next.rend());
+  }
+  // With one parent per link, joints not reached from the root lie on a cycle.
+  if (ordered.size() != model.joints.size()) {
+    std::vector<bool> reached(model.joints.size(), false);
+    for (const UrdfJoint& joint : ordered) reached[parent_joint[joint.child_index]] = true;
+    for (std::size_t j = 0; j < model.joints.size(); ++j)
+      if (!reached[j])
+        rep.fail("joint " + in_quotes(model.joints[j].name),
+                 "lies on a cycle of joints (not reachable from root link " +
+                     in_quotes(model.root) + ")",
+                 joint_elements[j]);
+  }
+  model.joints = std::move(ordered);
+}
+
+}  // namespace
+
+UrdfModel parse_urdf(std::string_view xml, const std::string& source_name) {
+  const Reporter rep(source_name);
+  tinyxml2::XMLDocument doc;
+  if (doc.Parse(xml.data(), xml.size()) != tinyxml2::XML_SUCCESS)
+    throw InputError(source_name + ": line " + std::to_string(doc.ErrorLineNum()) +
+                     ": malformed XML: " + doc.ErrorStr());
+  const XMLElement* robot = doc.RootElement();
+  if (robot == nullptr || std::string_view(robot->Name()) != "robot")
+    rep.fail("document", "missing <robot> root element", robot);
+
+  UrdfModel model;
+  model.name = ElementReader(rep, "robot").required_string(robot, "name");
+
+  std::map<std::string, const XMLElement*> seen;
+  const auto unique_name = [&](const XMLElement* e, const char* kind) {
+    const char* name = e->Attribute("name");
+    if (name == nullptr || *name == '\0')
+      rep.fail(kind, "missing attribute \"name\"", e);
+    const std::string key = std::string(kind) + " " + in_quotes(name);
+    const auto [it, inserted] = seen.emplace(key, e);
+    if (!inserted)
+      rep.fail(key,
+               "duplicate name (first at line " + std::to_string(it->second->GetLineNum()) + ")",
+               e);
+    return std::string(name);
+  };
+
+  for (const XMLElement* e = robot->FirstChildElement("link"); e != nullptr;
+       e = e->NextSiblingElement("link"))
+    model.links.push_back(read_link(rep, e, unique_name(e, "link")));
+  std::vector<const XMLElement*> joint_elements;
+  for (const XMLElement* e = robot->FirstChildElement("joint"); e != nullptr;
+       e = e->NextSiblingElement("joint")) {
+    model.joints.push_back(read_joint(rep, e, unique_name(e, "joint")));
+    joint_elements.push_back(e);
+  }
+  if (model.links.empty()) rep.fail("robot " + in_quotes(model.name), "has no <link>", robot);
+
+  link_tree(rep, robot, joint_elements, model);
+  return model;
+}
+
+UrdfModel read_urdf(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path.string() + ": cannot open file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw InputError(path.string() + ": read error");
+  return parse_urdf(text.str(), path.string());
+}
+
+}  // namespace marsden::io
