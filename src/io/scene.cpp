@@ -269,14 +269,20 @@ void parse_timing_and_output(const JsonNode& root, Scene& scene) {
 Scene build_scene(const detail::JsonDocument& doc) {
   const JsonNode root(doc);
   root.expect_keys({"description", "system", "integrator", "dt", "duration", "initial_state",
-                    "controls", "shape", "output"});
+                    "controls", "shape", "kinematic", "output"});
   if (const auto d = root.find("description")) d->string();
 
   Scene scene;
   scene.file = doc.file;
   const JsonNode sys = root.at("system");
-  scene.system_type =
-      sys.at("type").one_of({"rigid_body", "helicopter", "boat", "car", "snakeboard", "sleigh"});
+  scene.system_type = sys.at("type").one_of(
+      {"rigid_body", "helicopter", "boat", "car", "snakeboard", "sleigh", "tree"});
+  if (scene.system_type == "tree") {
+    detail::parse_tree(root, scene);
+    parse_timing_and_output(root, scene);
+    return scene;
+  }
+  if (const auto k = root.find("kinematic")) k->fail("applies to tree systems only");
   if (scene.system_type == "car" || scene.system_type == "snakeboard" ||
       scene.system_type == "sleigh") {
     detail::parse_nonholonomic(root, scene);
@@ -351,6 +357,7 @@ Scene load_scene(const std::filesystem::path& path) {
 
 SceneRunSummary run_scene(const Scene& scene, const std::filesystem::path& out_dir) {
   if (scene.nonholonomic) return detail::run_nonholonomic_scene(scene, out_dir);
+  if (scene.tree) return detail::run_tree_scene(scene, out_dir);
   const auto wall_start = std::chrono::steady_clock::now();
   // A Scene built by hand rather than by load_scene gets the same basic checks.
   if (!scene.model) throw InputError(scene.file + ": scene has no system");

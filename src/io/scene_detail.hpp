@@ -1,5 +1,5 @@
-// Internal: pieces of the scene reader shared by scene.cpp (SE(3) vehicles) and
-// scene_nonholonomic.cpp (car, snakeboard, sleigh).
+// Internal: pieces of the scene reader shared by scene.cpp (SE(3) vehicles),
+// scene_nonholonomic.cpp (car, snakeboard, sleigh) and scene_tree.cpp (tree systems).
 #pragma once
 
 #include <filesystem>
@@ -26,6 +26,12 @@ std::shared_ptr<const Signal> parse_input(const JsonNode& root, std::string_view
 void parse_nonholonomic(const JsonNode& root, Scene& scene);
 
 SceneRunSummary run_nonholonomic_scene(const Scene& scene, const std::filesystem::path& out_dir);
+
+// Fills scene.tree, scene.integrator (failure policy) and scene.controls from "system",
+// "integrator", "initial_state", "kinematic", "controls" (scene_tree.cpp).
+void parse_tree(const JsonNode& root, Scene& scene);
+
+SceneRunSummary run_tree_scene(const Scene& scene, const std::filesystem::path& out_dir);
 
 // One output step of size dt under the scene's failure policy. attempt(count, h, first)
 // advances `count` substeps of size h from the last good state and returns false on any

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "marsden/lie/se3.hpp"
+#include "marsden/tree/midpoint.hpp"
+#include "marsden/tree/model.hpp"
 #include "marsden/vehicle/controls.hpp"
 #include "marsden/vehicle/holonomic.hpp"
 #include "marsden/vehicle/rdp.hpp"
@@ -61,11 +63,33 @@ struct NonholonomicScene {
   double v1 = 0.0;     // sleigh, snakeboard: body forward velocity, m/s
 };
 
+// Integrators of the tree systems.
+enum class TreeMethod {
+  Midpoint,  // the generalized midpoint variational integrator (tree/midpoint.hpp)
+  Rk4        // classical RK4 on the continuous dynamics in (q, qd)
+};
+
+// Everything specific to a tree scene (system type "tree"); parsed and run by
+// src/io/scene_tree.cpp.
+struct TreeScene {
+  std::string source;  // "n_link_pendulum", "double_pendulum", "four_bar", "marionette",
+                       // "frames" (inline) or "urdf"
+  std::shared_ptr<const tree::Model> model;
+  TreeMethod method = TreeMethod::Midpoint;
+  tree::MidpointOptions midpoint;  // alpha, Newton options, Lagrangian algorithm
+  Eigen::VectorXd q0, qd0;         // every coordinate at t = 0 (rad, m; rad/s, m/s)
+  // Per kinematic coordinate (in model.kinematic_coords() order): its displacement from
+  // q0 as a 1-component signal of time, or null to hold it at q0.
+  std::vector<std::shared_ptr<const Signal>> kinematic;
+};
+
 struct Scene {
   std::string file;         // where the scene was read from, for messages
-  std::string system_type;  // "rigid_body", "helicopter", "boat", "car", "snakeboard", "sleigh"
+  std::string system_type;  // "rigid_body", "helicopter", "boat", "car", "snakeboard",
+                            // "sleigh", "tree"
   std::shared_ptr<const HolonomicModel<SE3>> model;  // SE(3) systems; null otherwise
   std::shared_ptr<const NonholonomicScene> nonholonomic;  // car, snakeboard, sleigh
+  std::shared_ptr<const TreeScene> tree;                  // tree
   SceneIntegrator integrator;
   double dt = 0.0;        // s
   double duration = 0.0;  // s
@@ -104,7 +128,7 @@ struct SceneRunSummary {
   bool has_momentum = false;           // spatial momentum is conserved (free body only)
   double momentum_drift = 0.0;         // max ||mu - mu0||_inf
   double momentum_drift_relative = 0.0;
-  bool has_constraint = false;          // nonholonomic systems
+  bool has_constraint = false;          // nonholonomic and constrained tree systems
   double constraint_violation_max = 0.0;  // max over the steps done (docs/scene.md)
   double wall_time_s = 0.0;
 };

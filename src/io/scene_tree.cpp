@@ -1,0 +1,812 @@
+// Scene files for tree systems (tree paper): a built-in model, an inline tree of frames or
+// a URDF file, run with the generalized midpoint variational integrator (tree/midpoint.hpp)
+// or RK4 on the continuous dynamics. The schema is in docs/scene.md; scene.cpp dispatches
+// here.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <Eigen/Geometry>
+#include <Eigen/LU>
+
+#include "marsden/error.hpp"
+#include "marsden/io/urdf.hpp"
+#include "marsden/io/writers.hpp"
+#include "marsden/tree/builtin_models.hpp"
+#include "marsden/tree/dynamics.hpp"
+#include "scene_detail.hpp"
+
+namespace marsden::io::detail {
+
+namespace {
+
+using tree::Model;
+using tree::ModelBuilder;
+using tree::VecX;
+
+// Runs a builder call that validates its own input and prefixes its InputError with the
+// file and field of `node`.
+template <class F>
+auto at_field(const JsonNode& node, F&& call) {
+  try {
+    return call();
+  } catch (const InputError& e) {
+    node.fail(e.what());
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Parsing: the model
+
+void positive_if(const JsonNode& obj, std::string_view key, double& field) {
+  if (const auto n = obj.find(key)) field = n->number_greater(0.0);
+}
+
+void non_negative_if(const JsonNode& obj, std::string_view key, double& field) {
+  if (const auto n = obj.find(key)) field = n->number_at_least(0.0);
+}
+
+// An inertia: 3 numbers (principal moments, the diagonal) or a 3 x 3 matrix, kg m^2.
+Mat3 parse_inertia(const JsonNode& n) {
+  if (n.is_array() && n.array_size() == 3 && !n.raw()[0].is_array()) {
+    for (std::size_t i = 0; i < 3; ++i) n[i].number_at_least(0.0);
+    return n.vec3().asDiagonal();
+  }
+  return n.matrix(3, 3);
+}
+
+// A built-in model and, for the four-bar, the parameters its initial state needs.
+struct BuiltinModel {
+  std::shared_ptr<const Model> model;
+  tree::FourBarParams four_bar;
+};
+
+BuiltinModel builtin_model(const JsonNode& sys, const std::string& name) {
+  sys.expect_keys({"type", "model", "parameters"});
+  // Without "parameters" every default applies (sys has none of their keys).
+  const std::optional<JsonNode> given = sys.find("parameters");
+  const JsonNode params = given ? *given : sys;
+  BuiltinModel out;
+  if (name == "n_link_pendulum" || name == "double_pendulum") {
+    const bool chain = name == "n_link_pendulum";
+    if (given && chain) params.expect_keys({"n", "length", "mass", "link_inertia", "damping"});
+    if (given && !chain) params.expect_keys({"length", "mass", "link_inertia", "damping"});
+    tree::PendulumParams p;
+    positive_if(params, "length", p.length);
+    positive_if(params, "mass", p.mass);
+    non_negative_if(params, "damping", p.damping);
+    if (const auto n = params.find("link_inertia")) p.link_inertia = parse_inertia(*n);
+    // n has no default.
+    const int n = chain ? sys.at("parameters").at("n").integer(1, 100000) : 2;
+    out.model = at_field(params, [&] { return std::make_shared<const Model>(tree::n_link_pendulum(n, p)); });
+  } else if (name == "four_bar") {
+    if (given) params.expect_keys({"crank", "coupler", "rocker", "ground", "density", "rod_radius",
+                                   "damping"});
+    tree::FourBarParams& p = out.four_bar;
+    positive_if(params, "crank", p.crank);
+    positive_if(params, "coupler", p.coupler);
+    positive_if(params, "rocker", p.rocker);
+    positive_if(params, "ground", p.ground);
+    positive_if(params, "density", p.density);
+    positive_if(params, "rod_radius", p.rod_radius);
+    non_negative_if(params, "damping", p.damping);
+    out.model = at_field(params, [&] { return std::make_shared<const Model>(tree::four_bar(p)); });
+  } else {
+    if (given) params.expect_keys({"total_mass", "height", "string_length", "damping"});
+    tree::MarionetteParams p;
+    positive_if(params, "total_mass", p.total_mass);
+    positive_if(params, "height", p.height);
+    positive_if(params, "string_length", p.string_length);
+    non_negative_if(params, "damping", p.damping);
+    out.model = at_field(params, [&] { return std::make_shared<const Model>(tree::marionette(p)); });
+  }
+  return out;
+}
+
+int frame_ref(const ModelBuilder& b, const JsonNode& n) {
+  const std::string name = n.string();
+  return at_field(n, [&] { return b.frame_index(name); });
+}
+
+int coord_ref(const ModelBuilder& b, const JsonNode& n) {
+  const std::string name = n.string();
+  return at_field(n, [&] { return b.coord_index(name); });
+}
+
+// A pair of frame names [a, b].
+std::pair<int, int> frame_pair(const ModelBuilder& b, const JsonNode& n) {
+  if (!n.is_array() || n.array_size() != 2) n.fail("expected an array of 2 frame names");
+  return {frame_ref(b, n[0]), frame_ref(b, n[1])};
+}
+
+void parse_frame(ModelBuilder& b, const JsonNode& f) {
+  f.expect_keys({"name", "parent", "type", "coordinate", "kinematic", "value", "translation",
+                 "rpy", "limits", "mass"});
+  const std::string name = f.at("name").string();
+  int parent = tree::kWorld;
+  if (const auto p = f.find("parent"); p && p->string() != "world") parent = frame_ref(b, *p);
+  const JsonNode type_node = f.at("type");
+  const std::string type = type_node.one_of({"tx", "ty", "tz", "rx", "ry", "rz", "const"});
+  const tree::Transform t = *tree::transform_from_name(type);
+  int frame = -1;
+  if (t == tree::Transform::Const) {
+    for (const char* key : {"coordinate", "kinematic", "value", "limits"})
+      if (const auto n = f.find(key)) n->fail("does not apply to a \"const\" frame");
+    SE3 g;
+    if (const auto x = f.find("translation")) g.x = x->vec3();
+    if (const auto r = f.find("rpy")) {
+      const Vec3 a = r->vec3();
+      // Roll about x, then pitch about y, then yaw about z (fixed axes): R = Rz Ry Rx.
+      g.R = (Eigen::AngleAxisd(a[2], Vec3::UnitZ()) * Eigen::AngleAxisd(a[1], Vec3::UnitY()) *
+             Eigen::AngleAxisd(a[0], Vec3::UnitX()))
+                .toRotationMatrix();
+    }
+    frame = at_field(f, [&] { return b.add_const_frame(name, parent, g); });
+  } else {
+    for (const char* key : {"translation", "rpy"})
+      if (const auto n = f.find(key)) n->fail("applies to \"const\" frames only");
+    if (const auto c = f.find("coordinate")) {
+      if (f.has("value")) f.at("value").fail("a frame has a coordinate or a value, not both");
+      const std::string coord = c->string();
+      const bool kinematic = f.find("kinematic") ? f.at("kinematic").boolean() : false;
+      frame = at_field(f, [&] { return b.add_joint_frame(name, parent, t, coord, kinematic); });
+      if (const auto l = f.find("limits")) {
+        const std::vector<double> lim = l->numbers(2);
+        at_field(*l, [&] { b.set_limits(b.coord_index(coord), lim[0], lim[1]); });
+      }
+    } else {
+      for (const char* key : {"kinematic", "limits"})
+        if (const auto n = f.find(key)) n->fail("applies to frames with a coordinate only");
+      const double value = f.find("value") ? f.at("value").number() : 0.0;
+      frame = at_field(f, [&] { return b.add_fixed_frame(name, parent, t, value); });
+    }
+  }
+  if (const auto m = f.find("mass")) {
+    m->expect_keys({"mass", "com", "inertia"});
+    const double mass = m->at("mass").number_greater(0.0);
+    const Vec3 com = m->find("com") ? m->at("com").vec3() : Vec3::Zero();
+    const Mat3 inertia = m->find("inertia") ? parse_inertia(m->at("inertia")) : Mat3::Zero();
+    at_field(*m, [&] { b.add_mass(frame, mass, com, inertia); });
+  }
+}
+
+std::shared_ptr<const Model> inline_model(const JsonNode& sys) {
+  sys.expect_keys({"type", "frames", "gravity", "springs", "dampers", "constraints", "inputs"});
+  ModelBuilder b;
+  if (const auto g = sys.find("gravity")) {
+    const Vec3 gravity = g->vec3();
+    b.set_gravity(gravity);
+  }
+  const JsonNode frames = sys.at("frames");
+  if (!frames.is_array() || frames.array_size() == 0)
+    frames.fail("expected a non-empty array of frames");
+  for (std::size_t i = 0; i < frames.array_size(); ++i) parse_frame(b, frames[i]);
+
+  if (const auto springs = sys.find("springs"))
+    for (std::size_t i = 0; i < springs->array_size(); ++i) {
+      const JsonNode s = (*springs)[i];
+      s.expect_keys({"coordinate", "frames", "stiffness", "rest", "rest_length"});
+      const double k = s.at("stiffness").number_at_least(0.0);
+      if (const auto c = s.find("coordinate")) {
+        const int coord = coord_ref(b, *c);
+        const double rest = s.find("rest") ? s.at("rest").number() : 0.0;
+        at_field(s, [&] { b.add_coordinate_spring(coord, k, rest); });
+      } else {
+        const auto [fa, fb] = frame_pair(b, s.at("frames"));
+        const double rest = s.find("rest_length") ? s.at("rest_length").number_at_least(0.0) : 0.0;
+        at_field(s, [&] { b.add_frame_spring(fa, fb, k, rest); });
+      }
+    }
+  if (const auto dampers = sys.find("dampers"))
+    for (std::size_t i = 0; i < dampers->array_size(); ++i) {
+      const JsonNode d = (*dampers)[i];
+      d.expect_keys({"coordinate", "frames", "damping"});
+      const double c = d.at("damping").number_at_least(0.0);
+      if (const auto n = d.find("coordinate")) {
+        const int coord = coord_ref(b, *n);
+        at_field(d, [&] { b.add_coordinate_damper(coord, c); });
+      } else {
+        const auto [fa, fb] = frame_pair(b, d.at("frames"));
+        at_field(d, [&] { b.add_frame_damper(fa, fb, c); });
+      }
+    }
+  if (const auto constraints = sys.find("constraints"))
+    for (std::size_t i = 0; i < constraints->array_size(); ++i) {
+      const JsonNode c = (*constraints)[i];
+      const std::string kind = c.at("type").one_of({"distance", "point_on_plane", "point_to_point"});
+      const std::string name = c.find("name") ? c.at("name").string() : kind + std::to_string(i);
+      if (kind == "distance") {
+        c.expect_keys({"type", "name", "frames", "distance", "distance_coordinate"});
+        const auto [fa, fb] = frame_pair(b, c.at("frames"));
+        if (const auto dc = c.find("distance_coordinate")) {
+          if (c.has("distance")) c.fail("give \"distance\" or \"distance_coordinate\", not both");
+          const int coord = coord_ref(b, *dc);
+          at_field(c, [&] { b.add_prescribed_distance_constraint(name, fa, fb, coord); });
+        } else {
+          const double d = c.at("distance").number_at_least(0.0);
+          at_field(c, [&] { b.add_distance_constraint(name, fa, fb, d); });
+        }
+      } else if (kind == "point_on_plane") {
+        c.expect_keys({"type", "name", "frame", "plane_frame", "normal"});
+        const int fa = frame_ref(b, c.at("frame"));
+        const int fb = frame_ref(b, c.at("plane_frame"));
+        const Vec3 normal = c.at("normal").vec3();
+        at_field(c, [&] { b.add_point_on_plane_constraint(name, fa, fb, normal); });
+      } else {
+        c.expect_keys({"type", "name", "frames"});
+        const auto [fa, fb] = frame_pair(b, c.at("frames"));
+        at_field(c, [&] { b.add_point_to_point_constraint(name, fa, fb); });
+      }
+    }
+  if (const auto inputs = sys.find("inputs"))
+    for (std::size_t i = 0; i < inputs->array_size(); ++i) {
+      const JsonNode in = (*inputs)[i];
+      if (in.at("type").one_of({"force", "wrench"}) == "force") {
+        in.expect_keys({"type", "coordinate"});
+        const int coord = coord_ref(b, in.at("coordinate"));
+        at_field(in, [&] { b.add_coordinate_force_input(coord); });
+      } else {
+        in.expect_keys({"type", "frame", "axes"});
+        const int frame = frame_ref(b, in.at("frame"));
+        const bool body = !in.find("axes") || in.at("axes").one_of({"body", "world"}) == "body";
+        at_field(in, [&] { b.add_wrench_input(frame, body); });
+      }
+    }
+  return at_field(sys, [&] { return std::make_shared<const Model>(b.build()); });
+}
+
+std::shared_ptr<const Model> urdf_model(const JsonNode& sys, const std::string& scene_file) {
+  sys.expect_keys({"type", "urdf", "gravity"});
+  const JsonNode file = sys.at("urdf");
+  const std::filesystem::path path =
+      std::filesystem::path(scene_file).parent_path() / file.string();
+  UrdfTreeOptions options;
+  if (const auto g = sys.find("gravity")) options.gravity = g->vec3();
+  // read_urdf's errors name the URDF file and element; say which scene field led there.
+  return at_field(file, [&] {
+    return std::make_shared<const Model>(tree_model_from_urdf(read_urdf(path), options));
+  });
+}
+
+// ---------------------------------------------------------------------------------------
+// Parsing: integrator and initial state
+
+void parse_integrator(const JsonNode& in, TreeScene& tree, SceneIntegrator& s) {
+  in.expect_keys({"method", "alpha", "tolerance", "max_iterations", "line_search", "lagrangian",
+                  "on_failure", "max_subdivisions"});
+  if (const auto n = in.find("method"))
+    tree.method = n->one_of({"midpoint", "rk4"}) == "midpoint" ? TreeMethod::Midpoint
+                                                               : TreeMethod::Rk4;
+  const bool midpoint = tree.method == TreeMethod::Midpoint;
+  for (const char* key : {"alpha", "tolerance", "max_iterations", "line_search"})
+    if (const auto n = in.find(key); n && !midpoint) n->fail("applies to method \"midpoint\" only");
+  if (const auto n = in.find("alpha")) {
+    tree.midpoint.alpha = n->number_at_least(0.0);
+    if (tree.midpoint.alpha > 1.0)
+      n->fail("must be <= 1 (got " + format_number(tree.midpoint.alpha) + ")");
+  }
+  NewtonOptions& newton = tree.midpoint.newton;
+  if (const auto n = in.find("tolerance")) newton.tolerance = n->number_greater(0.0);
+  if (const auto n = in.find("max_iterations")) newton.max_iterations = n->integer(1, 1000);
+  if (const auto n = in.find("line_search")) newton.line_search = n->boolean();
+  if (const auto n = in.find("lagrangian")) {
+    const std::string a = n->one_of({"spatial", "paper_cached", "paper_uncached"});
+    tree.midpoint.algorithm = a == "spatial"        ? tree::LagrangianAlgorithm::Spatial
+                              : a == "paper_cached" ? tree::LagrangianAlgorithm::PaperCached
+                                                    : tree::LagrangianAlgorithm::PaperUncached;
+  }
+  if (const auto n = in.find("on_failure"))
+    s.on_failure = n->one_of({"stop", "subdivide"}) == "stop" ? OnFailure::Stop : OnFailure::Subdivide;
+  if (const auto n = in.find("max_subdivisions")) s.max_subdivisions = n->integer(0, 20);
+}
+
+// q or qd: an object {coordinate name: value} (others keep their value) or an array of
+// one number per coordinate. Returns which coordinates were given.
+std::vector<bool> parse_coordinates(const JsonNode& n, const Model& model, VecX& out) {
+  std::vector<bool> given(model.num_coords(), false);
+  if (n.is_array()) {
+    const std::vector<double> v = n.numbers(static_cast<std::size_t>(model.num_coords()));
+    for (int i = 0; i < model.num_coords(); ++i) out[i] = v[static_cast<std::size_t>(i)];
+    std::fill(given.begin(), given.end(), true);
+    return given;
+  }
+  if (!n.is_object())
+    n.fail("expected an object {coordinate: value} or an array of " +
+           std::to_string(model.num_coords()) + " numbers");
+  for (const auto& item : n.raw().items()) {
+    const JsonNode v = n.at(item.key());
+    const int i = at_field(v, [&] { return model.coord_index(item.key()); });
+    out[i] = v.number();
+    given[static_cast<std::size_t>(i)] = true;
+  }
+  return given;
+}
+
+// The largest |h_c(q)| and the name of that constraint.
+std::pair<double, std::string> worst_constraint(const Model& model, tree::Data& data,
+                                                const VecX& q) {
+  if (model.num_constraint_rows() == 0) return {0.0, ""};
+  tree::constraint_terms(model, data, q, nullptr);
+  std::pair<double, std::string> worst{0.0, ""};
+  for (const tree::Constraint& c : model.constraints())
+    for (int r = 0; r < c.rows(); ++r)
+      if (std::abs(data.h[c.first_row + r]) >= worst.first)
+        worst = {std::abs(data.h[c.first_row + r]), c.name};
+  return worst;
+}
+
+void parse_initial_state(const JsonNode& root, TreeScene& tree,
+                         const tree::FourBarParams& four_bar_params) {
+  const Model& model = *tree.model;
+  const int n = model.num_coords();
+  tree.q0 = VecX::Zero(n);
+  tree.qd0 = VecX::Zero(n);
+  const bool four_bar = tree.source == "four_bar";
+  const std::optional<JsonNode> s = root.find("initial_state");
+  if (s) {
+    if (four_bar) s->expect_keys({"q", "qd", "crank_angle", "crank_rate", "branch"});
+    else s->expect_keys({"q", "qd"});
+  }
+  std::vector<bool> q_given(static_cast<std::size_t>(n), false);
+  const bool by_crank = s && (s->has("crank_angle") || s->has("crank_rate") || s->has("branch"));
+  // The four-bar is assembled from its crank (at angle 0 and at rest unless given q).
+  if (four_bar && (by_crank || !s || !(s->has("q") || s->has("qd")))) {
+    if (by_crank)
+      for (const char* key : {"q", "qd"})
+        if (const auto k = s->find(key)) k->fail("give q and qd, or crank_angle and crank_rate, not both");
+    const double angle = s && s->has("crank_angle") ? s->at("crank_angle").number() : 0.0;
+    const double rate = s && s->has("crank_rate") ? s->at("crank_rate").number() : 0.0;
+    int branch = 1;
+    if (const auto b = s ? s->find("branch") : std::nullopt) {
+      branch = b->integer(-1, 1);
+      if (branch == 0) b->fail("must be 1 or -1");
+    }
+    const tree::FourBarState st = at_field(s ? *s : root, [&] {
+      return tree::four_bar_state(four_bar_params, angle, rate, branch);
+    });
+    tree.q0 = st.q;
+    tree.qd0 = st.qd;
+    return;
+  }
+  if (s) {
+    if (const auto q = s->find("q")) q_given = parse_coordinates(*q, model, tree.q0);
+    if (const auto qd = s->find("qd")) parse_coordinates(*qd, model, tree.qd0);
+  }
+  if (tree.source == "marionette") {
+    // String ends not given hang straight above their attachments at the body's pose.
+    const VecX hung = tree::marionette_configuration(model, tree.q0);
+    for (int i : model.kinematic_coords())
+      if (!q_given[static_cast<std::size_t>(i)]) tree.q0[i] = hung[i];
+  }
+  tree::Data data(model);
+  const auto [h, name] = worst_constraint(model, data, tree.q0);
+  // Hand-written numbers carry a few digits; a larger gap is a configuration that the
+  // first step would have to jerk into place.
+  if (h > 1e-8) {
+    const std::string msg = "the constraint '" + name + "' does not hold at the initial "
+                            "configuration (|h| = " + format_number(h) + ")" +
+                            (four_bar ? "; give crank_angle (and crank_rate) instead" : "");
+    if (s && s->has("q")) s->at("q").fail(msg);
+    if (s) s->fail(msg);
+    root.at("system").fail(msg);
+  }
+}
+
+}  // namespace
+
+void parse_tree(const JsonNode& root, Scene& scene) {
+  auto tree = std::make_shared<TreeScene>();
+  const JsonNode sys = root.at("system");
+  const int sources = int(sys.has("model")) + int(sys.has("frames")) + int(sys.has("urdf"));
+  if (sources != 1) sys.fail("expected exactly one of \"model\", \"frames\", \"urdf\"");
+  tree::FourBarParams four_bar_params;
+  if (const auto m = sys.find("model")) {
+    tree->source = m->one_of({"n_link_pendulum", "double_pendulum", "four_bar", "marionette"});
+    BuiltinModel built = builtin_model(sys, tree->source);
+    tree->model = std::move(built.model);
+    four_bar_params = built.four_bar;
+  } else if (sys.has("frames")) {
+    tree->source = "frames";
+    tree->model = inline_model(sys);
+  } else {
+    tree->source = "urdf";
+    tree->model = urdf_model(sys, scene.file);
+  }
+  const Model& model = *tree->model;
+
+  if (const auto in = root.find("integrator")) parse_integrator(*in, *tree, scene.integrator);
+  parse_initial_state(root, *tree, four_bar_params);
+
+  // One signal per kinematic coordinate, by name: its displacement from the initial value.
+  tree->kinematic.assign(static_cast<std::size_t>(model.num_kinematic()), nullptr);
+  if (const auto k = root.find("kinematic")) {
+    if (model.num_kinematic() == 0) k->fail("the model has no kinematic coordinates; remove this field");
+    if (!k->is_object()) k->fail("expected an object {kinematic coordinate: signal}");
+    for (const auto& item : k->raw().items()) {
+      const JsonNode sig = k->at(item.key());
+      const int coord = at_field(sig, [&] { return model.coord_index(item.key()); });
+      const int i = model.kinematic_index(coord);
+      if (i < 0) sig.fail("coordinate '" + item.key() + "' is not kinematic");
+      tree->kinematic[static_cast<std::size_t>(i)] =
+          parse_signal(sig, 1, "displacement of '" + item.key() + "' [m or rad]");
+    }
+  }
+  if (const auto s = root.find("shape")) s->fail("tree systems take no shape input; use \"kinematic\"");
+  if (model.num_inputs() > kMaxInputs) {
+    if (const auto c = root.find("controls"))
+      c->fail("the model has " + std::to_string(model.num_inputs()) + " inputs; scene signals "
+              "carry at most " + std::to_string(kMaxInputs));
+    scene.controls = nullptr;  // all zero
+  } else {
+    scene.controls = parse_input(root, "controls", model.num_inputs(), "tree inputs");
+  }
+  scene.tree = std::move(tree);
+}
+
+// ---------------------------------------------------------------------------------------
+// Running
+
+namespace {
+
+// The kinematic coordinates' values, velocities and accelerations at time t: q0 plus the
+// signals' displacements, differentiated by central differences (signals are given as
+// values only).
+class KinematicPath {
+ public:
+  explicit KinematicPath(const TreeScene& tree) : tree_(tree), buf_(1) {}
+
+  double displacement(std::size_t i, double t) const {
+    if (!tree_.kinematic[i]) return 0.0;
+    tree_.kinematic[i]->eval(t, buf_);
+    return buf_[0];
+  }
+  // Writes the kinematic entries of q (and qd, qdd if non-null: qdd is num_kinematic long).
+  void at(double t, VecX& q, VecX* qd, VecX* qdd) const {
+    const Model& model = *tree_.model;
+    for (std::size_t i = 0; i < model.kinematic_coords().size(); ++i) {
+      const int c = model.kinematic_coords()[i];
+      const double s = displacement(i, t);
+      q[c] = tree_.q0[c] + s;
+      if (!tree_.kinematic[i]) {
+        if (qd) (*qd)[c] = tree_.qd0[c];
+        if (qdd) (*qdd)[static_cast<Eigen::Index>(i)] = 0.0;
+        continue;
+      }
+      if (qd) (*qd)[c] = (displacement(i, t + kDv) - displacement(i, t - kDv)) / (2.0 * kDv);
+      if (qdd)
+        (*qdd)[static_cast<Eigen::Index>(i)] =
+            (displacement(i, t + kDa) - 2.0 * s + displacement(i, t - kDa)) / (kDa * kDa);
+    }
+  }
+
+ private:
+  // Steps balancing truncation against round-off for signals of order one.
+  static constexpr double kDv = 1e-6, kDa = 1e-4;
+  const TreeScene& tree_;
+  mutable InputVec buf_;
+};
+
+// Velocities of the dynamic coordinates from their momenta at q (the kinematic entries of
+// qd given): L is quadratic in qd, so p = M_dd qd_d + M_dk qd_k.
+void velocity_from_momentum(const Model& model, tree::Data& data, const VecX& q, const VecX& p,
+                            VecX& qd) {
+  tree::lagrangian_terms(model, data, q, qd, true);
+  const std::vector<int>& dyn = model.dynamic_coords();
+  const Eigen::Index nd = static_cast<Eigen::Index>(dyn.size());
+  tree::MatX M_dd(nd, nd);
+  VecX rhs = p;
+  for (Eigen::Index a = 0; a < nd; ++a) {
+    for (Eigen::Index b = 0; b < nd; ++b) M_dd(a, b) = data.M(dyn[a], dyn[b]);
+    for (int k : model.kinematic_coords()) rhs[a] -= data.M(dyn[a], k) * qd[k];
+  }
+  const VecX qd_d = M_dd.partialPivLu().solve(rhs);
+  for (Eigen::Index a = 0; a < nd; ++a) qd[dyn[a]] = qd_d[a];
+}
+
+VecX dynamic_part(const Model& model, const VecX& full) {
+  VecX out(model.num_dynamic());
+  for (int a = 0; a < model.num_dynamic(); ++a) out[a] = full[model.dynamic_coords()[a]];
+  return out;
+}
+
+}  // namespace
+
+SceneRunSummary run_tree_scene(const Scene& scene, const std::filesystem::path& out_dir) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  const TreeScene& ts = *scene.tree;
+  if (!ts.model) throw InputError(scene.file + ": scene has no system");
+  const Model& model = *ts.model;
+  const int n = model.num_coords(), nd = model.num_dynamic();
+  if (!(scene.dt > 0.0) || !std::isfinite(scene.dt) || scene.steps < 1 || scene.output_every < 1)
+    throw InputError(scene.file + ": scene needs dt > 0, steps >= 1 and output every >= 1");
+  const int nu = model.num_inputs();
+  if (ts.q0.size() != n || ts.qd0.size() != n ||
+      ts.kinematic.size() != static_cast<std::size_t>(model.num_kinematic()) ||
+      (scene.controls && scene.controls->size() != nu) || scene.shape)
+    throw InputError(scene.file + ": initial state, kinematic or control sizes do not match the model");
+  std::error_code ec;
+  std::filesystem::create_directories(out_dir, ec);
+  if (ec) throw InputError(out_dir.string() + ": cannot create output directory: " + ec.message());
+
+  std::vector<std::string> columns = {"t"};
+  for (const auto& c : model.coords()) columns.push_back(c.name);
+  for (const auto& c : model.coords()) columns.push_back("qd_" + c.name);
+  for (int i : model.dynamic_coords()) columns.push_back("p_" + model.coords()[i].name);
+  columns.push_back("energy");
+  columns.push_back("constraint_residual");
+  for (int i = 0; i < nu; ++i) columns.push_back("u" + std::to_string(i));
+  CsvWriter csv(out_dir / "trajectory.csv", columns);
+
+  tree::Data data(model);
+  const KinematicPath path(ts);
+  InputVec u_buf;
+  VecX u = VecX::Zero(nu);
+  auto controls_at = [&](double t) -> const VecX& {
+    if (scene.controls) {
+      scene.controls->eval(t, u_buf);
+      u = u_buf;
+    }
+    return u;
+  };
+
+  struct {
+    std::vector<double> t, q, qd, p, energy, residual, controls;
+  } traj;
+  std::vector<double> row(columns.size());
+  // The row of state (t, q, qd, p); false if anything in it is not finite.
+  auto record = [&](double t, const VecX& q, const VecX& qd, const VecX& p, double energy,
+                    double residual) {
+    const VecX& uc = controls_at(t);
+    std::size_t c = 0;
+    row[c++] = t;
+    for (int i = 0; i < n; ++i) row[c++] = q[i];
+    for (int i = 0; i < n; ++i) row[c++] = qd[i];
+    for (int i = 0; i < nd; ++i) row[c++] = p[i];
+    row[c++] = energy;
+    row[c++] = residual;
+    for (int i = 0; i < nu; ++i) row[c++] = uc[i];
+    for (double x : row)
+      if (!std::isfinite(x)) return false;
+    csv.write_row(row);
+    traj.t.push_back(t);
+    traj.q.insert(traj.q.end(), row.begin() + 1, row.begin() + 1 + n);
+    traj.qd.insert(traj.qd.end(), row.begin() + 1 + n, row.begin() + 1 + 2 * n);
+    traj.p.insert(traj.p.end(), row.begin() + 1 + 2 * n, row.begin() + 1 + 2 * n + nd);
+    traj.energy.push_back(energy);
+    traj.residual.push_back(residual);
+    traj.controls.insert(traj.controls.end(), row.end() - nu, row.end());
+    return true;
+  };
+
+  SceneRunSummary sum;
+  sum.steps_requested = scene.steps;
+  sum.has_constraint = model.num_constraint_rows() > 0;
+  const double dt = scene.dt;
+  const bool midpoint = ts.method == TreeMethod::Midpoint;
+  auto fail = [&](std::string msg) {
+    sum.ok = false;
+    sum.message = std::move(msg);
+  };
+
+  // The state: midpoint carries (t, q, p); RK4 carries (q, qd) and p is derived. qd and
+  // the energy of a midpoint state come from its momenta (velocity_from_momentum).
+  tree::TreeState x;
+  VecX qd = ts.qd0;
+  x.q = ts.q0;
+  path.at(0.0, x.q, &qd, nullptr);
+  auto residual_at = [&](const VecX& q) { return worst_constraint(model, data, q).first; };
+  // Completes qd, p (whichever the method does not carry) and returns the energy.
+  auto complete = [&](double t) {
+    path.at(t, x.q, &qd, nullptr);
+    if (midpoint) {
+      velocity_from_momentum(model, data, x.q, x.p, qd);
+    } else {
+      tree::lagrangian_terms(model, data, x.q, qd, false);
+      x.p = dynamic_part(model, data.L_v);
+    }
+    return tree::energy(model, data, x.q, qd);
+  };
+
+  sum.ok = true;
+  try {
+    if (midpoint) x = tree::midpoint_initial_state(model, data, 0.0, x.q, qd);
+    else x.t = 0.0;
+    sum.energy_initial = complete(0.0);
+    sum.constraint_violation_max = residual_at(x.q);
+    if (!record(x.t, x.q, qd, x.p, sum.energy_initial, sum.constraint_violation_max))
+      fail("the initial state is not finite");
+  } catch (const SolverError& e) {
+    fail(std::string("the initial state could not be set up: ") + e.what());
+  }
+
+  // RK4 on (q, qd): the dynamic entries integrate, the kinematic ones follow the path.
+  VecX qdd_kin(model.num_kinematic());
+  auto accel = [&](double t, VecX& q, VecX& v, const VecX& u_k) {
+    path.at(t, q, &v, &qdd_kin);
+    return tree::continuous_dynamics(model, data, q, v, u_k, qdd_kin).qdd;
+  };
+  auto rk4_step = [&](double t, double h, VecX& q, VecX& v) {
+    const VecX u_k = controls_at(t);  // held over the step
+    auto f = [&](double tt, VecX qq, VecX vv, VecX& dq, VecX& dv) {
+      dv = accel(tt, qq, vv, u_k);
+      dq = vv;
+    };
+    VecX k1q, k1v, k2q, k2v, k3q, k3v, k4q, k4v;
+    f(t, q, v, k1q, k1v);
+    f(t + 0.5 * h, q + 0.5 * h * k1q, v + 0.5 * h * k1v, k2q, k2v);
+    f(t + 0.5 * h, q + 0.5 * h * k2q, v + 0.5 * h * k2v, k3q, k3v);
+    f(t + h, q + h * k3q, v + h * k3v, k4q, k4v);
+    q += h / 6.0 * (k1q + 2.0 * k2q + 2.0 * k3q + k4q);
+    v += h / 6.0 * (k1v + 2.0 * k2v + 2.0 * k3v + k4v);
+    path.at(t + h, q, &v, nullptr);
+  };
+
+  int newton_steps = 0, last_recorded = 0;
+  double energy_now = sum.energy_initial;
+  VecX q_kin_next = x.q;
+  for (int k = 0; sum.ok && k < scene.steps; ++k) {
+    const double t_k = k * dt;
+    int iterations = 0;
+    NewtonStatus st;
+    std::string error;
+    tree::TreeState trial;
+    VecX trial_qd;
+    // `count` substeps of size h from x; false on any failure.
+    auto attempt = [&](int count, double h) {
+      error.clear();
+      trial = x;
+      trial_qd = qd;
+      tree::TreeState next = x;
+      try {
+        for (int j = 0; j < count; ++j) {
+          const double t = t_k + j * h;
+          if (midpoint) {
+            path.at(t + h, q_kin_next, nullptr, nullptr);
+            VecX q_kin(model.num_kinematic());
+            for (int i = 0; i < model.num_kinematic(); ++i)
+              q_kin[i] = q_kin_next[model.kinematic_coords()[static_cast<std::size_t>(i)]];
+            st = tree::midpoint_step(model, data, ts.midpoint, h, trial, controls_at(t), q_kin,
+                                     next);
+            iterations += st.iterations;
+            if (!st.converged) return false;
+            trial = next;
+          } else {
+            st = NewtonStatus{true, 0, 0.0};
+            rk4_step(t, h, trial.q, trial_qd);
+          }
+          trial.t = t + h;
+          if (!trial.q.allFinite() || !trial.p.allFinite() || !trial_qd.allFinite()) {
+            st.converged = false;
+            error = "the state became NaN or infinite";
+            return false;
+          }
+        }
+        return true;
+      } catch (const SolverError& e) {
+        st = NewtonStatus{};
+        error = e.what();
+        return false;
+      }
+    };
+    const int level = step_with_failure_policy(
+        scene.integrator, dt, [&](int count, double h, bool) { return attempt(count, h); },
+        sum.failures);
+    if (level < 0) {
+      fail(step_failure_message(k, t_k, st, error,
+                                scene.integrator.on_failure == OnFailure::Subdivide
+                                    ? scene.integrator.max_subdivisions
+                                    : 0));
+      break;
+    }
+    if (level > 0) sum.subdivisions.push_back({k, t_k, level});
+    x = trial;
+    x.t = (k + 1) * dt;  // no drift from summing substeps
+    qd = trial_qd;
+    try {
+      energy_now = complete(x.t);
+    } catch (const SolverError& e) {
+      fail("step " + std::to_string(k) + " (t = " + time_text(t_k) + "): " + e.what());
+      break;
+    }
+    const double residual = residual_at(x.q);
+    if (!std::isfinite(energy_now) || !std::isfinite(residual) || !qd.allFinite()) {
+      fail("step " + std::to_string(k) + " (t = " + time_text(t_k) + "): the state is not finite");
+      break;
+    }
+    sum.energy_drift = std::max(sum.energy_drift, std::abs(energy_now - sum.energy_initial));
+    sum.constraint_violation_max = std::max(sum.constraint_violation_max, residual);
+    sum.newton_min = newton_steps == 0 ? iterations : std::min(sum.newton_min, iterations);
+    sum.newton_max = std::max(sum.newton_max, iterations);
+    sum.newton_total += iterations;
+    ++newton_steps;
+    sum.steps_done = k + 1;
+    if ((k + 1) % scene.output_every == 0 || k + 1 == scene.steps) {
+      if (!record(x.t, x.q, qd, x.p, energy_now, residual)) {
+        fail("step " + std::to_string(k) + " (t = " + time_text(t_k) + "): the state is not finite");
+        break;
+      }
+      last_recorded = k + 1;
+    }
+  }
+  // After a failure, the last good state is part of what was computed: keep it.
+  if (sum.steps_done > last_recorded)
+    record(x.t, x.q, qd, x.p, energy_now, residual_at(x.q));
+
+  sum.rows_written = csv.rows_written();
+  sum.newton_mean = newton_steps > 0 ? double(sum.newton_total) / newton_steps : 0.0;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  sum.energy_drift_relative =
+      sum.energy_initial != 0.0 ? sum.energy_drift / std::abs(sum.energy_initial) : nan;
+
+  const std::size_t rows = traj.t.size();
+  auto arr = [rows](std::string name, const std::vector<double>& data, int cols) {
+    return NpyArray{std::move(name), {rows, static_cast<std::size_t>(cols)}, data};
+  };
+  write_npz(out_dir / "trajectory.npz",
+            {npy_vector("t", traj.t), arr("q", traj.q, n), arr("qd", traj.qd, n),
+             arr("p", traj.p, nd), npy_vector("energy", traj.energy),
+             npy_vector("constraint_residual", traj.residual), arr("controls", traj.controls, nu)});
+
+  sum.wall_time_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+
+  Json integrator = Json::object();
+  integrator.set("method", midpoint ? "midpoint" : "rk4");
+  if (midpoint) {
+    const auto& m = ts.midpoint;
+    integrator.set("alpha", m.alpha)
+        .set("tolerance", m.newton.tolerance)
+        .set("max_iterations", m.newton.max_iterations)
+        .set("lagrangian", m.algorithm == tree::LagrangianAlgorithm::Spatial        ? "spatial"
+                           : m.algorithm == tree::LagrangianAlgorithm::PaperCached ? "paper_cached"
+                                                                                    : "paper_uncached");
+  }
+  integrator.set("on_failure", scene.integrator.on_failure == OnFailure::Stop ? "stop" : "subdivide")
+      .set("max_subdivisions", scene.integrator.max_subdivisions);
+  Json coordinates = Json::array(), kinematic = Json::array();
+  for (const auto& c : model.coords()) (c.kinematic ? kinematic : coordinates).push_back(c.name);
+  Json subdivisions = Json::array();
+  for (const SubdivisionEvent& e : sum.subdivisions)
+    subdivisions.push_back(Json::object().set("step", e.step).set("t", e.t).set("level", e.level)
+                               .set("substeps", 1 << e.level));
+  Json summary = Json::object();
+  summary.set("scene", scene.file)
+      .set("system", scene.system_type)
+      .set("model", ts.source)
+      .set("dynamic_coordinates", std::move(coordinates))
+      .set("kinematic_coordinates", std::move(kinematic))
+      .set("constraint_rows", model.num_constraint_rows())
+      .set("status", sum.ok ? "ok" : "failed")
+      .set("message", sum.message)
+      .set("integrator", std::move(integrator))
+      .set("dt", dt)
+      .set("duration", scene.duration)
+      .set("steps_requested", sum.steps_requested)
+      .set("steps_done", sum.steps_done)
+      .set("final_time", x.t)
+      .set("rows_written", sum.rows_written)
+      .set("newton_iterations", Json::object()
+                                    .set("min", sum.newton_min)
+                                    .set("mean", sum.newton_mean)
+                                    .set("max", sum.newton_max)
+                                    .set("total", sum.newton_total))
+      .set("failures", sum.failures)
+      .set("subdivisions", Json::object()
+                               .set("count", sum.subdivisions.size())
+                               .set("events", std::move(subdivisions)))
+      .set("energy", Json::object()
+                         .set("initial", sum.energy_initial)
+                         .set("max_abs_drift", sum.energy_drift)
+                         .set("relative_drift", sum.energy_drift_relative))
+      .set("constraint_residual", Json::object().set("max", sum.constraint_violation_max))
+      .set("wall_time_s", sum.wall_time_s)
+      .set("files", Json::array().push_back("trajectory.csv").push_back("trajectory.npz"));
+  summary.write_file(out_dir / "summary.json");
+  return sum;
+}
+
+}  // namespace marsden::io::detail

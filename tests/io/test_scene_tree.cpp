@@ -1,0 +1,249 @@
+#include <cmath>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "io/temp_dir.hpp"
+#include "marsden/error.hpp"
+#include "marsden/io/scene.hpp"
+
+namespace marsden::io {
+namespace {
+
+using test::read_file;
+using test::TempDir;
+
+// A valid double-pendulum scene; each error test replaces one piece of it.
+std::string pendulum_scene(const std::string& system = R"({"type": "tree", "model": "double_pendulum"})",
+                           const std::string& initial = R"({"q": {"q1": 1.0}, "qd": {"q2": 0.5}})",
+                           const std::string& dt = "0.01", const std::string& extra = "") {
+  return R"({
+  "system": )" + system + R"(,
+  "dt": )" + dt + R"(,
+  "duration": 0.2,
+  "initial_state": )" + initial + extra + "\n}\n";
+}
+
+// Loads `text` as DIR/scene.json and returns the InputError message ("" if none).
+std::string load_error(const TempDir& dir, const std::string& text) {
+  const auto path = dir.write("scene.json", text);
+  try {
+    load_scene(path);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+void expect_message(const TempDir& dir, const std::string& msg, const std::string& field,
+                    const std::string& problem) {
+  EXPECT_NE(msg.find((dir / "scene.json").string() + ": "), std::string::npos) << msg;
+  EXPECT_NE(msg.find("field '" + field + "': "), std::string::npos) << msg;
+  EXPECT_NE(msg.find(problem), std::string::npos) << msg;
+}
+
+std::filesystem::path example(const std::string& name) {
+  return std::filesystem::path(MARSDEN_SOURCE_DIR) / "examples" / "scenes" / (name + ".json");
+}
+
+TEST(TreeScene, ExampleScenesLoadAndRun) {
+  for (const char* name :
+       {"double_pendulum", "pendulum_chain", "four_bar", "marionette", "urdf_arm"}) {
+    SCOPED_TRACE(name);
+    Scene scene = load_scene(example(name));
+    ASSERT_TRUE(scene.tree);
+    scene.steps = std::min(scene.steps, 20);  // a short run is enough here
+    TempDir dir;
+    const SceneRunSummary s = run_scene(scene, dir.path());
+    EXPECT_TRUE(s.ok) << s.message;
+    EXPECT_EQ(s.steps_done, scene.steps);
+    EXPECT_GE(s.newton_min, 1);
+    EXPECT_LE(s.constraint_violation_max, 1e-8);
+    EXPECT_TRUE(std::filesystem::exists(dir / "trajectory.npz"));
+    EXPECT_NE(read_file(dir / "summary.json").find("\"status\": \"ok\""), std::string::npos);
+  }
+}
+
+TEST(TreeScene, DoublePendulumWritesNamedColumnsAndConservesEnergy) {
+  TempDir dir;
+  const Scene scene = load_scene(dir.write("scene.json", pendulum_scene()));
+  EXPECT_EQ(scene.system_type, "tree");
+  EXPECT_EQ(scene.tree->q0[0], 1.0);
+  EXPECT_EQ(scene.tree->q0[1], 0.0);  // missing coordinates are zero
+  EXPECT_EQ(scene.tree->qd0[1], 0.5);
+  const SceneRunSummary s = run_scene(scene, dir / "out");
+  ASSERT_TRUE(s.ok) << s.message;
+  EXPECT_EQ(s.steps_done, 20);
+  EXPECT_EQ(s.rows_written, 21u);
+  EXPECT_LE(s.energy_drift_relative, 1e-3);
+  const std::string csv = read_file(dir / "out" / "trajectory.csv");
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "t,q1,q2,qd_q1,qd_q2,p_q1,p_q2,energy,constraint_residual");
+}
+
+TEST(TreeScene, Rk4RunsTheContinuousDynamics) {
+  TempDir dir;
+  const Scene scene = load_scene(dir.write(
+      "scene.json", pendulum_scene(R"({"type": "tree", "model": "double_pendulum"})",
+                                   R"({"q": [1.0, 0.0]}, "integrator": {"method": "rk4"})")));
+  EXPECT_EQ(scene.tree->method, TreeMethod::Rk4);
+  const SceneRunSummary s = run_scene(scene, dir.path());
+  ASSERT_TRUE(s.ok) << s.message;
+  EXPECT_EQ(s.newton_total, 0);
+  EXPECT_LE(s.energy_drift_relative, 1e-6);
+}
+
+TEST(TreeScene, Rk4OnAConstrainedModelReportsTheDrift) {
+  Scene scene = load_scene(example("four_bar"));
+  auto tree = std::make_shared<TreeScene>(*scene.tree);
+  tree->method = TreeMethod::Rk4;
+  scene.tree = tree;
+  scene.steps = 100;
+  TempDir dir;
+  const SceneRunSummary s = run_scene(scene, dir.path());
+  ASSERT_TRUE(s.ok) << s.message;
+  EXPECT_TRUE(s.has_constraint);
+  // Index-1 dynamics: h drifts, slowly at this step.
+  EXPECT_GT(s.constraint_violation_max, 0.0);
+  EXPECT_LE(s.constraint_violation_max, 1e-6);
+}
+
+TEST(TreeScene, FourBarIsAssembledFromTheCrank) {
+  TempDir dir;
+  // Without an initial state: crank at 0, at rest.
+  Scene scene = load_scene(dir.write(
+      "scene.json", pendulum_scene(R"({"type": "tree", "model": "four_bar"})", "{}")));
+  EXPECT_EQ(scene.tree->q0[0], 0.0);
+  EXPECT_GT(std::abs(scene.tree->q0[2]), 0.1);
+  scene = load_scene(dir.write(
+      "scene.json", pendulum_scene(R"({"type": "tree", "model": "four_bar"})",
+                                   R"({"crank_angle": 1.0, "crank_rate": 2.0, "branch": -1})")));
+  EXPECT_EQ(scene.tree->q0[0], 1.0);
+  EXPECT_EQ(scene.tree->qd0[0], 2.0);
+  const SceneRunSummary s = run_scene(scene, dir.path());
+  EXPECT_TRUE(s.ok) << s.message;
+  EXPECT_LE(s.constraint_violation_max, 1e-10);
+}
+
+TEST(TreeScene, InlineFramesWithSpringDamperConstraintAndInput) {
+  TempDir dir;
+  const std::string system = R"({"type": "tree",
+    "frames": [
+      {"name": "cart", "type": "ty", "coordinate": "y", "mass": {"mass": 2.0}},
+      {"name": "pole", "parent": "cart", "type": "rx", "coordinate": "theta"},
+      {"name": "tip", "parent": "pole", "type": "tz", "value": 0.5,
+       "mass": {"mass": 0.5, "inertia": [0.01, 0.01, 0.001]}},
+      {"name": "anchor", "type": "const", "translation": [0, 0, -1], "rpy": [0, 0, 0.1]}
+    ],
+    "springs": [{"coordinate": "y", "stiffness": 10.0, "rest": 0.0}],
+    "dampers": [{"coordinate": "theta", "damping": 0.05}],
+    "inputs": [{"type": "force", "coordinate": "y"}]})";
+  const Scene scene = load_scene(dir.write(
+      "scene.json",
+      pendulum_scene(system, R"({"q": {"theta": 0.2}})", "0.01",
+                     R"(, "controls": {"type": "constant", "value": [1.0]})")));
+  EXPECT_EQ(scene.tree->source, "frames");
+  EXPECT_EQ(scene.tree->model->num_inputs(), 1);
+  const SceneRunSummary s = run_scene(scene, dir.path());
+  EXPECT_TRUE(s.ok) << s.message;
+  const std::string csv = read_file(dir / "trajectory.csv");
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "t,y,theta,qd_y,qd_theta,p_y,p_theta,energy,constraint_residual,u0");
+}
+
+TEST(TreeScene, NonConvergenceStopsAndKeepsWhatWasComputed) {
+  TempDir dir;
+  const Scene scene = load_scene(dir.write(
+      "scene.json",
+      pendulum_scene(R"({"type": "tree", "model": "double_pendulum"})",
+                     R"({"q": [1.0, 0.0]}, "integrator": {"tolerance": 1e-300, "max_iterations": 2})")));
+  const SceneRunSummary s = run_scene(scene, dir.path());
+  EXPECT_FALSE(s.ok);
+  EXPECT_EQ(s.steps_done, 0);
+  EXPECT_NE(s.message.find("step 0 (t = 0 s) did not converge"), std::string::npos) << s.message;
+  EXPECT_EQ(s.rows_written, 1u);
+  EXPECT_NE(read_file(dir / "summary.json").find("\"status\": \"failed\""), std::string::npos);
+}
+
+TEST(TreeSceneErrors, UnknownModel) {
+  TempDir dir;
+  expect_message(dir, load_error(dir, pendulum_scene(R"({"type": "tree", "model": "triple"})")),
+                 "system.model", "must be one of \"n_link_pendulum\"");
+}
+
+TEST(TreeSceneErrors, UnknownCoordinateName) {
+  TempDir dir;
+  expect_message(dir,
+                 load_error(dir, pendulum_scene(R"({"type": "tree", "model": "double_pendulum"})",
+                                                R"({"q": {"q3": 1.0}})")),
+                 "initial_state.q.q3", "q3");
+  expect_message(dir,
+                 load_error(dir, pendulum_scene(R"({"type": "tree", "model": "double_pendulum"})",
+                                                R"({"q": [1.0]})")),
+                 "initial_state.q", "expected an array of 2 numbers");
+}
+
+TEST(TreeSceneErrors, NegativeMassAndNaN) {
+  TempDir dir;
+  expect_message(
+      dir,
+      load_error(dir, pendulum_scene(
+                          R"({"type": "tree", "model": "double_pendulum", "parameters": {"mass": -1}})")),
+      "system.parameters.mass", "must be > 0 (got -1)");
+  expect_message(
+      dir,
+      load_error(dir, pendulum_scene(
+                          R"({"type": "tree", "model": "double_pendulum", "parameters": {"length": "nan"}})")),
+      "system.parameters.length", "NaN or infinite");
+  expect_message(dir,
+                 load_error(dir, pendulum_scene(R"({"type": "tree", "frames": [
+                     {"name": "a", "type": "rx", "coordinate": "q", "mass": {"mass": -2}}]})")),
+                 "system.frames[0].mass.mass", "must be > 0 (got -2)");
+}
+
+TEST(TreeSceneErrors, TimeStepMustBePositive) {
+  TempDir dir;
+  expect_message(dir,
+                 load_error(dir, pendulum_scene(R"({"type": "tree", "model": "double_pendulum"})",
+                                                R"({})", "0")),
+                 "dt", "must be > 0 (got 0)");
+  expect_message(dir,
+                 load_error(dir, pendulum_scene(R"({"type": "tree", "model": "double_pendulum"})",
+                                                R"({})", "-0.01")),
+                 "dt", "must be > 0 (got -0.01)");
+}
+
+TEST(TreeSceneErrors, ModelSpecificFields) {
+  TempDir dir;
+  // n_link_pendulum needs n.
+  expect_message(dir,
+                 load_error(dir, pendulum_scene(
+                                     R"({"type": "tree", "model": "n_link_pendulum", "parameters": {}})")),
+                 "system.parameters.n", "missing");
+  // A four-bar configuration that does not close.
+  expect_message(dir,
+                 load_error(dir, pendulum_scene(R"({"type": "tree", "model": "four_bar"})",
+                                                R"({"q": [0.5, 0.0, 0.0]})")),
+                 "initial_state.q", "does not hold at the initial configuration");
+  // Kinematic signals apply to kinematic coordinates only.
+  expect_message(dir,
+                 load_error(dir, pendulum_scene(R"({"type": "tree", "model": "marionette"})", "{}",
+                                                "0.01",
+                                                R"(, "kinematic": {"neck_rz": {"type": "constant", "value": [0]}})")),
+                 "kinematic.neck_rz", "is not kinematic");
+  expect_message(dir,
+                 load_error(dir, pendulum_scene(R"({"type": "tree", "model": "double_pendulum"})", "{}",
+                                                "0.01", R"(, "controls": {"type": "constant", "value": [0]})")),
+                 "controls", "takes no");
+  // A URDF path is relative to the scene file.
+  expect_message(dir, load_error(dir, pendulum_scene(R"({"type": "tree", "urdf": "missing.urdf"})")),
+                 "system.urdf", "missing.urdf");
+  // An inline frame with an unknown parent.
+  expect_message(dir,
+                 load_error(dir, pendulum_scene(R"({"type": "tree", "frames": [
+                     {"name": "a", "parent": "nowhere", "type": "rx", "coordinate": "q"}]})")),
+                 "system.frames[0].parent", "nowhere");
+}
+
+}  // namespace
+}  // namespace marsden::io

@@ -1,0 +1,198 @@
+#include <cmath>
+#include <numbers>
+#include <string>
+
+#include <Eigen/LU>
+#include <gtest/gtest.h>
+
+#include "marsden/error.hpp"
+#include "marsden/tree/builtin_models.hpp"
+#include "marsden/tree/dynamics.hpp"
+#include "marsden/tree/midpoint.hpp"
+
+namespace marsden::tree {
+namespace {
+
+double max_abs_h(const Model& model, Data& data, const VecX& q) {
+  constraint_terms(model, data, q, nullptr);
+  return model.num_constraint_rows() == 0 ? 0.0 : data.h.lpNorm<Eigen::Infinity>();
+}
+
+VecX kinematic_part(const Model& model, const VecX& q) {
+  VecX out(model.num_kinematic());
+  for (int i = 0; i < model.num_kinematic(); ++i)
+    out[i] = q[model.kinematic_coords()[static_cast<std::size_t>(i)]];
+  return out;
+}
+
+// Runs `steps` midpoint steps of size dt from (q0, qd0), the kinematic coordinates held at
+// their initial values; every step must converge and keep the constraints to round-off.
+// Returns the largest energy change.
+double run_midpoint(const Model& model, const VecX& q0, const VecX& qd0, double dt, int steps) {
+  Data data(model);
+  MidpointOptions options;
+  TreeState x = midpoint_initial_state(model, data, 0.0, q0, qd0);
+  TreeState next = x;
+  const VecX u = VecX::Zero(model.num_inputs());
+  const VecX q_kin = kinematic_part(model, q0);
+  const double e0 = energy(model, data, q0, qd0);
+  double drift = 0.0;
+  for (int k = 0; k < steps; ++k) {
+    const NewtonStatus st = midpoint_step(model, data, options, dt, x, u, q_kin, next);
+    EXPECT_TRUE(st.converged) << "step " << k << ": residual " << st.residual_norm << " after "
+                              << st.iterations << " iterations";
+    if (!st.converged) return drift;
+    EXPECT_LE(max_abs_h(model, data, next.q), 1e-9) << "step " << k;
+    // The velocity of the step, for an energy estimate that needs no Legendre inverse.
+    const VecX qd = (next.q - x.q) / dt;
+    drift = std::max(drift, std::abs(energy(model, data, 0.5 * (x.q + next.q), qd) - e0));
+    x = next;
+  }
+  return drift;
+}
+
+TEST(BuiltinModels, PendulumChainHasOneJointAndTwoFramesPerLink) {
+  const Model m = n_link_pendulum(7);
+  EXPECT_EQ(m.num_coords(), 7);
+  EXPECT_EQ(m.num_dynamic(), 7);
+  EXPECT_EQ(m.num_kinematic(), 0);
+  EXPECT_EQ(m.num_frames(), 14);
+  EXPECT_EQ(m.masses().size(), 7u);
+  EXPECT_EQ(m.num_constraint_rows(), 0);
+  EXPECT_EQ(m.coords()[m.coord_index("q7")].name, "q7");
+  EXPECT_EQ(double_pendulum().num_coords(), 2);
+  PendulumParams p;
+  p.damping = 0.3;
+  EXPECT_EQ(n_link_pendulum(3, p).coordinate_dampers().size(), 3u);
+}
+
+TEST(BuiltinModels, PendulumHangsAlongMinusZ) {
+  PendulumParams p;
+  p.length = 0.5;
+  const Model m = n_link_pendulum(3, p);
+  Data data(m);
+  VecX q = VecX::Zero(3);
+  frame_kinematics(m, data, q, VecX::Zero(3), 0);
+  EXPECT_NEAR(data.g_s[m.frame_index("mass3")].x.z(), -1.5, 1e-15);
+  // q1 = pi/2 turns the whole chain from -z towards +y (about x: y -> z, z -> -y).
+  q[0] = std::numbers::pi / 2;
+  frame_kinematics(m, data, q, VecX::Zero(3), 0);
+  EXPECT_NEAR(data.g_s[m.frame_index("mass3")].x.y(), 1.5, 1e-14);
+}
+
+TEST(BuiltinModels, InvalidParametersAreInputErrors) {
+  PendulumParams p;
+  EXPECT_THROW(n_link_pendulum(0), InputError);
+  p.mass = -1.0;
+  EXPECT_THROW(n_link_pendulum(2, p), InputError);
+  p = {};
+  p.length = std::nan("");
+  EXPECT_THROW(double_pendulum(p), InputError);
+  p = {};
+  p.link_inertia = -Mat3::Identity();
+  EXPECT_THROW(double_pendulum(p), InputError);
+  FourBarParams f;
+  f.coupler = 0.0;
+  EXPECT_THROW(four_bar(f), InputError);
+  MarionetteParams mp;
+  mp.damping = -0.1;
+  EXPECT_THROW(marionette(mp), InputError);
+}
+
+TEST(BuiltinModels, FourBarHasThreeCoordinatesAndTwoClosureRows) {
+  const Model m = four_bar();
+  EXPECT_EQ(m.num_coords(), 3);
+  EXPECT_EQ(m.num_dynamic(), 3);
+  EXPECT_EQ(m.num_constraint_rows(), 2);
+  EXPECT_EQ(m.masses().size(), 3u);
+}
+
+TEST(BuiltinModels, FourBarStateIsAssembledAtEveryCrankAngle) {
+  const FourBarParams p;
+  const Model m = four_bar(p);
+  Data data(m);
+  for (int branch : {1, -1})
+    for (double angle = -3.0; angle <= 3.0; angle += 0.25) {
+      const FourBarState s = four_bar_state(p, angle, 1.7, branch);
+      constraint_terms(m, data, s.q, nullptr);
+      EXPECT_LE(data.h.lpNorm<Eigen::Infinity>(), 1e-12) << angle << " " << branch;
+      EXPECT_LE((data.Dh * s.qd).lpNorm<Eigen::Infinity>(), 1e-12) << angle << " " << branch;
+      EXPECT_EQ(s.q[0], angle);
+      EXPECT_EQ(s.qd[0], 1.7);
+    }
+}
+
+TEST(BuiltinModels, FourBarThatCannotCloseIsAnInputError) {
+  FourBarParams p;
+  p.crank = 1.0;
+  p.coupler = 0.5;
+  p.rocker = 0.5;
+  p.ground = 3.0;  // coupler + rocker < ground - crank: never closes
+  EXPECT_THROW(four_bar_state(p, 0.0, 0.0), InputError);
+  EXPECT_THROW(four_bar_state(FourBarParams{}, 0.0, 0.0, 0), InputError);
+}
+
+TEST(BuiltinModels, MarionetteHas36DynamicAnd15KinematicCoordinates) {
+  const Model m = marionette();
+  EXPECT_EQ(m.num_dynamic(), 36);
+  EXPECT_EQ(m.num_kinematic(), 15);
+  EXPECT_EQ(m.num_coords(), 51);  // >= 40 degrees of freedom, as in the paper's §VIII
+  EXPECT_EQ(m.num_constraint_rows(), 5);
+  EXPECT_EQ(m.coordinate_dampers().size(), 36u);
+  double total = 0.0;
+  for (const Mass& mass : m.masses()) total += mass.mass;
+  EXPECT_NEAR(total, MarionetteParams{}.total_mass, 1e-12);
+  for (const char* s : {"head", "left_hand", "right_hand", "left_knee", "right_knee"})
+    EXPECT_TRUE(m.coords()[m.coord_index(std::string(s) + "_z")].kinematic) << s;
+}
+
+TEST(BuiltinModels, MarionetteConfigurationsSatisfyTheStrings) {
+  const Model m = marionette();
+  Data data(m);
+  const VecX rest = marionette_rest_configuration(m);
+  EXPECT_LE(max_abs_h(m, data, rest), 1e-12);
+  // Independent strings: Dh has full row rank, else the step's Newton matrix is singular.
+  constraint_terms(m, data, rest, nullptr);
+  EXPECT_EQ(Eigen::FullPivLU<MatX>(data.Dh).rank(), 5);
+    // The head string hangs above the head.
+  EXPECT_GT(rest[m.coord_index("head_z")], 0.6);
+  // Any body pose: the string ends follow.
+  VecX q = VecX::Zero(m.num_coords());
+  for (int i : m.dynamic_coords()) q[i] = 0.2 * std::sin(1.3 * i);
+  const VecX posed = marionette_configuration(m, q);
+  EXPECT_LE(max_abs_h(m, data, posed), 1e-12);
+  for (int i : m.dynamic_coords()) EXPECT_EQ(posed[i], q[i]);
+  EXPECT_THROW(marionette_rest_configuration(double_pendulum()), InputError);
+}
+
+TEST(BuiltinModels, MidpointStepsConvergeOnEveryModel) {
+  {
+    SCOPED_TRACE("double pendulum");
+    const Model m = double_pendulum();
+    VecX q0(2), qd0(2);
+    q0 << 1.0, -0.5;
+    qd0 << 0.0, 1.0;
+    EXPECT_LE(run_midpoint(m, q0, qd0, 0.01, 100), 1e-2);
+  }
+  {
+    SCOPED_TRACE("19-link pendulum");
+    const Model m = n_link_pendulum(19);
+    const VecX q0 = VecX::Constant(19, 0.3);
+    run_midpoint(m, q0, VecX::Zero(19), 0.01, 20);
+  }
+  {
+    SCOPED_TRACE("four-bar");
+    const FourBarParams p;
+    const Model m = four_bar(p);
+    const FourBarState s = four_bar_state(p, 0.5, 2.0);
+    run_midpoint(m, s.q, s.qd, 0.01, 50);
+  }
+  {
+    SCOPED_TRACE("marionette");
+    const Model m = marionette();
+    run_midpoint(m, marionette_rest_configuration(m), VecX::Zero(m.num_coords()), 0.01, 20);
+  }
+}
+
+}  // namespace
+}  // namespace marsden::tree
