@@ -1,0 +1,58 @@
+// A midpoint step of a tree allocates nothing once its Data exists: built against the
+// step code compiled with EIGEN_RUNTIME_NO_MALLOC, with operator new counted.
+#include <gtest/gtest.h>
+
+#include "marsden/tree/builtin_models.hpp"
+#include "marsden/tree/midpoint.hpp"
+#include "support/allocation_counter.hpp"
+
+namespace marsden::tree {
+namespace {
+
+using test_support::allocations_during;
+
+void expect_steps_without_allocation(const Model& model, const VecX& q0, const VecX& u,
+                                     const VecX& q_kin) {
+  Data data(model);
+  const MidpointOptions opt;
+  TreeState x = midpoint_initial_state(model, data, 0.0, q0, VecX::Zero(model.num_coords()));
+  TreeState next = x;
+  // The first step sizes next; later ones reuse it.
+  ASSERT_TRUE(midpoint_step(model, data, opt, 0.01, x, u, q_kin, next).converged);
+  x = next;
+  bool converged = true;
+  const long n = allocations_during([&] {
+    for (int k = 0; k < 20; ++k) {
+      converged = converged && midpoint_step(model, data, opt, 0.01, x, u, q_kin, next).converged;
+      x.q = next.q;
+      x.p = next.p;
+      x.t = next.t;
+    }
+  });
+  EXPECT_TRUE(converged);
+  EXPECT_EQ(n, 0);
+}
+
+TEST(TreeNoMalloc, PendulumChainStep) {
+  const Model model = n_link_pendulum(12);
+  VecX q0 = VecX::Zero(12);
+  q0[0] = 0.4;
+  expect_steps_without_allocation(model, q0, VecX(), VecX());
+}
+
+TEST(TreeNoMalloc, ConstrainedFourBarStep) {
+  const FourBarParams p;
+  const Model model = four_bar(p);
+  expect_steps_without_allocation(model, four_bar_state(p, 0.3, 0.0).q, VecX(), VecX());
+}
+
+TEST(TreeNoMalloc, MarionetteStepWithKinematicStrings) {
+  const Model model = marionette();
+  const VecX q0 = marionette_configuration(model, VecX::Zero(model.num_coords()));
+  VecX q_kin(model.num_kinematic());
+  for (int a = 0; a < model.num_kinematic(); ++a) q_kin[a] = q0[model.kinematic_coords()[a]];
+  expect_steps_without_allocation(model, q0, VecX(), q_kin);
+}
+
+}  // namespace
+}  // namespace marsden::tree
