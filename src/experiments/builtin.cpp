@@ -8,6 +8,8 @@ void register_builtin_experiments() {
   register_rigid_body_accuracy();
   register_car_accuracy();
   register_nonholonomic_comparison();
+  register_tree_scaling();
+  register_tree_energy();
 }
 
 }  // namespace marsden::experiments
