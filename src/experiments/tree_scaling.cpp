@@ -140,17 +140,21 @@ void tree_scaling(ExperimentContext& ctx) {
 
   std::vector<int> spatial_sizes = range(1, 30);
   for (int n : {40, 50, 60, 80, 100}) spatial_sizes.push_back(n);
-  std::vector<Series> series;
-  if (quick) {
-    series = {{Method::Spatial, {1, 2, 4, 8, 10, 14, 19}},
-              {Method::PaperCached, {1, 2, 4, 8, 10, 14}},
-              {Method::PaperUncached, {1, 2, 4, 8, 10, 12}},
-              {Method::RK4, {1, 2, 4, 8, 10, 14, 19}}};
-  } else {
-    series = {{Method::Spatial, spatial_sizes},
-              {Method::PaperCached, range(1, 30)},
-              {Method::PaperUncached, range(1, 20)},
-              {Method::RK4, spatial_sizes}};
+  const std::vector<std::pair<Method, std::vector<int>>> plan =
+      quick ? std::vector<std::pair<Method, std::vector<int>>>{
+                  {Method::Spatial, {1, 2, 4, 8, 10, 14, 19}},
+                  {Method::PaperCached, {1, 2, 4, 8, 10, 14}},
+                  {Method::PaperUncached, {1, 2, 4, 8, 10, 12}},
+                  {Method::RK4, {1, 2, 4, 8, 10, 14, 19}}}
+            : std::vector<std::pair<Method, std::vector<int>>>{
+                  {Method::Spatial, spatial_sizes},
+                  {Method::PaperCached, range(1, 30)},
+                  {Method::PaperUncached, range(1, 20)},
+                  {Method::RK4, spatial_sizes}};
+  std::vector<Series> series(plan.size());
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    series[i].method = plan[i].first;
+    series[i].sizes = plan[i].second;
   }
 
   ctx.add_parameter("system", "n_link_pendulum(N): planar chain, 1 m links, 1 kg point masses, "
