@@ -10,6 +10,7 @@ void register_builtin_experiments() {
   register_nonholonomic_comparison();
   register_tree_scaling();
   register_tree_energy();
+  register_maximal_experiments();
 }
 
 }  // namespace marsden::experiments

@@ -11,5 +11,6 @@ void register_car_accuracy();
 void register_nonholonomic_comparison();
 void register_tree_scaling();
 void register_tree_energy();
+void register_maximal_experiments();
 
 }  // namespace marsden::experiments

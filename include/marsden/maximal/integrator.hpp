@@ -1,0 +1,114 @@
+// The variational integrator of the maximal-coordinates paper (§3, §4). One step solves
+// f(s) = 0 for s = (v_kp1, omega_kp1 of every body; lambda of every joint), the stacked
+// discrete equations of motion (26), (33) and the joint constraints imposed on the next
+// configuration (x_kp1 + dt v, q_kp1 from eq. (32)), by Newton's method with a
+// backtracking line search. Each Newton system is solved by the sparse block LDU of
+// Algorithms 3 and 4 in O(n) on a tree; loop-closing joints are eliminated by a Schur
+// complement on their few rows (rank-revealing, so redundant loop constraints such as a
+// planar four-bar closed by a full revolute are handled; see docs/maximal.md).
+//
+// Forces: gravity, body forces/torques and joint springs are evaluated at the current
+// configuration (the discrete Lagrangian L_d = dt (T(v_k) - V(x_k))); joint dampers use
+// the velocity of the previous interval, so the step stays explicit in them.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "marsden/maximal/model.hpp"
+#include "marsden/solve/newton.hpp"
+
+namespace marsden::maximal {
+
+enum class LinearSolver { SparseLDU, DenseLU };
+
+struct StepOptions {
+  double dt = 0.01;
+  // Converged when every residual row, scaled to a velocity (translational rows by
+  // dt / m, rotational rows by dt / J_max, constraint rows g / dt), is <= tolerance.
+  NewtonOptions newton{1e-10, 50, true};
+  LinearSolver solver = LinearSolver::SparseLDU;
+  // Relative threshold below which pivots of the loop Schur complement count as zero
+  // (redundant loop constraints).
+  double loop_rank_tolerance = 1e-10;
+};
+
+enum class StepFailure {
+  None,
+  NotConverged,     // Newton stopped on max_iterations above tolerance
+  AngularRateLimit, // |omega| dt >= 2: eq. (32) has no unit quaternion; use a smaller dt
+  NonFinite,        // non-finite state, force or input
+};
+
+const char* describe(StepFailure failure);
+
+struct StepStatus {
+  NewtonStatus newton;
+  StepFailure failure = StepFailure::None;
+  bool ok() const { return failure == StepFailure::None; }
+};
+
+struct Workspace;
+
+// Mutable simulation data: state (pose at t_k and velocity of the interval ending at
+// t_k), inputs, and the preallocated solver workspace (no allocation inside step()).
+class Data {
+ public:
+  explicit Data(const Model& model);
+  Data(const Model& model, std::vector<BodyState> state);
+  Data(const Data& other);
+  Data& operator=(const Data& other);
+  Data(Data&&) noexcept;
+  Data& operator=(Data&&) noexcept;
+  ~Data();
+
+  std::vector<BodyState> state;
+  std::vector<Vec3> body_force;    // world frame, at the centre of mass
+  std::vector<Vec3> body_torque;   // world frame
+  std::vector<double> joint_input; // generalised force on a 1-dof joint's coordinate
+  double time = 0.0;
+  long steps = 0;
+
+  Workspace& workspace() { return *workspace_; }
+  const Workspace& workspace() const { return *workspace_; }
+
+ private:
+  std::unique_ptr<Workspace> workspace_;
+};
+
+// Advances data by one step. On failure the state is left unchanged and the status says
+// why; nothing returned is NaN.
+StepStatus step(const Model& model, Data& data, const StepOptions& options);
+
+// Continuous energy at the current state: kinetic (velocities of the last interval),
+// gravity and joint springs.
+double energy(const Model& model, const std::vector<BodyState>& state);
+Vec3 linear_momentum(const Model& model, const std::vector<BodyState>& state);
+// About the world origin, world frame: the integrator's discrete momentum map (from the
+// Legendre transform of the discrete Lagrangian), which it conserves exactly when no
+// external torque acts; it differs from sum x x m v + R J omega by O(dt).
+Vec3 angular_momentum(const Model& model, const std::vector<BodyState>& state, double dt);
+// Largest |g| over all joints at the given state.
+double max_constraint_violation(const Model& model, const std::vector<BodyState>& state);
+
+// Access to one Newton system for tests and benchmarks (these allocate).
+namespace inspect {
+// Number of unknowns (6 per body, then tree joint rows, then loop joint rows).
+int system_size(const Model& model);
+// Unscaled residual f(s) at the current state of data, and its Jacobian F (dense).
+Eigen::VectorXd residual(const Model& model, const Data& data, const StepOptions& options,
+                         const Eigen::VectorXd& s);
+Eigen::MatrixXd jacobian(const Model& model, const Data& data, const StepOptions& options,
+                         const Eigen::VectorXd& s);
+// The solution of F(s) x = rhs by the sparse block LDU (with loop Schur complement).
+Eigen::VectorXd sparse_solve(const Model& model, Data& data, const StepOptions& options,
+                             const Eigen::VectorXd& s, const Eigen::VectorXd& rhs);
+// The warm start the next step would use.
+Eigen::VectorXd warm_start(const Model& model, const Data& data);
+// One Newton iteration's linear algebra only (assemble, factor, solve), for timing.
+void newton_system_solve(const Model& model, Data& data, const StepOptions& options);
+}  // namespace inspect
+
+}  // namespace marsden::maximal

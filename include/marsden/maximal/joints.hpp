@@ -1,0 +1,53 @@
+// Joint constraints g(x_a, q_a, x_b, q_b) = 0 (paper eq. (17) and its siblings) and their
+// Jacobians with respect to each body's world translation and body-frame rotation
+// vector: a body perturbed by (dx, dphi) moves to (x + dx, q * exp(dphi)). These are
+// 2x the paper's rotational gradient, eq. (49), whose perturbation is (1, dphi / 2).
+//
+// With Delta = R_a^T (x_b + R_b p_b - x_a) - p_a (child anchor in the parent frame) and
+// q_rel = q_a^dagger q_b q_offset^dagger (the joint rotation, identity at zero):
+//   fixed        Delta, vec(q_rel)                      6 rows
+//   revolute     Delta, P vec(q_rel)                    5 rows (P: the two directions
+//   prismatic    P Delta, vec(q_rel)                    5 rows  orthogonal to axis)
+//   spherical    Delta                                  3 rows
+//   cylindrical  P Delta, P vec(q_rel)                  4 rows
+//   planar       axis . Delta, P vec(q_rel)             3 rows
+//   universal    Delta, axis . R_rel axis2              4 rows
+#pragma once
+
+#include <Eigen/Core>
+#include <Eigen/Geometry>
+
+#include "marsden/maximal/model.hpp"
+
+namespace marsden::maximal {
+
+using JointVec = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1>;
+// Rows: constraints; columns: (dx, dphi) of one body.
+using JointBlock = Eigen::Matrix<double, Eigen::Dynamic, 6, 0, 6, 6>;
+using JointCoords = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 3, 1>;
+
+// The world as a body: at the origin, identity orientation, at rest.
+const BodyState& world_state();
+
+// g for the joint; `parent` is world_state() for kWorld.
+JointVec joint_residual(const Joint& joint, const BodyState& parent, const BodyState& child);
+
+// dg/d(dx, dphi) of the parent and of the child.
+void joint_jacobians(const Joint& joint, const BodyState& parent, const BodyState& child,
+                     JointBlock& G_parent, JointBlock& G_child);
+
+// Joint coordinates: revolute angle, prismatic slide, spherical rotation vector,
+// cylindrical (slide, angle), planar (two slides in the plane, angle), universal
+// (angle about axis, angle about axis2).
+int joint_dofs(JointType type);
+
+// Child pose that realises the given joint coordinates (forward kinematics).
+BodyState place_child(const Joint& joint, const BodyState& parent, const BodyState& child,
+                      const JointCoords& coords);
+
+// Coordinate s of a one-degree-of-freedom joint (revolute angle in (-2 pi, 2 pi],
+// prismatic slide) and ds/d(dx, dphi) of each body; used by springs, dampers and inputs.
+double joint_coordinate(const Joint& joint, const BodyState& parent, const BodyState& child,
+                        Vec6* ds_parent, Vec6* ds_child);
+
+}  // namespace marsden::maximal

@@ -1,0 +1,105 @@
+// Mechanisms in maximal coordinates (maximal-coordinates paper §2.2): rigid bodies with
+// six degrees of freedom each, joined by position-level constraints. The Model is
+// immutable once built; everything that changes in a simulation lives in Data.
+// Units SI, world z up; a body's pose is (x, q): position of its centre of mass in the
+// world and the unit quaternion mapping body to world (Hamilton, local to global);
+// its angular velocity is in the body frame, as in eq. (16).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "marsden/lie/quaternion.hpp"
+#include "marsden/lie/types.hpp"
+
+namespace marsden::maximal {
+
+inline constexpr int kWorld = -1;
+
+enum class JointType { Fixed, Revolute, Prismatic, Spherical, Cylindrical, Planar, Universal };
+
+const char* joint_type_name(JointType type);
+// Number of constraint rows (6 minus the joint's degrees of freedom).
+int constraint_rows(JointType type);
+
+struct Body {
+  std::string name;
+  double mass = 1.0;
+  Mat3 inertia = Mat3::Identity();  // about the centre of mass, body frame
+};
+
+// A joint between `parent` (a body index or kWorld) and `child`. The joint frame is
+// attached to the parent: anchors p_parent (parent frame, or world for kWorld) and
+// p_child (child frame) coincide, and at joint coordinate zero the child's orientation
+// is q_parent * q_offset. Axes are unit vectors in the parent frame: `axis` is the
+// hinge / slide / plane normal; `axis2` the child-side axis of a universal joint
+// (orthogonal to `axis` at zero).
+struct Joint {
+  std::string name;
+  JointType type = JointType::Revolute;
+  int parent = kWorld;
+  int child = 0;
+  Vec3 p_parent = Vec3::Zero();
+  Vec3 p_child = Vec3::Zero();
+  Quat q_offset;
+  Vec3 axis = Vec3::UnitZ();
+  Vec3 axis2 = Vec3::UnitX();
+  // Spring and damper on the coordinate of a one-degree-of-freedom joint (revolute
+  // angle or prismatic displacement): force = -stiffness (s - rest) - damping s_dot.
+  double stiffness = 0.0;
+  double damping = 0.0;
+  double rest = 0.0;
+};
+
+// Pose and velocity of one body. v is the world-frame velocity and omega the
+// body-frame angular velocity of the interval that ends at the current pose.
+struct BodyState {
+  Vec3 x = Vec3::Zero();
+  Quat q;
+  Vec3 v = Vec3::Zero();
+  Vec3 omega = Vec3::Zero();
+};
+
+// Graph of the Jacobian (paper §4.2): nodes are bodies then tree joints; loop joints
+// are the non-tree edges of a depth-first spanning forest rooted at the world.
+struct Topology {
+  int num_nodes = 0;
+  std::vector<int> order;        // leaves to root (children before parents)
+  std::vector<int> parent_node;  // -1 for a root
+  std::vector<int> node_size;    // 6 for a body, constraint rows for a joint
+  std::vector<int> node_offset;  // first row of the node in the stacked system
+  std::vector<int> joint_node;   // joint index -> node, -1 for a loop joint
+  std::vector<int> node_joint;   // node -> joint index, -1 for a body
+  std::vector<int> loop_joints;  // joints closing loops
+  std::vector<int> loop_offset;  // first row of each loop joint in the loop block
+  std::vector<int> tree_joint_order;  // tree joints, each after the joint of its parent
+  int tree_rows = 0;             // 6 bodies + tree joint rows
+  int loop_rows = 0;
+  int size() const { return tree_rows + loop_rows; }
+};
+
+class Model {
+ public:
+  // Validates everything (throws InputError naming the body or joint and the problem)
+  // and builds the topology.
+  Model(std::vector<Body> bodies, std::vector<Joint> joints,
+        Vec3 gravity = Vec3(0.0, 0.0, -9.81));
+
+  const std::vector<Body>& bodies() const { return bodies_; }
+  const std::vector<Joint>& joints() const { return joints_; }
+  const Vec3& gravity() const { return gravity_; }
+  const Topology& topology() const { return topology_; }
+  int num_bodies() const { return static_cast<int>(bodies_.size()); }
+  int num_joints() const { return static_cast<int>(joints_.size()); }
+  // Largest principal moment of body b (row scaling of its rotational residual).
+  double inertia_scale(int b) const { return inertia_scale_[b]; }
+
+ private:
+  std::vector<Body> bodies_;
+  std::vector<Joint> joints_;
+  Vec3 gravity_;
+  Topology topology_;
+  std::vector<double> inertia_scale_;
+};
+
+}  // namespace marsden::maximal

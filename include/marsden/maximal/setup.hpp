@@ -1,0 +1,66 @@
+// Initial states: from joint (minimal) coordinates, projection of inconsistent states
+// onto the constraints, and builders of the mechanisms of the paper's experiments.
+#pragma once
+
+#include <vector>
+
+#include "marsden/maximal/joints.hpp"
+#include "marsden/maximal/model.hpp"
+
+namespace marsden::maximal {
+
+// Places every body reached from the world (or from a root body) through tree joints,
+// given each joint's coordinates and rates (size joint_dofs, indexed by joint; loop
+// joints are ignored). The velocities are the discrete ones of the interval ending now:
+// the pose at coordinates q - dt q_dot is the previous one, so both poses satisfy the
+// tree constraints exactly. Root bodies keep their pose and velocity from `reference`.
+// Throws InputError when a tree joint is traversed from its child to its parent.
+std::vector<BodyState> state_from_joint_coordinates(const Model& model,
+                                                    const std::vector<BodyState>& reference,
+                                                    const std::vector<JointCoords>& coords,
+                                                    const std::vector<JointCoords>& rates,
+                                                    double dt);
+
+struct ProjectionReport {
+  int iterations = 0;
+  double violation = 0.0;  // max |g| after the projection
+  bool converged = false;
+};
+
+// Moves the poses to satisfy every joint constraint (mass-weighted least change,
+// Gauss-Newton, slightly damped so redundant constraints are fine), then
+// removes the velocity components that violate the differentiated constraints.
+ProjectionReport project_state(const Model& model, std::vector<BodyState>& state,
+                               double tolerance = 1e-12, int max_iterations = 50);
+
+struct Mechanism {
+  Model model;
+  std::vector<BodyState> state;
+};
+
+struct ChainOptions {
+  JointType joint = JointType::Revolute;  // Revolute (hinge about world y) or Spherical
+  double link_length = 1.0;
+  double link_mass = 1.0;
+  // Radius of the cylindrical links; a small radius gives point-mass-like links.
+  double link_radius = 0.05;
+  double initial_angle = 0.5;  // first joint's angle (spherical: about y, and 0.2 x)
+  Vec3 gravity = Vec3(0.0, 0.0, -9.81);
+};
+
+// n links hanging from the world, each joined to the previous one at its ends.
+Mechanism pendulum_chain(int n, const ChainOptions& options = {});
+// n links forming, with a ground segment of the same length, a regular (n + 1)-gon
+// hanging from the world; the last link closes the loop to the world (a planar loop
+// closed by a revolute joint has redundant constraints).
+Mechanism closed_chain(int n, const ChainOptions& options = {});
+// k parallelogram four-bar segments stacked below the world, links tilted by
+// `tilt` from the vertical; with tilt > pi / 2 the motion passes the singular
+// configuration where links and bars are collinear. Each segment closes one loop with
+// a revolute joint (redundant constraints).
+Mechanism four_bar_chain(int k, double tilt = 0.3, const Vec3& gravity = Vec3(0.0, 0.0, -9.81));
+// A Minitaur-like leg: two coaxial hip motors (joints 0 and 1, world-fixed hip), upper and
+// lower links joined at the foot: a closed five-bar loop.
+Mechanism minitaur_leg(double hip_half_angle = 0.5);
+
+}  // namespace marsden::maximal

@@ -1,0 +1,611 @@
+#include "marsden/maximal/integrator.hpp"
+
+#include <cmath>
+#include <string>
+
+#include <Eigen/LU>
+
+#include "marsden/error.hpp"
+#include "marsden/maximal/joints.hpp"
+
+namespace marsden::maximal {
+
+namespace {
+
+using Block = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6>;
+using BlockVec = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1>;
+// Loop-closing rows are few (§4.3); their Schur complement has inline storage.
+constexpr int kMaxLoopRows = 60;
+using LoopVec = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kMaxLoopRows, 1>;
+using LoopMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, kMaxLoopRows,
+                              kMaxLoopRows>;
+
+}  // namespace
+
+struct Workspace {
+  // Rank-revealing: redundant loop rows get zero pivots and zero multipliers.
+  Eigen::FullPivLU<LoopMat> loop_lu;  // first: the constructor sizes it
+
+  explicit Workspace(const Model& model)
+      : loop_lu(model.topology().loop_rows, model.topology().loop_rows) {
+    const Topology& topo = model.topology();
+    if (topo.loop_rows > kMaxLoopRows) {
+      throw InputError("model: " + std::to_string(topo.loop_rows) +
+                       " loop-closing constraint rows, at most " +
+                       std::to_string(kMaxLoopRows) + " are supported");
+    }
+    const int n = topo.size();
+    const int nb = model.num_bodies();
+    const int nj = model.num_joints();
+    s.setZero(n);
+    s_trial.setZero(n);
+    r.setZero(n);
+    r_trial.setZero(n);
+    dx.setZero(n);
+    weight.setOnes(n);
+    D.resize(topo.num_nodes);
+    Dinv.resize(topo.num_nodes);
+    up.resize(topo.num_nodes);
+    down.resize(topo.num_nodes);
+    next.resize(nb);
+    trial_next.resize(nb);
+    external.resize(nb);
+    momentum_k.resize(nb);
+    Gk_parent.resize(nj);
+    Gk_child.resize(nj);
+    C_parent.resize(nj);
+    C_child.resize(nj);
+    W.setZero(topo.tree_rows, topo.loop_rows);
+    S.setZero(topo.loop_rows, topo.loop_rows);
+    loop_rhs.setZero(topo.loop_rows);
+    loop_y.setZero(topo.loop_rows);
+    for (int b = 0; b < nb; ++b) {
+      weight.segment<3>(6 * b).setConstant(1.0 / model.bodies()[b].mass);
+      weight.segment<3>(6 * b + 3).setConstant(1.0 / model.inertia_scale(b));
+    }
+  }
+
+  Eigen::VectorXd s, s_trial, r, r_trial, dx, weight;
+  std::vector<Block> D, Dinv, up, down;  // per node; up = F(i, parent), down = F(parent, i)
+  std::vector<BodyState> next, trial_next;
+  std::vector<Vec6> external;    // explicit forces at t_k (force world, torque body)
+  std::vector<Vec6> momentum_k;  // the t_k terms of (26) and (33)
+  std::vector<JointBlock> Gk_parent, Gk_child, C_parent, C_child;
+  Eigen::MatrixXd W;  // A^-1 B: tree solves of the loop columns
+  LoopMat S;
+  LoopVec loop_rhs, loop_y;
+  Eigen::MatrixXd F_dense;
+  Eigen::PartialPivLU<Eigen::MatrixXd> dense_lu;
+};
+
+Data::Data(const Model& model) : Data(model, std::vector<BodyState>(model.num_bodies())) {}
+
+Data::Data(const Model& model, std::vector<BodyState> initial)
+    : state(std::move(initial)),
+      body_force(model.num_bodies(), Vec3::Zero()),
+      body_torque(model.num_bodies(), Vec3::Zero()),
+      joint_input(model.num_joints(), 0.0),
+      workspace_(std::make_unique<Workspace>(model)) {
+  if (static_cast<int>(state.size()) != model.num_bodies()) {
+    throw InputError("data: " + std::to_string(state.size()) + " body states for " +
+                     std::to_string(model.num_bodies()) + " bodies");
+  }
+  for (int b = 0; b < model.num_bodies(); ++b) {
+    const BodyState& st = state[b];
+    if (!st.x.allFinite() || !st.q.q.allFinite() || !st.v.allFinite() ||
+        !st.omega.allFinite() || st.q.q.norm() < 1e-12) {
+      throw InputError("data: state of body " + std::to_string(b) + " is not finite or has a zero quaternion");
+    }
+    state[b].q.q.normalize();
+  }
+}
+
+Data::Data(const Data& other)
+    : state(other.state),
+      body_force(other.body_force),
+      body_torque(other.body_torque),
+      joint_input(other.joint_input),
+      time(other.time),
+      steps(other.steps),
+      workspace_(std::make_unique<Workspace>(*other.workspace_)) {}
+
+Data& Data::operator=(const Data& other) {
+  if (this != &other) *this = Data(other);
+  return *this;
+}
+
+Data::Data(Data&&) noexcept = default;
+Data& Data::operator=(Data&&) noexcept = default;
+Data::~Data() = default;
+
+const char* describe(StepFailure failure) {
+  switch (failure) {
+    case StepFailure::None: return "ok";
+    case StepFailure::NotConverged:
+      return "Newton's method did not reach the tolerance within max_iterations";
+    case StepFailure::AngularRateLimit:
+      return "angular rate |omega| >= 2 / dt: eq. (32) has no unit quaternion; reduce dt";
+    case StepFailure::NonFinite: return "non-finite state, force or residual";
+  }
+  return "unknown";
+}
+
+namespace {
+
+// sqrt(4 / dt^2 - |omega|^2) of eqs. (32)-(33); NaN when |omega| >= 2 / dt.
+double rate_root(const Vec3& omega, double dt) {
+  const double a = 4.0 / (dt * dt) - omega.squaredNorm();
+  return a > 0.0 ? std::sqrt(a) : std::nan("");
+}
+
+const BodyState& pose_of(const std::vector<BodyState>& poses, int b) {
+  return b == kWorld ? world_state() : poses[b];
+}
+
+// Terms of the step that depend on t_k only: constraint Jacobians at x_k (for the
+// forces G^T lambda), explicit forces, and the momentum-like terms of v_k, omega_k.
+bool prepare(const Model& model, const Data& data, Workspace& ws, double dt) {
+  const auto& bodies = model.bodies();
+  for (int b = 0; b < model.num_bodies(); ++b) {
+    const BodyState& st = data.state[b];
+    const Mat3& J = bodies[b].inertia;
+    const double root = rate_root(st.omega, dt);
+    if (!std::isfinite(root)) return false;
+    const Vec3 Jw = J * st.omega;
+    ws.momentum_k[b] << bodies[b].mass * st.v / dt, 0.5 * (root * Jw - st.omega.cross(Jw));
+    ws.external[b] << bodies[b].mass * model.gravity() + data.body_force[b],
+        st.q.matrix().transpose() * data.body_torque[b];
+  }
+  for (int j = 0; j < model.num_joints(); ++j) {
+    const Joint& joint = model.joints()[j];
+    const BodyState& a = pose_of(data.state, joint.parent);
+    const BodyState& c = data.state[joint.child];
+    joint_jacobians(joint, a, c, ws.Gk_parent[j], ws.Gk_child[j]);
+    const bool one_dof = joint.type == JointType::Revolute || joint.type == JointType::Prismatic;
+    if (!one_dof) continue;
+    const double input = data.joint_input[j];
+    if (joint.stiffness == 0.0 && joint.damping == 0.0 && input == 0.0) continue;
+    Vec6 ds_a, ds_c;
+    const double coord = joint_coordinate(joint, a, c, &ds_a, &ds_c);
+    Vec6 vel_a, vel_c;
+    vel_a << a.v, a.omega;
+    vel_c << c.v, c.omega;
+    const double rate = ds_a.dot(vel_a) + ds_c.dot(vel_c);
+    const double f = -joint.stiffness * (coord - joint.rest) - joint.damping * rate + input;
+    if (joint.parent != kWorld) ws.external[joint.parent] += f * ds_a;
+    ws.external[joint.child] += f * ds_c;
+  }
+  return true;
+}
+
+// Lambda of joint j inside s.
+Eigen::VectorBlock<const Eigen::VectorXd> lambda_of(const Topology& topo, int j,
+                                                    const Eigen::VectorXd& s, int rows) {
+  const int node = topo.joint_node[j];
+  if (node >= 0) return s.segment(topo.node_offset[node], rows);
+  int k = 0;
+  while (topo.loop_joints[k] != j) ++k;
+  return s.segment(topo.tree_rows + topo.loop_offset[k], rows);
+}
+
+int row_of(const Topology& topo, int j) {
+  const int node = topo.joint_node[j];
+  if (node >= 0) return topo.node_offset[node];
+  int k = 0;
+  while (topo.loop_joints[k] != j) ++k;
+  return topo.tree_rows + topo.loop_offset[k];
+}
+
+// Residual f(s) (eqs. (26), (33), g(x_kp1) / dt) into r; next poses into `next`. With
+// `jacobian`, also the constraint blocks C at x_kp1 and the diagonal body blocks.
+// Returns false when some |omega| >= 2 / dt.
+bool evaluate(const Model& model, const Data& data, Workspace& ws, double dt,
+              const Eigen::VectorXd& s, Eigen::VectorXd& r, std::vector<BodyState>& next,
+              bool jacobian) {
+  const Topology& topo = model.topology();
+  const auto& bodies = model.bodies();
+  for (int b = 0; b < model.num_bodies(); ++b) {
+    const Vec3 v = s.segment<3>(6 * b);
+    const Vec3 omega = s.segment<3>(6 * b + 3);
+    const double root = rate_root(omega, dt);
+    if (!std::isfinite(root)) return false;
+    const BodyState& st = data.state[b];
+    next[b].x = st.x + dt * v;  // eq. (27)
+    Quat f;
+    f.q << 0.5 * dt * root, 0.5 * dt * omega;  // eq. (32)
+    next[b].q = st.q * f;
+    next[b].v = v;
+    next[b].omega = omega;
+    const Mat3& J = bodies[b].inertia;
+    const Vec3 Jw = J * omega;
+    Vec6 d;
+    d << bodies[b].mass * v / dt, 0.5 * (root * Jw + omega.cross(Jw));
+    r.segment<6>(6 * b) = d - ws.momentum_k[b] - ws.external[b];
+    if (jacobian) {
+      Block& D = ws.D[b];
+      D.setZero(6, 6);
+      D.topLeftCorner<3, 3>().diagonal().setConstant(bodies[b].mass / dt);
+      D.bottomRightCorner<3, 3>() = 0.5 * (root * J - Jw * omega.transpose() / root +
+                                           Quat::hat(omega) * J - Quat::hat(Jw));
+    }
+  }
+  for (int j = 0; j < model.num_joints(); ++j) {
+    const Joint& joint = model.joints()[j];
+    const int m = constraint_rows(joint.type);
+    const auto lambda = lambda_of(topo, j, s, m);
+    if (joint.parent != kWorld) {
+      r.segment<6>(6 * joint.parent).noalias() -= ws.Gk_parent[j].transpose() * lambda;
+    }
+    r.segment<6>(6 * joint.child).noalias() -= ws.Gk_child[j].transpose() * lambda;
+    const BodyState& a = pose_of(next, joint.parent);
+    const BodyState& c = next[joint.child];
+    r.segment(row_of(topo, j), m) = joint_residual(joint, a, c) / dt;
+    if (jacobian) {
+      JointBlock& Cp = ws.C_parent[j];
+      JointBlock& Cc = ws.C_child[j];
+      joint_jacobians(joint, a, c, Cp, Cc);
+      // d(g / dt)/d(v, omega): dx = dt dv, and dphi = (dt^2 / 2) Phi domega from eq. (32).
+      auto chain = [dt](JointBlock& C, const Vec3& omega) {
+        const double root = rate_root(omega, dt);
+        const Mat3 Phi = 0.5 * dt *
+            (root * Mat3::Identity() + omega * omega.transpose() / root - Quat::hat(omega));
+        C.rightCols<3>() = (C.rightCols<3>() * Phi).eval();
+      };
+      if (joint.parent != kWorld) chain(Cp, a.omega);
+      chain(Cc, c.omega);
+    }
+  }
+  return true;
+}
+
+// Off-diagonal tree blocks from the joint blocks; joint diagonal blocks are zero.
+void assemble_tree(const Model& model, Workspace& ws) {
+  const Topology& topo = model.topology();
+  for (int node = model.num_bodies(); node < topo.num_nodes; ++node) {
+    const int j = topo.node_joint[node];
+    const Joint& joint = model.joints()[j];
+    const int m = topo.node_size[node];
+    ws.D[node].setZero(m, m);
+    const int tree_parent = topo.parent_node[node];
+    const bool parent_side_up = tree_parent == joint.parent && tree_parent >= 0;
+    const int tree_child = parent_side_up || tree_parent < 0 ? joint.child : joint.parent;
+    const JointBlock& C_up = parent_side_up ? ws.C_parent[j] : ws.C_child[j];
+    const JointBlock& G_up = parent_side_up ? ws.Gk_parent[j] : ws.Gk_child[j];
+    const JointBlock& C_down = parent_side_up || tree_parent < 0 ? ws.C_child[j] : ws.C_parent[j];
+    const JointBlock& G_down = parent_side_up || tree_parent < 0 ? ws.Gk_child[j] : ws.Gk_parent[j];
+    if (tree_parent >= 0) {
+      ws.up[node] = C_up;
+      ws.down[node] = -G_up.transpose();
+    }
+    ws.up[tree_child] = -G_down.transpose();
+    ws.down[tree_child] = C_down;
+  }
+}
+
+// Algorithm 3, on blocks: children before parents.
+void factor_tree(const Model& model, Workspace& ws) {
+  const Topology& topo = model.topology();
+  for (const int i : topo.order) {
+    ws.Dinv[i] = ws.D[i].partialPivLu().inverse();
+    const int p = topo.parent_node[i];
+    if (p < 0) continue;
+    const Block L = ws.down[i] * ws.Dinv[i];
+    ws.D[p].noalias() -= L * ws.up[i];
+    const Block U = ws.Dinv[i] * ws.up[i];
+    ws.up[i] = U;
+    ws.down[i] = L;
+  }
+}
+
+// Algorithm 4 in place on the tree rows.
+template <class Vector>
+void solve_tree(const Model& model, const Workspace& ws, Vector&& x) {
+  const Topology& topo = model.topology();
+  for (const int i : topo.order) {
+    const int p = topo.parent_node[i];
+    if (p < 0) continue;
+    x.segment(topo.node_offset[p], topo.node_size[p]).noalias() -=
+        ws.down[i] * x.segment(topo.node_offset[i], topo.node_size[i]);
+  }
+  for (auto it = topo.order.rbegin(); it != topo.order.rend(); ++it) {
+    const int i = *it;
+    BlockVec xi = ws.Dinv[i] * x.segment(topo.node_offset[i], topo.node_size[i]);
+    const int p = topo.parent_node[i];
+    if (p >= 0) xi.noalias() -= ws.up[i] * x.segment(topo.node_offset[p], topo.node_size[p]);
+    x.segment(topo.node_offset[i], topo.node_size[i]) = xi;
+  }
+}
+
+// Loop joints: W = A^-1 B column by column, then S = C W (§4.3 via a Schur complement).
+void factor_loops(const Model& model, Workspace& ws, double rank_tolerance) {
+  const Topology& topo = model.topology();
+  if (topo.loop_rows == 0) return;
+  ws.W.setZero();
+  for (int k = 0; k < static_cast<int>(topo.loop_joints.size()); ++k) {
+    const int j = topo.loop_joints[k];
+    const Joint& joint = model.joints()[j];
+    const int m = constraint_rows(joint.type);
+    for (int c = 0; c < m; ++c) {
+      auto w = ws.W.col(topo.loop_offset[k] + c);
+      if (joint.parent != kWorld) w.segment<6>(6 * joint.parent) = -ws.Gk_parent[j].row(c).transpose();
+      w.segment<6>(6 * joint.child) = -ws.Gk_child[j].row(c).transpose();
+      solve_tree(model, ws, w);
+    }
+  }
+  ws.S.setZero();
+  for (int k = 0; k < static_cast<int>(topo.loop_joints.size()); ++k) {
+    const int j = topo.loop_joints[k];
+    const Joint& joint = model.joints()[j];
+    const int m = constraint_rows(joint.type);
+    auto rows = ws.S.middleRows(topo.loop_offset[k], m);
+    if (joint.parent != kWorld) {
+      rows += ws.C_parent[j].lazyProduct(ws.W.middleRows<6>(6 * joint.parent));
+    }
+    rows += ws.C_child[j].lazyProduct(ws.W.middleRows<6>(6 * joint.child));
+  }
+  ws.loop_lu.setThreshold(rank_tolerance);
+  ws.loop_lu.compute(ws.S);
+}
+
+// dx = F^-1 rhs with the factors above.
+void solve_factored(const Model& model, Workspace& ws, const Eigen::VectorXd& rhs,
+                    Eigen::VectorXd& dx) {
+  const Topology& topo = model.topology();
+  dx = rhs;
+  solve_tree(model, ws, dx.head(topo.tree_rows));
+  if (topo.loop_rows == 0) return;
+  ws.loop_rhs = -rhs.tail(topo.loop_rows);
+  for (int k = 0; k < static_cast<int>(topo.loop_joints.size()); ++k) {
+    const int j = topo.loop_joints[k];
+    const Joint& joint = model.joints()[j];
+    const int m = constraint_rows(joint.type);
+    auto rows = ws.loop_rhs.segment(topo.loop_offset[k], m);
+    if (joint.parent != kWorld) rows.noalias() += ws.C_parent[j] * dx.segment<6>(6 * joint.parent);
+    rows.noalias() += ws.C_child[j] * dx.segment<6>(6 * joint.child);
+  }
+  ws.loop_y = ws.loop_lu.solve(ws.loop_rhs);
+  dx.head(topo.tree_rows).noalias() -= ws.W.lazyProduct(ws.loop_y);
+  dx.tail(topo.loop_rows) = ws.loop_y;
+}
+
+void assemble_dense(const Model& model, Workspace& ws) {
+  const Topology& topo = model.topology();
+  const int n = topo.size();
+  if (ws.F_dense.rows() != n) ws.F_dense.resize(n, n);
+  ws.F_dense.setZero();
+  for (int i = 0; i < topo.num_nodes; ++i) {
+    const int oi = topo.node_offset[i];
+    const int ni = topo.node_size[i];
+    ws.F_dense.block(oi, oi, ni, ni) = ws.D[i];
+    const int p = topo.parent_node[i];
+    if (p < 0) continue;
+    const int op = topo.node_offset[p];
+    const int np = topo.node_size[p];
+    ws.F_dense.block(oi, op, ni, np) = ws.up[i];
+    ws.F_dense.block(op, oi, np, ni) = ws.down[i];
+  }
+  for (int k = 0; k < static_cast<int>(topo.loop_joints.size()); ++k) {
+    const int j = topo.loop_joints[k];
+    const Joint& joint = model.joints()[j];
+    const int m = constraint_rows(joint.type);
+    const int row = topo.tree_rows + topo.loop_offset[k];
+    if (joint.parent != kWorld) {
+      ws.F_dense.block(6 * joint.parent, row, 6, m) = -ws.Gk_parent[j].transpose();
+      ws.F_dense.block(row, 6 * joint.parent, m, 6) = ws.C_parent[j];
+    }
+    ws.F_dense.block(6 * joint.child, row, 6, m) = -ws.Gk_child[j].transpose();
+    ws.F_dense.block(row, 6 * joint.child, m, 6) = ws.C_child[j];
+  }
+}
+
+// Jacobian at s (evaluated by the last evaluate(..., jacobian = true)) and its solve.
+void newton_direction(const Model& model, Workspace& ws, const StepOptions& options,
+                      const Eigen::VectorXd& rhs, Eigen::VectorXd& dx) {
+  assemble_tree(model, ws);
+  if (options.solver == LinearSolver::DenseLU) {
+    assemble_dense(model, ws);
+    ws.dense_lu.compute(ws.F_dense);
+    dx = ws.dense_lu.solve(rhs);
+    return;
+  }
+  factor_tree(model, ws);
+  factor_loops(model, ws, options.loop_rank_tolerance);
+  solve_factored(model, ws, rhs, dx);
+}
+
+double scaled_norm(const Model& model, const Workspace& ws, const Eigen::VectorXd& r, double dt) {
+  const int nb6 = 6 * model.num_bodies();
+  const double bodies = dt * r.head(nb6).cwiseProduct(ws.weight.head(nb6)).lpNorm<Eigen::Infinity>();
+  const int rest = static_cast<int>(r.size()) - nb6;
+  const double constraints = rest > 0 ? r.tail(rest).lpNorm<Eigen::Infinity>() : 0.0;
+  return std::max(bodies, constraints);
+}
+
+void load_velocities(const Model& model, const Data& data, Eigen::VectorXd& s) {
+  for (int b = 0; b < model.num_bodies(); ++b) {
+    s.segment<3>(6 * b) = data.state[b].v;
+    s.segment<3>(6 * b + 3) = data.state[b].omega;
+  }
+}
+
+bool inputs_finite(const Data& data) {
+  for (std::size_t b = 0; b < data.state.size(); ++b) {
+    if (!data.body_force[b].allFinite() || !data.body_torque[b].allFinite()) return false;
+  }
+  for (const double u : data.joint_input) {
+    if (!std::isfinite(u)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+StepStatus step(const Model& model, Data& data, const StepOptions& options) {
+  Workspace& ws = data.workspace();
+  const double dt = options.dt;
+  StepStatus status;
+  if (!inputs_finite(data)) {
+    status.failure = StepFailure::NonFinite;
+    return status;
+  }
+  if (!prepare(model, data, ws, dt)) {
+    status.failure = StepFailure::AngularRateLimit;
+    return status;
+  }
+  load_velocities(model, data, ws.s);  // warm start: last velocities and multipliers
+  const double tol = options.newton.tolerance;
+  bool rate_limited = false;
+  if (!evaluate(model, data, ws, dt, ws.s, ws.r, ws.next, true)) {
+    status.failure = StepFailure::AngularRateLimit;
+    return status;
+  }
+  double norm = scaled_norm(model, ws, ws.r, dt);
+  while (std::isfinite(norm) && norm > tol && status.newton.iterations < options.newton.max_iterations) {
+    if (status.newton.iterations > 0) evaluate(model, data, ws, dt, ws.s, ws.r, ws.next, true);
+    newton_direction(model, ws, options, ws.r, ws.dx);
+    ++status.newton.iterations;
+    double alpha = 1.0;
+    for (;;) {
+      ws.s_trial = ws.s - alpha * ws.dx;
+      const bool inside = evaluate(model, data, ws, dt, ws.s_trial, ws.r_trial, ws.trial_next, false);
+      const double trial = inside ? scaled_norm(model, ws, ws.r_trial, dt) : std::nan("");
+      rate_limited = !inside;
+      const bool decreased = std::isfinite(trial) && trial <= (1.0 - 1e-4 * alpha) * norm;
+      if (decreased || !options.newton.line_search || (alpha < 1.0 / 64.0 && std::isfinite(trial))) {
+        ws.s.swap(ws.s_trial);
+        ws.r.swap(ws.r_trial);
+        ws.next.swap(ws.trial_next);
+        norm = trial;
+        break;
+      }
+      if (alpha < 1.0 / 64.0) {
+        norm = std::nan("");
+        break;
+      }
+      alpha *= 0.5;
+    }
+  }
+  status.newton.residual_norm = norm;
+  status.newton.converged = std::isfinite(norm) && norm <= tol;
+  if (!status.newton.converged) {
+    status.failure = !std::isfinite(norm) && rate_limited ? StepFailure::AngularRateLimit
+                     : !std::isfinite(norm)               ? StepFailure::NonFinite
+                                                          : StepFailure::NotConverged;
+    if (!std::isfinite(norm)) status.newton.residual_norm = -1.0;
+    return status;
+  }
+  for (int b = 0; b < model.num_bodies(); ++b) {
+    data.state[b] = ws.next[b];
+    data.state[b].q.q.normalize();
+  }
+  data.time += dt;
+  ++data.steps;
+  return status;
+}
+
+double energy(const Model& model, const std::vector<BodyState>& state) {
+  double e = 0.0;
+  for (int b = 0; b < model.num_bodies(); ++b) {
+    const Body& body = model.bodies()[b];
+    const BodyState& st = state[b];
+    e += 0.5 * body.mass * st.v.squaredNorm() + 0.5 * st.omega.dot(body.inertia * st.omega) -
+         body.mass * model.gravity().dot(st.x);
+  }
+  for (const Joint& joint : model.joints()) {
+    if (joint.stiffness == 0.0) continue;
+    const double s = joint_coordinate(joint, pose_of(state, joint.parent), state[joint.child],
+                                      nullptr, nullptr);
+    e += 0.5 * joint.stiffness * (s - joint.rest) * (s - joint.rest);
+  }
+  return e;
+}
+
+Vec3 linear_momentum(const Model& model, const std::vector<BodyState>& state) {
+  Vec3 p = Vec3::Zero();
+  for (int b = 0; b < model.num_bodies(); ++b) p += model.bodies()[b].mass * state[b].v;
+  return p;
+}
+
+Vec3 angular_momentum(const Model& model, const std::vector<BodyState>& state, double dt) {
+  Vec3 l = Vec3::Zero();
+  for (int b = 0; b < model.num_bodies(); ++b) {
+    const Body& body = model.bodies()[b];
+    const BodyState& st = state[b];
+    const Vec3 Jw = body.inertia * st.omega;
+    // Body momentum at the end of the interval, the t_kp1 side of eq. (33).
+    const Vec3 mu = 0.5 * dt * (rate_root(st.omega, dt) * Jw - st.omega.cross(Jw));
+    l += st.x.cross(body.mass * st.v) + st.q.matrix() * mu;
+  }
+  return l;
+}
+
+double max_constraint_violation(const Model& model, const std::vector<BodyState>& state) {
+  double worst = 0.0;
+  for (const Joint& joint : model.joints()) {
+    const JointVec g = joint_residual(joint, pose_of(state, joint.parent), state[joint.child]);
+    worst = std::max(worst, g.lpNorm<Eigen::Infinity>());
+  }
+  return worst;
+}
+
+namespace inspect {
+
+int system_size(const Model& model) { return model.topology().size(); }
+
+Eigen::VectorXd residual(const Model& model, const Data& data, const StepOptions& options,
+                         const Eigen::VectorXd& s) {
+  Workspace ws(model);
+  if (!prepare(model, data, ws, options.dt)) throw SolverError(describe(StepFailure::AngularRateLimit));
+  Eigen::VectorXd r(s.size());
+  if (!evaluate(model, data, ws, options.dt, s, r, ws.next, false)) {
+    throw SolverError(describe(StepFailure::AngularRateLimit));
+  }
+  return r;
+}
+
+Eigen::MatrixXd jacobian(const Model& model, const Data& data, const StepOptions& options,
+                         const Eigen::VectorXd& s) {
+  Workspace ws(model);
+  if (!prepare(model, data, ws, options.dt)) throw SolverError(describe(StepFailure::AngularRateLimit));
+  Eigen::VectorXd r(s.size());
+  if (!evaluate(model, data, ws, options.dt, s, r, ws.next, true)) {
+    throw SolverError(describe(StepFailure::AngularRateLimit));
+  }
+  assemble_tree(model, ws);
+  assemble_dense(model, ws);
+  return ws.F_dense;
+}
+
+Eigen::VectorXd sparse_solve(const Model& model, Data& data, const StepOptions& options,
+                             const Eigen::VectorXd& s, const Eigen::VectorXd& rhs) {
+  Workspace& ws = data.workspace();
+  if (!prepare(model, data, ws, options.dt) ||
+      !evaluate(model, data, ws, options.dt, s, ws.r, ws.next, true)) {
+    throw SolverError(describe(StepFailure::AngularRateLimit));
+  }
+  StepOptions sparse = options;
+  sparse.solver = LinearSolver::SparseLDU;
+  Eigen::VectorXd dx(rhs.size());
+  newton_direction(model, ws, sparse, rhs, dx);
+  return dx;
+}
+
+Eigen::VectorXd warm_start(const Model& model, const Data& data) {
+  Eigen::VectorXd s = data.workspace().s;
+  load_velocities(model, data, s);
+  return s;
+}
+
+void newton_system_solve(const Model& model, Data& data, const StepOptions& options) {
+  Workspace& ws = data.workspace();
+  if (!prepare(model, data, ws, options.dt)) throw SolverError(describe(StepFailure::AngularRateLimit));
+  load_velocities(model, data, ws.s);
+  if (!evaluate(model, data, ws, options.dt, ws.s, ws.r, ws.next, true)) {
+    throw SolverError(describe(StepFailure::AngularRateLimit));
+  }
+  newton_direction(model, ws, options, ws.r, ws.dx);
+}
+
+}  // namespace inspect
+
+}  // namespace marsden::maximal

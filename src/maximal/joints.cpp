@@ -1,0 +1,226 @@
+#include "marsden/maximal/joints.hpp"
+
+#include <cmath>
+
+namespace marsden::maximal {
+
+namespace {
+
+using Mat23 = Eigen::Matrix<double, 2, 3>;
+
+// Two unit directions orthogonal to the unit vector u (and to each other).
+Mat23 orthogonal_basis(const Vec3& u) {
+  const Vec3 e = std::abs(u.x()) < 0.9 ? Vec3::UnitX() : Vec3::UnitY();
+  const Vec3 p1 = (e - e.dot(u) * u).normalized();
+  Mat23 P;
+  P.row(0) = p1.transpose();
+  P.row(1) = u.cross(p1).transpose();
+  return P;
+}
+
+// Delta = R_a^T (x_b + R_b p_b - x_a) - p_a and its derivatives (columns dx, dphi).
+struct AnchorGap {
+  Vec3 Delta;
+  Eigen::Matrix<double, 3, 6> D_a, D_b;
+};
+
+AnchorGap anchor_gap(const Joint& joint, const BodyState& a, const BodyState& b) {
+  const Mat3 R_a = a.q.matrix();
+  const Mat3 R_b = b.q.matrix();
+  const Vec3 w = R_a.transpose() * (b.x + R_b * joint.p_child - a.x);
+  AnchorGap gap;
+  gap.Delta = w - joint.p_parent;
+  gap.D_a << -R_a.transpose(), Quat::hat(w);
+  gap.D_b << R_a.transpose(), -R_a.transpose() * R_b * Quat::hat(joint.p_child);
+  return gap;
+}
+
+// q_rel = q_a^dagger q_b q_offset^dagger and derivatives of its vector part; a parent
+// perturbation acts as exp(-dphi_a) q_rel, a child one as q_rel exp(R_offset dphi_b).
+struct RelativeRotation {
+  Vec4 q_rel;
+  Eigen::Matrix<double, 3, 6> V_a, V_b;  // d vec(q_rel), translation columns zero
+  Eigen::Matrix<double, 1, 6> W_a, W_b;  // d q_rel,w
+};
+
+RelativeRotation relative_rotation(const Joint& joint, const BodyState& a,
+                                   const BodyState& b) {
+  RelativeRotation rel;
+  rel.q_rel = (a.q.inverse() * b.q * joint.q_offset.inverse()).q;
+  const double w = rel.q_rel(0);
+  const Vec3 v = rel.q_rel.tail<3>();
+  const Mat3 R_off = joint.q_offset.matrix();
+  rel.V_a.setZero();
+  rel.V_b.setZero();
+  rel.W_a.setZero();
+  rel.W_b.setZero();
+  rel.V_a.rightCols<3>() = 0.5 * (-w * Mat3::Identity() + Quat::hat(v));
+  rel.V_b.rightCols<3>() = 0.5 * (w * Mat3::Identity() + Quat::hat(v)) * R_off;
+  rel.W_a.rightCols<3>() = 0.5 * v.transpose();
+  rel.W_b.rightCols<3>() = -0.5 * v.transpose() * R_off;
+  return rel;
+}
+
+}  // namespace
+
+const BodyState& world_state() {
+  static const BodyState world;
+  return world;
+}
+
+int joint_dofs(JointType type) {
+  switch (type) {
+    case JointType::Fixed: return 0;
+    case JointType::Revolute: return 1;
+    case JointType::Prismatic: return 1;
+    case JointType::Spherical: return 3;
+    case JointType::Cylindrical: return 2;
+    case JointType::Planar: return 3;
+    case JointType::Universal: return 2;
+  }
+  return 0;
+}
+
+int constraint_rows(JointType type) { return 6 - joint_dofs(type); }
+
+const char* joint_type_name(JointType type) {
+  switch (type) {
+    case JointType::Fixed: return "fixed";
+    case JointType::Revolute: return "revolute";
+    case JointType::Prismatic: return "prismatic";
+    case JointType::Spherical: return "spherical";
+    case JointType::Cylindrical: return "cylindrical";
+    case JointType::Planar: return "planar";
+    case JointType::Universal: return "universal";
+  }
+  return "unknown";
+}
+
+namespace {
+
+// Evaluates g and, when G_a is not null, both Jacobians.
+void evaluate(const Joint& joint, const BodyState& a, const BodyState& b, JointVec& g,
+              JointBlock* G_a, JointBlock* G_b) {
+  const int m = constraint_rows(joint.type);
+  g.resize(m);
+  if (G_a != nullptr) {
+    G_a->resize(m, 6);
+    G_b->resize(m, 6);
+  }
+  const AnchorGap gap = anchor_gap(joint, a, b);
+  const Mat23 P = orthogonal_basis(joint.axis);
+  int row = 0;
+  auto put = [&](const auto& value, const auto& D_a, const auto& D_b) {
+    const int k = static_cast<int>(value.rows());
+    g.segment(row, k) = value;
+    if (G_a != nullptr) {
+      G_a->middleRows(row, k) = D_a;
+      G_b->middleRows(row, k) = D_b;
+    }
+    row += k;
+  };
+  switch (joint.type) {
+    case JointType::Prismatic:
+    case JointType::Cylindrical:
+      put(P * gap.Delta, P * gap.D_a, P * gap.D_b);
+      break;
+    case JointType::Planar: {
+      const Eigen::Matrix<double, 1, 3> n = joint.axis.transpose();
+      put(n * gap.Delta, n * gap.D_a, n * gap.D_b);
+      break;
+    }
+    default:
+      put(gap.Delta, gap.D_a, gap.D_b);
+  }
+  if (joint.type == JointType::Spherical) return;
+  if (joint.type == JointType::Universal) {
+    const Mat3 R_a = a.q.matrix();
+    const Mat3 R_b = b.q.matrix();
+    const Vec3 u2_off = joint.q_offset.matrix().transpose() * joint.axis2;
+    const Vec3 u2_a = R_a.transpose() * R_b * u2_off;
+    Eigen::Matrix<double, 1, 1> c(joint.axis.dot(u2_a));
+    Eigen::Matrix<double, 1, 6> C_a = Eigen::Matrix<double, 1, 6>::Zero();
+    Eigen::Matrix<double, 1, 6> C_b = Eigen::Matrix<double, 1, 6>::Zero();
+    C_a.rightCols<3>() = joint.axis.cross(u2_a).transpose();
+    C_b.rightCols<3>() =
+        -joint.axis.transpose() * R_a.transpose() * R_b * Quat::hat(u2_off);
+    put(c, C_a, C_b);
+    return;
+  }
+  const RelativeRotation rel = relative_rotation(joint, a, b);
+  const Vec3 v = rel.q_rel.tail<3>();
+  if (joint.type == JointType::Fixed || joint.type == JointType::Prismatic) {
+    put(v, rel.V_a, rel.V_b);
+  } else {
+    put(P * v, P * rel.V_a, P * rel.V_b);
+  }
+}
+
+}  // namespace
+
+JointVec joint_residual(const Joint& joint, const BodyState& parent, const BodyState& child) {
+  JointVec g;
+  evaluate(joint, parent, child, g, nullptr, nullptr);
+  return g;
+}
+
+void joint_jacobians(const Joint& joint, const BodyState& parent, const BodyState& child,
+                     JointBlock& G_parent, JointBlock& G_child) {
+  JointVec g;
+  evaluate(joint, parent, child, g, &G_parent, &G_child);
+}
+
+BodyState place_child(const Joint& joint, const BodyState& parent, const BodyState& child,
+                      const JointCoords& coords) {
+  const Vec3& u = joint.axis;
+  Quat q_rel;
+  Vec3 t = Vec3::Zero();
+  switch (joint.type) {
+    case JointType::Fixed: break;
+    case JointType::Revolute: q_rel = Quat::exp(coords(0) * u); break;
+    case JointType::Prismatic: t = coords(0) * u; break;
+    case JointType::Spherical: q_rel = Quat::exp(coords.head<3>()); break;
+    case JointType::Cylindrical:
+      t = coords(0) * u;
+      q_rel = Quat::exp(coords(1) * u);
+      break;
+    case JointType::Planar: {
+      const Mat23 P = orthogonal_basis(u);
+      t = P.transpose() * coords.head<2>();
+      q_rel = Quat::exp(coords(2) * u);
+      break;
+    }
+    case JointType::Universal:
+      q_rel = Quat::exp(coords(0) * u) * Quat::exp(coords(1) * joint.axis2);
+      break;
+  }
+  BodyState placed = child;
+  placed.q = parent.q * q_rel * joint.q_offset;
+  placed.x = parent.x + parent.q.matrix() * (joint.p_parent + t) -
+             placed.q.matrix() * joint.p_child;
+  return placed;
+}
+
+double joint_coordinate(const Joint& joint, const BodyState& parent, const BodyState& child,
+                        Vec6* ds_parent, Vec6* ds_child) {
+  if (joint.type == JointType::Prismatic) {
+    const AnchorGap gap = anchor_gap(joint, parent, child);
+    if (ds_parent != nullptr) {
+      *ds_parent = (joint.axis.transpose() * gap.D_a).transpose();
+      *ds_child = (joint.axis.transpose() * gap.D_b).transpose();
+    }
+    return joint.axis.dot(gap.Delta);
+  }
+  // Revolute: q_rel = (cos(s/2), sin(s/2) axis), so s = 2 atan2(axis . vec, w).
+  const RelativeRotation rel = relative_rotation(joint, parent, child);
+  const double w = rel.q_rel(0);
+  const double sn = joint.axis.dot(rel.q_rel.tail<3>());
+  if (ds_parent != nullptr) {
+    const double scale = 2.0 / (w * w + sn * sn);
+    *ds_parent = scale * (w * joint.axis.transpose() * rel.V_a - sn * rel.W_a).transpose();
+    *ds_child = scale * (w * joint.axis.transpose() * rel.V_b - sn * rel.W_b).transpose();
+  }
+  return 2.0 * std::atan2(sn, w);
+}
+
+}  // namespace marsden::maximal

@@ -1,0 +1,181 @@
+#include "marsden/maximal/model.hpp"
+
+#include <cmath>
+#include <string>
+#include <utility>
+
+#include <Eigen/Eigenvalues>
+
+#include "marsden/error.hpp"
+#include "marsden/maximal/joints.hpp"
+
+namespace marsden::maximal {
+
+namespace {
+
+std::string body_label(const std::vector<Body>& bodies, int b) {
+  return "body " + std::to_string(b) + (bodies[b].name.empty() ? "" : " ('" + bodies[b].name + "')");
+}
+
+std::string joint_label(const Joint& joint, int j) {
+  return "joint " + std::to_string(j) + (joint.name.empty() ? "" : " ('" + joint.name + "')");
+}
+
+void check_finite(const Eigen::Ref<const Eigen::MatrixXd>& value, const std::string& what) {
+  if (!value.allFinite()) throw InputError(what + " is not finite");
+}
+
+void validate_body(const std::vector<Body>& bodies, int b) {
+  const Body& body = bodies[b];
+  const std::string label = body_label(bodies, b);
+  if (!std::isfinite(body.mass) || body.mass <= 0.0) {
+    throw InputError(label + ": mass must be positive and finite, got " +
+                     std::to_string(body.mass));
+  }
+  check_finite(body.inertia, label + ": inertia");
+  if (!body.inertia.isApprox(body.inertia.transpose(), 1e-12)) {
+    throw InputError(label + ": inertia tensor is not symmetric");
+  }
+  const Eigen::SelfAdjointEigenSolver<Mat3> eig(body.inertia, Eigen::EigenvaluesOnly);
+  if (eig.eigenvalues().minCoeff() <= 0.0) {
+    throw InputError(label + ": inertia tensor is not positive definite (smallest eigenvalue " +
+                     std::to_string(eig.eigenvalues().minCoeff()) + ")");
+  }
+}
+
+Vec3 unit_axis(const Vec3& axis, const std::string& what) {
+  check_finite(axis, what);
+  const double norm = axis.norm();
+  if (norm < 1e-12) throw InputError(what + " must be a non-zero vector");
+  return axis / norm;
+}
+
+Joint validated_joint(Joint joint, int j, int num_bodies) {
+  const std::string label = joint_label(joint, j);
+  if (joint.parent < kWorld || joint.parent >= num_bodies) {
+    throw InputError(label + ": parent index " + std::to_string(joint.parent) +
+                     " is not a body or kWorld (" + std::to_string(num_bodies) + " bodies)");
+  }
+  if (joint.child < 0 || joint.child >= num_bodies) {
+    throw InputError(label + ": child index " + std::to_string(joint.child) +
+                     " is not a body (" + std::to_string(num_bodies) + " bodies)");
+  }
+  if (joint.parent == joint.child) throw InputError(label + ": joins body " + std::to_string(joint.child) + " to itself");
+  check_finite(joint.p_parent, label + ": p_parent");
+  check_finite(joint.p_child, label + ": p_child");
+  check_finite(joint.q_offset.q, label + ": q_offset");
+  if (joint.q_offset.q.norm() < 1e-12) throw InputError(label + ": q_offset is zero");
+  joint.q_offset.q.normalize();
+  joint.axis = unit_axis(joint.axis, label + ": axis");
+  if (joint.type == JointType::Universal) {
+    joint.axis2 = unit_axis(joint.axis2, label + ": axis2");
+    if (std::abs(joint.axis.dot(joint.axis2)) > 1e-9) {
+      throw InputError(label + ": universal joint axes must be orthogonal");
+    }
+  }
+  for (const auto& [value, name] : {std::pair{joint.stiffness, "stiffness"},
+                                    std::pair{joint.damping, "damping"}}) {
+    if (!std::isfinite(value) || value < 0.0) {
+      throw InputError(label + ": " + name + " must be non-negative and finite");
+    }
+  }
+  if (!std::isfinite(joint.rest)) throw InputError(label + ": rest is not finite");
+  const bool one_dof = joint.type == JointType::Revolute || joint.type == JointType::Prismatic;
+  if (!one_dof && (joint.stiffness != 0.0 || joint.damping != 0.0)) {
+    throw InputError(label + ": springs and dampers are supported on revolute and prismatic "
+                     "joints only, not on " + joint_type_name(joint.type));
+  }
+  return joint;
+}
+
+// Depth-first spanning forest of the graph (world and bodies as vertices, joints as
+// edges), rooted at the world first. Nodes are discovered parents first, so the reversed
+// discovery order eliminates every node after all of its children: no fill-in (§4.2).
+Topology build_topology(int num_bodies, const std::vector<Joint>& joints) {
+  const int num_joints = static_cast<int>(joints.size());
+  std::vector<std::vector<int>> incident(num_bodies + 1);  // vertex 0 is the world
+  for (int j = 0; j < num_joints; ++j) {
+    incident[joints[j].parent + 1].push_back(j);
+    incident[joints[j].child + 1].push_back(j);
+  }
+  Topology topo;
+  topo.joint_node.assign(num_joints, -1);
+  std::vector<int> vertex_node(num_bodies + 1, -1);
+  std::vector<bool> visited(num_bodies + 1, false), used(num_joints, false);
+  std::vector<int> discovery, node_parent_tmp(num_bodies + num_joints, -1);
+  std::vector<int> joint_nodes_in_order;
+  std::vector<int> stack;
+  for (int b = 0; b < num_bodies; ++b) vertex_node[b + 1] = b;
+  for (int root = 0; root <= num_bodies; ++root) {
+    if (visited[root] || (root == 0 && incident[0].empty())) continue;
+    visited[root] = true;
+    if (root > 0) discovery.push_back(vertex_node[root]);
+    stack.push_back(root);
+    while (!stack.empty()) {
+      const int u = stack.back();
+      stack.pop_back();
+      for (const int j : incident[u]) {
+        if (used[j]) continue;
+        used[j] = true;
+        const int w = (joints[j].parent + 1 == u) ? joints[j].child + 1 : joints[j].parent + 1;
+        if (visited[w]) {
+          topo.loop_joints.push_back(j);
+          continue;
+        }
+        visited[w] = true;
+        const int jn = num_bodies + static_cast<int>(joint_nodes_in_order.size());
+        joint_nodes_in_order.push_back(j);
+        topo.joint_node[j] = jn;
+        node_parent_tmp[jn] = vertex_node[u];  // -1 for the world
+        node_parent_tmp[vertex_node[w]] = jn;
+        discovery.push_back(jn);
+        discovery.push_back(vertex_node[w]);
+        stack.push_back(w);
+      }
+    }
+  }
+  const int num_nodes = num_bodies + static_cast<int>(joint_nodes_in_order.size());
+  topo.num_nodes = num_nodes;
+  topo.parent_node.assign(node_parent_tmp.begin(), node_parent_tmp.begin() + num_nodes);
+  topo.order.assign(discovery.rbegin(), discovery.rend());
+  topo.node_joint.assign(num_nodes, -1);
+  topo.node_size.assign(num_nodes, 6);
+  topo.node_offset.assign(num_nodes, 0);
+  topo.tree_joint_order = joint_nodes_in_order;
+  for (int k = 0; k < static_cast<int>(joint_nodes_in_order.size()); ++k) {
+    const int j = joint_nodes_in_order[k];
+    topo.node_joint[num_bodies + k] = j;
+    topo.node_size[num_bodies + k] = constraint_rows(joints[j].type);
+  }
+  int offset = 0;
+  for (int n = 0; n < num_nodes; ++n) {
+    topo.node_offset[n] = offset;
+    offset += topo.node_size[n];
+  }
+  topo.tree_rows = offset;
+  for (const int j : topo.loop_joints) {
+    topo.loop_offset.push_back(topo.loop_rows);
+    topo.loop_rows += constraint_rows(joints[j].type);
+  }
+  return topo;
+}
+
+}  // namespace
+
+Model::Model(std::vector<Body> bodies, std::vector<Joint> joints, Vec3 gravity)
+    : bodies_(std::move(bodies)), gravity_(gravity) {
+  if (bodies_.empty()) throw InputError("model: a mechanism needs at least one body");
+  check_finite(gravity_, "model: gravity");
+  const int num_bodies = static_cast<int>(bodies_.size());
+  for (int b = 0; b < num_bodies; ++b) {
+    validate_body(bodies_, b);
+    const Eigen::SelfAdjointEigenSolver<Mat3> eig(bodies_[b].inertia, Eigen::EigenvaluesOnly);
+    inertia_scale_.push_back(eig.eigenvalues().maxCoeff());
+  }
+  for (int j = 0; j < static_cast<int>(joints.size()); ++j) {
+    joints_.push_back(validated_joint(std::move(joints[j]), j, num_bodies));
+  }
+  topology_ = build_topology(num_bodies, joints_);
+}
+
+}  // namespace marsden::maximal

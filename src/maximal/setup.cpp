@@ -1,0 +1,325 @@
+#include "marsden/maximal/setup.hpp"
+
+#include <cmath>
+#include <numbers>
+#include <string>
+
+#include <Eigen/Dense>
+
+#include "marsden/error.hpp"
+
+namespace marsden::maximal {
+
+namespace {
+
+const BodyState& pose_in(const std::vector<BodyState>& poses, int b) {
+  return b == kWorld ? world_state() : poses[b];
+}
+
+// The pose of the interval start for a body at `st` moving with (v, omega) over dt:
+// inverse of eqs. (27), (32).
+BodyState previous_pose(const BodyState& st, double dt) {
+  BodyState prev = st;
+  prev.x = st.x - dt * st.v;
+  Quat f;
+  const double a = 1.0 - 0.25 * dt * dt * st.omega.squaredNorm();
+  f.q << std::sqrt(std::max(a, 0.0)), 0.5 * dt * st.omega;
+  prev.q = st.q * f.inverse();
+  return prev;
+}
+
+double max_violation(const Model& model, const std::vector<BodyState>& state) {
+  double worst = 0.0;
+  for (const Joint& joint : model.joints()) {
+    const JointVec g = joint_residual(joint, pose_in(state, joint.parent), state[joint.child]);
+    worst = std::max(worst, g.lpNorm<Eigen::Infinity>());
+  }
+  return worst;
+}
+
+}  // namespace
+
+std::vector<BodyState> state_from_joint_coordinates(const Model& model,
+                                                    const std::vector<BodyState>& reference,
+                                                    const std::vector<JointCoords>& coords,
+                                                    const std::vector<JointCoords>& rates,
+                                                    double dt) {
+  const int nj = model.num_joints();
+  if (static_cast<int>(reference.size()) != model.num_bodies() ||
+      static_cast<int>(coords.size()) != nj || static_cast<int>(rates.size()) != nj) {
+    throw InputError("joint coordinates: need one body state per body and coordinates and "
+                     "rates for every joint");
+  }
+  if (!(dt > 0.0)) throw InputError("joint coordinates: dt must be positive");
+  std::vector<BodyState> now = reference, before(reference.size());
+  for (int b = 0; b < model.num_bodies(); ++b) before[b] = previous_pose(reference[b], dt);
+  const Topology& topo = model.topology();
+  for (const int j : topo.tree_joint_order) {
+    const Joint& joint = model.joints()[j];
+    const int dofs = joint_dofs(joint.type);
+    if (coords[j].size() != dofs || rates[j].size() != dofs || !coords[j].allFinite() ||
+        !rates[j].allFinite()) {
+      throw InputError("joint coordinates: joint " + std::to_string(j) + " (" +
+                       joint_type_name(joint.type) + ") needs " + std::to_string(dofs) +
+                       " finite coordinates and rates");
+    }
+    const int tree_parent = topo.parent_node[topo.joint_node[j]];
+    if (tree_parent != joint.parent && !(tree_parent < 0 && joint.parent == kWorld)) {
+      throw InputError("joint coordinates: joint " + std::to_string(j) +
+                       " is reached from its child; list joints parent before child");
+    }
+    const JointCoords coords_before = coords[j] - dt * rates[j];
+    now[joint.child] = place_child(joint, pose_in(now, joint.parent), now[joint.child], coords[j]);
+    before[joint.child] =
+        place_child(joint, pose_in(before, joint.parent), before[joint.child], coords_before);
+    BodyState& st = now[joint.child];
+    st.v = (st.x - before[joint.child].x) / dt;
+    Vec4 f = (before[joint.child].q.inverse() * st.q).q;
+    if (f(0) < 0.0) f = -f;
+    st.omega = 2.0 / dt * f.tail<3>();
+  }
+  return now;
+}
+
+ProjectionReport project_state(const Model& model, std::vector<BodyState>& state,
+                               double tolerance, int max_iterations) {
+  const int nb = model.num_bodies();
+  int m = 0;
+  for (const Joint& joint : model.joints()) m += constraint_rows(joint.type);
+  Eigen::VectorXd inv_mass(6 * nb);
+  for (int b = 0; b < nb; ++b) {
+    const Body& body = model.bodies()[b];
+    inv_mass.segment<3>(6 * b).setConstant(1.0 / body.mass);
+    inv_mass.segment<3>(6 * b + 3).setConstant(1.0 / model.inertia_scale(b));
+  }
+  Eigen::VectorXd g(m);
+  Eigen::MatrixXd G(m, 6 * nb);
+  auto linearise = [&]() {
+    G.setZero();
+    int row = 0;
+    for (const Joint& joint : model.joints()) {
+      const int k = constraint_rows(joint.type);
+      JointBlock G_a, G_b;
+      const BodyState& a = pose_in(state, joint.parent);
+      const BodyState& c = state[joint.child];
+      g.segment(row, k) = joint_residual(joint, a, c);
+      joint_jacobians(joint, a, c, G_a, G_b);
+      if (joint.parent != kWorld) G.block(row, 6 * joint.parent, k, 6) = G_a;
+      G.block(row, 6 * joint.child, k, 6) = G_b;
+      row += k;
+    }
+  };
+  // Minimum-norm correction in the metric M: dz = -M^-1 G^T (G M^-1 G^T)^+ rhs.
+  auto correction = [&](const Eigen::VectorXd& rhs) {
+    const Eigen::MatrixXd GMinv = G * inv_mass.asDiagonal();
+    // A tiny Levenberg-Marquardt shift keeps redundant (rank-deficient) rows harmless.
+    Eigen::MatrixXd A = GMinv * G.transpose();
+    A.diagonal().array() += 1e-12 * (1.0 + A.diagonal().maxCoeff());
+    const Eigen::VectorXd mu = A.ldlt().solve(rhs);
+    return Eigen::VectorXd(-(GMinv.transpose() * mu));
+  };
+  ProjectionReport report;
+  for (; report.iterations < max_iterations; ++report.iterations) {
+    linearise();
+    report.violation = m > 0 ? g.lpNorm<Eigen::Infinity>() : 0.0;
+    if (report.violation <= tolerance) break;
+    const Eigen::VectorXd dz = correction(g);
+    const std::vector<BodyState> start = state;
+    // Backtrack until the violation decreases: near-redundant constraints give long steps.
+    for (double alpha = 1.0; alpha > 1e-3; alpha *= 0.5) {
+      for (int b = 0; b < nb; ++b) {
+        state[b].x = start[b].x + alpha * dz.segment<3>(6 * b);
+        state[b].q = start[b].q * Quat::exp(alpha * dz.segment<3>(6 * b + 3));
+      }
+      if (max_violation(model, state) < report.violation) break;
+      if (alpha < 2e-3) state = start;
+    }
+  }
+  report.converged = report.violation <= tolerance;
+  if (m > 0) {
+    linearise();
+    Eigen::VectorXd z(6 * nb);
+    for (int b = 0; b < nb; ++b) z.segment<6>(6 * b) << state[b].v, state[b].omega;
+    const Eigen::VectorXd dz = correction(G * z);
+    for (int b = 0; b < nb; ++b) {
+      state[b].v += dz.segment<3>(6 * b);
+      state[b].omega += dz.segment<3>(6 * b + 3);
+    }
+  }
+  return report;
+}
+
+namespace {
+
+Body rod(const std::string& name, double mass, double length, double radius, bool along_x) {
+  Body body;
+  body.name = name;
+  body.mass = mass;
+  const double across = mass * (3.0 * radius * radius + length * length) / 12.0;
+  const double along = 0.5 * mass * radius * radius;
+  body.inertia = along_x ? Vec3(along, across, across).asDiagonal()
+                         : Vec3(across, across, along).asDiagonal();
+  return body;
+}
+
+// A link whose body -z axis points along the unit direction d in the xz plane.
+Quat link_orientation(const Vec3& d) {
+  return Quat::exp(std::atan2(-d.x(), -d.z()) * Vec3::UnitY());
+}
+
+Joint hinge(std::string name, JointType type, int parent, int child, const Vec3& p_parent,
+            const Vec3& p_child, const Quat& q_parent, const Quat& q_child) {
+  Joint joint;
+  joint.name = std::move(name);
+  joint.type = type;
+  joint.parent = parent;
+  joint.child = child;
+  joint.p_parent = p_parent;
+  joint.p_child = p_child;
+  joint.axis = Vec3::UnitY();
+  joint.q_offset = q_parent.inverse() * q_child;
+  return joint;
+}
+
+void require_links(int n, int minimum, const char* what) {
+  if (n < minimum) {
+    throw InputError(std::string(what) + ": needs at least " + std::to_string(minimum) +
+                     " links, got " + std::to_string(n));
+  }
+}
+
+}  // namespace
+
+Mechanism pendulum_chain(int n, const ChainOptions& options) {
+  require_links(n, 1, "pendulum_chain");
+  const double l = options.link_length;
+  std::vector<Body> bodies;
+  std::vector<Joint> joints;
+  for (int i = 0; i < n; ++i) {
+    bodies.push_back(rod("link" + std::to_string(i), options.link_mass, l, options.link_radius, false));
+    Joint joint;
+    joint.name = "joint" + std::to_string(i);
+    joint.type = options.joint;
+    joint.parent = i == 0 ? kWorld : i - 1;
+    joint.child = i;
+    joint.p_parent = i == 0 ? Vec3::Zero() : Vec3(0.0, 0.0, -0.5 * l);
+    joint.p_child = Vec3(0.0, 0.0, 0.5 * l);
+    joint.axis = Vec3::UnitY();
+    joints.push_back(joint);
+  }
+  Model model(std::move(bodies), std::move(joints), options.gravity);
+  std::vector<JointCoords> coords(n), rates(n);
+  for (int i = 0; i < n; ++i) {
+    const int dofs = joint_dofs(options.joint);
+    coords[i] = JointCoords::Zero(dofs);
+    rates[i] = JointCoords::Zero(dofs);
+  }
+  if (options.joint == JointType::Spherical) {
+    coords[0] << 0.2, options.initial_angle, 0.0;
+  } else {
+    coords[0](0) = options.initial_angle;
+  }
+  auto state = state_from_joint_coordinates(model, std::vector<BodyState>(n), coords, rates, 0.01);
+  return {std::move(model), std::move(state)};
+}
+
+Mechanism closed_chain(int n, const ChainOptions& options) {
+  require_links(n, 2, "closed_chain");
+  const double l = options.link_length;
+  const double half = std::numbers::pi / (n + 1);
+  const double R = l / (2.0 * std::sin(half));
+  const Vec3 centre(0.0, 0.0, -R * std::cos(half));
+  std::vector<Vec3> vertex(n + 1);
+  for (int k = 0; k <= n; ++k) {
+    const double beta = -half - 2.0 * half * k;
+    vertex[k] = centre + R * Vec3(std::sin(beta), 0.0, std::cos(beta));
+  }
+  std::vector<Body> bodies;
+  std::vector<Joint> joints;
+  std::vector<BodyState> state(n);
+  for (int i = 0; i < n; ++i) {
+    bodies.push_back(rod("link" + std::to_string(i), options.link_mass, l, options.link_radius, false));
+    state[i].x = 0.5 * (vertex[i] + vertex[i + 1]);
+    state[i].q = link_orientation((vertex[i + 1] - vertex[i]).normalized());
+  }
+  for (int i = 0; i < n; ++i) {
+    const int parent = i == 0 ? kWorld : i - 1;
+    joints.push_back(hinge("joint" + std::to_string(i), options.joint, parent, i,
+                           i == 0 ? vertex[0] : Vec3(0.0, 0.0, -0.5 * l), Vec3(0.0, 0.0, 0.5 * l),
+                           i == 0 ? Quat() : state[i - 1].q, state[i].q));
+  }
+  joints.push_back(hinge("closure", options.joint, kWorld, n - 1, vertex[n],
+                         Vec3(0.0, 0.0, -0.5 * l), Quat(), state[n - 1].q));
+  Model model(std::move(bodies), std::move(joints), options.gravity);
+  return {std::move(model), std::move(state)};
+}
+
+Mechanism four_bar_chain(int k, double tilt, const Vec3& gravity) {
+  require_links(k, 1, "four_bar_chain");
+  const double h = 0.5;  // link length
+  const double w = 0.4;  // bar length
+  const Vec3 d(std::sin(tilt), 0.0, -std::cos(tilt));
+  const Quat q_link = link_orientation(d);
+  std::vector<Body> bodies;
+  std::vector<Joint> joints;
+  std::vector<BodyState> state;
+  const Vec3 left(-0.5 * w, 0.0, 0.0), right(0.5 * w, 0.0, 0.0);
+  const Vec3 top(0.0, 0.0, 0.5 * h), bottom(0.0, 0.0, -0.5 * h);
+  for (int i = 0; i < k; ++i) {
+    const std::string tag = std::to_string(i);
+    const int prev_bar = i == 0 ? kWorld : 3 * i - 1;
+    const int l_link = 3 * i, r_link = 3 * i + 1, bar = 3 * i + 2;
+    bodies.push_back(rod("left" + tag, 0.5, h, 0.02, false));
+    bodies.push_back(rod("right" + tag, 0.5, h, 0.02, false));
+    bodies.push_back(rod("bar" + tag, 0.4, w, 0.02, true));
+    BodyState st;
+    st.q = q_link;
+    st.x = left + (i + 0.5) * h * d;
+    state.push_back(st);
+    st.x = right + (i + 0.5) * h * d;
+    state.push_back(st);
+    st.q = Quat();
+    st.x = (i + 1.0) * h * d;
+    state.push_back(st);
+    const Quat q_prev;  // bars and world keep the identity orientation
+    joints.push_back(hinge("left" + tag, JointType::Revolute, prev_bar, l_link, left, top, q_prev, q_link));
+    joints.push_back(hinge("right" + tag, JointType::Revolute, prev_bar, r_link, right, top, q_prev, q_link));
+    joints.push_back(hinge("bar" + tag, JointType::Revolute, l_link, bar, bottom, left, q_link, Quat()));
+    joints.push_back(hinge("close" + tag, JointType::Revolute, r_link, bar, bottom, right, q_link, Quat()));
+  }
+  Model model(std::move(bodies), std::move(joints), gravity);
+  return {std::move(model), std::move(state)};
+}
+
+Mechanism minitaur_leg(double hip_half_angle) {
+  const double a = 0.1, b = 0.2;
+  const double s = std::sin(hip_half_angle), c = std::cos(hip_half_angle);
+  const Vec3 d_left(-s, 0.0, -c), d_right(s, 0.0, -c);
+  const Vec3 knee_left = a * d_left, knee_right = a * d_right;
+  const Vec3 foot(0.0, 0.0, -(a * c + std::sqrt(b * b - a * a * s * s)));
+  std::vector<Body> bodies = {rod("upper_left", 0.1, a, 0.01, false),
+                              rod("upper_right", 0.1, a, 0.01, false),
+                              rod("lower_left", 0.15, b, 0.01, false),
+                              rod("lower_right", 0.15, b, 0.01, false)};
+  std::vector<BodyState> state(4);
+  state[0].x = 0.5 * knee_left;
+  state[0].q = link_orientation(d_left);
+  state[1].x = 0.5 * knee_right;
+  state[1].q = link_orientation(d_right);
+  state[2].x = 0.5 * (knee_left + foot);
+  state[2].q = link_orientation((foot - knee_left).normalized());
+  state[3].x = 0.5 * (knee_right + foot);
+  state[3].q = link_orientation((foot - knee_right).normalized());
+  const Vec3 top_a(0.0, 0.0, 0.5 * a), bottom_a(0.0, 0.0, -0.5 * a);
+  const Vec3 top_b(0.0, 0.0, 0.5 * b), bottom_b(0.0, 0.0, -0.5 * b);
+  std::vector<Joint> joints = {
+      hinge("hip_left", JointType::Revolute, kWorld, 0, Vec3::Zero(), top_a, Quat(), state[0].q),
+      hinge("hip_right", JointType::Revolute, kWorld, 1, Vec3::Zero(), top_a, Quat(), state[1].q),
+      hinge("knee_left", JointType::Revolute, 0, 2, bottom_a, top_b, state[0].q, state[2].q),
+      hinge("knee_right", JointType::Revolute, 1, 3, bottom_a, top_b, state[1].q, state[3].q),
+      hinge("foot", JointType::Revolute, 2, 3, bottom_b, bottom_b, state[2].q, state[3].q)};
+  Model model(std::move(bodies), std::move(joints));
+  return {std::move(model), std::move(state)};
+}
+
+}  // namespace marsden::maximal

@@ -1,0 +1,37 @@
+// No heap allocation inside a step (trees and loops), with Eigen's runtime check on.
+#include <gtest/gtest.h>
+
+#include "marsden/maximal/integrator.hpp"
+#include "marsden/maximal/setup.hpp"
+#include "support/allocation_counter.hpp"
+
+namespace marsden::maximal {
+namespace {
+
+void expect_no_allocation(const Mechanism& mech) {
+  Data data(mech.model, mech.state);
+  StepOptions options;
+  ASSERT_TRUE(step(mech.model, data, options).ok());
+  bool ok = true;
+  const long n = test_support::allocations_during([&] {
+    for (int k = 0; k < 5; ++k) ok = ok && step(mech.model, data, options).ok();
+  });
+  EXPECT_TRUE(ok);
+  EXPECT_EQ(n, 0);
+}
+
+TEST(MaximalNoMalloc, TreeStep) {
+  ChainOptions spherical;
+  spherical.joint = JointType::Spherical;
+  expect_no_allocation(pendulum_chain(10));
+  expect_no_allocation(pendulum_chain(10, spherical));
+}
+
+TEST(MaximalNoMalloc, LoopStep) {
+  expect_no_allocation(closed_chain(8));
+  expect_no_allocation(four_bar_chain(3, 1.8));
+  expect_no_allocation(minitaur_leg());
+}
+
+}  // namespace
+}  // namespace marsden::maximal
