@@ -223,6 +223,33 @@ std::shared_ptr<const Signal> parse_input(const JsonNode& root, std::string_view
   return parse_signal(*node, expected, what);
 }
 
+void set_run_fields(Json& summary, const Scene& scene, const SceneRunSummary& sum, double dt,
+                    double final_time) {
+  Json subdivisions = Json::array();
+  for (const SubdivisionEvent& e : sum.subdivisions)
+    subdivisions.push_back(Json::object().set("step", e.step).set("t", e.t).set("level", e.level)
+                               .set("substeps", 1 << e.level));
+  summary.set("dt", dt)
+      .set("duration", scene.duration)
+      .set("steps_requested", sum.steps_requested)
+      .set("steps_done", sum.steps_done)
+      .set("final_time", final_time)
+      .set("rows_written", sum.rows_written)
+      .set("newton_iterations", Json::object()
+                                    .set("min", sum.newton_min)
+                                    .set("mean", sum.newton_mean)
+                                    .set("max", sum.newton_max)
+                                    .set("total", sum.newton_total))
+      .set("failures", sum.failures)
+      .set("subdivisions", Json::object()
+                               .set("count", sum.subdivisions.size())
+                               .set("events", std::move(subdivisions)))
+      .set("energy", Json::object()
+                         .set("initial", sum.energy_initial)
+                         .set("max_abs_drift", sum.energy_drift)
+                         .set("relative_drift", sum.energy_drift_relative));
+}
+
 }  // namespace detail
 
 namespace {
@@ -541,10 +568,6 @@ SceneRunSummary run_scene(const Scene& scene, const std::filesystem::path& out_d
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
   const auto& opt = scene.integrator.options;
-  Json subdivisions = Json::array();
-  for (const SubdivisionEvent& e : sum.subdivisions)
-    subdivisions.push_back(Json::object().set("step", e.step).set("t", e.t).set("level", e.level)
-                               .set("substeps", 1 << e.level));
   Json summary = Json::object();
   summary.set("scene", scene.file)
       .set("system", scene.system_type)
@@ -559,26 +582,8 @@ SceneRunSummary run_scene(const Scene& scene, const std::filesystem::path& out_d
                              .set("on_failure", scene.integrator.on_failure == OnFailure::Stop
                                                     ? "stop"
                                                     : "subdivide")
-                             .set("max_subdivisions", scene.integrator.max_subdivisions))
-      .set("dt", dt)
-      .set("duration", scene.duration)
-      .set("steps_requested", sum.steps_requested)
-      .set("steps_done", sum.steps_done)
-      .set("final_time", s.t)
-      .set("rows_written", sum.rows_written)
-      .set("newton_iterations", Json::object()
-                                    .set("min", sum.newton_min)
-                                    .set("mean", sum.newton_mean)
-                                    .set("max", sum.newton_max)
-                                    .set("total", sum.newton_total))
-      .set("failures", sum.failures)
-      .set("subdivisions", Json::object()
-                               .set("count", sum.subdivisions.size())
-                               .set("events", std::move(subdivisions)))
-      .set("energy", Json::object()
-                         .set("initial", sum.energy_initial)
-                         .set("max_abs_drift", sum.energy_drift)
-                         .set("relative_drift", sum.energy_drift_relative));
+                             .set("max_subdivisions", scene.integrator.max_subdivisions));
+  detail::set_run_fields(summary, scene, sum, dt, s.t);
   if (free_body)
     summary.set("spatial_momentum", Json::object()
                                         .set("initial", Json::array(mu0))

@@ -10,6 +10,7 @@
 #include "json_access.hpp"
 #include "marsden/solve/newton.hpp"
 #include "marsden/io/scene.hpp"
+#include "marsden/io/writers.hpp"
 
 namespace marsden::io::detail {
 
@@ -32,6 +33,11 @@ SceneRunSummary run_nonholonomic_scene(const Scene& scene, const std::filesystem
 void parse_tree(const JsonNode& root, Scene& scene);
 
 SceneRunSummary run_tree_scene(const Scene& scene, const std::filesystem::path& out_dir);
+
+// The summary.json fields every family shares, in order: dt, duration, steps requested and
+// done, final time, rows written, Newton iterations, failures, subdivisions, energy.
+void set_run_fields(Json& summary, const Scene& scene, const SceneRunSummary& sum, double dt,
+                    double final_time);
 
 // One output step of size dt under the scene's failure policy. attempt(count, h, first)
 // advances `count` substeps of size h from the last good state and returns false on any

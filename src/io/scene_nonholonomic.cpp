@@ -749,36 +749,14 @@ SceneRunSummary run_nonholonomic_scene(const Scene& scene, const std::filesystem
       .set("max_iterations", newton.max_iterations)
       .set("on_failure", scene.integrator.on_failure == OnFailure::Stop ? "stop" : "subdivide")
       .set("max_subdivisions", scene.integrator.max_subdivisions);
-  Json subdivisions = Json::array();
-  for (const SubdivisionEvent& e : sum.subdivisions)
-    subdivisions.push_back(Json::object().set("step", e.step).set("t", e.t).set("level", e.level)
-                               .set("substeps", 1 << e.level));
   Json summary = Json::object();
   summary.set("scene", scene.file).set("system", scene.system_type);
   if (kind == Kind::Snakeboard) summary.set("actuation", nh.prescribe_shape ? "velocity" : "torque");
   summary.set("status", sum.ok ? "ok" : "failed")
       .set("message", sum.message)
-      .set("integrator", std::move(integrator))
-      .set("dt", dt)
-      .set("duration", scene.duration)
-      .set("steps_requested", sum.steps_requested)
-      .set("steps_done", sum.steps_done)
-      .set("final_time", t)
-      .set("rows_written", sum.rows_written)
-      .set("newton_iterations", Json::object()
-                                    .set("min", sum.newton_min)
-                                    .set("mean", sum.newton_mean)
-                                    .set("max", sum.newton_max)
-                                    .set("total", sum.newton_total))
-      .set("failures", sum.failures)
-      .set("subdivisions", Json::object()
-                               .set("count", sum.subdivisions.size())
-                               .set("events", std::move(subdivisions)))
-      .set("energy", Json::object()
-                         .set("initial", sum.energy_initial)
-                         .set("max_abs_drift", sum.energy_drift)
-                         .set("relative_drift", sum.energy_drift_relative))
-      .set("constraint_violation", Json::object().set("max", sum.constraint_violation_max))
+      .set("integrator", std::move(integrator));
+  set_run_fields(summary, scene, sum, dt, t);
+  summary.set("constraint_violation", Json::object().set("max", sum.constraint_violation_max))
       .set("final_pose", Json::object().set("theta", cur.theta).set("x", cur.x).set("y", cur.y))
       .set("wall_time_s", sum.wall_time_s)
       .set("files", Json::array().push_back("trajectory.csv").push_back("trajectory.npz"));

@@ -769,10 +769,6 @@ SceneRunSummary run_tree_scene(const Scene& scene, const std::filesystem::path& 
       .set("max_subdivisions", scene.integrator.max_subdivisions);
   Json coordinates = Json::array(), kinematic = Json::array();
   for (const auto& c : model.coords()) (c.kinematic ? kinematic : coordinates).push_back(c.name);
-  Json subdivisions = Json::array();
-  for (const SubdivisionEvent& e : sum.subdivisions)
-    subdivisions.push_back(Json::object().set("step", e.step).set("t", e.t).set("level", e.level)
-                               .set("substeps", 1 << e.level));
   Json summary = Json::object();
   summary.set("scene", scene.file)
       .set("system", scene.system_type)
@@ -782,27 +778,9 @@ SceneRunSummary run_tree_scene(const Scene& scene, const std::filesystem::path& 
       .set("constraint_rows", model.num_constraint_rows())
       .set("status", sum.ok ? "ok" : "failed")
       .set("message", sum.message)
-      .set("integrator", std::move(integrator))
-      .set("dt", dt)
-      .set("duration", scene.duration)
-      .set("steps_requested", sum.steps_requested)
-      .set("steps_done", sum.steps_done)
-      .set("final_time", x.t)
-      .set("rows_written", sum.rows_written)
-      .set("newton_iterations", Json::object()
-                                    .set("min", sum.newton_min)
-                                    .set("mean", sum.newton_mean)
-                                    .set("max", sum.newton_max)
-                                    .set("total", sum.newton_total))
-      .set("failures", sum.failures)
-      .set("subdivisions", Json::object()
-                               .set("count", sum.subdivisions.size())
-                               .set("events", std::move(subdivisions)))
-      .set("energy", Json::object()
-                         .set("initial", sum.energy_initial)
-                         .set("max_abs_drift", sum.energy_drift)
-                         .set("relative_drift", sum.energy_drift_relative))
-      .set("constraint_residual", Json::object().set("max", sum.constraint_violation_max))
+      .set("integrator", std::move(integrator));
+  set_run_fields(summary, scene, sum, dt, x.t);
+  summary.set("constraint_residual", Json::object().set("max", sum.constraint_violation_max))
       .set("wall_time_s", sum.wall_time_s)
       .set("files", Json::array().push_back("trajectory.csv").push_back("trajectory.npz"));
   summary.write_file(out_dir / "summary.json");
