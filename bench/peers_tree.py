@@ -10,22 +10,13 @@ four ABA calls and the RK4 arithmetic per step, as a Python user of it would pay
 Usage: python3 bench/peers_tree.py [BUILD_DIR]
 """
 import json
-import os
 import subprocess
 import sys
 
+from peers_env import venv_python
+
 PIN = "pin==3.3.1"
 SIZES = (20, 50, 100)
-
-
-def venv_python(build: str) -> str:
-    venv = os.path.join(build, "peers-venv")
-    python = os.path.join(venv, "bin", "python")
-    if not os.path.exists(python):
-        subprocess.run([sys.executable, "-m", "venv", venv], check=True)
-        subprocess.run([python, "-m", "pip", "install", "-q", "--disable-pip-version-check",
-                        PIN], check=True)
-    return python
 
 
 # Runs inside the venv: prints {N: microseconds per RK4 step}.
@@ -84,7 +75,7 @@ def main() -> None:
         if b.get("aggregate_name") == "median":
             ours[int(b["run_name"].split("/")[-1])] = b["cpu_time"] / 1e3
     theirs = json.loads(subprocess.run(
-        [venv_python(build), "-c", PINOCCHIO_TIMING, json.dumps(list(SIZES))],
+        [venv_python(build, [PIN]), "-c", PINOCCHIO_TIMING, json.dumps(list(SIZES))],
         check=True, capture_output=True, text=True).stdout)
     print("one step, N-link pendulum, dt = 0.01 s (microseconds)")
     print(f"  {'N':>4}{'Marsden VI':>12}{'Pinocchio ABA+RK4':>20}{'VI / ABA':>10}")
