@@ -12,7 +12,9 @@ Vec6 primitive_axis(Transform t);
 // The primitive transform by an amount s (m or rad): exp(axis s).
 SE3 primitive(Transform t, double s);
 
-// World poses, joint twists S, spatial velocities V of every joint, at (q, qd).
+// World poses and joint twists S of every joint at q (what constraints and points need).
+void joint_poses(const Model& model, Data& data, const VecX& q);
+// The same and the spatial velocities V of every joint, at (q, qd).
 void joint_kinematics(const Model& model, Data& data, const VecX& q, const VecX& qd);
 
 // World position of a frame's origin (after joint_kinematics).
@@ -55,7 +57,7 @@ void paper_lagrangian(const Model& model, Data& data, const VecX& q, const VecX&
 void forces_at_current_kinematics(const Model& model, Data& data, const VecX& qd,
                                   const VecX& u, bool derivatives);
 
-// Constraint terms with the kinematics already at q.
+// Constraint terms with the joint poses already at q (joint_poses).
 void constraints_at_current_kinematics(const Model& model, Data& data, const VecX& q,
                                        const VecX* weight);
 

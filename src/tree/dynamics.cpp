@@ -98,7 +98,7 @@ void generalized_forces(const Model& model, Data& data, const VecX& q, const Vec
 }
 
 void constraint_terms(const Model& model, Data& data, const VecX& q, const VecX* weight) {
-  detail::joint_kinematics(model, data, q, q);
+  detail::joint_poses(model, data, q);
   detail::constraints_at_current_kinematics(model, data, q, weight);
 }
 

@@ -93,7 +93,7 @@ void step_residual(const Model& model, Data& data, const MidpointOptions& opt, d
   const int nd = model.num_dynamic(), m = model.num_constraint_rows();
   for (int a = 0; a < nd; ++a) data.q_kp1[dyn[a]] = z[a];
   if (m > 0) {
-    detail::joint_kinematics(model, data, data.q_kp1, data.q_kp1);
+    detail::joint_poses(model, data, data.q_kp1);
     detail::constraints_at_current_kinematics(model, data, data.q_kp1, nullptr);
   }
   evaluate_at_quadrature_point(model, data, opt, dt, x_k.q, u, J != nullptr);

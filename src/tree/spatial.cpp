@@ -81,7 +81,7 @@ SE3 primitive(Transform t, double s) {
   return g;
 }
 
-void joint_kinematics(const Model& model, Data& data, const VecX& q, const VecX& qd) {
+void joint_poses(const Model& model, Data& data, const VecX& q) {
   const auto& joints = model.joints();
   const auto& frames = model.frames();
   for (std::size_t j = 0; j < joints.size(); ++j) {
@@ -97,8 +97,15 @@ void joint_kinematics(const Model& model, Data& data, const VecX& q, const VecX&
       S.head<3>().setZero();
       S.tail<3>() = g.R * J.axis.tail<3>();
     }
-    data.V[j] = S * qd[J.coord];
-    if (J.parent >= 0) data.V[j] += data.V[J.parent];
+  }
+}
+
+void joint_kinematics(const Model& model, Data& data, const VecX& q, const VecX& qd) {
+  joint_poses(model, data, q);
+  const auto& joints = model.joints();
+  for (std::size_t j = 0; j < joints.size(); ++j) {
+    data.V[j] = data.S[j] * qd[joints[j].coord];
+    if (joints[j].parent >= 0) data.V[j] += data.V[joints[j].parent];
   }
 }
 
