@@ -303,9 +303,14 @@ Scene build_scene(const detail::JsonDocument& doc) {
   scene.file = doc.file;
   const JsonNode sys = root.at("system");
   scene.system_type = sys.at("type").one_of(
-      {"rigid_body", "helicopter", "boat", "car", "snakeboard", "sleigh", "tree"});
+      {"rigid_body", "helicopter", "boat", "car", "snakeboard", "sleigh", "tree", "maximal"});
   if (scene.system_type == "tree") {
     detail::parse_tree(root, scene);
+    parse_timing_and_output(root, scene);
+    return scene;
+  }
+  if (scene.system_type == "maximal") {
+    detail::parse_maximal(root, scene);
     parse_timing_and_output(root, scene);
     return scene;
   }
@@ -385,6 +390,7 @@ Scene load_scene(const std::filesystem::path& path) {
 SceneRunSummary run_scene(const Scene& scene, const std::filesystem::path& out_dir) {
   if (scene.nonholonomic) return detail::run_nonholonomic_scene(scene, out_dir);
   if (scene.tree) return detail::run_tree_scene(scene, out_dir);
+  if (scene.maximal) return detail::run_maximal_scene(scene, out_dir);
   const auto wall_start = std::chrono::steady_clock::now();
   // A Scene built by hand rather than by load_scene gets the same basic checks.
   if (!scene.model) throw InputError(scene.file + ": scene has no system");

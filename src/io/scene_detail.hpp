@@ -1,5 +1,6 @@
 // Internal: pieces of the scene reader shared by scene.cpp (SE(3) vehicles),
-// scene_nonholonomic.cpp (car, snakeboard, sleigh) and scene_tree.cpp (tree systems).
+// scene_nonholonomic.cpp (car, snakeboard, sleigh), scene_tree.cpp (tree systems) and
+// scene_maximal.cpp (maximal-coordinate systems).
 #pragma once
 
 #include <filesystem>
@@ -33,6 +34,11 @@ SceneRunSummary run_nonholonomic_scene(const Scene& scene, const std::filesystem
 void parse_tree(const JsonNode& root, Scene& scene);
 
 SceneRunSummary run_tree_scene(const Scene& scene, const std::filesystem::path& out_dir);
+
+// Fills scene.maximal from "system", "integrator" and "initial_state" (scene_maximal.cpp).
+void parse_maximal(const JsonNode& root, Scene& scene);
+
+SceneRunSummary run_maximal_scene(const Scene& scene, const std::filesystem::path& out_dir);
 
 // The summary.json fields every family shares, in order: dt, duration, steps requested and
 // done, final time, rows written, Newton iterations, failures, subdivisions, energy.

@@ -52,6 +52,9 @@ def test_example_scene_simulates(scene, tmp_path):
     if summary["system"] == "tree":
         check_tree_outputs(out, summary, arrays)
         return
+    if summary["system"] == "maximal":
+        check_maximal_outputs(out, summary, arrays)
+        return
     expected_shapes = {"t": (n,), "position": (n, 3), "quaternion": (n, 4),
                        "angular_velocity": (n, 3), "linear_velocity": (n, 3), "energy": (n,)}
     for name, shape in expected_shapes.items():
@@ -101,6 +104,36 @@ def check_nonholonomic_outputs(out, summary, arrays, nr):
     assert np.array_equal(csv["constraint_violation"], arrays["constraint_violation"])
     for i in range(nu):
         assert np.array_equal(csv[f"u{i}"], arrays["controls"][:, i])
+
+
+def check_maximal_outputs(out, summary, arrays):
+    n = arrays["t"].shape[0]
+    nb = len(summary["bodies"])
+    expected_shapes = {"t": (n,), "position": (n, nb, 3), "quaternion": (n, nb, 4),
+                       "energy": (n,), "constraint_violation": (n,)}
+    assert set(arrays) == set(expected_shapes)
+    for name, shape in expected_shapes.items():
+        assert arrays[name].shape == shape, name
+        assert arrays[name].dtype == np.float64, name
+        assert np.all(np.isfinite(arrays[name])), name
+    assert np.all(np.diff(arrays["t"]) > 0)
+    assert arrays["t"][-1] == pytest.approx(summary["duration"], rel=1e-9)
+    assert np.allclose(np.linalg.norm(arrays["quaternion"], axis=2), 1.0, atol=1e-9)
+    assert summary["constraint_violation"]["max"] >= arrays["constraint_violation"].max()
+    assert summary["constraint_violation"]["max"] <= 1e-8
+
+    # Per body: BODY_x, _y, _z, _qw, _qx, _qy, _qz, in the order of summary["bodies"].
+    header = (out / "trajectory.csv").read_text().split("\n", 1)[0].split(",")
+    assert header[1:1 + 7 * nb] == [f"{b}_{c}" for b in summary["bodies"]
+                                    for c in ("x", "y", "z", "qw", "qx", "qy", "qz")]
+    csv = np.loadtxt(out / "trajectory.csv", delimiter=",", skiprows=1, ndmin=2)
+    assert csv.shape == (n, 1 + 7 * nb + 2)
+    assert np.array_equal(csv[:, 0], arrays["t"])
+    per_body = csv[:, 1:1 + 7 * nb].reshape(n, nb, 7)
+    assert np.array_equal(per_body[:, :, :3], arrays["position"])
+    assert np.array_equal(per_body[:, :, 3:], arrays["quaternion"])
+    assert np.array_equal(csv[:, -2], arrays["energy"])
+    assert np.array_equal(csv[:, -1], arrays["constraint_violation"])
 
 
 def check_tree_outputs(out, summary, arrays):

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "marsden/lie/se3.hpp"
+#include "marsden/maximal/integrator.hpp"
 #include "marsden/tree/midpoint.hpp"
 #include "marsden/tree/model.hpp"
 #include "marsden/vehicle/controls.hpp"
@@ -83,13 +84,24 @@ struct TreeScene {
   std::vector<std::shared_ptr<const Signal>> kinematic;
 };
 
+// Everything specific to a maximal-coordinates scene (system type "maximal"); parsed and
+// run by src/io/scene_maximal.cpp.
+struct MaximalScene {
+  std::string source;  // "pendulum_chain", "closed_chain", "four_bar_chain", "minitaur_leg"
+                       // or "urdf"
+  std::shared_ptr<const maximal::Model> model;
+  std::vector<maximal::BodyState> state0;  // consistent with the joints at t = 0
+  maximal::StepOptions step;               // Newton options and solver; dt is the scene's
+};
+
 struct Scene {
   std::string file;         // where the scene was read from, for messages
   std::string system_type;  // "rigid_body", "helicopter", "boat", "car", "snakeboard",
-                            // "sleigh", "tree"
+                            // "sleigh", "tree", "maximal"
   std::shared_ptr<const HolonomicModel<SE3>> model;  // SE(3) systems; null otherwise
   std::shared_ptr<const NonholonomicScene> nonholonomic;  // car, snakeboard, sleigh
   std::shared_ptr<const TreeScene> tree;                  // tree
+  std::shared_ptr<const MaximalScene> maximal;            // maximal
   SceneIntegrator integrator;
   double dt = 0.0;        // s
   double duration = 0.0;  // s

@@ -16,6 +16,9 @@
 namespace marsden::tree {
 class Model;
 }
+namespace marsden::maximal {
+struct Mechanism;
+}
 
 namespace marsden::io {
 
@@ -80,5 +83,16 @@ struct UrdfTreeOptions {
 // Mass on its frame, limits of revolute/prismatic joints become coordinate limits, and
 // <dynamics damping> a coordinate damper. Coulomb friction is not modelled (ignored).
 tree::Model tree_model_from_urdf(const UrdfModel& urdf, const UrdfTreeOptions& options = {});
+
+// The same description in maximal coordinates (callers include marsden/maximal/setup.hpp):
+// one body per link with an <inertial> (centre-of-mass origin, the link's axes), placed at
+// the zero configuration with the root link at the world origin. Revolute and continuous
+// joints become maximal revolute joints, prismatic and fixed ones their maximal namesakes,
+// with anchors at the joint origin and the axis in the parent body's frame; <dynamics
+// damping> becomes the joint damper, limits and friction are not modelled. A massless
+// root is the world itself (its children are jointed to the world); a massive root is a
+// body welded to the world. A massless link is merged into its parent through a fixed
+// joint; one moved by a joint is an InputError.
+maximal::Mechanism maximal_from_urdf(const UrdfModel& urdf, const Vec3& gravity);
 
 }  // namespace marsden::io

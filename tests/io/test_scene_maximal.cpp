@@ -1,0 +1,173 @@
+// Scenes of maximal-coordinate systems (system type "maximal", src/io/scene_maximal.cpp).
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "io/temp_dir.hpp"
+#include "marsden/error.hpp"
+#include "marsden/io/scene.hpp"
+
+namespace marsden::io {
+namespace {
+
+using test::read_file;
+using test::TempDir;
+
+std::filesystem::path example(const std::string& name) {
+  return std::filesystem::path(MARSDEN_SOURCE_DIR) / "examples" / "scenes" / (name + ".json");
+}
+
+// A valid scene; each error test replaces one piece of it.
+std::string chain_scene(const std::string& system =
+                            R"({"type": "maximal", "mechanism": "pendulum_chain", "parameters": {"n": 3}})",
+                        const std::string& extra = "", const std::string& dt = "0.01") {
+  return R"({
+  "system": )" + system + R"(,
+  "dt": )" + dt + R"(,
+  "duration": 0.2)" + extra + "\n}\n";
+}
+
+// Loads `text` as DIR/scene.json and returns the InputError message ("" if none).
+std::string load_error(const TempDir& dir, const std::string& text) {
+  const auto path = dir.write("scene.json", text);
+  try {
+    load_scene(path);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+void expect_message(const TempDir& dir, const std::string& msg, const std::string& field,
+                    const std::string& problem) {
+  EXPECT_NE(msg.find((dir / "scene.json").string() + ": "), std::string::npos) << msg;
+  EXPECT_NE(msg.find("field '" + field + "': "), std::string::npos) << msg;
+  EXPECT_NE(msg.find(problem), std::string::npos) << msg;
+}
+
+TEST(MaximalScene, ExampleScenesLoadAndRun) {
+  for (const char* name : {"maximal_chain", "maximal_loop", "maximal_urdf_double_pendulum"}) {
+    SCOPED_TRACE(name);
+    Scene scene = load_scene(example(name));
+    ASSERT_TRUE(scene.maximal);
+    EXPECT_EQ(scene.system_type, "maximal");
+    scene.steps = std::min(scene.steps, 50);  // a short run is enough here
+    TempDir dir;
+    const SceneRunSummary s = run_scene(scene, dir.path());
+    EXPECT_TRUE(s.ok) << s.message;
+    EXPECT_EQ(s.steps_done, scene.steps);
+    EXPECT_GE(s.newton_min, 1);
+    EXPECT_LT(s.constraint_violation_max, 1e-9);
+    EXPECT_LT(s.energy_drift_relative, 1e-2);
+    const std::string summary = read_file(dir / "summary.json");
+    EXPECT_NE(summary.find("\"system\": \"maximal\""), std::string::npos);
+    EXPECT_NE(summary.find("\"status\": \"ok\""), std::string::npos);
+    EXPECT_TRUE(std::filesystem::exists(dir / "trajectory.npz"));
+  }
+}
+
+TEST(MaximalScene, ChainColumnsAndInitialAngle) {
+  TempDir dir;
+  const Scene scene = load_scene(dir.write(
+      "scene.json",
+      chain_scene(R"({"type": "maximal", "mechanism": "pendulum_chain",
+                      "parameters": {"n": 2, "initial_angle": 0.3}})",
+                  R"(, "output": {"every": 10})")));
+  ASSERT_EQ(scene.maximal->model->num_bodies(), 2);
+  EXPECT_EQ(scene.steps, 20);
+  const SceneRunSummary s = run_scene(scene, dir / "out");
+  ASSERT_TRUE(s.ok) << s.message;
+  EXPECT_EQ(s.rows_written, 3u);  // t = 0, 0.1, 0.2
+  const std::string csv = read_file(dir / "out" / "trajectory.csv");
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "t,link0_x,link0_y,link0_z,link0_qw,link0_qx,link0_qy,link0_qz,link1_x,link1_y,"
+            "link1_z,link1_qw,link1_qx,link1_qy,link1_qz,energy,constraint_violation");
+}
+
+TEST(MaximalScene, UrdfInitialJointCoordinates) {
+  Scene scene = load_scene(example("maximal_urdf_double_pendulum"));
+  ASSERT_EQ(scene.maximal->source, "urdf");
+  // The shoulder at 1 rad: the upper body's centre of mass 0.5 m from the axis at that angle.
+  const Vec3 x = scene.maximal->state0[0].x;
+  EXPECT_NEAR(std::atan2(x.y(), -x.z()), 1.0, 1e-12);
+  EXPECT_NEAR(x.norm(), 0.5, 1e-12);
+}
+
+// A step that cannot converge ends the run: status "failed", the step, time and reason in
+// summary.json, and the rows computed before it kept.
+TEST(MaximalScene, FailedStepIsReported) {
+  TempDir dir;
+  const Scene scene = load_scene(dir.write(
+      "scene.json",
+      chain_scene(R"({"type": "maximal", "mechanism": "pendulum_chain", "parameters": {"n": 3}})",
+                  R"(, "integrator": {"max_iterations": 1, "tolerance": 1e-14})")));
+  const SceneRunSummary s = run_scene(scene, dir / "out");
+  EXPECT_FALSE(s.ok);
+  EXPECT_EQ(s.failures, 1);
+  EXPECT_NE(s.message.find("step " + std::to_string(s.steps_done)), std::string::npos) << s.message;
+  EXPECT_EQ(s.rows_written, static_cast<std::size_t>(s.steps_done) + 1);
+  const std::string summary = read_file(dir / "out" / "summary.json");
+  EXPECT_NE(summary.find("\"status\": \"failed\""), std::string::npos) << summary;
+  EXPECT_NE(summary.find("\"failed_step\""), std::string::npos) << summary;
+  EXPECT_NE(summary.find("\"reason\": \"not_converged\""), std::string::npos) << summary;
+}
+
+TEST(MaximalScene, BadScenesNameTheField) {
+  TempDir dir;
+  expect_message(dir, load_error(dir, chain_scene(R"({"type": "maximal", "mechanism": "rope"})")),
+                 "system.mechanism", "pendulum_chain");
+  expect_message(dir,
+                 load_error(dir, chain_scene(R"({"type": "maximal", "mechanism": "pendulum_chain",
+                                                 "parameters": {"n": 0}})")),
+                 "system.parameters.n", "");
+  expect_message(dir,
+                 load_error(dir, chain_scene(R"({"type": "maximal", "mechanism": "pendulum_chain",
+                                                 "parameters": {"n": 2, "link_mass": -1}})")),
+                 "system.parameters.link_mass", "must be > 0");
+  expect_message(dir,
+                 load_error(dir, chain_scene(R"({"type": "maximal", "mechanism": "closed_chain",
+                                                 "parameters": {"n": 2, "joint": "ball"}})")),
+                 "system.parameters.joint", "revolute");
+  expect_message(dir,
+                 load_error(dir, chain_scene(R"({"type": "maximal", "mechanism": "pendulum_chain",
+                                                 "parameters": {"n": 2}})",
+                                             R"(, "integrator": {"solver": "qr"})")),
+                 "integrator.solver", "sparse");
+  expect_message(dir,
+                 load_error(dir, chain_scene(R"({"type": "maximal", "mechanism": "pendulum_chain",
+                                                 "parameters": {"n": 2}})",
+                                             R"(, "integrator": {"tolerance": -1})")),
+                 "integrator.tolerance", "must be > 0");
+  expect_message(dir,
+                 load_error(dir, chain_scene(R"({"type": "maximal", "mechanism": "minitaur_leg"})",
+                                             R"(, "initial_state": {"q": {"joint0": 1}})")),
+                 "initial_state", "URDF systems only");
+  expect_message(dir,
+                 load_error(dir, chain_scene(R"({"type": "maximal", "mechanism": "four_bar_chain"})",
+                                             R"(, "controls": [1])")),
+                 "controls", "no inputs");
+  // Neither or both of mechanism and urdf.
+  expect_message(dir, load_error(dir, chain_scene(R"({"type": "maximal"})")), "system",
+                 "exactly one of");
+
+  // URDF systems: a missing file, a massless moving link, an unknown joint name.
+  expect_message(dir, load_error(dir, chain_scene(R"({"type": "maximal", "urdf": "none.urdf"})")),
+                 "system.urdf", "none.urdf");
+  dir.write("ghost.urdf", R"(<robot name="g"><link name="base"/>
+      <joint name="j" type="continuous"><parent link="base"/><child link="ghost"/>
+        <axis xyz="0 1 0"/></joint><link name="ghost"/></robot>)");
+  expect_message(dir, load_error(dir, chain_scene(R"({"type": "maximal", "urdf": "ghost.urdf"})")),
+                 "system.urdf", "link \"ghost\" has no <inertial>");
+  const std::string pendulum = "\"" + (std::filesystem::path(MARSDEN_SOURCE_DIR) / "examples" /
+                                       "urdf" / "double_pendulum.urdf")
+                                          .string() + "\"";
+  expect_message(dir,
+                 load_error(dir, chain_scene(R"({"type": "maximal", "urdf": )" + pendulum + "}",
+                                             R"(, "initial_state": {"q": {"wrist": 1}})")),
+                 "initial_state.q.wrist", "no joint named 'wrist'");
+}
+
+}  // namespace
+}  // namespace marsden::io

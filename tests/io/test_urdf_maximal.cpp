@@ -1,0 +1,157 @@
+// URDF descriptions in maximal coordinates (io/urdf.hpp maximal_from_urdf), against the
+// tree engine's reading of the same file.
+#include <cmath>
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "marsden/error.hpp"
+#include "marsden/io/urdf.hpp"
+#include "marsden/maximal/integrator.hpp"
+#include "marsden/maximal/setup.hpp"
+#include "marsden/tree/midpoint.hpp"
+#include "marsden/tree/model.hpp"
+
+namespace marsden::io {
+namespace {
+
+const std::filesystem::path kExamples =
+    std::filesystem::path(MARSDEN_SOURCE_DIR) / "examples" / "urdf";
+const Vec3 kGravity(0.0, 0.0, -9.81);
+
+std::string robot(const std::string& body) { return "<robot name=\"r\">" + body + "</robot>"; }
+
+TEST(UrdfMaximal, DoublePendulumIsConsistentAtSetUp) {
+  const maximal::Mechanism m =
+      maximal_from_urdf(read_urdf(kExamples / "double_pendulum.urdf"), kGravity);
+  ASSERT_EQ(m.model.num_bodies(), 2);  // the massless base is the world
+  ASSERT_EQ(m.model.num_joints(), 2);
+  EXPECT_EQ(m.model.bodies()[0].name, "upper");
+  EXPECT_EQ(m.model.joints()[1].name, "elbow");
+  EXPECT_EQ(m.model.joints()[0].parent, maximal::kWorld);
+  EXPECT_LT(maximal::max_constraint_violation(m.model, m.state), 1e-15);
+  // Centres of mass straight below the shoulder, at rest.
+  EXPECT_TRUE(m.state[0].x.isApprox(Vec3(0, 0, -0.5)));
+  EXPECT_TRUE(m.state[1].x.isApprox(Vec3(0, 0, -1.4)));
+  EXPECT_DOUBLE_EQ(m.model.bodies()[1].inertia(0, 0), 0.027);
+}
+
+// Angle of the shoulder after `duration` from (shoulder, elbow) = (q1, 0) at rest.
+double maximal_shoulder_angle(double q1, double dt, double duration) {
+  maximal::Mechanism m = maximal_from_urdf(read_urdf(kExamples / "double_pendulum.urdf"), kGravity);
+  std::vector<maximal::JointCoords> q(2, maximal::JointCoords::Zero(1)), qd = q;
+  q[0](0) = q1;
+  maximal::Data data(m.model,
+                     maximal::state_from_joint_coordinates(m.model, m.state, q, qd, dt));
+  maximal::StepOptions options;
+  options.dt = dt;
+  const int steps = static_cast<int>(std::lround(duration / dt));
+  for (int k = 0; k < steps; ++k) {
+    const maximal::StepStatus st = maximal::step(m.model, data, options);
+    EXPECT_TRUE(st.ok()) << maximal::describe(st.failure);
+    if (!st.ok()) break;
+  }
+  EXPECT_LT(maximal::max_constraint_violation(m.model, data.state), 1e-9);
+  return maximal::joint_coordinate(m.model.joints()[0], maximal::world_state(), data.state[0],
+                                   nullptr, nullptr);
+}
+
+double tree_shoulder_angle(double q1, double dt, double duration) {
+  const tree::Model model = tree_model_from_urdf(read_urdf(kExamples / "double_pendulum.urdf"));
+  tree::Data data(model);
+  tree::VecX q0 = tree::VecX::Zero(2);
+  q0[model.coord_index("shoulder")] = q1;
+  tree::TreeState x = tree::midpoint_initial_state(model, data, 0.0, q0, tree::VecX::Zero(2));
+  tree::TreeState next;
+  const tree::VecX none(0);
+  const int steps = static_cast<int>(std::lround(duration / dt));
+  for (int k = 0; k < steps; ++k) {
+    const NewtonStatus st = tree::midpoint_step(model, data, {}, dt, x, none, none, next);
+    EXPECT_TRUE(st.converged);
+    x = next;
+  }
+  return x.q[model.coord_index("shoulder")];
+}
+
+// The maximal VI is first order, the tree midpoint second order: their difference after
+// 0.5 s shrinks like dt.
+TEST(UrdfMaximal, DoublePendulumAgreesWithTheTreeEngineToFirstOrder) {
+  const double q1 = 0.5, duration = 0.5;
+  const double reference = tree_shoulder_angle(q1, 1e-4, duration);
+  const double e2 = std::abs(maximal_shoulder_angle(q1, 2e-3, duration) - reference);
+  const double e1 = std::abs(maximal_shoulder_angle(q1, 1e-3, duration) - reference);
+  EXPECT_NEAR(tree_shoulder_angle(q1, 1e-3, duration), reference, 1e-4);
+  EXPECT_LT(e1, 2e-3);  // 5.5e-4 rad when written
+  EXPECT_GT(e2 / e1, 1.6);
+  EXPECT_LT(e2 / e1, 2.5);
+}
+
+// Off-axis joint origins, rotated inertials and a prismatic joint: the joints hold at the
+// zero configuration, and a massless tool frame welded to a link merges into its body.
+TEST(UrdfMaximal, SkewJointsAndMergedFramesAreConsistentAtSetUp) {
+  const UrdfModel urdf = parse_urdf(robot(R"(<link name="base"/>
+      <joint name="j1" type="revolute"><parent link="base"/><child link="a"/>
+        <origin xyz="0.1 -0.2 0.3" rpy="0.3 -0.5 1.1"/><axis xyz="0.2 -0.7 0.4"/>
+        <limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+      <link name="a"><inertial><origin xyz="0.4 0.1 -0.2" rpy="-0.6 0.2 0.9"/>
+        <mass value="1.7"/><inertia ixx="0.5" ixy="0.05" ixz="-0.03" iyy="0.4" iyz="0.02" izz="0.3"/>
+      </inertial></link>
+      <joint name="tool_fix" type="fixed"><parent link="a"/><child link="tool"/>
+        <origin xyz="0 0 -0.7" rpy="0.1 0.2 0.3"/></joint>
+      <link name="tool"/>
+      <joint name="j2" type="prismatic"><parent link="tool"/><child link="b"/>
+        <origin xyz="0.2 0 0" rpy="0 0.4 0"/><axis xyz="0 1 0"/>
+        <limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+      <link name="b"><inertial><origin xyz="0 0.1 0"/><mass value="0.3"/>
+        <inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial></link>)"),
+                                    "skew.urdf");
+  const maximal::Mechanism m = maximal_from_urdf(urdf, kGravity);
+  ASSERT_EQ(m.model.num_bodies(), 2);
+  ASSERT_EQ(m.model.num_joints(), 2);
+  EXPECT_EQ(m.model.joints()[1].parent, 0);
+  EXPECT_LT(maximal::max_constraint_violation(m.model, m.state), 1e-14);
+
+  // A few steps keep the joints: axes and anchors are where the constraints expect them.
+  maximal::Data data(m.model, m.state);
+  maximal::StepOptions options;
+  options.dt = 0.01;
+  for (int k = 0; k < 20; ++k) ASSERT_TRUE(maximal::step(m.model, data, options).ok());
+  EXPECT_LT(maximal::max_constraint_violation(m.model, data.state), 1e-9);
+  EXPECT_GT((data.state[0].x - m.state[0].x).norm(), 1e-4);  // it moved
+}
+
+TEST(UrdfMaximal, MassiveRootIsWeldedToTheWorld) {
+  const UrdfModel urdf = parse_urdf(robot(R"(<link name="base"><inertial><mass value="2"/>
+        <inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial></link>
+      <joint name="j" type="continuous"><parent link="base"/><child link="arm"/>
+        <origin xyz="0 0 1"/><axis xyz="0 1 0"/></joint>
+      <link name="arm"><inertial><origin xyz="0.5 0 0"/><mass value="1"/>
+        <inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial></link>)"),
+                                    "root.urdf");
+  const maximal::Mechanism m = maximal_from_urdf(urdf, kGravity);
+  ASSERT_EQ(m.model.num_bodies(), 2);
+  ASSERT_EQ(m.model.num_joints(), 2);
+  EXPECT_EQ(m.model.joints()[0].type, maximal::JointType::Fixed);
+  EXPECT_EQ(m.model.joints()[0].parent, maximal::kWorld);
+  EXPECT_LT(maximal::max_constraint_violation(m.model, m.state), 1e-15);
+}
+
+TEST(UrdfMaximal, MasslessMovingLinkIsAnInputError) {
+  const UrdfModel urdf = parse_urdf(robot(R"(<link name="base"/>
+      <joint name="j" type="continuous"><parent link="base"/><child link="ghost"/>
+        <axis xyz="0 1 0"/></joint>
+      <link name="ghost"/>)"),
+                                    "ghost.urdf");
+  try {
+    maximal_from_urdf(urdf, kGravity);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("link \"ghost\" has no <inertial>"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("joint \"j\""), std::string::npos) << msg;
+  }
+}
+
+}  // namespace
+}  // namespace marsden::io
