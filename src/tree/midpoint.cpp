@@ -262,8 +262,10 @@ void midpoint_step_derivatives(const Model& model, Data& data, const MidpointOpt
     for (int b = 0; b < nk; ++b) B_k(nd + c, b) = Dh_kp1(c, kin[b]);
 
   const Eigen::PartialPivLU<MatX> lu(J);
-  const MatX dz_dq = -lu.solve(B_q), dz_dp = -lu.solve(B_p);
-  const MatX dz_du = -lu.solve(B_u), dz_dk = -lu.solve(B_k);
+  // Eigen's triangular solve indexes a right-hand side without columns (no inputs, no
+  // kinematic coordinates): those derivatives are simply empty.
+  auto dz = [&](const MatX& B) { return B.cols() > 0 ? MatX(-lu.solve(B)) : MatX(nd + m, 0); };
+  const MatX dz_dq = dz(B_q), dz_dp = dz(B_p), dz_du = dz(B_u), dz_dk = dz(B_k);
   out.dq_dq = dz_dq.topRows(nd);
   out.dq_dp = dz_dp.topRows(nd);
   out.dq_du = dz_du.topRows(nd);

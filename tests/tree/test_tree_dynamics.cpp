@@ -32,7 +32,6 @@ double rel_err(const MatX& a, const MatX& b) {
 // need not hold at the test point).
 Model constrained_tree(unsigned seed) {
   ModelBuilder b;
-  std::mt19937 rng(seed);
   const Model base = random_tree(seed, 6, false);
   for (const Frame& f : base.frames()) {
     if (f.coord >= 0)
@@ -65,10 +64,10 @@ Model string_chain() {
   }
   const int hy = b.add_joint_frame("hand_y", kWorld, Transform::Ty, "hand_y", true);
   const int hz = b.add_joint_frame("hand_z", hy, Transform::Tz, "hand_z", true);
-  const int len = b.add_joint_frame("len_frame", kWorld, Transform::Tx, "length", true);
+  // The string length is a kinematic coordinate; its frame only carries it.
+  b.add_joint_frame("len_frame", kWorld, Transform::Tx, "length", true);
   b.add_prescribed_distance_constraint("string", parent, hz, b.coord_index("length"));
   b.add_coordinate_damper(0, 0.05);
-  (void)len;
   return b.build();
 }
 
