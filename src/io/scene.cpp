@@ -25,22 +25,8 @@ namespace {
 // ---------------------------------------------------------------------------------------
 // Parsing
 
-// Runs a constructor that validates its own input and prefixes its InputError with the
-// file and field.
-template <class F>
-auto with_field(const JsonNode& node, F&& make) {
-  try {
-    return make();
-  } catch (const InputError& e) {
-    node.fail(e.what());
-  }
-}
-
-void set_if(const JsonNode& obj, std::string_view key, double& field, double lower,
-            bool strict) {
-  if (const auto n = obj.find(key))
-    field = strict ? n->number_greater(lower) : n->number_at_least(lower);
-}
+using detail::set_if;
+using detail::with_field;
 
 void set_vec3_if(const JsonNode& obj, std::string_view key, Vec3& field) {
   if (const auto n = obj.find(key)) field = n->vec3();

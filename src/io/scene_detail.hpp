@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "json_access.hpp"
+#include "marsden/error.hpp"
 #include "marsden/solve/newton.hpp"
 #include "marsden/io/scene.hpp"
 #include "marsden/io/writers.hpp"
@@ -22,6 +23,24 @@ std::shared_ptr<const Signal> parse_signal(const JsonNode& sig, int expected,
 // and then the key must be absent.
 std::shared_ptr<const Signal> parse_input(const JsonNode& root, std::string_view key,
                                           int expected, const std::string& what);
+
+// Runs a call that validates its own input (a model constructor or builder) and prefixes
+// its InputError with the file and field of `node`.
+template <class F>
+auto with_field(const JsonNode& node, F&& call) {
+  try {
+    return call();
+  } catch (const InputError& e) {
+    node.fail(e.what());
+  }
+}
+
+// field = obj[key] when present, checked > lower (strict) or >= lower.
+inline void set_if(const JsonNode& obj, std::string_view key, double& field, double lower,
+                   bool strict) {
+  if (const auto n = obj.find(key))
+    field = strict ? n->number_greater(lower) : n->number_at_least(lower);
+}
 
 // Fills scene.nonholonomic, scene.integrator (failure and Newton options), scene.controls
 // and scene.shape from "system", "integrator", "initial_state", "controls", "shape".

@@ -24,21 +24,6 @@ using maximal::BodyState;
 using maximal::JointCoords;
 using maximal::Mechanism;
 
-// Runs a call that validates its own input and prefixes its InputError with the file and
-// field of `node`.
-template <class F>
-auto at_field(const JsonNode& node, F&& call) {
-  try {
-    return call();
-  } catch (const InputError& e) {
-    node.fail(e.what());
-  }
-}
-
-void positive_if(const JsonNode& obj, std::string_view key, double& field) {
-  if (const auto n = obj.find(key)) field = n->number_greater(0.0);
-}
-
 void number_if(const JsonNode& obj, std::string_view key, double& field) {
   if (const auto n = obj.find(key)) field = n->number();
 }
@@ -58,13 +43,13 @@ Mechanism builtin_mechanism(const JsonNode& sys, const std::string& name) {
     if (const auto j = params.find("joint"))
       o.joint = j->one_of({"revolute", "spherical"}) == "revolute" ? maximal::JointType::Revolute
                                                                    : maximal::JointType::Spherical;
-    positive_if(params, "link_length", o.link_length);
-    positive_if(params, "link_mass", o.link_mass);
-    positive_if(params, "link_radius", o.link_radius);
+    set_if(params, "link_length", o.link_length, 0.0, true);
+    set_if(params, "link_mass", o.link_mass, 0.0, true);
+    set_if(params, "link_radius", o.link_radius, 0.0, true);
     number_if(params, "initial_angle", o.initial_angle);
     // n has no default.
     const int n = sys.at("parameters").at("n").integer(1, 100000);
-    return at_field(params, [&] {
+    return with_field(params, [&] {
       return name == "pendulum_chain" ? maximal::pendulum_chain(n, o) : maximal::closed_chain(n, o);
     });
   }
@@ -73,12 +58,12 @@ Mechanism builtin_mechanism(const JsonNode& sys, const std::string& name) {
     const int k = params.find("segments") ? params.at("segments").integer(1, 10000) : 1;
     double tilt = 0.3;
     number_if(params, "tilt", tilt);
-    return at_field(params, [&] { return maximal::four_bar_chain(k, tilt); });
+    return with_field(params, [&] { return maximal::four_bar_chain(k, tilt); });
   }
   if (given) params.expect_keys({"hip_half_angle"});
   double half = 0.5;
   number_if(params, "hip_half_angle", half);
-  return at_field(params, [&] { return maximal::minitaur_leg(half); });
+  return with_field(params, [&] { return maximal::minitaur_leg(half); });
 }
 
 // The URDF's joint coordinates from "initial_state": {"q": {joint: value}, "qd": {...}}
@@ -109,7 +94,7 @@ void urdf_initial_state(const JsonNode& s, double dt, Mechanism& mech) {
   };
   read("q", q);
   read("qd", qd);
-  mech.state = at_field(s, [&] {
+  mech.state = with_field(s, [&] {
     return maximal::state_from_joint_coordinates(model, mech.state, q, qd, dt);
   });
 }
@@ -149,7 +134,7 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
     const std::filesystem::path path =
         std::filesystem::path(scene.file).parent_path() / file.string();
     // read_urdf's errors name the URDF file and element; say which scene field led there.
-    mech.emplace(at_field(file, [&] {
+    mech.emplace(with_field(file, [&] {
       return maximal_from_urdf(read_urdf(path), Vec3(0.0, 0.0, -9.81));
     }));
     if (const auto s = root.find("initial_state")) urdf_initial_state(*s, dt, *mech);
@@ -158,7 +143,7 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
   std::shared_ptr<const maximal::Model> model;
   if (const auto g = sys.find("gravity")) {
     const Vec3 gravity = g->vec3();
-    model = at_field(*g, [&] {
+    model = with_field(*g, [&] {
       return std::make_shared<const maximal::Model>(mech->model.bodies(), mech->model.joints(),
                                                     gravity);
     });

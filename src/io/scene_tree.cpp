@@ -28,27 +28,8 @@ using tree::Model;
 using tree::ModelBuilder;
 using tree::VecX;
 
-// Runs a builder call that validates its own input and prefixes its InputError with the
-// file and field of `node`.
-template <class F>
-auto at_field(const JsonNode& node, F&& call) {
-  try {
-    return call();
-  } catch (const InputError& e) {
-    node.fail(e.what());
-  }
-}
-
 // ---------------------------------------------------------------------------------------
 // Parsing: the model
-
-void positive_if(const JsonNode& obj, std::string_view key, double& field) {
-  if (const auto n = obj.find(key)) field = n->number_greater(0.0);
-}
-
-void non_negative_if(const JsonNode& obj, std::string_view key, double& field) {
-  if (const auto n = obj.find(key)) field = n->number_at_least(0.0);
-}
 
 // An inertia: 3 numbers (principal moments, the diagonal) or a 3 x 3 matrix, kg m^2.
 Mat3 parse_inertia(const JsonNode& n) {
@@ -76,45 +57,45 @@ BuiltinModel builtin_model(const JsonNode& sys, const std::string& name) {
     if (given && chain) params.expect_keys({"n", "length", "mass", "link_inertia", "damping"});
     if (given && !chain) params.expect_keys({"length", "mass", "link_inertia", "damping"});
     tree::PendulumParams p;
-    positive_if(params, "length", p.length);
-    positive_if(params, "mass", p.mass);
-    non_negative_if(params, "damping", p.damping);
+    set_if(params, "length", p.length, 0.0, true);
+    set_if(params, "mass", p.mass, 0.0, true);
+    set_if(params, "damping", p.damping, 0.0, false);
     if (const auto n = params.find("link_inertia")) p.link_inertia = parse_inertia(*n);
     // n has no default.
     const int n = chain ? sys.at("parameters").at("n").integer(1, 100000) : 2;
-    out.model = at_field(params, [&] { return std::make_shared<const Model>(tree::n_link_pendulum(n, p)); });
+    out.model = with_field(params, [&] { return std::make_shared<const Model>(tree::n_link_pendulum(n, p)); });
   } else if (name == "four_bar") {
     if (given) params.expect_keys({"crank", "coupler", "rocker", "ground", "density", "rod_radius",
                                    "damping"});
     tree::FourBarParams& p = out.four_bar;
-    positive_if(params, "crank", p.crank);
-    positive_if(params, "coupler", p.coupler);
-    positive_if(params, "rocker", p.rocker);
-    positive_if(params, "ground", p.ground);
-    positive_if(params, "density", p.density);
-    positive_if(params, "rod_radius", p.rod_radius);
-    non_negative_if(params, "damping", p.damping);
-    out.model = at_field(params, [&] { return std::make_shared<const Model>(tree::four_bar(p)); });
+    set_if(params, "crank", p.crank, 0.0, true);
+    set_if(params, "coupler", p.coupler, 0.0, true);
+    set_if(params, "rocker", p.rocker, 0.0, true);
+    set_if(params, "ground", p.ground, 0.0, true);
+    set_if(params, "density", p.density, 0.0, true);
+    set_if(params, "rod_radius", p.rod_radius, 0.0, true);
+    set_if(params, "damping", p.damping, 0.0, false);
+    out.model = with_field(params, [&] { return std::make_shared<const Model>(tree::four_bar(p)); });
   } else {
     if (given) params.expect_keys({"total_mass", "height", "string_length", "damping"});
     tree::MarionetteParams p;
-    positive_if(params, "total_mass", p.total_mass);
-    positive_if(params, "height", p.height);
-    positive_if(params, "string_length", p.string_length);
-    non_negative_if(params, "damping", p.damping);
-    out.model = at_field(params, [&] { return std::make_shared<const Model>(tree::marionette(p)); });
+    set_if(params, "total_mass", p.total_mass, 0.0, true);
+    set_if(params, "height", p.height, 0.0, true);
+    set_if(params, "string_length", p.string_length, 0.0, true);
+    set_if(params, "damping", p.damping, 0.0, false);
+    out.model = with_field(params, [&] { return std::make_shared<const Model>(tree::marionette(p)); });
   }
   return out;
 }
 
 int frame_ref(const ModelBuilder& b, const JsonNode& n) {
   const std::string name = n.string();
-  return at_field(n, [&] { return b.frame_index(name); });
+  return with_field(n, [&] { return b.frame_index(name); });
 }
 
 int coord_ref(const ModelBuilder& b, const JsonNode& n) {
   const std::string name = n.string();
-  return at_field(n, [&] { return b.coord_index(name); });
+  return with_field(n, [&] { return b.coord_index(name); });
 }
 
 // A pair of frame names [a, b].
@@ -145,7 +126,7 @@ void parse_frame(ModelBuilder& b, const JsonNode& f) {
              Eigen::AngleAxisd(a[0], Vec3::UnitX()))
                 .toRotationMatrix();
     }
-    frame = at_field(f, [&] { return b.add_const_frame(name, parent, g); });
+    frame = with_field(f, [&] { return b.add_const_frame(name, parent, g); });
   } else {
     for (const char* key : {"translation", "rpy"})
       if (const auto n = f.find(key)) n->fail("applies to \"const\" frames only");
@@ -153,16 +134,16 @@ void parse_frame(ModelBuilder& b, const JsonNode& f) {
       if (f.has("value")) f.at("value").fail("a frame has a coordinate or a value, not both");
       const std::string coord = c->string();
       const bool kinematic = f.find("kinematic") ? f.at("kinematic").boolean() : false;
-      frame = at_field(f, [&] { return b.add_joint_frame(name, parent, t, coord, kinematic); });
+      frame = with_field(f, [&] { return b.add_joint_frame(name, parent, t, coord, kinematic); });
       if (const auto l = f.find("limits")) {
         const std::vector<double> lim = l->numbers(2);
-        at_field(*l, [&] { b.set_limits(b.coord_index(coord), lim[0], lim[1]); });
+        with_field(*l, [&] { b.set_limits(b.coord_index(coord), lim[0], lim[1]); });
       }
     } else {
       for (const char* key : {"kinematic", "limits"})
         if (const auto n = f.find(key)) n->fail("applies to frames with a coordinate only");
       const double value = f.find("value") ? f.at("value").number() : 0.0;
-      frame = at_field(f, [&] { return b.add_fixed_frame(name, parent, t, value); });
+      frame = with_field(f, [&] { return b.add_fixed_frame(name, parent, t, value); });
     }
   }
   if (const auto m = f.find("mass")) {
@@ -170,7 +151,7 @@ void parse_frame(ModelBuilder& b, const JsonNode& f) {
     const double mass = m->at("mass").number_greater(0.0);
     const Vec3 com = m->find("com") ? m->at("com").vec3() : Vec3::Zero();
     const Mat3 inertia = m->find("inertia") ? parse_inertia(m->at("inertia")) : Mat3::Zero();
-    at_field(*m, [&] { b.add_mass(frame, mass, com, inertia); });
+    with_field(*m, [&] { b.add_mass(frame, mass, com, inertia); });
   }
 }
 
@@ -194,11 +175,11 @@ std::shared_ptr<const Model> inline_model(const JsonNode& sys) {
       if (const auto c = s.find("coordinate")) {
         const int coord = coord_ref(b, *c);
         const double rest = s.find("rest") ? s.at("rest").number() : 0.0;
-        at_field(s, [&] { b.add_coordinate_spring(coord, k, rest); });
+        with_field(s, [&] { b.add_coordinate_spring(coord, k, rest); });
       } else {
         const auto [fa, fb] = frame_pair(b, s.at("frames"));
         const double rest = s.find("rest_length") ? s.at("rest_length").number_at_least(0.0) : 0.0;
-        at_field(s, [&] { b.add_frame_spring(fa, fb, k, rest); });
+        with_field(s, [&] { b.add_frame_spring(fa, fb, k, rest); });
       }
     }
   if (const auto dampers = sys.find("dampers"))
@@ -208,10 +189,10 @@ std::shared_ptr<const Model> inline_model(const JsonNode& sys) {
       const double c = d.at("damping").number_at_least(0.0);
       if (const auto n = d.find("coordinate")) {
         const int coord = coord_ref(b, *n);
-        at_field(d, [&] { b.add_coordinate_damper(coord, c); });
+        with_field(d, [&] { b.add_coordinate_damper(coord, c); });
       } else {
         const auto [fa, fb] = frame_pair(b, d.at("frames"));
-        at_field(d, [&] { b.add_frame_damper(fa, fb, c); });
+        with_field(d, [&] { b.add_frame_damper(fa, fb, c); });
       }
     }
   if (const auto constraints = sys.find("constraints"))
@@ -225,21 +206,21 @@ std::shared_ptr<const Model> inline_model(const JsonNode& sys) {
         if (const auto dc = c.find("distance_coordinate")) {
           if (c.has("distance")) c.fail("give \"distance\" or \"distance_coordinate\", not both");
           const int coord = coord_ref(b, *dc);
-          at_field(c, [&] { b.add_prescribed_distance_constraint(name, fa, fb, coord); });
+          with_field(c, [&] { b.add_prescribed_distance_constraint(name, fa, fb, coord); });
         } else {
           const double d = c.at("distance").number_at_least(0.0);
-          at_field(c, [&] { b.add_distance_constraint(name, fa, fb, d); });
+          with_field(c, [&] { b.add_distance_constraint(name, fa, fb, d); });
         }
       } else if (kind == "point_on_plane") {
         c.expect_keys({"type", "name", "frame", "plane_frame", "normal"});
         const int fa = frame_ref(b, c.at("frame"));
         const int fb = frame_ref(b, c.at("plane_frame"));
         const Vec3 normal = c.at("normal").vec3();
-        at_field(c, [&] { b.add_point_on_plane_constraint(name, fa, fb, normal); });
+        with_field(c, [&] { b.add_point_on_plane_constraint(name, fa, fb, normal); });
       } else {
         c.expect_keys({"type", "name", "frames"});
         const auto [fa, fb] = frame_pair(b, c.at("frames"));
-        at_field(c, [&] { b.add_point_to_point_constraint(name, fa, fb); });
+        with_field(c, [&] { b.add_point_to_point_constraint(name, fa, fb); });
       }
     }
   if (const auto inputs = sys.find("inputs"))
@@ -248,15 +229,15 @@ std::shared_ptr<const Model> inline_model(const JsonNode& sys) {
       if (in.at("type").one_of({"force", "wrench"}) == "force") {
         in.expect_keys({"type", "coordinate"});
         const int coord = coord_ref(b, in.at("coordinate"));
-        at_field(in, [&] { b.add_coordinate_force_input(coord); });
+        with_field(in, [&] { b.add_coordinate_force_input(coord); });
       } else {
         in.expect_keys({"type", "frame", "axes"});
         const int frame = frame_ref(b, in.at("frame"));
         const bool body = !in.find("axes") || in.at("axes").one_of({"body", "world"}) == "body";
-        at_field(in, [&] { b.add_wrench_input(frame, body); });
+        with_field(in, [&] { b.add_wrench_input(frame, body); });
       }
     }
-  return at_field(sys, [&] { return std::make_shared<const Model>(b.build()); });
+  return with_field(sys, [&] { return std::make_shared<const Model>(b.build()); });
 }
 
 std::shared_ptr<const Model> urdf_model(const JsonNode& sys, const std::string& scene_file) {
@@ -267,7 +248,7 @@ std::shared_ptr<const Model> urdf_model(const JsonNode& sys, const std::string& 
   UrdfTreeOptions options;
   if (const auto g = sys.find("gravity")) options.gravity = g->vec3();
   // read_urdf's errors name the URDF file and element; say which scene field led there.
-  return at_field(file, [&] {
+  return with_field(file, [&] {
     return std::make_shared<const Model>(tree_model_from_urdf(read_urdf(path), options));
   });
 }
@@ -319,7 +300,7 @@ std::vector<bool> parse_coordinates(const JsonNode& n, const Model& model, VecX&
            std::to_string(model.num_coords()) + " numbers");
   for (const auto& item : n.raw().items()) {
     const JsonNode v = n.at(item.key());
-    const int i = at_field(v, [&] { return model.coord_index(item.key()); });
+    const int i = with_field(v, [&] { return model.coord_index(item.key()); });
     out[i] = v.number();
     given[static_cast<std::size_t>(i)] = true;
   }
@@ -365,7 +346,7 @@ void parse_initial_state(const JsonNode& root, TreeScene& tree,
       branch = b->integer(-1, 1);
       if (branch == 0) b->fail("must be 1 or -1");
     }
-    const tree::FourBarState st = at_field(s ? *s : root, [&] {
+    const tree::FourBarState st = with_field(s ? *s : root, [&] {
       return tree::four_bar_state(four_bar_params, angle, rate, branch);
     });
     tree.q0 = st.q;
@@ -428,7 +409,7 @@ void parse_tree(const JsonNode& root, Scene& scene) {
     if (!k->is_object()) k->fail("expected an object {kinematic coordinate: signal}");
     for (const auto& item : k->raw().items()) {
       const JsonNode sig = k->at(item.key());
-      const int coord = at_field(sig, [&] { return model.coord_index(item.key()); });
+      const int coord = with_field(sig, [&] { return model.coord_index(item.key()); });
       const int i = model.kinematic_index(coord);
       if (i < 0) sig.fail("coordinate '" + item.key() + "' is not kinematic");
       tree->kinematic[static_cast<std::size_t>(i)] =
