@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "io/scene_errors.hpp"
 #include "io/temp_dir.hpp"
 #include "marsden/error.hpp"
 #include "marsden/io/scene.hpp"
@@ -12,6 +13,8 @@ namespace marsden::io {
 namespace {
 
 using test::read_file;
+using test::expect_message;
+using test::load_error;
 using test::TempDir;
 
 // A valid free-body scene; each error test replaces one piece of it.
@@ -26,25 +29,6 @@ std::string rigid_body_scene(const std::string& dt = "0.01",
   "duration": 0.1,
   "initial_state": {"angular_velocity": [0.1, 2.0, 0.1], "linear_velocity": [1, 0, 0]})" +
          extra + "\n}\n";
-}
-
-// Loads `text` as DIR/scene.json and returns the InputError message ("" if none).
-std::string load_error(const TempDir& dir, const std::string& text) {
-  const auto path = dir.write("scene.json", text);
-  try {
-    load_scene(path);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-// Every message names the file, the field and the problem.
-void expect_message(const TempDir& dir, const std::string& msg, const std::string& field,
-                    const std::string& problem) {
-  EXPECT_NE(msg.find((dir / "scene.json").string() + ": "), std::string::npos) << msg;
-  EXPECT_NE(msg.find("field '" + field + "': "), std::string::npos) << msg;
-  EXPECT_NE(msg.find(problem), std::string::npos) << msg;
 }
 
 TEST(SceneErrors, MissingField) {

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "io/scene_errors.hpp"
 #include "io/temp_dir.hpp"
 #include "marsden/error.hpp"
 #include "marsden/io/scene.hpp"
@@ -13,6 +14,8 @@ namespace marsden::io {
 namespace {
 
 using test::read_file;
+using test::expect_message;
+using test::load_error;
 using test::TempDir;
 
 std::filesystem::path example(const std::string& name) {
@@ -27,24 +30,6 @@ std::string chain_scene(const std::string& system =
   "system": )" + system + R"(,
   "dt": )" + dt + R"(,
   "duration": 0.2)" + extra + "\n}\n";
-}
-
-// Loads `text` as DIR/scene.json and returns the InputError message ("" if none).
-std::string load_error(const TempDir& dir, const std::string& text) {
-  const auto path = dir.write("scene.json", text);
-  try {
-    load_scene(path);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-void expect_message(const TempDir& dir, const std::string& msg, const std::string& field,
-                    const std::string& problem) {
-  EXPECT_NE(msg.find((dir / "scene.json").string() + ": "), std::string::npos) << msg;
-  EXPECT_NE(msg.find("field '" + field + "': "), std::string::npos) << msg;
-  EXPECT_NE(msg.find(problem), std::string::npos) << msg;
 }
 
 TEST(MaximalScene, ExampleScenesLoadAndRun) {
