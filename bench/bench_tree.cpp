@@ -59,16 +59,8 @@ void BM_Rk4(benchmark::State& state) {
   Data data(model);
   const VecX none;
   VecX q = pendulum_start(n), qd = VecX::Zero(n);
-  auto f = [&](const VecX& qq, const VecX& vv) {
-    return continuous_dynamics(model, data, qq, vv, none, none).qdd;
-  };
   for (auto _ : state) {
-    const VecX a1 = f(q, qd);
-    const VecX a2 = f(q + 0.5 * kDt * qd, qd + 0.5 * kDt * a1);
-    const VecX a3 = f(q + 0.5 * kDt * (qd + 0.5 * kDt * a1), qd + 0.5 * kDt * a2);
-    const VecX a4 = f(q + kDt * (qd + 0.5 * kDt * a2), qd + kDt * a3);
-    q += kDt * qd + kDt * kDt / 6.0 * (a1 + a2 + a3);
-    qd += kDt / 6.0 * (a1 + 2.0 * a2 + 2.0 * a3 + a4);
+    rk4_step(model, data, kDt, none, q, qd);
     benchmark::DoNotOptimize(q.data());
   }
   state.counters["N"] = n;

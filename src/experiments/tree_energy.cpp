@@ -7,8 +7,8 @@
 #include <sstream>
 
 #include "experiments/builtin.hpp"
-#include "experiments/tree_rk4.hpp"
 #include "marsden/tree/builtin_models.hpp"
+#include "marsden/tree/dynamics.hpp"
 #include "marsden/tree/midpoint.hpp"
 
 namespace marsden::experiments {
@@ -86,9 +86,10 @@ Track run_rk4(const EnergySystem& s, double dt, int steps, double e0) {
   const tree::Model& model = s.model;
   tree::Data data(model), eval(model);
   VecX q = s.q0, qd = s.qd0;
+  const VecX no_inputs = VecX::Zero(model.num_inputs());
   Track tr;
   for (int k = 0; k < steps; ++k) {
-    tree_rk4_step(model, data, dt, q, qd);
+    tree::rk4_step(model, data, dt, no_inputs, q, qd);
     if (!q.allFinite() || !qd.allFinite())
       throw SolverError("tree-energy: RK4 blew up at step " + std::to_string(k) + " (" +
                         s.name + ")");

@@ -10,8 +10,8 @@
 
 #include "experiments/builtin.hpp"
 #include "experiments/statistics.hpp"
-#include "experiments/tree_rk4.hpp"
 #include "marsden/tree/builtin_models.hpp"
+#include "marsden/tree/dynamics.hpp"
 #include "marsden/tree/midpoint.hpp"
 
 namespace marsden::experiments {
@@ -68,7 +68,8 @@ SimResult simulate_once(const tree::Model& model, Method method, int steps, doub
   const auto start = std::chrono::steady_clock::now();
   if (method == Method::RK4) {
     VecX q = q0, qd = qd0;
-    for (int k = 0; k < steps; ++k) tree_rk4_step(model, data, dt, q, qd);
+    const tree::VecX no_inputs = tree::VecX::Zero(model.num_inputs());
+    for (int k = 0; k < steps; ++k) tree::rk4_step(model, data, dt, no_inputs, q, qd);
     r.q_end = q;
   } else {
     tree::MidpointOptions options;  // alpha = 1/2, Newton tolerance 1e-10

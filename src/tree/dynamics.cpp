@@ -81,7 +81,7 @@ void lagrangian_terms(const Model& model, Data& data, const VecX& q, const VecX&
   }
   detail::joint_kinematics(model, data, q, qd);
   if (algorithm == LagrangianAlgorithm::Spatial)
-    detail::spatial_lagrangian(model, data, qd, second_order);
+    detail::spatial_lagrangian(model, data, second_order);
   else
     detail::paper_lagrangian(model, data, q, qd, second_order,
                              algorithm == LagrangianAlgorithm::PaperCached);
@@ -155,6 +155,22 @@ Acceleration continuous_dynamics(const Model& model, Data& data, const VecX& q, 
   const VecX x = lu.solve(b);
   for (int a = 0; a < nd; ++a) qdd[dyn[a]] = x[a];
   return Acceleration{qdd, x.tail(m)};
+}
+
+void rk4_step(const Model& model, Data& data, double dt, const VecX& u, VecX& q, VecX& qd) {
+  const VecX qdd_kinematic = VecX::Zero(model.num_kinematic());
+  auto accel = [&](const VecX& x, const VecX& v) {
+    return continuous_dynamics(model, data, x, v, u, qdd_kinematic).qdd;
+  };
+  const VecX a1 = accel(q, qd);
+  const VecX v2 = qd + 0.5 * dt * a1;
+  const VecX a2 = accel(q + 0.5 * dt * qd, v2);
+  const VecX v3 = qd + 0.5 * dt * a2;
+  const VecX a3 = accel(q + 0.5 * dt * v2, v3);
+  const VecX v4 = qd + dt * a3;
+  const VecX a4 = accel(q + dt * v3, v4);
+  q += (dt / 6.0) * (qd + 2.0 * v2 + 2.0 * v3 + v4);
+  qd += (dt / 6.0) * (a1 + 2.0 * a2 + 2.0 * a3 + a4);
 }
 
 namespace detail {

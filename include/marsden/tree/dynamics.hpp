@@ -48,4 +48,9 @@ struct Acceleration {
 Acceleration continuous_dynamics(const Model& model, Data& data, const VecX& q, const VecX& qd,
                                  const VecX& u, const VecX& qdd_kinematic);
 
+// One classical RK4 step of size dt on (q, qd) over all coordinates, with the inputs u held
+// and the kinematic coordinates unaccelerated: the non-structure-preserving baseline the
+// midpoint VI is compared with.
+void rk4_step(const Model& model, Data& data, double dt, const VecX& u, VecX& q, VecX& qd);
+
 }  // namespace marsden::tree
