@@ -46,7 +46,7 @@ double distance_terms(const Model& model, Data& data, int frame_a, int frame_b, 
 
 // The spatial recursion (after joint_kinematics): adds T, V and the derivatives of the
 // kinetic and gravity terms into data (zeroed by the caller).
-void spatial_lagrangian(const Model& model, Data& data, const VecX& qd, bool second_order);
+void spatial_lagrangian(const Model& model, Data& data, bool second_order);
 
 // The paper's recursion, eqs. (15)-(18), from the cache of frame_kinematics (cached) or by
 // plain recursion (uncached); same contract as spatial_lagrangian.

@@ -205,7 +205,7 @@ void add_spring_terms(const Model& model, Data& data, const VecX& q, bool second
   }
 }
 
-void spatial_lagrangian(const Model& model, Data& data, const VecX& qd, bool second_order) {
+void spatial_lagrangian(const Model& model, Data& data, bool second_order) {
   const auto& joints = model.joints();
   const int nj = static_cast<int>(joints.size());
   const Vec3& g = model.gravity();
