@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 debs=(cmake g++ make libeigen3-dev nlohmann-json3-dev libcli11-dev libgtest-dev
-      libbenchmark-dev zlib1g-dev libtinyxml2-dev python3 python3-pip)
+      libbenchmark-dev zlib1g-dev libtinyxml2-dev coinor-libipopt-dev python3 python3-pip)
 missing=()
 for p in "${debs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -1,0 +1,87 @@
+// The generic checks every transcription inherits: the cost gradient and the sparse
+// constraint Jacobian against central differences, and no nonzero outside the pattern.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+
+#include <Eigen/Core>
+#include <gtest/gtest.h>
+
+#include "marsden/control/nlp.hpp"
+
+namespace marsden::control::testing {
+
+// A point near the initial guess (relative perturbation of size scale), where the
+// derivatives are checked.
+inline VecX perturbed_guess(SparseNlp& nlp, double scale, unsigned seed = 7) {
+  VecX x(nlp.num_variables());
+  nlp.initial_guess(x);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> U(-1.0, 1.0);
+  for (int j = 0; j < x.size(); ++j) x[j] += scale * U(rng) * (1.0 + std::abs(x[j]));
+  return x;
+}
+
+// Dense analytic Jacobian assembled from the sink (duplicates add up, as Ipopt reads them).
+inline Eigen::MatrixXd analytic_jacobian(SparseNlp& nlp, const VecX& x,
+                                         Eigen::MatrixXi* pattern = nullptr) {
+  BlockSink sink;
+  sink.begin_structure();
+  nlp.jacobian(x, sink);
+  std::vector<double> values(sink.count());
+  BlockSink value_sink = sink;
+  value_sink.begin_values(values.data());
+  nlp.jacobian(x, value_sink);
+  EXPECT_EQ(value_sink.written(), sink.count()) << "the value pass must match the structure";
+  Eigen::MatrixXd J = Eigen::MatrixXd::Zero(nlp.num_constraints(), nlp.num_variables());
+  if (pattern) *pattern = Eigen::MatrixXi::Zero(J.rows(), J.cols());
+  for (int e = 0; e < sink.count(); ++e) {
+    J(sink.rows()[e], sink.cols()[e]) += values[e];
+    if (pattern) (*pattern)(sink.rows()[e], sink.cols()[e]) = 1;
+  }
+  return J;
+}
+
+// Checks grad f and dg/dx at x against central differences with step eps; tol is relative
+// to max(1, |entry|).
+inline void expect_derivatives_match(SparseNlp& nlp, const VecX& x, double eps, double tol) {
+  const int n = nlp.num_variables(), m = nlp.num_constraints();
+  VecX grad = VecX::Zero(n);
+  nlp.cost(x, &grad);
+  Eigen::MatrixXi pattern;
+  const Eigen::MatrixXd J = analytic_jacobian(nlp, x, &pattern);
+  VecX gp(m), gm(m);
+  double worst_grad = 0.0, worst_jac = 0.0;
+  std::string where_grad, where_jac;
+  for (int j = 0; j < n; ++j) {
+    VecX xp = x, xm = x;
+    xp[j] += eps;
+    xm[j] -= eps;
+    const double dfd = (nlp.cost(xp, nullptr) - nlp.cost(xm, nullptr)) / (2.0 * eps);
+    const double eg = std::abs(dfd - grad[j]) / std::max(1.0, std::abs(dfd));
+    if (eg > worst_grad) {
+      worst_grad = eg;
+      where_grad = nlp.variable_name(j);
+    }
+    nlp.constraints(xp, gp);
+    nlp.constraints(xm, gm);
+    for (int i = 0; i < m; ++i) {
+      const double fd = (gp[i] - gm[i]) / (2.0 * eps);
+      if (!pattern(i, j) && std::abs(fd) > 1e-8)
+        ADD_FAILURE() << "nonzero " << fd << " outside the Jacobian pattern: "
+                      << nlp.constraint_name(i) << " / " << nlp.variable_name(j);
+      const double e = std::abs(fd - J(i, j)) / std::max(1.0, std::abs(fd));
+      if (e > worst_jac) {
+        worst_jac = e;
+        where_jac = nlp.constraint_name(i) + " / " + nlp.variable_name(j);
+      }
+    }
+  }
+  EXPECT_LT(worst_grad, tol) << "cost gradient, worst at " << where_grad;
+  EXPECT_LT(worst_jac, tol) << "constraint Jacobian, worst at " << where_jac;
+}
+
+}  // namespace marsden::control::testing
