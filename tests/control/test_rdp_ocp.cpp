@@ -1,0 +1,234 @@
+// DMOC with the RDP integrator (vehicles §6, Fig. 10 right): derivatives of the
+// transcription, the car through the tunnel, and the errors of bad problems.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+
+#include "control/nlp_checks.hpp"
+#include "marsden/control/pose_chart.hpp"
+#include "marsden/control/rdp_ocp.hpp"
+#include "marsden/error.hpp"
+#include "marsden/vehicle/rdp_models.hpp"
+
+namespace marsden::control {
+namespace {
+
+RdpOcpSpec snakeboard_problem() {
+  RdpOcpSpec s;
+  s.model = std::make_shared<SnakeboardModel>(SnakeboardParams{}, false);
+  s.integrator.map = DiffMap::Exp;
+  s.integrator.alpha = 0.3;
+  s.dt = 0.1;
+  s.steps = 6;
+  s.g0 = SE2::from_angle(0.4, Vec2(1.0, -0.5));
+  s.r0 = ShapeVec(2);
+  s.r0 << 0.2, 0.3;
+  s.u0 = ShapeVec(2);
+  s.u0 << 0.5, 0.2;
+  s.w0 = RdpVec::Constant(1, -0.4);
+  s.control_weights = {1.0, 0.5};
+  s.shape_weights = {0.0, 2.0};
+  s.guess_speed = 0.5;
+  return s;
+}
+
+TEST(RdpSegmentVelocity, DerivativesMatchFiniteDifferences) {
+  const RdpOptions opt;
+  const double h = 0.2, eps = 1e-6;
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<double> U(-1.0, 1.0);
+  const CarModel car(CarParams{});
+  const SnakeboardModel board(SnakeboardParams{}, false);
+  for (const RdpModel<SE2>* model :
+       {static_cast<const RdpModel<SE2>*>(&car), static_cast<const RdpModel<SE2>*>(&board)}) {
+    const int nr = model->num_shape(), n = nr + model->num_symmetry();
+    ShapeVec r(nr);
+    RdpVec x(n);
+    for (int i = 0; i < nr; ++i) r[i] = U(rng);
+    for (int i = 0; i < n; ++i) x[i] = U(rng);
+    SegmentJacobian J_r, J_x;
+    const Vec3 xi = rdp_segment_velocity_jacobians(*model, opt, h, r, x, J_r, J_x);
+    EXPECT_LT((xi - rdp_segment_velocity(*model, opt, h, r, x)).norm(), 1e-15);
+    double worst = 0.0;
+    for (int j = 0; j < nr; ++j) {
+      ShapeVec rp = r, rm = r;
+      rp[j] += eps;
+      rm[j] -= eps;
+      const Vec3 fd = (rdp_segment_velocity(*model, opt, h, rp, x) -
+                       rdp_segment_velocity(*model, opt, h, rm, x)) /
+                      (2.0 * eps);
+      worst = std::max(worst, (fd - J_r.col(j)).lpNorm<Eigen::Infinity>());
+    }
+    for (int j = 0; j < n; ++j) {
+      RdpVec xp = x, xm = x;
+      xp[j] += eps;
+      xm[j] -= eps;
+      const Vec3 fd = (rdp_segment_velocity(*model, opt, h, r, xp) -
+                       rdp_segment_velocity(*model, opt, h, r, xm)) /
+                      (2.0 * eps);
+      worst = std::max(worst, (fd - J_x.col(j)).lpNorm<Eigen::Infinity>());
+    }
+    EXPECT_LT(worst, 1e-8) << "model with n_r = " << nr;
+  }
+}
+
+TEST(RdpOcp, CarDerivativesMatchFiniteDifferences) {
+  RdpOcpSpec spec = car_tunnel_problem(8);
+  spec.path.hazard_weight = 2.0;
+  spec.path.hazard_distance = 3.0;
+  spec.path.path_length_weight = 0.1;
+  RdpOcp with_obstacles(spec);
+  EXPECT_GT(with_obstacles.num_constraints(), 8 * 7);
+  testing::expect_derivatives_match(with_obstacles, testing::perturbed_guess(with_obstacles, 0.05),
+                                    1e-6, 1e-6);
+  spec.path = PathSpec{};
+  RdpOcp free_tunnel(spec);
+  EXPECT_EQ(free_tunnel.num_constraints(), 8 * 7);
+  testing::expect_derivatives_match(free_tunnel, testing::perturbed_guess(free_tunnel, 0.05), 1e-6,
+                                    1e-6);
+}
+
+TEST(RdpOcp, SnakeboardDerivativesMatchFiniteDifferences) {
+  RdpOcp ocp(snakeboard_problem());
+  EXPECT_EQ(ocp.num_variables(), 6 * (3 + 2 + 3 + 2) + 5);
+  EXPECT_EQ(ocp.num_constraints(), 6 * (3 + 2 + 3));
+  testing::expect_derivatives_match(ocp, testing::perturbed_guess(ocp, 0.1), 1e-6, 1e-6);
+}
+
+TEST(RdpOcp, NamesSayWhatAndWhere) {
+  RdpOcp ocp(car_tunnel_problem(20));
+  EXPECT_EQ(ocp.variable_name(ocp.coords_index(3)), "theta at knot 3");
+  EXPECT_EQ(ocp.variable_name(ocp.shape_index(20) + 1), "sigma at knot 20");
+  EXPECT_EQ(ocp.variable_name(ocp.unknowns_index(4)), "u_psi step 4");
+  EXPECT_EQ(ocp.variable_name(ocp.controls_index(5)), "f_psi step 5");
+  EXPECT_EQ(ocp.variable_name(ocp.controls_index(5) + 1), "u_sigma_in step 5");
+  const int rows = 3 + 2 + 2;
+  EXPECT_EQ(ocp.constraint_name(12 * rows + 5 + 1), "dynamics step 12 row 1");
+  EXPECT_EQ(ocp.constraint_name(2 * rows + 1), "reconstruction step 2 (x)");
+  EXPECT_EQ(ocp.constraint_name(20 * rows), "clearance of obstacle 'pillar 1' at knot 1");
+}
+
+// The initial guess is a pose path through the waypoints, not a feasible trajectory; Ipopt
+// finds one that the simulator reproduces.
+TEST(RdpOcp, CarDrivesThroughTheTunnel) {
+  const RdpOcpSpec spec = car_tunnel_problem(50);
+  RdpOcp ocp(spec);
+  IpoptOptions options;
+  options.max_iterations = 1000;
+  const NlpSolution sol = solve_with_ipopt(ocp, options);
+  ASSERT_TRUE(sol.ok()) << sol.message << " after " << sol.iterations << " iterations";
+  const VecX& x = sol.x;
+
+  EXPECT_LT((x.segment<3>(ocp.coords_index(50)) - *spec.final_coords).lpNorm<Eigen::Infinity>(),
+            1e-6);
+  EXPECT_NEAR(x[ocp.shape_index(50) + 1], 0.0, 1e-6);
+  VecX x_l, x_u, g_l, g_u;
+  ocp.bounds(x_l, x_u, g_l, g_u);
+  for (int j = 0; j < x.size(); ++j) {
+    EXPECT_GE(x[j], x_l[j] - 1e-9) << ocp.variable_name(j);
+    EXPECT_LE(x[j], x_u[j] + 1e-9) << ocp.variable_name(j);
+  }
+  EXPECT_GE(ocp.min_clearance(x), -1e-7);
+  EXPECT_LT(ocp.resimulation_error(x), 1e-6);
+
+  // It weaves: the car passes below, above and below the pillars, and steers to do so.
+  Table states, controls;
+  ocp.tables(x, states, controls);
+  ASSERT_EQ(states.rows.rows(), 51);
+  ASSERT_EQ(controls.rows.rows(), 50);
+  EXPECT_EQ(states.columns.back(), "sigma");
+  EXPECT_EQ(controls.columns[2], "u_sigma_in");
+  auto y_at = [&](double x_pos) {
+    for (int k = 0; k < 50; ++k)
+      if (states.rows(k, 2) <= x_pos && states.rows(k + 1, 2) > x_pos) return states.rows(k, 3);
+    return 0.0;
+  };
+  EXPECT_LT(y_at(4.0), -0.3);
+  EXPECT_GT(y_at(7.5), 0.3);
+  EXPECT_LT(y_at(11.0), -0.3);
+  EXPECT_GT(states.rows.col(5).cwiseAbs().maxCoeff(), 0.05);
+}
+
+// A rock fall fills the tunnel from wall to wall, too deep to pass between two knots.
+TEST(RdpOcp, BlockedTunnelIsNotSolved) {
+  RdpOcpSpec spec = car_tunnel_problem(16);
+  Obstacle wall;
+  wall.kind = Obstacle::Kind::Box;
+  wall.name = "rock fall";
+  wall.center = Vec3(7.5, 0.0, 0.0);
+  wall.half_size = Vec3(3.0, 3.0, 1.0);
+  spec.path.obstacles.push_back(wall);
+  RdpOcp ocp(spec);
+  IpoptOptions options;
+  options.max_iterations = 300;
+  const NlpSolution sol = solve_with_ipopt(ocp, options);
+  EXPECT_FALSE(sol.ok()) << sol.message;
+  EXPECT_LT(ocp.min_clearance(sol.x), 0.0);
+}
+
+void expect_input_error(const RdpOcpSpec& spec, const std::string& field) {
+  try {
+    RdpOcp ocp(spec);
+    ADD_FAILURE() << "no error for " << field;
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
+  }
+}
+
+TEST(RdpOcp, BadSpecsNameTheField) {
+  const RdpOcpSpec good = car_tunnel_problem(10);
+  RdpOcpSpec s = good;
+  s.model.reset();
+  expect_input_error(s, "model");
+  s = good;
+  s.dt = 0.0;
+  expect_input_error(s, "dt");
+  s = good;
+  s.dt = std::nan("");
+  expect_input_error(s, "dt");
+  s = good;
+  s.steps = 0;
+  expect_input_error(s, "steps");
+  s = good;
+  s.r0 = ShapeVec::Zero(3);
+  expect_input_error(s, "r0");
+  s = good;
+  s.u0[0] = std::numeric_limits<double>::infinity();
+  expect_input_error(s, "u0");
+  s = good;
+  s.w0 = RdpVec::Zero(1);
+  expect_input_error(s, "w0");
+  s = good;
+  s.control_bounds[1] = {1.0, -1.0};
+  expect_input_error(s, "control_bounds[1]");
+  s = good;
+  s.shape_bounds.pop_back();
+  expect_input_error(s, "shape_bounds");
+  s = good;
+  s.y_bounds = {0.5, 2.0};
+  expect_input_error(s, "g0");
+  s = good;
+  s.control_weights[0] = -1.0;
+  expect_input_error(s, "control_weights[0]");
+  s = good;
+  s.final_shape = ShapeVec::Zero(1);
+  expect_input_error(s, "final_shape");
+  s = good;
+  s.final_shape_velocity = ShapeVec::Zero(2);
+  expect_input_error(s, "final_shape_velocity");
+  s = good;
+  s.shape_names = {"psi"};
+  expect_input_error(s, "shape_names");
+  s = good;
+  s.guess_speed = -1.0;
+  expect_input_error(s, "guess_speed");
+  s = good;
+  s.path.obstacles[0].radius = 0.0;
+  expect_input_error(s, "pillar 1");
+  EXPECT_THROW(car_tunnel_problem(0), InputError);
+}
+
+}  // namespace
+}  // namespace marsden::control
