@@ -1,6 +1,7 @@
-// The `marsden` command: simulate a scene file, list and run experiments.
-// Exit codes: 0 success, 1 internal error, 2 bad input (scene, arguments, output
-// directory), 3 the solver failed (a step did not converge; outputs up to it are written).
+// The `marsden` command: simulate a scene file, solve an optimal-control problem, list and
+// run experiments. Exit codes: 0 success, 1 internal error, 2 bad input (scene, problem,
+// arguments, output directory), 3 the solver failed (a step did not converge, or the
+// optimisation found no solution; the outputs computed are written).
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -11,6 +12,7 @@
 
 #include "marsden/error.hpp"
 #include "marsden/experiments/experiment.hpp"
+#include "marsden/io/problem.hpp"
 #include "marsden/io/scene.hpp"
 
 namespace {
@@ -32,6 +34,21 @@ int simulate(const std::string& scene_file, const std::string& out_dir) {
             << " steps in " << s.wall_time_s << " s; wrote "
             << (out / "trajectory.csv").string() << ", " << (out / "trajectory.npz").string()
             << ", " << (out / "summary.json").string() << '\n';
+  if (!s.ok) return error(s.message, kExitSolver);
+  return 0;
+}
+
+int optimize(const std::string& problem_file, const std::string& out_dir,
+             const std::string& warm_start) {
+  marsden::io::Problem problem = marsden::io::load_problem(problem_file);
+  if (!warm_start.empty()) problem.warm_start = marsden::io::read_decision_vector(warm_start);
+  const auto s = marsden::io::run_problem(problem, out_dir);
+  const auto& sol = s.solution;
+  std::cout << problem.name << " (" << problem.system_type << "): " << to_string(sol.status)
+            << " in " << sol.iterations << " iterations, " << sol.solve_time_s
+            << " s; cost " << sol.cost << ", constraint violation " << sol.constraint_violation
+            << ", re-simulation error " << s.resimulation_error << "; wrote "
+            << (std::filesystem::path(out_dir) / "summary.json").string() << '\n';
   if (!s.ok) return error(s.message, kExitSolver);
   return 0;
 }
@@ -65,6 +82,13 @@ int run(int argc, char** argv) {
   sim->add_option("scene", scene_file, "Scene file (JSON)")->required();
   sim->add_option("--out,-o", sim_out, "Output directory (created if needed)")->required();
 
+  std::string problem_file, opt_out, warm_start;
+  auto* opt = app.add_subcommand("optimize", "Solve an optimal-control problem file (docs/dmoc.md)");
+  opt->add_option("problem", problem_file, "Problem file (JSON)")->required();
+  opt->add_option("--out,-o", opt_out, "Output directory (created if needed)")->required();
+  opt->add_option("--warm-start", warm_start,
+                  "decision_vector.txt of an earlier solution of the same problem");
+
   auto* exp = app.add_subcommand("experiment", "List or run the paper-reproduction experiments");
   exp->require_subcommand(1);
   auto* exp_list = exp->add_subcommand("list", "List the registered experiments");
@@ -86,6 +110,7 @@ int run(int argc, char** argv) {
   }
 
   if (sim->parsed()) return simulate(scene_file, sim_out);
+  if (opt->parsed()) return optimize(problem_file, opt_out, warm_start);
   if (exp_list->parsed()) return list_experiments();
   if (exp_run->parsed()) return run_experiment(exp_name, exp_out, quick);
   return kExitInput;

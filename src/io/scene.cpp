@@ -19,6 +19,9 @@ namespace marsden::io {
 using detail::format_number;
 using detail::time_text;
 using detail::JsonNode;
+using detail::parse_boat;
+using detail::parse_helicopter;
+using detail::parse_orientation;
 
 namespace {
 
@@ -58,6 +61,10 @@ std::shared_ptr<const HolonomicModel<SE3>> parse_rigid_body(const JsonNode& sys)
   }
   return with_field(in, [&] { return std::make_shared<const FreeBody<SE3>>(inertia); });
 }
+
+}  // namespace
+
+namespace detail {
 
 std::shared_ptr<const HolonomicModel<SE3>> parse_helicopter(const JsonNode& sys) {
   sys.expect_keys({"type", "mass", "J_principal", "d_t", "d_r", "gravity"});
@@ -125,6 +132,10 @@ Mat3 parse_orientation(const JsonNode& o) {
   if (angle == 0.0) return Mat3::Identity();
   return Eigen::AngleAxisd(angle, w / angle).toRotationMatrix();
 }
+
+}  // namespace detail
+
+namespace {
 
 VehicleState<SE3> parse_initial_state(const JsonNode& s) {
   s.expect_keys({"position", "orientation", "angular_velocity", "linear_velocity"});

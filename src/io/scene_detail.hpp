@@ -42,6 +42,12 @@ inline void set_if(const JsonNode& obj, std::string_view key, double& field, dou
     field = strict ? n->number_greater(lower) : n->number_at_least(lower);
 }
 
+// The SE(3) vehicles of a "system" object and an orientation object ("quaternion", "rpy"
+// or "rotation_vector"), shared by scene and problem files (scene.cpp).
+std::shared_ptr<const HolonomicModel<SE3>> parse_helicopter(const JsonNode& sys);
+std::shared_ptr<const HolonomicModel<SE3>> parse_boat(const JsonNode& sys);
+Mat3 parse_orientation(const JsonNode& o);
+
 // Fills scene.nonholonomic, scene.integrator (failure and Newton options), scene.controls
 // and scene.shape from "system", "integrator", "initial_state", "controls", "shape".
 void parse_nonholonomic(const JsonNode& root, Scene& scene);

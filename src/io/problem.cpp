@@ -1,0 +1,365 @@
+#include "marsden/io/problem.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "json_access.hpp"
+#include "problem_detail.hpp"
+#include "scene_detail.hpp"
+#include "marsden/control/holonomic_ocp.hpp"
+#include "marsden/error.hpp"
+#include "marsden/io/writers.hpp"
+#include "marsden/vehicle/models.hpp"
+
+namespace marsden::io {
+
+namespace {
+constexpr double kInf = std::numeric_limits<double>::infinity();
+}
+
+namespace detail {
+
+std::vector<double> numbers_or_null(const JsonNode& n, std::size_t size, double null_value) {
+  if (!n.is_array() || n.array_size() != size)
+    n.fail("expected an array of " + std::to_string(size) + " numbers or nulls");
+  std::vector<double> v(size);
+  for (std::size_t i = 0; i < size; ++i) v[i] = n[i].raw().is_null() ? null_value : n[i].number();
+  return v;
+}
+
+void parse_range(const JsonNode& parent, std::string_view key, std::size_t size,
+                 double* lower, double* upper) {
+  const auto r = parent.find(key);
+  if (!r) return;
+  r->expect_keys({"lower", "upper"});
+  if (const auto lo = r->find("lower")) {
+    const auto v = numbers_or_null(*lo, size, -kInf);
+    std::copy(v.begin(), v.end(), lower);
+  }
+  if (const auto hi = r->find("upper")) {
+    const auto v = numbers_or_null(*hi, size, kInf);
+    std::copy(v.begin(), v.end(), upper);
+  }
+  for (std::size_t i = 0; i < size; ++i)
+    if (lower[i] > upper[i])
+      r->fail("lower bound " + format_number(lower[i]) + " above upper bound " +
+              format_number(upper[i]) + " at entry " + std::to_string(i));
+}
+
+std::vector<control::Obstacle> parse_obstacles(const JsonNode& root, int dim) {
+  std::vector<control::Obstacle> out;
+  const auto list = root.find("obstacles");
+  if (!list) return out;
+  if (!list->is_array()) list->fail("expected an array of obstacles");
+  auto point = [dim](const JsonNode& n) {
+    Vec3 p = Vec3::Zero();
+    const auto v = n.numbers(static_cast<std::size_t>(dim));
+    for (int i = 0; i < dim; ++i) p[i] = v[i];
+    return p;
+  };
+  for (std::size_t i = 0; i < list->array_size(); ++i) {
+    const JsonNode o = (*list)[i];
+    control::Obstacle ob;
+    const std::string type =
+        o.at("type").one_of({"sphere", "cylinder", "box", "capsule", "half_space"});
+    ob.name = o.has("name") ? o.at("name").string() : type + " " + std::to_string(i);
+    if (const auto m = o.find("margin")) ob.margin = m->number_at_least(0.0);
+    if (type == "sphere" || type == "cylinder") {
+      o.expect_keys({"type", "name", "center", "radius", "margin"});
+      ob.kind = type == "sphere" ? control::Obstacle::Kind::Sphere
+                                 : control::Obstacle::Kind::Cylinder;
+      ob.center = point(o.at("center"));
+      ob.radius = o.at("radius").number_greater(0.0);
+    } else if (type == "box") {
+      o.expect_keys({"type", "name", "center", "half_size", "margin"});
+      ob.kind = control::Obstacle::Kind::Box;
+      ob.center = point(o.at("center"));
+      const JsonNode hs = o.at("half_size");
+      hs.numbers(static_cast<std::size_t>(dim));
+      for (int k = 0; k < dim; ++k) ob.half_size[k] = hs[static_cast<std::size_t>(k)].number_greater(0.0);
+    } else if (type == "capsule") {
+      o.expect_keys({"type", "name", "a", "b", "radius", "margin"});
+      ob.kind = control::Obstacle::Kind::Capsule;
+      ob.a = point(o.at("a"));
+      ob.b = point(o.at("b"));
+      ob.radius = o.at("radius").number_greater(0.0);
+    } else {
+      o.expect_keys({"type", "name", "point", "normal", "margin"});
+      ob.kind = control::Obstacle::Kind::HalfSpace;
+      ob.center = point(o.at("point"));
+      ob.normal = point(o.at("normal"));
+      if (!(ob.normal.norm() > 0.0)) o.at("normal").fail("must not be zero");
+    }
+    out.push_back(ob);
+  }
+  return out;
+}
+
+control::PathSpec parse_path_costs(const JsonNode& cost, const JsonNode& root, int dim) {
+  control::PathSpec path;
+  path.obstacles = parse_obstacles(root, dim);
+  if (const auto w = cost.find("path_length")) path.path_length_weight = w->number_at_least(0.0);
+  if (const auto hz = cost.find("hazard")) {
+    hz->expect_keys({"weight", "distance"});
+    path.hazard_weight = hz->at("weight").number_at_least(0.0);
+    if (const auto d = hz->find("distance")) path.hazard_distance = d->number_greater(0.0);
+  }
+  return path;
+}
+
+control::IpoptOptions parse_solver(const JsonNode& root) {
+  control::IpoptOptions opt;
+  opt.constraint_tolerance = 1e-10;
+  const auto s = root.find("solver");
+  if (!s) return opt;
+  s->expect_keys({"tolerance", "constraint_tolerance", "max_iterations", "max_cpu_time"});
+  if (const auto t = s->find("tolerance")) opt.tolerance = t->number_greater(0.0);
+  if (const auto t = s->find("constraint_tolerance")) opt.constraint_tolerance = t->number_greater(0.0);
+  if (const auto t = s->find("max_iterations")) opt.max_iterations = t->integer(0, 1000000);
+  if (const auto t = s->find("max_cpu_time")) opt.max_cpu_time_s = t->number_greater(0.0);
+  return opt;
+}
+
+InputVec input_vec(const JsonNode& n, int size, const std::string& what) {
+  if (!n.is_array() || n.array_size() != static_cast<std::size_t>(size))
+    n.fail("expected " + std::to_string(size) + " numbers (" + what + ")");
+  const auto v = n.numbers();
+  InputVec out(size);
+  for (int i = 0; i < size; ++i) out[i] = v[static_cast<std::size_t>(i)];
+  return out;
+}
+
+}  // namespace detail
+
+namespace {
+
+using detail::JsonNode;
+
+// The SE(3) vehicles: helicopter, boat (HolonomicOcp<SE3>).
+std::unique_ptr<control::Ocp> parse_holonomic(const JsonNode& root, const std::string& type) {
+  root.expect_keys({"name", "description", "system", "integrator", "dt", "steps", "initial_state",
+                    "final_state", "bounds", "cost", "obstacles", "initial_guess", "solver"});
+  control::HolonomicOcpSpec<SE3> s;
+  const JsonNode sys = root.at("system");
+  s.model = type == "helicopter" ? detail::parse_helicopter(sys) : detail::parse_boat(sys);
+  const int nu = s.model->num_controls(), ns = s.model->num_shape();
+  const std::string u_what = type == "helicopter"
+                                 ? "collective u_c [N], tail rotor u_psi [N]"
+                                 : "right thruster u_r [N], left thruster u_l [N]";
+  if (const auto in = root.find("integrator")) {
+    in->expect_keys({"map", "tangent"});
+    if (const auto m = in->find("map"))
+      s.integrator.map = m->one_of({"cay", "exp"}) == "cay" ? DiffMap::Cay : DiffMap::Exp;
+    if (const auto t = in->find("tangent"))
+      s.integrator.tangent = t->one_of({"tln", "exact"}) == "tln" ? TangentMap::TLN : TangentMap::Exact;
+  }
+  s.dt = root.at("dt").number_greater(0.0);
+  s.steps = root.at("steps").integer(1, 100000);
+
+  const JsonNode init = root.at("initial_state");
+  init.expect_keys({"position", "orientation", "angular_velocity", "linear_velocity"});
+  if (const auto p = init.find("position")) s.g0.x = p->vec3();
+  if (const auto o = init.find("orientation")) s.g0.R = detail::parse_orientation(*o);
+  if (const auto w = init.find("angular_velocity")) s.xi0.head<3>() = w->vec3();
+  if (const auto v = init.find("linear_velocity")) s.xi0.tail<3>() = v->vec3();
+
+  if (const auto fin = root.find("final_state")) {
+    fin->expect_keys({"position", "orientation", "heading", "angular_velocity", "linear_velocity",
+                      "at_rest"});
+    if (const auto p = fin->find("position")) {
+      const auto v = detail::numbers_or_null(*p, 3, std::numeric_limits<double>::quiet_NaN());
+      for (int i = 0; i < 3; ++i) {
+        s.final_position_fixed[i] = !std::isnan(v[i]);
+        s.final_position[i] = s.final_position_fixed[i] ? v[i] : 0.0;
+      }
+    }
+    if (const auto o = fin->find("orientation")) {
+      if (fin->has("heading")) fin->fail("give \"orientation\" or \"heading\", not both");
+      SE3 g;
+      g.R = detail::parse_orientation(*o);
+      s.final_orientation = g;
+    }
+    if (const auto h = fin->find("heading")) s.final_heading = h->number();
+    const bool at_rest = fin->has("at_rest") && fin->at("at_rest").boolean();
+    if (at_rest && (fin->has("angular_velocity") || fin->has("linear_velocity")))
+      fin->fail("give \"at_rest\" or velocities, not both");
+    if (at_rest) s.final_velocity = Vec6::Zero();
+    if (fin->has("angular_velocity") != fin->has("linear_velocity"))
+      fin->fail("give both \"angular_velocity\" and \"linear_velocity\" (the last segment's body velocity)");
+    if (fin->has("angular_velocity")) {
+      Vec6 xi;
+      xi << fin->at("angular_velocity").vec3(), fin->at("linear_velocity").vec3();
+      s.final_velocity = xi;
+    }
+  }
+
+  s.u_lower = InputVec::Constant(nu, -kInf);
+  s.u_upper = InputVec::Constant(nu, kInf);
+  s.gamma_lower = InputVec::Constant(ns, -kInf);
+  s.gamma_upper = InputVec::Constant(ns, kInf);
+  if (const auto b = root.find("bounds")) {
+    b->expect_keys({"controls", "shape", "position", "velocity"});
+    detail::parse_range(*b, "controls", static_cast<std::size_t>(nu), s.u_lower.data(), s.u_upper.data());
+    if (ns == 0 && b->has("shape")) b->at("shape").fail("this vehicle has no shape variables");
+    detail::parse_range(*b, "shape", static_cast<std::size_t>(ns), s.gamma_lower.data(),
+                        s.gamma_upper.data());
+    detail::parse_range(*b, "position", 3, s.position_lower.data(), s.position_upper.data());
+    detail::parse_range(*b, "velocity", 6, s.xi_lower.data(), s.xi_upper.data());
+  }
+
+  const JsonNode cost = root.has("cost") ? root.at("cost") : root;
+  if (root.has("cost")) {
+    cost.expect_keys({"control_weights", "control_reference", "shape_weights", "path_length", "hazard"});
+    if (const auto w = cost.find("control_weights")) s.u_weights = detail::input_vec(*w, nu, u_what);
+    if (const auto r = cost.find("control_reference")) s.u_reference = detail::input_vec(*r, nu, u_what);
+    if (const auto w = cost.find("shape_weights")) {
+      if (ns == 0) w->fail("this vehicle has no shape variables");
+      s.gamma_weights = detail::input_vec(*w, ns, "rotor tilt pitch, roll [rad]");
+    }
+    s.path = detail::parse_path_costs(cost, root, 3);
+  } else {
+    s.path.obstacles = detail::parse_obstacles(root, 3);
+  }
+
+  if (const auto g = root.find("initial_guess")) {
+    g->expect_keys({"waypoints", "controls", "shape", "simulate"});
+    if (const auto w = g->find("waypoints")) {
+      if (!w->is_array()) w->fail("expected an array of [x, y, z] points");
+      for (std::size_t i = 0; i < w->array_size(); ++i) s.waypoints.push_back((*w)[i].vec3());
+    }
+    if (const auto u = g->find("controls")) s.u_guess = detail::input_vec(*u, nu, u_what);
+    if (const auto u = g->find("shape")) s.gamma_guess = detail::input_vec(*u, ns, "rotor tilt [rad]");
+    if (const auto sim = g->find("simulate")) s.simulate_guess = sim->boolean();
+  }
+  return detail::with_field(root, [&] {
+    return std::unique_ptr<control::Ocp>(std::make_unique<control::HolonomicOcp<SE3>>(std::move(s)));
+  });
+}
+
+Problem build_problem(const detail::JsonDocument& doc) {
+  const JsonNode root(doc);
+  if (!root.is_object()) root.fail("a problem file must be a JSON object");
+  Problem p;
+  p.file = doc.file;
+  p.name = root.has("name") ? root.at("name").string() : std::string("problem");
+  const JsonNode sys = root.at("system");
+  p.system_type = sys.at("type").one_of({"helicopter", "boat"});
+  p.ocp = parse_holonomic(root, p.system_type);
+  p.solver = detail::parse_solver(root);
+  return p;
+}
+
+void write_csv(const std::filesystem::path& path, const control::Table& t) {
+  CsvWriter csv(path, t.columns);
+  std::vector<double> row(t.columns.size());
+  for (Eigen::Index r = 0; r < t.rows.rows(); ++r) {
+    for (Eigen::Index c = 0; c < t.rows.cols(); ++c) row[static_cast<std::size_t>(c)] = t.rows(r, c);
+    csv.write_row(row);
+  }
+}
+
+void add_columns(std::vector<NpyArray>& arrays, const control::Table& t, const std::string& prefix) {
+  for (std::size_t c = 0; c < t.columns.size(); ++c) {
+    const Eigen::VectorXd col = t.rows.col(static_cast<Eigen::Index>(c));
+    arrays.push_back(npy_vector(prefix + t.columns[c], std::span<const double>(col.data(), col.size())));
+  }
+}
+
+}  // namespace
+
+Problem load_problem(const std::filesystem::path& path) {
+  return build_problem(detail::read_json_file(path));
+}
+
+Problem parse_problem_text(std::string_view text, std::string file_label) {
+  return build_problem(detail::parse_json_text(text, std::move(file_label)));
+}
+
+control::VecX read_decision_vector(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path.string() + ": cannot read the warm-start vector");
+  std::vector<double> v;
+  std::string line;
+  int line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (line.empty()) continue;
+    std::istringstream ls(line);
+    double x;
+    if (!(ls >> x) || !std::isfinite(x))
+      throw InputError(path.string() + ": line " + std::to_string(line_no) +
+                       ": expected one finite number");
+    v.push_back(x);
+  }
+  return Eigen::Map<const control::VecX>(v.data(), static_cast<Eigen::Index>(v.size()));
+}
+
+OptimizeSummary run_problem(Problem& problem, const std::filesystem::path& out_dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(out_dir, ec);
+  if (ec) throw InputError(out_dir.string() + ": cannot create output directory: " + ec.message());
+  control::Ocp& ocp = *problem.ocp;
+  control::IpoptOptions opt = problem.solver;
+  opt.log_file = out_dir / "ipopt.log";
+  if (problem.warm_start.size() != 0 && problem.warm_start.size() != ocp.num_variables())
+    throw InputError(problem.file + ": the warm start has " + std::to_string(problem.warm_start.size()) +
+                     " values, this problem " + std::to_string(ocp.num_variables()));
+
+  OptimizeSummary sum;
+  sum.solution = control::solve_with_ipopt(ocp, opt, problem.warm_start);
+  const control::NlpSolution& sol = sum.solution;
+  if (sol.x.size() == 0) {
+    sum.message = std::string("no solution: ") + sol.message;
+  } else {
+    try {
+      sum.resimulation_error = ocp.resimulation_error(sol.x);
+    } catch (const SolverError& e) {
+      sum.resimulation_error = kInf;
+      sum.resimulation_message = e.what();
+    }
+    sum.min_clearance = ocp.min_clearance(sol.x);
+    control::Table states, controls;
+    ocp.tables(sol.x, states, controls);
+    write_csv(out_dir / "trajectory.csv", states);
+    write_csv(out_dir / "controls.csv", controls);
+    std::vector<NpyArray> arrays;
+    add_columns(arrays, states, "");
+    add_columns(arrays, controls, "control_");
+    arrays.push_back(npy_vector("decision_vector", std::span<const double>(sol.x.data(), sol.x.size())));
+    write_npz(out_dir / "trajectory.npz", arrays);
+    std::ofstream xv(out_dir / "decision_vector.txt");
+    for (Eigen::Index j = 0; j < sol.x.size(); ++j) xv << detail::format_number(sol.x[j]) << '\n';
+    // Re-simulation reproduces the solution to well within the constraint tolerance times
+    // the number of steps unless the dynamics amplify errors; the summary reports the
+    // figure and ok needs it below 1e-6.
+    sum.ok = sol.ok() && sum.resimulation_error < 1e-6;
+    sum.message = sol.ok() ? (sum.ok ? "solved" : "solved, but the re-simulation differs by " +
+                                                      detail::format_number(sum.resimulation_error))
+                           : std::string(to_string(sol.status)) + ": " + sol.message;
+  }
+
+  Json summary = Json::object();
+  summary.set("problem", problem.name);
+  summary.set("system", problem.system_type);
+  summary.set("status", to_string(sol.status));
+  summary.set("ok", sum.ok);
+  summary.set("message", sum.message);
+  summary.set("cost", sol.cost);
+  summary.set("iterations", sol.iterations);
+  summary.set("constraint_violation", sol.constraint_violation);
+  summary.set("worst_constraint", sol.worst_constraint);
+  summary.set("solve_time_s", sol.solve_time_s);
+  summary.set("resimulation_error", sum.resimulation_error);
+  if (!sum.resimulation_message.empty()) summary.set("resimulation_message", sum.resimulation_message);
+  summary.set("min_clearance", sum.min_clearance);
+  summary.set("steps", ocp.num_steps());
+  summary.set("dt", ocp.time_step());
+  summary.set("variables", ocp.num_variables());
+  summary.set("constraints", ocp.num_constraints());
+  summary.write_file(out_dir / "summary.json");
+  return sum;
+}
+
+}  // namespace marsden::io

@@ -1,0 +1,30 @@
+// Internal: pieces of the problem-file reader shared by the families' parsers
+// (problem.cpp: SE(3) vehicles; problem_rdp.cpp: car, snakeboard; problem_tree.cpp:
+// acrobot). Errors name the file and the field, as in scene files.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "json_access.hpp"
+#include "marsden/control/ocp.hpp"
+#include "marsden/control/path.hpp"
+#include "marsden/vehicle/controls.hpp"
+
+namespace marsden::io::detail {
+
+// An array of `size` numbers where null stands for null_value (an absent bound).
+std::vector<double> numbers_or_null(const JsonNode& n, std::size_t size, double null_value);
+// parent[key] = {"lower": [...], "upper": [...]} (nulls: unbounded) into lower/upper.
+void parse_range(const JsonNode& parent, std::string_view key, std::size_t size, double* lower,
+                 double* upper);
+// root["obstacles"] for a planar (dim 2) or spatial (dim 3) problem.
+std::vector<control::Obstacle> parse_obstacles(const JsonNode& root, int dim);
+// Obstacles plus the "path_length" and "hazard" entries of the cost object.
+control::PathSpec parse_path_costs(const JsonNode& cost, const JsonNode& root, int dim);
+control::IpoptOptions parse_solver(const JsonNode& root);
+InputVec input_vec(const JsonNode& n, int size, const std::string& what);
+
+}  // namespace marsden::io::detail
