@@ -1,6 +1,6 @@
-// Internal: pieces of the problem-file reader shared by the families' parsers
-// (problem.cpp: SE(3) vehicles; problem_rdp.cpp: car, snakeboard; problem_tree.cpp:
-// acrobot). Errors name the file and the field, as in scene files.
+// Internal: pieces of the problem-file reader (problem.cpp) meant to serve every family's
+// parser: bounds, obstacles, path costs, solver options. Errors name the file and the
+// field, as in scene files.
 #pragma once
 
 #include <memory>
