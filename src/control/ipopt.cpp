@@ -340,6 +340,9 @@ NlpSolution solve_with_ipopt(SparseNlp& nlp, const IpoptOptions& options, const 
   opts->SetIntegerValue("print_level", 0);
   opts->SetStringValue("hessian_approximation",
                        adapter->exact_hessian() ? "exact" : "limited-memory");
+  // No bound relaxation: Ipopt would clip the final point back onto active bounds (a
+  // torque at its limit), breaking the dynamics rows by ~1e-8 after convergence.
+  opts->SetNumericValue("bound_relax_factor", 0.0);
   opts->SetNumericValue("tol", options.tolerance);
   opts->SetNumericValue("constr_viol_tol", options.constraint_tolerance);
   opts->SetNumericValue("max_cpu_time", options.max_cpu_time_s);
