@@ -34,6 +34,11 @@ void d1_jacobian(Data& data, double alpha, double dt) {
             (1.0 - alpha) * (data.L_qv + data.Q_v) - alpha * data.L_qv.transpose() - data.M / dt;
 }
 
+// p_kp1 = D2 L_d + f^+ (row i), after evaluate_at_quadrature_point.
+double next_momentum(const Data& data, double alpha, double dt, int i) {
+  return alpha * dt * (data.L_q[i] + data.Q[i]) + data.L_v[i];
+}
+
 // d/dq_kp1,j of p_kp1 = D2 L_d + f^+ (row i).
 double d2_jacobian_next(const Data& data, double alpha, double dt, int i, int j) {
   return alpha * dt *
@@ -202,10 +207,7 @@ NewtonStatus midpoint_step(const Model& model, Data& data, const MidpointOptions
   x_kp1.t = x_k.t + dt;
   x_kp1.q = data.q_kp1;
   x_kp1.p.resize(nd);
-  for (int a = 0; a < nd; ++a) {
-    const int i = dyn[a];
-    x_kp1.p[a] = alpha * dt * (data.L_q[i] + data.Q[i]) + data.L_v[i];
-  }
+  for (int a = 0; a < nd; ++a) x_kp1.p[a] = next_momentum(data, alpha, dt, dyn[a]);
   data.lambda = data.z.tail(m);
   data.have_prev2 = continues;
   data.v_prev2 = data.v_prev;
@@ -284,6 +286,68 @@ void midpoint_step_derivatives(const Model& model, Data& data, const MidpointOpt
   out.dp_dp = P_next_dyn * out.dq_dp;
   out.dp_du = alpha * dt * Q_u_dyn + P_next_dyn * out.dq_du;
   out.dp_dk = P_next_kin + P_next_dyn * out.dq_dk;
+}
+
+void midpoint_residual_blocks(const Model& model, Data& data, const MidpointOptions& options,
+                              double dt, const TreeState& x_k, const VecX& u,
+                              const VecX& q_kp1, const VecX& p_kp1, const VecX& lambda_k,
+                              MidpointResidualBlocks& out) {
+  const int n = model.num_coords(), m = model.num_constraint_rows(), nu = model.num_inputs();
+  if (model.num_kinematic() > 0)
+    throw InputError("tree midpoint residual blocks: the model has " +
+                     std::to_string(model.num_kinematic()) + " kinematic coordinates (first: " +
+                     model.coords()[model.kinematic_coords()[0]].name +
+                     "); optimal control needs every coordinate dynamic");
+  check_step_inputs(model, options, dt, x_k, u, VecX());
+  if (q_kp1.size() != n || p_kp1.size() != n || lambda_k.size() != m)
+    throw InputError("tree midpoint residual blocks: q_kp1 and p_kp1 need " +
+                     std::to_string(n) + " entries and lambda_k " + std::to_string(m));
+  if (!q_kp1.allFinite() || !p_kp1.allFinite() || !lambda_k.allFinite())
+    throw InputError("tree midpoint residual blocks at t = " + std::to_string(x_k.t) +
+                     ": q_kp1, p_kp1 or lambda_k is not finite");
+  const double alpha = options.alpha;
+
+  // Dh(q_k) and H_k = sum_c lambda_c d2h_c(q_k) into data.h_qq_w, which the constraint
+  // evaluation at q_kp1 below (no weight) leaves alone.
+  if (m > 0) {
+    constraint_terms(model, data, x_k.q, &lambda_k);
+    data.Dh_k = data.Dh;
+  }
+  // r_a and d r_a / d(q_kp1, lambda_k) by the very function Newton solves in midpoint_step;
+  // it leaves L, Q and their derivatives at the quadrature point in data.
+  data.q_kp1 = q_kp1;
+  data.z.head(n) = q_kp1;
+  data.z.tail(m) = lambda_k;
+  out.r_a.resize(n + m);
+  MatX J_z(n + m, n + m);
+  step_residual(model, data, options, dt, x_k, u, data.z, out.r_a, &J_z);
+  out.Ja_qkp1 = J_z.leftCols(n);
+  out.Ja_lambda = J_z.rightCols(m);
+
+  // The remaining blocks of r_a: h(q_kp1) depends on q_kp1 only.
+  out.Ja_qk.setZero(n + m, n);
+  out.Ja_pk.setZero(n + m, n);
+  out.Ja_u.setZero(n + m, nu);
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) out.Ja_qk(i, j) = d1_jacobian_prev(data, alpha, dt, i, j);
+    out.Ja_pk(i, i) = 1.0;
+  }
+  if (m > 0) out.Ja_qk.topRows(n) -= data.h_qq_w;
+  out.Ja_u.topRows(n) = (1.0 - alpha) * dt * data.Q_u;
+
+  // r_b = p_kp1 - (D2 L_d + f^+), the momentum update of midpoint_step.
+  out.r_b.resize(n);
+  out.Jb_qk.resize(n, n);
+  out.Jb_qkp1.resize(n, n);
+  for (int i = 0; i < n; ++i) {
+    out.r_b[i] = p_kp1[i] - next_momentum(data, alpha, dt, i);
+    for (int j = 0; j < n; ++j) {
+      out.Jb_qk(i, j) = -d2_jacobian_prev(data, alpha, dt, i, j);
+      out.Jb_qkp1(i, j) = -d2_jacobian_next(data, alpha, dt, i, j);
+    }
+  }
+  out.Jb_pkp1.setIdentity(n, n);
+  out.Jb_u = (-alpha * dt) * data.Q_u;
 }
 
 }  // namespace marsden::tree

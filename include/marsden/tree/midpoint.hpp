@@ -61,4 +61,25 @@ void midpoint_residual(const Model& model, Data& data, const MidpointOptions& op
                        double dt, const TreeState& x_k, const VecX& u, const VecX& q_kp1,
                        const VecX& lambda, VecX& r);
 
+// The whole discrete residual of one step with its exact Jacobian blocks, for optimal
+// control (DMOC): the equations midpoint_step solves, as functions of every argument:
+//   r_a = ( p_k + D1 L_d(q_k, q_kp1) + f^- - Dh(q_k)^T lambda_k ;  h(q_kp1) )   (nd + m)
+//   r_b = p_kp1 - D2 L_d(q_k, q_kp1) - f^+                                       (nd)
+// (eqs. (21), (22)). midpoint_step solves r_a = 0 for (q_kp1, lambda_k) and sets p_kp1 by
+// r_b = 0; at its result both vanish. J<row>_<argument> is d r_<row> / d <argument>:
+// Ja_qk (nd+m x nd) carries the lambda-weighted constraint Hessian at q_k, Ja_pk
+// (nd+m x nd), Ja_qkp1 (nd+m x nd), Ja_u (nd+m x nu), Ja_lambda (nd+m x m); Jb_qk,
+// Jb_qkp1, Jb_pkp1 (the identity) (nd x nd) and Jb_u (nd x nu).
+// Only for models without kinematic coordinates (nd = n, the q columns are all
+// coordinates); throws InputError otherwise, and on sizes or non-finite values.
+struct MidpointResidualBlocks {
+  VecX r_a, r_b;
+  MatX Ja_qk, Ja_pk, Ja_qkp1, Ja_u, Ja_lambda;
+  MatX Jb_qk, Jb_qkp1, Jb_pkp1, Jb_u;
+};
+void midpoint_residual_blocks(const Model& model, Data& data, const MidpointOptions& options,
+                              double dt, const TreeState& x_k, const VecX& u,
+                              const VecX& q_kp1, const VecX& p_kp1, const VecX& lambda_k,
+                              MidpointResidualBlocks& out);
+
 }  // namespace marsden::tree
