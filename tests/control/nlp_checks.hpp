@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "marsden/control/nlp.hpp"
+#include "marsden/error.hpp"
 
 namespace marsden::control::testing {
 
@@ -82,6 +83,17 @@ inline void expect_derivatives_match(SparseNlp& nlp, const VecX& x, double eps, 
   }
   EXPECT_LT(worst_grad, tol) << "cost gradient, worst at " << where_grad;
   EXPECT_LT(worst_jac, tol) << "constraint Jacobian, worst at " << where_jac;
+}
+
+// Building Transcription from spec throws InputError whose message names `field`.
+template <class Transcription, class Spec>
+void expect_spec_error(const Spec& spec, const std::string& field) {
+  try {
+    Transcription ocp(spec);
+    ADD_FAILURE() << "expected InputError naming " << field;
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace marsden::control::testing

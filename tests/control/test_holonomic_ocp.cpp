@@ -227,32 +227,24 @@ TEST(HolonomicOcp, HelicopterFlightSolvedAndReproducedBySimulation) {
 }
 
 TEST(HolonomicOcp, BadSpecsNameTheField) {
-  auto expect_error = [](HolonomicOcpSpec<SE3> s, const std::string& field) {
-    try {
-      HolonomicOcp<SE3> ocp(std::move(s));
-      ADD_FAILURE() << "no error for " << field;
-    } catch (const InputError& e) {
-      EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
-    }
-  };
   auto s = helicopter_spec(5);
   s.dt = 0.0;
-  expect_error(s, "dt");
+  testing::expect_spec_error<HolonomicOcp<SE3>>(s, "dt");
   s = helicopter_spec(5);
   s.steps = 0;
-  expect_error(s, "steps");
+  testing::expect_spec_error<HolonomicOcp<SE3>>(s, "steps");
   s = helicopter_spec(5);
   s.u_lower = InputVec::Zero(3);
-  expect_error(s, "control_lower");
+  testing::expect_spec_error<HolonomicOcp<SE3>>(s, "control_lower");
   s = helicopter_spec(5);
   s.gamma_upper = InputVec::Constant(2, -1.0);
-  expect_error(s, "shape bounds");
+  testing::expect_spec_error<HolonomicOcp<SE3>>(s, "shape bounds");
   s = helicopter_spec(5);
   s.final_position.z() = 0.0;
-  expect_error(s, "final position");
+  testing::expect_spec_error<HolonomicOcp<SE3>>(s, "final position");
   s = helicopter_spec(5);
   s.path.obstacles[0].radius = -1.0;
-  expect_error(s, "sphere");
+  testing::expect_spec_error<HolonomicOcp<SE3>>(s, "sphere");
 }
 
 }  // namespace

@@ -168,65 +168,56 @@ TEST(RdpOcp, BlockedTunnelIsNotSolved) {
   EXPECT_LT(ocp.min_clearance(sol.x), 0.0);
 }
 
-void expect_input_error(const RdpOcpSpec& spec, const std::string& field) {
-  try {
-    RdpOcp ocp(spec);
-    ADD_FAILURE() << "no error for " << field;
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
-  }
-}
-
 TEST(RdpOcp, BadSpecsNameTheField) {
   const RdpOcpSpec good = car_tunnel_problem(10);
   RdpOcpSpec s = good;
   s.model.reset();
-  expect_input_error(s, "model");
+  testing::expect_spec_error<RdpOcp>(s, "model");
   s = good;
   s.dt = 0.0;
-  expect_input_error(s, "dt");
+  testing::expect_spec_error<RdpOcp>(s, "dt");
   s = good;
   s.dt = std::nan("");
-  expect_input_error(s, "dt");
+  testing::expect_spec_error<RdpOcp>(s, "dt");
   s = good;
   s.steps = 0;
-  expect_input_error(s, "steps");
+  testing::expect_spec_error<RdpOcp>(s, "steps");
   s = good;
   s.r0 = ShapeVec::Zero(3);
-  expect_input_error(s, "r0");
+  testing::expect_spec_error<RdpOcp>(s, "r0");
   s = good;
   s.u0[0] = std::numeric_limits<double>::infinity();
-  expect_input_error(s, "u0");
+  testing::expect_spec_error<RdpOcp>(s, "u0");
   s = good;
   s.w0 = RdpVec::Zero(1);
-  expect_input_error(s, "w0");
+  testing::expect_spec_error<RdpOcp>(s, "w0");
   s = good;
   s.control_bounds[1] = {1.0, -1.0};
-  expect_input_error(s, "control_bounds[1]");
+  testing::expect_spec_error<RdpOcp>(s, "control_bounds[1]");
   s = good;
   s.shape_bounds.pop_back();
-  expect_input_error(s, "shape_bounds");
+  testing::expect_spec_error<RdpOcp>(s, "shape_bounds");
   s = good;
   s.y_bounds = {0.5, 2.0};
-  expect_input_error(s, "g0");
+  testing::expect_spec_error<RdpOcp>(s, "g0");
   s = good;
   s.control_weights[0] = -1.0;
-  expect_input_error(s, "control_weights[0]");
+  testing::expect_spec_error<RdpOcp>(s, "control_weights[0]");
   s = good;
   s.final_shape = ShapeVec::Zero(1);
-  expect_input_error(s, "final_shape");
+  testing::expect_spec_error<RdpOcp>(s, "final_shape");
   s = good;
   s.final_shape_velocity = ShapeVec::Zero(2);
-  expect_input_error(s, "final_shape_velocity");
+  testing::expect_spec_error<RdpOcp>(s, "final_shape_velocity");
   s = good;
   s.shape_names = {"psi"};
-  expect_input_error(s, "shape_names");
+  testing::expect_spec_error<RdpOcp>(s, "shape_names");
   s = good;
   s.guess_speed = -1.0;
-  expect_input_error(s, "guess_speed");
+  testing::expect_spec_error<RdpOcp>(s, "guess_speed");
   s = good;
   s.path.obstacles[0].radius = 0.0;
-  expect_input_error(s, "pillar 1");
+  testing::expect_spec_error<RdpOcp>(s, "pillar 1");
   EXPECT_THROW(car_tunnel_problem(0), InputError);
 }
 

@@ -293,57 +293,48 @@ TEST(TreeOcp, AcrobotSwingUpIsReproducedBySimulation) {
 
 // --- Bad specifications
 
-void expect_input_error(const TreeOcpSpec& spec, const std::string& field) {
-  try {
-    TreeOcp ocp(spec);
-    ADD_FAILURE() << "expected InputError naming " << field;
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
-  }
-}
-
 TEST(TreeOcp, BadSpecsNameTheField) {
   const TreeOcpSpec good = acrobot_swing_up({}, 0.05, 10, 8.0);
   EXPECT_NO_THROW(TreeOcp{good});
   TreeOcpSpec s = good;
   s.dt = 0.0;
-  expect_input_error(s, "dt");
+  testing::expect_spec_error<TreeOcp>(s, "dt");
   s = good;
   s.dt = -0.1;
-  expect_input_error(s, "dt");
+  testing::expect_spec_error<TreeOcp>(s, "dt");
   s = good;
   s.steps = 0;
-  expect_input_error(s, "steps");
+  testing::expect_spec_error<TreeOcp>(s, "steps");
   s = good;
   s.q0 = VecX::Zero(3);
-  expect_input_error(s, "q0");
+  testing::expect_spec_error<TreeOcp>(s, "q0");
   s = good;
   s.qd0 = VecX::Zero(1);
-  expect_input_error(s, "qd0");
+  testing::expect_spec_error<TreeOcp>(s, "qd0");
   s = good;
   s.q_final = VecX::Zero(1);
-  expect_input_error(s, "q_final");
+  testing::expect_spec_error<TreeOcp>(s, "q_final");
   s = good;
   s.q_final_fixed = {true};
-  expect_input_error(s, "q_final_fixed");
+  testing::expect_spec_error<TreeOcp>(s, "q_final_fixed");
   s = good;
   s.u_lower = VecX::Zero(2);
-  expect_input_error(s, "u_lower");
+  testing::expect_spec_error<TreeOcp>(s, "u_lower");
   s = good;
   s.u_upper = VecX::Constant(1, -10.0);
-  expect_input_error(s, "u bounds");
+  testing::expect_spec_error<TreeOcp>(s, "u bounds");
   s = good;
   s.effort_weights = VecX();
-  expect_input_error(s, "effort_weights");
+  testing::expect_spec_error<TreeOcp>(s, "effort_weights");
   s = good;
   s.q_lower = VecX::Zero(1);
-  expect_input_error(s, "q_lower");
+  testing::expect_spec_error<TreeOcp>(s, "q_lower");
   s = good;
   s.q0[0] = std::nan("");
-  expect_input_error(s, "q0");
+  testing::expect_spec_error<TreeOcp>(s, "q0");
   s = good;
   s.model.reset();
-  expect_input_error(s, "model");
+  testing::expect_spec_error<TreeOcp>(s, "model");
   EXPECT_THROW(acrobot({.mass1 = -1.0}), InputError);
 }
 
