@@ -479,25 +479,13 @@ SceneRunSummary run_scene(const Scene& scene, const std::filesystem::path& out_d
     std::string error;
     // One attempt of `count` steps of size h from s; false on any failure.
     auto attempt = [&](int count, double h, bool fresh) {
-      error.clear();
-      try {
-        if (fresh) stepper->reset(s, h);
-        for (int j = 0; j < count; ++j) {
-          st = stepper->step(gamma_sig, u_sig);
-          iterations += st.iterations;
-          if (!st.converged) return false;
-          if (!finite_state(stepper->state())) {
-            st.converged = false;
-            error = "the state became NaN or infinite";
-            return false;
-          }
-        }
-        return true;
-      } catch (const SolverError& e) {
-        st = NewtonStatus{};
-        error = e.what();
-        return false;
-      }
+      return detail::run_substeps(
+          count, st, iterations, error,
+          [&](int j) {
+            if (j == 0 && fresh) stepper->reset(s, h);
+            return stepper->step(gamma_sig, u_sig);
+          },
+          [&] { return finite_state(stepper->state()); });
     };
 
     const int level = detail::step_with_failure_policy(

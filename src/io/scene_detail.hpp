@@ -87,6 +87,33 @@ int step_with_failure_policy(const SceneIntegrator& integrator, double dt, Attem
   return -1;
 }
 
+// The body of one attempt: `count` substeps, each substep(j) returning its Newton status,
+// then finite() checking the new state. Adds up the Newton iterations; ends with false at a
+// failed solve, a state that is not finite or a SolverError, with the reason in `error`
+// (empty for a failed solve, which st describes).
+template <class Substep, class Finite>
+bool run_substeps(int count, NewtonStatus& st, int& iterations, std::string& error,
+                  Substep&& substep, Finite&& finite) {
+  error.clear();
+  try {
+    for (int j = 0; j < count; ++j) {
+      st = substep(j);
+      iterations += st.iterations;
+      if (!st.converged) return false;
+      if (!finite()) {
+        st.converged = false;
+        error = "the state became NaN or infinite";
+        return false;
+      }
+    }
+    return true;
+  } catch (const SolverError& e) {
+    st = NewtonStatus{};
+    error = e.what();
+    return false;
+  }
+}
+
 // "T s", for messages.
 std::string time_text(double t);
 

@@ -666,25 +666,11 @@ SceneRunSummary run_nonholonomic_scene(const Scene& scene, const std::filesystem
     std::string error;
     std::unique_ptr<Sim> trial;
     auto attempt = [&](int count, double h) {
-      error.clear();
       trial = sim->clone();
-      try {
-        for (int j = 0; j < count; ++j) {
-          st = trial->step(h, controls_at(t_n + j * h));
-          iterations += st.iterations;
-          if (!st.converged) return false;
-          if (!finite(trial->sample())) {
-            st.converged = false;
-            error = "the state became NaN or infinite";
-            return false;
-          }
-        }
-        return true;
-      } catch (const SolverError& e) {
-        st = NewtonStatus{};
-        error = e.what();
-        return false;
-      }
+      return detail::run_substeps(
+          count, st, iterations, error,
+          [&](int j) { return trial->step(h, controls_at(t_n + j * h)); },
+          [&] { return finite(trial->sample()); });
     };
     const int level = detail::step_with_failure_policy(
         scene.integrator, dt, [&](int count, double h, bool) { return attempt(count, h); },

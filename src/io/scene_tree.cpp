@@ -638,40 +638,30 @@ SceneRunSummary run_tree_scene(const Scene& scene, const std::filesystem::path& 
     VecX trial_qd;
     // `count` substeps of size h from x; false on any failure.
     auto attempt = [&](int count, double h) {
-      error.clear();
       trial = x;
       trial_qd = qd;
       tree::TreeState next = x;
-      try {
-        for (int j = 0; j < count; ++j) {
-          const double t = t_k + j * h;
-          if (midpoint) {
-            path.at(t + h, q_kin_next, nullptr, nullptr);
-            VecX q_kin(model.num_kinematic());
-            for (int i = 0; i < model.num_kinematic(); ++i)
-              q_kin[i] = q_kin_next[model.kinematic_coords()[static_cast<std::size_t>(i)]];
-            st = tree::midpoint_step(model, data, ts.midpoint, h, trial, controls_at(t), q_kin,
-                                     next);
-            iterations += st.iterations;
-            if (!st.converged) return false;
-            trial = next;
-          } else {
-            st = NewtonStatus{true, 0, 0.0};
-            rk4_step(t, h, trial.q, trial_qd);
-          }
-          trial.t = t + h;
-          if (!trial.q.allFinite() || !trial.p.allFinite() || !trial_qd.allFinite()) {
-            st.converged = false;
-            error = "the state became NaN or infinite";
-            return false;
-          }
+      auto substep = [&](int j) {
+        const double t = t_k + j * h;
+        NewtonStatus status{true, 0, 0.0};
+        if (midpoint) {
+          path.at(t + h, q_kin_next, nullptr, nullptr);
+          VecX q_kin(model.num_kinematic());
+          for (int i = 0; i < model.num_kinematic(); ++i)
+            q_kin[i] = q_kin_next[model.kinematic_coords()[static_cast<std::size_t>(i)]];
+          status = tree::midpoint_step(model, data, ts.midpoint, h, trial, controls_at(t), q_kin,
+                                       next);
+          if (!status.converged) return status;
+          trial = next;
+        } else {
+          rk4_step(t, h, trial.q, trial_qd);
         }
-        return true;
-      } catch (const SolverError& e) {
-        st = NewtonStatus{};
-        error = e.what();
-        return false;
-      }
+        trial.t = t + h;
+        return status;
+      };
+      return run_substeps(count, st, iterations, error, substep, [&] {
+        return trial.q.allFinite() && trial.p.allFinite() && trial_qd.allFinite();
+      });
     };
     const int level = step_with_failure_policy(
         scene.integrator, dt, [&](int count, double h, bool) { return attempt(count, h); },
