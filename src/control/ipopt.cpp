@@ -229,9 +229,8 @@ class Adapter final : public Ipopt::TNLP {
     nlp_.cost(x, &out);
     out *= sigma;
     jac_values_.resize(sink_.count());
-    BlockSink values = sink_;
-    values.begin_values(jac_values_.data());
-    nlp_.jacobian(x, values);
+    sink_.begin_values(jac_values_.data());
+    nlp_.jacobian(x, sink_);
     for (int e = 0; e < sink_.count(); ++e)
       out[sink_.cols()[e]] += jac_values_[e] * lambda[sink_.rows()[e]];
   }
