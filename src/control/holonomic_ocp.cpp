@@ -18,12 +18,6 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-std::vector<int> position_offsets(int steps, int block, int position_offset) {
-  std::vector<int> offsets(steps + 1);
-  for (int k = 0; k <= steps; ++k) offsets[k] = k * block + position_offset;
-  return offsets;
-}
-
 // Fills an empty vector with a default, or checks the size.
 void sized(InputVec& v, int n, double fill, const char* field) {
   if (v.size() == 0) {
@@ -100,12 +94,10 @@ Vec3 point_on_polyline(const std::vector<Vec3>& pts, double s) {
 template <class G>
 HolonomicOcp<G>::HolonomicOcp(HolonomicOcpSpec<G> spec)
     : spec_(std::move(spec)),
-      path_(spec_.path, Chart::kPositionDim,
-            position_offsets(std::max(spec_.steps, 1),
-                             kNc + kNt + (spec_.model ? spec_.model->num_controls() : 0) +
-                                 (spec_.model ? spec_.model->num_shape() : 0),
-                             Chart::kPositionOffset),
-            spec_.dt) {
+      path_(spec_.path, Chart::kPositionDim, std::max(spec_.steps, 1),
+            kNc + kNt + (spec_.model ? spec_.model->num_controls() : 0) +
+                (spec_.model ? spec_.model->num_shape() : 0),
+            Chart::kPositionOffset, spec_.dt) {
   if (!spec_.model) throw InputError("optimal control: no vehicle model");
   if (!(spec_.dt > 0.0) || !std::isfinite(spec_.dt))
     throw InputError("dt: must be positive and finite, got " + std::to_string(spec_.dt));

@@ -68,10 +68,12 @@ double signed_distance(const Obstacle& o, int dim, const Vec3& p_in, Vec3* grad)
   return 0.0;
 }
 
-PathTerms::PathTerms(PathSpec spec, int dim, std::vector<int> position_offsets, double h)
-    : spec_(std::move(spec)), dim_(dim), offsets_(std::move(position_offsets)), h_(h) {
+PathTerms::PathTerms(PathSpec spec, int dim, int steps, int stage_size, int position_offset,
+                     double h)
+    : spec_(std::move(spec)), dim_(dim), h_(h) {
   if (dim_ != 2 && dim_ != 3) throw InputError("path terms: dimension must be 2 or 3");
-  if (offsets_.size() < 2) throw InputError("path terms: need at least two knots");
+  if (steps < 1) throw InputError("path terms: need at least two knots");
+  for (int k = 0; k <= steps; ++k) offsets_.push_back(k * stage_size + position_offset);
   if (!(spec_.hazard_distance > 0.0))
     throw InputError("path terms: hazard_distance must be positive");
   for (const auto& o : spec_.obstacles) {

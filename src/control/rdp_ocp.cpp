@@ -96,12 +96,6 @@ RdpOcpSpec validated(RdpOcpSpec s) {
   return s;
 }
 
-std::vector<int> position_offsets(int steps, int block) {
-  std::vector<int> off(static_cast<std::size_t>(steps) + 1);
-  for (int k = 0; k <= steps; ++k) off[k] = k * block + Chart::kPositionOffset;
-  return off;
-}
-
 double wrap_angle(double a) { return std::remainder(a, 2.0 * std::numbers::pi); }
 
 // A point and the heading at arc length s along the polyline P.
@@ -156,7 +150,8 @@ RdpOcp::RdpOcp(RdpOcpSpec spec)
       block_(3 + nr_ + n_ + nr_),
       rows_(3 + nr_ + n_),
       left0_(rdp_initial_state(*model_, spec_.r0, spec_.g0, spec_.u0, spec_.w0).left),
-      path_(spec_.path, Chart::kPositionDim, position_offsets(spec_.steps, block_), spec_.dt) {}
+      path_(spec_.path, Chart::kPositionDim, spec_.steps, block_, Chart::kPositionOffset,
+            spec_.dt) {}
 
 int RdpOcp::num_variables() const { return spec_.steps * block_ + 3 + nr_; }
 

@@ -46,8 +46,8 @@ struct PathSpec {
 // Constraint rows: one per obstacle and knot k = 1..N, ordered knot-major.
 class PathTerms {
  public:
-  // position_offsets[k] (k = 0..N) is the index in x of knot k's position (dim entries).
-  PathTerms(PathSpec spec, int dim, std::vector<int> position_offsets, double h);
+  // Knot k = 0..N has its position (dim entries) at k * stage_size + position_offset in x.
+  PathTerms(PathSpec spec, int dim, int steps, int stage_size, int position_offset, double h);
 
   int num_constraints() const;
   void bounds(double* g_l, double* g_u) const;
