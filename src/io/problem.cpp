@@ -97,18 +97,14 @@ std::vector<control::Obstacle> parse_obstacles(const JsonNode& root, int dim) {
   return out;
 }
 
-control::PathSpec parse_path_costs(const JsonNode& cost, const JsonNode& root, int dim) {
-  control::PathSpec path;
-  path.obstacles = parse_obstacles(root, dim);
+void parse_path_weights(const JsonNode& cost, control::PathSpec& path) {
   if (const auto w = cost.find("path_length")) path.path_length_weight = w->number_at_least(0.0);
   if (const auto hz = cost.find("hazard")) {
     hz->expect_keys({"weight", "distance"});
     path.hazard_weight = hz->at("weight").number_at_least(0.0);
     if (const auto d = hz->find("distance")) path.hazard_distance = d->number_greater(0.0);
   }
-  return path;
 }
-
 control::IpoptOptions parse_solver(const JsonNode& root) {
   control::IpoptOptions opt;
   opt.constraint_tolerance = 1e-10;
@@ -209,18 +205,16 @@ std::unique_ptr<control::Ocp> parse_holonomic(const JsonNode& root, const std::s
     detail::parse_range(*b, "velocity", 6, s.xi_lower.data(), s.xi_upper.data());
   }
 
-  const JsonNode cost = root.has("cost") ? root.at("cost") : root;
-  if (root.has("cost")) {
-    cost.expect_keys({"control_weights", "control_reference", "shape_weights", "path_length", "hazard"});
-    if (const auto w = cost.find("control_weights")) s.u_weights = detail::input_vec(*w, nu, u_what);
-    if (const auto r = cost.find("control_reference")) s.u_reference = detail::input_vec(*r, nu, u_what);
-    if (const auto w = cost.find("shape_weights")) {
+  s.path.obstacles = detail::parse_obstacles(root, 3);
+  if (const auto cost = root.find("cost")) {
+    cost->expect_keys({"control_weights", "control_reference", "shape_weights", "path_length", "hazard"});
+    if (const auto w = cost->find("control_weights")) s.u_weights = detail::input_vec(*w, nu, u_what);
+    if (const auto r = cost->find("control_reference")) s.u_reference = detail::input_vec(*r, nu, u_what);
+    if (const auto w = cost->find("shape_weights")) {
       if (ns == 0) w->fail("this vehicle has no shape variables");
       s.gamma_weights = detail::input_vec(*w, ns, "rotor tilt pitch, roll [rad]");
     }
-    s.path = detail::parse_path_costs(cost, root, 3);
-  } else {
-    s.path.obstacles = detail::parse_obstacles(root, 3);
+    detail::parse_path_weights(*cost, s.path);
   }
 
   if (const auto g = root.find("initial_guess")) {

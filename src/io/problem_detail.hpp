@@ -1,5 +1,5 @@
 // Internal: pieces of the problem-file reader (problem.cpp) meant to serve every family's
-// parser: bounds, obstacles, path costs, solver options. Errors name the file and the
+// parser: bounds, obstacles, path-cost weights, solver options. Errors name the file and the
 // field, as in scene files.
 #pragma once
 
@@ -22,8 +22,8 @@ void parse_range(const JsonNode& parent, std::string_view key, std::size_t size,
                  double* upper);
 // root["obstacles"] for a planar (dim 2) or spatial (dim 3) problem.
 std::vector<control::Obstacle> parse_obstacles(const JsonNode& root, int dim);
-// Obstacles plus the "path_length" and "hazard" entries of the cost object.
-control::PathSpec parse_path_costs(const JsonNode& cost, const JsonNode& root, int dim);
+// The "path_length" and "hazard" entries of the cost object into path.
+void parse_path_weights(const JsonNode& cost, control::PathSpec& path);
 control::IpoptOptions parse_solver(const JsonNode& root);
 InputVec input_vec(const JsonNode& n, int size, const std::string& what);
 
