@@ -51,7 +51,7 @@ TYPED_TEST(ChartTest, ComposeMatchesGroupAndDifferences) {
         auto cp = c, cm = c;
         cp[j] += eps;
         cm[j] -= eps;
-        const auto fd = (Chart::compose(cp, map, eta, nullptr, nullptr) -
+        const typename Chart::Coords fd = (Chart::compose(cp, map, eta, nullptr, nullptr) -
                          Chart::compose(cm, map, eta, nullptr, nullptr)) / (2 * eps);
         EXPECT_LT((fd - J_c.col(j)).norm(), 1e-8) << "d/dc column " << j;
       }
@@ -59,7 +59,7 @@ TYPED_TEST(ChartTest, ComposeMatchesGroupAndDifferences) {
         auto ep = eta, em = eta;
         ep[j] += eps;
         em[j] -= eps;
-        const auto fd = (Chart::compose(c, map, ep, nullptr, nullptr) -
+        const typename Chart::Coords fd = (Chart::compose(c, map, ep, nullptr, nullptr) -
                          Chart::compose(c, map, em, nullptr, nullptr)) / (2 * eps);
         EXPECT_LT((fd - J_eta.col(j)).norm(), 1e-8) << "d/deta column " << j;
       }
