@@ -239,8 +239,10 @@ Problem build_problem(const detail::JsonDocument& doc) {
   p.file = doc.file;
   p.name = root.has("name") ? root.at("name").string() : std::string("problem");
   const JsonNode sys = root.at("system");
-  p.system_type = sys.at("type").one_of({"helicopter", "boat"});
-  p.ocp = parse_holonomic(root, p.system_type);
+  p.system_type = sys.at("type").one_of({"helicopter", "boat", "car", "tree"});
+  if (p.system_type == "car") p.ocp = detail::parse_car_problem(root);
+  else if (p.system_type == "tree") p.ocp = detail::parse_tree_problem(root, p.file);
+  else p.ocp = parse_holonomic(root, p.system_type);
   p.solver = detail::parse_solver(root);
   return p;
 }

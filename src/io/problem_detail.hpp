@@ -27,4 +27,9 @@ void parse_path_weights(const JsonNode& cost, control::PathSpec& path);
 control::IpoptOptions parse_solver(const JsonNode& root);
 InputVec input_vec(const JsonNode& n, int size, const std::string& what);
 
+// The families' parsers: the car with RDP (problem_car.cpp), tree systems with the midpoint
+// integrator (problem_tree.cpp; file locates a URDF).
+std::unique_ptr<control::Ocp> parse_car_problem(const JsonNode& root);
+std::unique_ptr<control::Ocp> parse_tree_problem(const JsonNode& root, const std::string& file);
+
 }  // namespace marsden::io::detail

@@ -48,6 +48,9 @@ std::shared_ptr<const HolonomicModel<SE3>> parse_helicopter(const JsonNode& sys)
 std::shared_ptr<const HolonomicModel<SE3>> parse_boat(const JsonNode& sys);
 Mat3 parse_orientation(const JsonNode& o);
 
+// The car's parameters from a "system" object of type "car" (scene_nonholonomic.cpp).
+CarParams parse_car(const JsonNode& sys);
+
 // Fills scene.nonholonomic, scene.integrator (failure and Newton options), scene.controls
 // and scene.shape from "system", "integrator", "initial_state", "controls", "shape".
 void parse_nonholonomic(const JsonNode& root, Scene& scene);
@@ -57,6 +60,11 @@ SceneRunSummary run_nonholonomic_scene(const Scene& scene, const std::filesystem
 // Fills scene.tree, scene.integrator (failure policy) and scene.controls from "system",
 // "integrator", "initial_state", "kinematic", "controls" (scene_tree.cpp).
 void parse_tree(const JsonNode& root, Scene& scene);
+
+// q or qd of a tree model: an object {coordinate name: value} (others keep their value in
+// out) or an array of one number per coordinate. Returns which coordinates were given.
+std::vector<bool> parse_coordinates(const JsonNode& n, const tree::Model& model,
+                                    tree::VecX& out);
 
 SceneRunSummary run_tree_scene(const Scene& scene, const std::filesystem::path& out_dir);
 

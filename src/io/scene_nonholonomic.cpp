@@ -182,6 +182,12 @@ void parse_initial_state(const JsonNode& s, Kind kind, NonholonomicScene& nh) {
 
 }  // namespace
 
+CarParams parse_car(const JsonNode& sys) {
+  NonholonomicScene nh;
+  parse_system(sys, Kind::Car, nh);
+  return nh.car;
+}
+
 void parse_nonholonomic(const JsonNode& root, Scene& scene) {
   const Kind kind = kind_of(scene.system_type);
   auto nh = std::make_shared<NonholonomicScene>();

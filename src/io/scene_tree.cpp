@@ -22,6 +22,27 @@
 
 namespace marsden::io::detail {
 
+std::vector<bool> parse_coordinates(const JsonNode& n, const tree::Model& model,
+                                    tree::VecX& out) {
+  std::vector<bool> given(model.num_coords(), false);
+  if (n.is_array()) {
+    const std::vector<double> v = n.numbers(static_cast<std::size_t>(model.num_coords()));
+    for (int i = 0; i < model.num_coords(); ++i) out[i] = v[static_cast<std::size_t>(i)];
+    std::fill(given.begin(), given.end(), true);
+    return given;
+  }
+  if (!n.is_object())
+    n.fail("expected an object {coordinate: value} or an array of " +
+           std::to_string(model.num_coords()) + " numbers");
+  for (const auto& item : n.raw().items()) {
+    const JsonNode v = n.at(item.key());
+    const int i = with_field(v, [&] { return model.coord_index(item.key()); });
+    out[i] = v.number();
+    given[static_cast<std::size_t>(i)] = true;
+  }
+  return given;
+}
+
 namespace {
 
 using tree::Model;
@@ -283,28 +304,6 @@ void parse_integrator(const JsonNode& in, TreeScene& tree, SceneIntegrator& s) {
   if (const auto n = in.find("on_failure"))
     s.on_failure = n->one_of({"stop", "subdivide"}) == "stop" ? OnFailure::Stop : OnFailure::Subdivide;
   if (const auto n = in.find("max_subdivisions")) s.max_subdivisions = n->integer(0, 20);
-}
-
-// q or qd: an object {coordinate name: value} (others keep their value) or an array of
-// one number per coordinate. Returns which coordinates were given.
-std::vector<bool> parse_coordinates(const JsonNode& n, const Model& model, VecX& out) {
-  std::vector<bool> given(model.num_coords(), false);
-  if (n.is_array()) {
-    const std::vector<double> v = n.numbers(static_cast<std::size_t>(model.num_coords()));
-    for (int i = 0; i < model.num_coords(); ++i) out[i] = v[static_cast<std::size_t>(i)];
-    std::fill(given.begin(), given.end(), true);
-    return given;
-  }
-  if (!n.is_object())
-    n.fail("expected an object {coordinate: value} or an array of " +
-           std::to_string(model.num_coords()) + " numbers");
-  for (const auto& item : n.raw().items()) {
-    const JsonNode v = n.at(item.key());
-    const int i = with_field(v, [&] { return model.coord_index(item.key()); });
-    out[i] = v.number();
-    given[static_cast<std::size_t>(i)] = true;
-  }
-  return given;
 }
 
 // The largest |h_c(q)| and the name of that constraint.

@@ -1,16 +1,19 @@
-// Problem files: the example problems load, solve and re-simulate; an infeasible problem is
-// reported as such with every output written; malformed files name the file and field.
+// Problem files: the example problems (helicopter, car, tree systems) load, solve and
+// re-simulate; an infeasible problem is reported as such with every output written;
+// malformed files name the file and field.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <numbers>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "io/temp_dir.hpp"
 #include "marsden/error.hpp"
+#include "marsden/control/tree_ocp.hpp"
 #include "marsden/io/problem.hpp"
 
 namespace marsden::test {
@@ -63,6 +66,53 @@ TEST(ProblemFiles, WallAcrossTheCanyonIsReportedInfeasible) {
   EXPECT_TRUE(std::filesystem::exists(dir / "out" / "summary.json"));
 }
 
+TEST(ProblemFiles, CarTunnelSolvesClearsThePillarsAndIsReproducedBySimulation) {
+  TempDir dir;
+  auto j = read(example("car_tunnel"));
+  j["steps"] = 50;
+  j["dt"] = 0.2;
+  const auto path = dir.write("car.json", j.dump());
+  io::Problem problem = io::load_problem(path);
+  EXPECT_EQ(problem.system_type, "car");
+  const auto sum = io::run_problem(problem, dir / "out");
+  ASSERT_TRUE(sum.ok) << sum.message;
+  EXPECT_LT(sum.solution.constraint_violation, 1e-9);
+  EXPECT_LT(sum.resimulation_error, 1e-6);
+  EXPECT_GE(sum.min_clearance, -1e-8);
+}
+
+// The acrobot written as frames in a problem file and the library's acrobot() are two
+// descriptions of one system: the same swing-up has the same optimal cost.
+TEST(ProblemFiles, AcrobotFileAgreesWithTheBuiltInAcrobot) {
+  TempDir dir;
+  io::Problem problem = io::load_problem(example("acrobot_swing_up"));
+  EXPECT_EQ(problem.system_type, "tree");
+  const auto sum = io::run_problem(problem, dir.path());
+  ASSERT_TRUE(sum.ok) << sum.message;
+  EXPECT_LT(sum.resimulation_error, 1e-6);
+
+  control::TreeOcp builtin(control::acrobot_swing_up({}, 0.05, 60, 20.0));
+  control::IpoptOptions opt = problem.solver;
+  const control::NlpSolution ref = control::solve_with_ipopt(builtin, opt);
+  ASSERT_TRUE(ref.ok()) << ref.message;
+  EXPECT_NEAR(sum.solution.cost, ref.cost, 1e-6 * ref.cost);
+}
+
+TEST(ProblemFiles, CartPoleSwingsUpWithinItsTrack) {
+  TempDir dir;
+  io::Problem problem = io::load_problem(example("cart_pole_swing_up"));
+  const auto sum = io::run_problem(problem, dir.path());
+  ASSERT_TRUE(sum.ok) << sum.message;
+  EXPECT_LT(sum.resimulation_error, 1e-6);
+  control::Table states, controls;
+  problem.ocp->tables(sum.solution.x, states, controls);
+  ASSERT_EQ(states.columns[1], "q_cart");
+  ASSERT_EQ(controls.columns[1], "u_0");
+  EXPECT_LE(states.rows.col(1).cwiseAbs().maxCoeff(), 1.5 + 1e-8);
+  EXPECT_LE(controls.rows.col(1).cwiseAbs().maxCoeff(), 15.0 + 1e-8);
+  EXPECT_NEAR(states.rows(states.rows.rows() - 1, 2), std::numbers::pi, 1e-9);
+}
+
 std::string error_of(const TempDir& dir, const nlohmann::json& j) {
   const auto path = dir.write("bad.json", j.dump());
   try {
@@ -73,14 +123,25 @@ std::string error_of(const TempDir& dir, const nlohmann::json& j) {
   return "";
 }
 
-TEST(ProblemFiles, BadFieldsAreNamed) {
+struct BadCase {
+  std::function<void(nlohmann::json&)> edit;
+  std::string expected;
+};
+
+void expect_errors_named(const std::string& example_name, const std::vector<BadCase>& cases) {
   TempDir dir;
-  const auto base = read(example("helicopter_canyon"));
-  struct Case {
-    std::function<void(nlohmann::json&)> edit;
-    std::string expected;
-  };
-  const std::vector<Case> cases = {
+  const auto base = read(example(example_name));
+  for (const auto& c : cases) {
+    auto j = base;
+    c.edit(j);
+    const std::string msg = error_of(dir, j);
+    EXPECT_NE(msg.find((dir / "bad.json").string()), std::string::npos) << msg;
+    EXPECT_NE(msg.find(c.expected), std::string::npos) << "expected '" << c.expected << "' in: " << msg;
+  }
+}
+
+TEST(ProblemFiles, BadFieldsAreNamed) {
+  expect_errors_named("helicopter_canyon", {
       {[](auto& j) { j.erase("dt"); }, "field 'dt'"},
       {[](auto& j) { j["dt"] = -0.1; }, "field 'dt'"},
       {[](auto& j) { j["steps"] = 0; }, "field 'steps'"},
@@ -95,15 +156,36 @@ TEST(ProblemFiles, BadFieldsAreNamed) {
       {[](auto& j) { j["final_state"]["position"] = {40, 0}; }, "field 'final_state.position'"},
       {[](auto& j) { j["final_state"]["position"] = {40, 0, 20}; }, "final position"},
       {[](auto& j) { j["unknown"] = 1; }, "unknown"},
-  };
-  for (const auto& c : cases) {
-    auto j = base;
-    c.edit(j);
-    const std::string msg = error_of(dir, j);
-    EXPECT_NE(msg.find((dir / "bad.json").string()), std::string::npos) << msg;
-    EXPECT_NE(msg.find(c.expected), std::string::npos) << "expected '" << c.expected << "' in: " << msg;
-  }
+  });
+  TempDir dir;
   EXPECT_THROW(io::load_problem(dir / "missing.json"), InputError);
+}
+
+TEST(ProblemFiles, BadCarFieldsAreNamed) {
+  expect_errors_named("car_tunnel", {
+      {[](auto& j) { j["system"]["axle_distance"] = 0; }, "field 'system.axle_distance'"},
+      {[](auto& j) { j["integrator"]["alpha"] = 1.5; }, "field 'integrator.alpha'"},
+      {[](auto& j) { j["initial_state"]["v"] = 1; }, "field 'initial_state.v'"},
+      {[](auto& j) { j["final_state"]["x"] = "far"; }, "field 'final_state.x'"},
+      {[](auto& j) { j["bounds"]["shape"]["lower"] = {0, 0, 0}; }, "field 'bounds.shape.lower'"},
+      {[](auto& j) { j["bounds"]["position"]["upper"] = {-2, 2}; }, "field 'bounds.position'"},
+      {[](auto& j) { j["obstacles"][0]["center"] = {4, 0.3, 0}; }, "field 'obstacles[0].center'"},
+      {[](auto& j) { j["initial_guess"]["waypoints"] = {{4}}; }, "field 'initial_guess.waypoints[0]'"},
+      {[](auto& j) { j["initial_state"]["y"] = 5; }, "x_bounds or y_bounds"},
+  });
+}
+
+TEST(ProblemFiles, BadTreeFieldsAreNamed) {
+  expect_errors_named("cart_pole_swing_up", {
+      {[](auto& j) { j["integrator"] = {{"method", "rk4"}}; }, "field 'integrator.method'"},
+      {[](auto& j) { j["system"]["inputs"] = nlohmann::json::array(); }, "no inputs"},
+      {[](auto& j) { j["system"]["frames"][1]["kinematic"] = true; }, "kinematic"},
+      {[](auto& j) { j["final_state"]["q"] = {{"slider", 1.0}}; }, "field 'final_state.q.slider'"},
+      {[](auto& j) { j["bounds"]["q"]["lower"] = {{"cart", "left"}}; }, "field 'bounds.q.lower.cart'"},
+      {[](auto& j) { j["bounds"]["controls"]["upper"] = {15, 15}; }, "field 'bounds.controls.upper'"},
+      {[](auto& j) { j["cost"]["control_weights"] = {-1}; }, "effort_weights"},
+      {[](auto& j) { j["obstacles"] = nlohmann::json::array(); }, "unknown"},
+  });
 }
 
 }  // namespace

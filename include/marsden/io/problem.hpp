@@ -14,7 +14,7 @@ namespace marsden::io {
 struct Problem {
   std::string file;         // label used in messages
   std::string name;
-  std::string system_type;  // "helicopter", "boat", "car", "snakeboard", "acrobot"
+  std::string system_type;  // "helicopter", "boat", "car", "tree"
   std::unique_ptr<control::Ocp> ocp;
   control::IpoptOptions solver;
   control::VecX warm_start;  // empty: start from the problem's initial guess
