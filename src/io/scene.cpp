@@ -80,7 +80,7 @@ std::shared_ptr<const HolonomicModel<SE3>> parse_helicopter(const JsonNode& sys)
 std::shared_ptr<const HolonomicModel<SE3>> parse_boat(const JsonNode& sys) {
   sys.expect_keys({"type", "mass", "J_principal", "hull_size", "water_density", "damping_E",
                    "pressure_P", "current", "wind_force", "wind_point", "thruster_right",
-                   "thruster_left", "patches_per_side", "gravity"});
+                   "thruster_left", "patches_per_side", "wet_smoothing", "gravity"});
   BoatParams p;
   set_if(sys, "mass", p.mass, 0.0, true);
   set_positive_vec3_if(sys, "J_principal", p.J_principal);
@@ -103,6 +103,7 @@ std::shared_ptr<const HolonomicModel<SE3>> parse_boat(const JsonNode& sys) {
   set_vec3_if(sys, "thruster_right", p.thruster_right);
   set_vec3_if(sys, "thruster_left", p.thruster_left);
   if (const auto n = sys.find("patches_per_side")) p.patches_per_side = n->integer(1, 64);
+  set_if(sys, "wet_smoothing", p.wet_smoothing, 0.0, false);
   set_if(sys, "gravity", p.gravity, 0.0, false);
   return with_field(sys, [&] { return std::make_shared<const Boat>(p); });
 }

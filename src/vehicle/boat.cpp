@@ -60,6 +60,8 @@ Mat6 validated_inertia(const BoatParams& p) {
     bad("mass", "must be < water_density * hull volume = " +
                     std::to_string(p.water_density * hull_volume) + " kg so that the hull floats",
         p.mass);
+  if (!(p.wet_smoothing >= 0.0) || !std::isfinite(p.wet_smoothing))
+    bad("wet_smoothing", "must be >= 0 and finite", p.wet_smoothing);
   if (p.patches_per_side < 1 || p.patches_per_side > 256)
     bad("patches_per_side", "must be in [1, 256]", p.patches_per_side);
   for (int i = 0; i < 9; ++i)
@@ -235,11 +237,31 @@ void Boat::external_wrench(double /*t*/, const SE3& g, const Vec6& xi, Vec6& f, 
     }
   }
 
-  // Hydrodynamic patches, averaged over the wet area A (patch centre below z = 0).
-  // The wet set is piecewise constant in g, so A and the set do not enter the Jacobian.
+  // Hydrodynamic patches, averaged over the wet area A. Patch i lies at depth
+  // d_i = -(x_z + n . r_i) and weighs w_i = a_i s(d_i), with s the step (wet_smoothing = 0:
+  // the paper's wet set, piecewise constant in g, so absent from the Jacobian) or the
+  // logistic 1 / (1 + exp(-d / eps)), which makes the wrench smooth in g for optimisation.
+  const double eps = p_.wet_smoothing;
+  const auto weight = [eps](double area, double depth, double& dw_dd) {
+    dw_dd = 0.0;
+    if (eps == 0.0) return depth > 0.0 ? area : 0.0;
+    const double s = 1.0 / (1.0 + std::exp(-depth / eps));
+    dw_dd = area * s * (1.0 - s) / eps;
+    return area * s;
+  };
+  // dd_i/dg for the right perturbation (dtheta, dv): n moves by n x dtheta, x_z by n . dv.
+  const auto depth_gradient = [&n](const Vec3& r) {
+    Vec6 dd;
+    dd << -r.cross(n), -n;
+    return dd;
+  };
   double A = 0.0;
-  for (const Patch& pt : patches_)
-    if (x_z + n.dot(pt.r) < 0.0) A += pt.area;
+  Vec6 dA_dg = Vec6::Zero();
+  for (const Patch& pt : patches_) {
+    double dw_dd;
+    A += weight(pt.area, -(x_z + n.dot(pt.r)), dw_dd);
+    if (want_g && dw_dd != 0.0) dA_dg += dw_dd * depth_gradient(pt.r);
+  }
   if (A > 0.0) {
     const Vec3 omega = xi.head<3>(), v = xi.tail<3>();
     const Mat3& E = p_.damping_E;
@@ -249,13 +271,19 @@ void Boat::external_wrench(double /*t*/, const SE3& g, const Vec6& xi, Vec6& f, 
     Mat3 Fth = Mat3::Zero(), Fom = Mat3::Zero(), Tth = Mat3::Zero(), Tom = Mat3::Zero(),
          Tv = Mat3::Zero();
     Mat3 Fv = Mat3::Zero();
+    // sum_i fh_i (dw_i/dg)^T and sum_i (r_i x fh_i) (dw_i/dg)^T, for the smooth weights.
+    Eigen::Matrix<double, 3, 6> F_w = Eigen::Matrix<double, 3, 6>::Zero();
+    Eigen::Matrix<double, 3, 6> T_w = Eigen::Matrix<double, 3, 6>::Zero();
     for (const Patch& pt : patches_) {
-      if (!(x_z + n.dot(pt.r) < 0.0)) continue;
-      const double wgt = pt.area / A;
+      double dw_dd;
+      const double w = weight(pt.area, -(x_z + n.dot(pt.r)), dw_dd);
+      if (w == 0.0) continue;
+      const double wgt = w / A;
       const Vec3 fh = -E * (v + omega.cross(pt.r) - eta_body) - p_.pressure_P * pt.n;
+      const Vec3 th = pt.r.cross(fh);
       const Mat3 r_hat = skew(pt.r);
       f_sum += wgt * fh;
-      t_sum += wgt * pt.r.cross(fh);
+      t_sum += wgt * th;
       if (J_f_g || J_f_xi) {
         // dfh/domega = E r^, dfh/dv = -E, dfh/dtheta = E (R^T eta)^.
         const Mat3 dfh_dom = E * r_hat;
@@ -268,6 +296,11 @@ void Boat::external_wrench(double /*t*/, const SE3& g, const Vec6& xi, Vec6& f, 
         if (J_f_g) {
           Fth += wgt * E_eta_hat;
           Tth += wgt * r_hat * E_eta_hat;
+          if (dw_dd != 0.0) {
+            const Vec6 dw_dg = dw_dd * depth_gradient(pt.r);
+            F_w += fh * dw_dg.transpose();
+            T_w += th * dw_dg.transpose();
+          }
         }
       }
     }
@@ -282,6 +315,9 @@ void Boat::external_wrench(double /*t*/, const SE3& g, const Vec6& xi, Vec6& f, 
     if (J_f_g) {
       J_f_g->block<3, 3>(0, 0) += Tth;
       J_f_g->block<3, 3>(3, 0) += Fth;
+      // d(w_i / A) = (dw_i - (w_i / A) dA) / A.
+      J_f_g->block<3, 6>(0, 0) += (T_w - t_sum * dA_dg.transpose()) / A;
+      J_f_g->block<3, 6>(3, 0) += (F_w - f_sum * dA_dg.transpose()) / A;
     }
   }
 

@@ -65,8 +65,7 @@ SE3 near_equilibrium(const Boat& boat, std::mt19937& rng, bool capsized) {
   return g;
 }
 
-TEST(Boat, ExternalWrenchJacobiansMatchCentralDifferences) {
-  const Boat boat(busy_params());
+void expect_wrench_jacobians_match_central_differences(const Boat& boat) {
   std::mt19937 rng(12345);
   std::uniform_real_distribution<double> U(-1.0, 1.0);
   const double eps = 1e-6;
@@ -101,6 +100,37 @@ TEST(Boat, ExternalWrenchJacobiansMatchCentralDifferences) {
     boat.external_wrench(0.3, g, xi, f2, &J_g2, nullptr);
     EXPECT_EQ(f, f2);
     EXPECT_EQ(J_g, J_g2);
+  }
+}
+
+TEST(Boat, ExternalWrenchJacobiansMatchCentralDifferences) {
+  expect_wrench_jacobians_match_central_differences(Boat(busy_params()));
+}
+
+// With a smooth wet set the patch weights depend on the pose, and so enter J_f_g.
+TEST(Boat, SmoothWetSetJacobiansMatchCentralDifferences) {
+  BoatParams p = busy_params();
+  p.wet_smoothing = 0.02;
+  expect_wrench_jacobians_match_central_differences(Boat(p));
+}
+
+// The logistic weights tend to the sharp wet set as the width goes to zero.
+TEST(Boat, SmoothWetSetTendsToTheSharpOne) {
+  BoatParams p = busy_params();
+  const Boat sharp(p);
+  p.wet_smoothing = 1e-7;
+  const Boat smooth(p);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> U(-1.0, 1.0);
+  for (int trial = 0; trial < 8; ++trial) {
+    const SE3 g = near_equilibrium(sharp, rng, false);
+    Vec6 xi;
+    for (int i = 0; i < 6; ++i) xi[i] = 0.5 * U(rng);
+    Vec6 f_sharp, f_smooth;
+    sharp.external_wrench(0.0, g, xi, f_sharp, nullptr, nullptr);
+    smooth.external_wrench(0.0, g, xi, f_smooth, nullptr, nullptr);
+    // Exact unless a patch centre lies within a few widths of the waterline (a 1e-6 m band).
+    EXPECT_LT((f_sharp - f_smooth).norm(), 1e-9 * f_sharp.norm()) << "trial " << trial;
   }
 }
 
@@ -330,6 +360,9 @@ TEST(Boat, RejectsBadParameters) {
   p = ok;
   p.patches_per_side = 0;
   expect_rejected(p, "patches_per_side");
+  p = ok;
+  p.wet_smoothing = -0.01;
+  expect_rejected(p, "wet_smoothing");
   p = ok;
   p.damping_E(1, 1) = -5.0;
   expect_rejected(p, "damping_E");

@@ -87,6 +87,10 @@ struct BoatParams {
   Vec3 thruster_right = Vec3(-1.5, -0.4, -0.25);  // m, body position c_r (below the waterline)
   Vec3 thruster_left = Vec3(-1.5, 0.4, -0.25);    // m, body position c_l
   int patches_per_side = 8;                 // surface patches per box edge (6 k^2 in all)
+  // m; 0: a patch is wet when its centre is below z = 0 (the paper). > 0: it counts with the
+  // logistic weight 1 / (1 + exp(-depth / wet_smoothing)), so that the hydrodynamic wrench
+  // is smooth in the pose, as optimisation needs (docs/dmoc.md).
+  double wet_smoothing = 0.0;
   double gravity = kStandardGravity;        // m/s^2
 };
 
