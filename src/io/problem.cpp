@@ -110,11 +110,15 @@ control::IpoptOptions parse_solver(const JsonNode& root) {
   opt.constraint_tolerance = 1e-10;
   const auto s = root.find("solver");
   if (!s) return opt;
-  s->expect_keys({"tolerance", "constraint_tolerance", "max_iterations", "max_cpu_time"});
+  s->expect_keys({"tolerance", "constraint_tolerance", "max_iterations", "max_cpu_time", "hessian"});
   if (const auto t = s->find("tolerance")) opt.tolerance = t->number_greater(0.0);
   if (const auto t = s->find("constraint_tolerance")) opt.constraint_tolerance = t->number_greater(0.0);
   if (const auto t = s->find("max_iterations")) opt.max_iterations = t->integer(0, 1000000);
   if (const auto t = s->find("max_cpu_time")) opt.max_cpu_time_s = t->number_greater(0.0);
+  if (const auto h = s->find("hessian"))
+    opt.hessian = h->one_of({"differences", "limited_memory"}) == "differences"
+                      ? control::HessianMode::Differences
+                      : control::HessianMode::LimitedMemory;
   return opt;
 }
 

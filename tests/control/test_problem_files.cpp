@@ -81,6 +81,18 @@ TEST(ProblemFiles, CarTunnelSolvesClearsThePillarsAndIsReproducedBySimulation) {
   EXPECT_GE(sum.min_clearance, -1e-8);
 }
 
+// The boat's hydrodynamic forces are smoothed over the waterline (system.wet_smoothing);
+// with them the docking converges and is reproduced by simulation.
+TEST(ProblemFiles, BoatDockingSolvesAndIsReproducedBySimulation) {
+  TempDir dir;
+  io::Problem problem = io::load_problem(example("boat_docking"));
+  const auto sum = io::run_problem(problem, dir.path());
+  ASSERT_TRUE(sum.ok) << sum.message;
+  EXPECT_LT(sum.solution.constraint_violation, 1e-9);
+  EXPECT_LT(sum.resimulation_error, 1e-6);
+  EXPECT_GE(sum.min_clearance, -1e-8);
+}
+
 // The acrobot written as frames in a problem file and the library's acrobot() are two
 // descriptions of one system: the same swing-up has the same optimal cost.
 TEST(ProblemFiles, AcrobotFileAgreesWithTheBuiltInAcrobot) {
@@ -172,6 +184,8 @@ TEST(ProblemFiles, BadCarFieldsAreNamed) {
       {[](auto& j) { j["obstacles"][0]["center"] = {4, 0.3, 0}; }, "field 'obstacles[0].center'"},
       {[](auto& j) { j["initial_guess"]["waypoints"] = {{4}}; }, "field 'initial_guess.waypoints[0]'"},
       {[](auto& j) { j["initial_state"]["y"] = 5; }, "x_bounds or y_bounds"},
+      {[](auto& j) { j["final_state"]["x"] = 20; }, "final_coords"},
+      {[](auto& j) { j["final_state"]["sigma"] = 1; }, "final_shape[1]"},
   });
 }
 
