@@ -83,8 +83,19 @@ RdpOcpSpec validated(RdpOcpSpec s) {
   check_interval(s.y_bounds, "y_bounds");
   if (!inside(s.x_bounds, s.g0.x.x()) || !inside(s.y_bounds, s.g0.x.y()))
     bad("g0", "lies outside x_bounds or y_bounds");
-  if (s.final_coords && !s.final_coords->allFinite()) bad("final_coords", "must be finite");
-  if (s.final_shape) check_vector(*s.final_shape, nr, "final_shape");
+  if (s.final_coords) {
+    if (!s.final_coords->allFinite()) bad("final_coords", "must be finite");
+    if ((s.final_coords_fixed[1] && !inside(s.x_bounds, (*s.final_coords)[1])) ||
+        (s.final_coords_fixed[2] && !inside(s.y_bounds, (*s.final_coords)[2])))
+      bad("final_coords", "lies outside x_bounds or y_bounds");
+  }
+  if (s.final_shape) {
+    check_vector(*s.final_shape, nr, "final_shape");
+    for (int i = 0; i < nr; ++i)
+      if (s.final_shape_fixed[i] && !inside(s.shape_bounds[i], (*s.final_shape)[i]))
+        bad("final_shape[" + std::to_string(i) + "]",
+            "lies outside shape_bounds[" + std::to_string(i) + "]");
+  }
   if (s.final_shape_velocity) {
     check_vector(*s.final_shape_velocity, nr, "final_shape_velocity");
     if (s.final_at_rest) bad("final_shape_velocity", "conflicts with final_at_rest");

@@ -386,3 +386,61 @@ def test_nonholonomic_comparison_quick_writes_claims_data_and_figure(tmp_path):
     assert {f["path"] for f in results["data_files"]} >= {
         "comparison.json", "nonholonomic_comparison.png"}
     assert (out / "nonholonomic_comparison.png").stat().st_size > 0
+
+
+def test_dmoc_vehicles_quick_writes_claims_data_and_figure(tmp_path):
+    out = tmp_path / "dmoc"
+    r = marsden("experiment", "run", "dmoc-vehicles", "--quick", "--out", out)
+    assert r.returncode == 0, r.stderr
+    results = json.loads((out / "results.json").read_text())
+    assert results["experiment"] == "dmoc-vehicles" and results["quick"] is True
+    claims = {c["id"]: c for c in results["claims"]}
+    assert {"each-scenario-converges", "resimulation-reproduces-optimum",
+            "solutions-respect-constraints", "obstacles-cleared"} <= claims.keys()
+    # The quick set (canyon, car, swing-ups) is also solved by unit tests.
+    for c in claims.values():
+        assert c["holds"], c
+    scenarios = json.loads((out / "scenarios.json").read_text())["scenarios"]
+    assert [s["name"] for s in scenarios] == [
+        "helicopter_canyon", "car_tunnel", "acrobot_swing_up", "cart_pole_swing_up"]
+    for s in scenarios:
+        assert s["resimulation_error"] < 1e-6 and s["bound_violation"] <= 1e-9
+        with np.load(out / s["name"] / "trajectory.npz") as z:
+            assert np.all(np.isfinite(z["decision_vector"]))
+    assert (out / "dmoc_vehicles.png").stat().st_size > 0
+
+
+def test_optimize_writes_the_solution_and_exit_codes_say_what_failed(tmp_path):
+    out = tmp_path / "car"
+    r = marsden("optimize", ROOT / "examples" / "problems" / "car_tunnel.json", "--out", out)
+    assert r.returncode == 0, r.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["ok"] is True and summary["status"] == "solved"
+    assert summary["resimulation_error"] < 1e-6 and summary["min_clearance"] >= -1e-8
+    for f in ("trajectory.csv", "controls.csv", "trajectory.npz", "ipopt.log",
+              "decision_vector.txt"):
+        assert (out / f).stat().st_size > 0, f
+    # A warm start from the solution is accepted and solves again.
+    r = marsden("optimize", ROOT / "examples" / "problems" / "car_tunnel.json", "--out",
+                tmp_path / "warm", "--warm-start", out / "decision_vector.txt")
+    assert r.returncode == 0, r.stderr
+
+    problem = json.loads((ROOT / "examples" / "problems" / "car_tunnel.json").read_text())
+    problem["bounds"]["controls"]["lower"] = [3, -1]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(problem))
+    r = marsden("optimize", bad, "--out", tmp_path / "bad")
+    assert r.returncode == 2
+    assert "bad.json" in r.stderr and "bounds.controls" in r.stderr
+
+    # A wall across the tunnel: no motion reaches the goal.
+    problem = json.loads((ROOT / "examples" / "problems" / "car_tunnel.json").read_text())
+    problem["obstacles"].append({"type": "half_space", "name": "wall", "point": [9, 0],
+                                 "normal": [-1, 0]})
+    problem["steps"], problem["dt"] = 40, 0.25
+    blocked = tmp_path / "blocked.json"
+    blocked.write_text(json.dumps(problem))
+    r = marsden("optimize", blocked, "--out", tmp_path / "blocked")
+    assert r.returncode == 3
+    summary = json.loads((tmp_path / "blocked" / "summary.json").read_text())
+    assert summary["ok"] is False
