@@ -11,6 +11,7 @@ void register_builtin_experiments() {
   register_tree_scaling();
   register_tree_energy();
   register_maximal_experiments();
+  register_dmoc_vehicles();
 }
 
 }  // namespace marsden::experiments

@@ -12,5 +12,6 @@ void register_nonholonomic_comparison();
 void register_tree_scaling();
 void register_tree_energy();
 void register_maximal_experiments();
+void register_dmoc_vehicles();
 
 }  // namespace marsden::experiments

@@ -145,20 +145,6 @@ std::string shell_quote(const std::string& s) {
   return q + "'";
 }
 
-std::filesystem::path find_script(const std::string& script) {
-  std::vector<std::filesystem::path> roots;
-#ifdef MARSDEN_SOURCE_DIR
-  roots.emplace_back(MARSDEN_SOURCE_DIR);
-#endif
-#ifdef MARSDEN_DATA_DIR
-  roots.emplace_back(MARSDEN_DATA_DIR);
-#endif
-  std::error_code ec;
-  for (const auto& root : roots)
-    if (std::filesystem::is_regular_file(root / script, ec)) return root / script;
-  return {};
-}
-
 std::map<std::filesystem::path, std::filesystem::file_time_type> pngs(
     const std::filesystem::path& dir) {
   std::map<std::filesystem::path, std::filesystem::file_time_type> out;
@@ -171,8 +157,22 @@ std::map<std::filesystem::path, std::filesystem::file_time_type> pngs(
 
 }  // namespace
 
+std::filesystem::path find_shipped_file(const std::string& relative) {
+  std::vector<std::filesystem::path> roots;
+#ifdef MARSDEN_SOURCE_DIR
+  roots.emplace_back(MARSDEN_SOURCE_DIR);
+#endif
+#ifdef MARSDEN_DATA_DIR
+  roots.emplace_back(MARSDEN_DATA_DIR);
+#endif
+  std::error_code ec;
+  for (const auto& root : roots)
+    if (std::filesystem::is_regular_file(root / relative, ec)) return root / relative;
+  return {};
+}
+
 bool run_plot_script(ExperimentContext& ctx, const std::string& script) {
-  const std::filesystem::path path = find_script(script);
+  const std::filesystem::path path = find_shipped_file(script);
   if (path.empty()) {
     ctx.add_note("plot script " + script + " not found; no figures");
     return false;

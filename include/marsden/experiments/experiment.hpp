@@ -87,6 +87,11 @@ struct ExperimentOutcome {
 ExperimentOutcome run_experiment(const std::string& name, const std::filesystem::path& out_dir,
                                  bool quick);
 
+// A file shipped with the library, given relative to the source tree (e.g.
+// "examples/problems/car_tunnel.json"): found in the source tree this library was built from,
+// else in the installed share/marsden directory; empty when in neither.
+std::filesystem::path find_shipped_file(const std::string& relative);
+
 // Runs `python3 SCRIPT OUT_DIR` for a script given relative to the source tree (e.g.
 // "python/plots/rigid_body_accuracy.py"), found in the source tree this library was built
 // from or in the installed share/marsden directory. Records each PNG written to out_dir as
