@@ -54,6 +54,9 @@ class TreeOcp final : public Ocp {
   void jacobian(const VecX& x, BlockSink& sink) override;
   std::string constraint_name(int i) const override;
   std::string variable_name(int j) const override;
+  // Stage k = [q_k, p_k, u_k, lambda_k] (the last: [q_N, p_N]); step k's residual couples
+  // stages k and k+1.
+  int stage_size() const override { return stride_; }
 
   int num_steps() const override { return spec_.steps; }
   double time_step() const override { return spec_.dt; }
