@@ -327,6 +327,30 @@ const char* describe(Ipopt::ApplicationReturnStatus s) {
 
 }  // namespace
 
+Eigen::MatrixXd difference_hessian(SparseNlp& nlp, const VecX& x, double sigma,
+                                   const VecX& lambda) {
+  if (nlp.stage_size() <= 0) throw InputError("difference_hessian: the problem has no stages");
+  if (x.size() != nlp.num_variables() || lambda.size() != nlp.num_constraints())
+    throw InputError("difference_hessian: x or lambda has the wrong size");
+  Ipopt::SmartPtr<Adapter> adapter = new Adapter(nlp, VecX(), true);
+  Ipopt::Index n, m, nnz_jac, nnz_h;
+  Ipopt::TNLP::IndexStyleEnum style;
+  adapter->get_nlp_info(n, m, nnz_jac, nnz_h, style);
+  std::vector<Ipopt::Index> rows(static_cast<std::size_t>(nnz_h)), cols(rows.size());
+  std::vector<double> values(rows.size());
+  adapter->eval_h(n, x.data(), true, sigma, m, lambda.data(), true, nnz_h, rows.data(),
+                  cols.data(), nullptr);
+  if (!adapter->eval_h(n, x.data(), true, sigma, m, lambda.data(), true, nnz_h, nullptr, nullptr,
+                       values.data()))
+    throw SolverError("difference_hessian: an evaluation failed: " + adapter->evaluation_error());
+  Eigen::MatrixXd H = Eigen::MatrixXd::Zero(n, n);
+  for (std::size_t e = 0; e < rows.size(); ++e) {
+    H(rows[e], cols[e]) = values[e];
+    H(cols[e], rows[e]) = values[e];
+  }
+  return H;
+}
+
 NlpSolution solve_with_ipopt(SparseNlp& nlp, const IpoptOptions& options, const VecX& x_start) {
   if (x_start.size() != 0 && x_start.size() != nlp.num_variables())
     throw InputError("warm start has " + std::to_string(x_start.size()) + " variables, the problem " +

@@ -1,5 +1,7 @@
 // The generic checks every transcription inherits: the cost gradient and the sparse
-// constraint Jacobian against central differences, and no nonzero outside the pattern.
+// constraint Jacobian against central differences, no nonzero outside the pattern, and the
+// banded difference Hessian against a dense one (which checks the stage coupling it
+// assumes).
 #pragma once
 
 #include <algorithm>
@@ -46,6 +48,40 @@ inline Eigen::MatrixXd analytic_jacobian(SparseNlp& nlp, const VecX& x,
   return J;
 }
 
+// The Hessian of the Lagrangian that Ipopt gets (variables of every third stage perturbed
+// together, band of neighbouring stages) against central differences of the same exact
+// gradient with one variable at a time over the whole matrix. With the stage coupling the
+// transcription declares, both see the same columns and agree to rounding; a term that
+// couples stages further apart shows up outside the band.
+inline void expect_banded_hessian_matches_dense(SparseNlp& nlp, const VecX& x) {
+  const int n = nlp.num_variables(), m = nlp.num_constraints();
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> U(-1.0, 1.0);
+  VecX lambda(m);
+  for (int i = 0; i < m; ++i) lambda[i] = U(rng);
+  const double sigma = 0.7;
+  const Eigen::MatrixXd H = difference_hessian(nlp, x, sigma, lambda);
+  auto gradient = [&](const VecX& at) {
+    VecX g = VecX::Zero(n);
+    nlp.cost(at, &g);
+    return VecX(sigma * g + analytic_jacobian(nlp, at).transpose() * lambda);
+  };
+  Eigen::MatrixXd D(n, n);
+  for (int j = 0; j < n; ++j) {
+    const double eps = 1e-5 * std::max(1.0, std::abs(x[j]));
+    VecX xp = x, xm = x;
+    xp[j] += eps;
+    xm[j] -= eps;
+    D.col(j) = (gradient(xp) - gradient(xm)) / (xp[j] - xm[j]);
+  }
+  D = 0.5 * (D + D.transpose()).eval();
+  Eigen::Index i_worst, j_worst;
+  const double worst = (H - D).cwiseAbs().maxCoeff(&i_worst, &j_worst);
+  EXPECT_LT(worst, 1e-7 * (1.0 + D.cwiseAbs().maxCoeff()))
+      << "Hessian of the Lagrangian, worst at " << nlp.variable_name(static_cast<int>(i_worst))
+      << " / " << nlp.variable_name(static_cast<int>(j_worst));
+}
+
 // Checks grad f and dg/dx at x against central differences with step eps; tol is relative
 // to max(1, |entry|).
 inline void expect_derivatives_match(SparseNlp& nlp, const VecX& x, double eps, double tol) {
@@ -83,6 +119,7 @@ inline void expect_derivatives_match(SparseNlp& nlp, const VecX& x, double eps, 
   }
   EXPECT_LT(worst_grad, tol) << "cost gradient, worst at " << where_grad;
   EXPECT_LT(worst_jac, tol) << "constraint Jacobian, worst at " << where_jac;
+  if (nlp.stage_size() > 0) expect_banded_hessian_matches_dense(nlp, x);
 }
 
 // Building Transcription from spec throws InputError whose message names `field`.

@@ -83,6 +83,12 @@ enum class HessianMode {
   LimitedMemory  // Ipopt's L-BFGS approximation
 };
 
+// The Hessian of the Lagrangian sigma f + lambda^T g at x exactly as HessianMode::Differences
+// gives it to Ipopt (banded, by stages), as a dense symmetric matrix: for tests. Throws
+// InputError if nlp.stage_size() is 0 or the sizes disagree.
+Eigen::MatrixXd difference_hessian(SparseNlp& nlp, const VecX& x, double sigma,
+                                   const VecX& lambda);
+
 struct IpoptOptions {
   double tolerance = 1e-8;              // Ipopt tol (scaled NLP error)
   double constraint_tolerance = 1e-8;   // Ipopt constr_viol_tol (unscaled, max norm)
