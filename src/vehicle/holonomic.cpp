@@ -5,6 +5,7 @@
 
 #include <Eigen/Cholesky>
 #include <Eigen/Geometry>
+#include <Eigen/LU>
 
 #include "lie/dexp_inv_derivative.hpp"
 #include "marsden/error.hpp"
@@ -133,6 +134,12 @@ void holonomic_residual(const HolonomicModel<G>& model, const HolonomicOptions<G
           discrete_momentum(model, opt, -h, xi_km1, want_jacobians ? &out.J_r_xi_km1 : nullptr) -
           h * (f_u + f_ext);
   if (!want_jacobians) return;
+  // dD(s h, xi)/dh = s T(s h xi, I xi) xi, with T = d/d eta [C(eta)^T mu].
+  const Jac& I = model.inertia();
+  out.J_r_h = tangent_c_transpose_derivative<G>(opt.map, opt.tangent, h * xi_k, I * xi_k) * xi_k +
+              tangent_c_transpose_derivative<G>(opt.map, opt.tangent, -h * xi_km1, I * xi_km1) *
+                  xi_km1 -
+              (f_u + f_ext);
   out.J_r_xi_km1 = -out.J_r_xi_km1 - h * J_fe_xi;
   out.J_r_g_k = -h * J_fe_g;
   out.J_r_u_k *= -h;
@@ -159,6 +166,18 @@ typename G::Tangent initial_xi_km1(const HolonomicModel<G>& model,
     throw SolverError(msg.str());
   }
   return xi;
+}
+
+template <class G>
+typename G::Tangent initial_xi_km1_dh(const HolonomicModel<G>& model,
+                                      const HolonomicOptions<G>& opt, double h,
+                                      const typename G::Tangent& xi_km1) {
+  typename G::Jacobian J_D;
+  discrete_momentum(model, opt, -h, xi_km1, &J_D);
+  const typename G::Tangent rhs =
+      tangent_c_transpose_derivative<G>(opt.map, opt.tangent, -h * xi_km1,
+                                        model.inertia() * xi_km1) * xi_km1;
+  return J_D.partialPivLu().solve(rhs);
 }
 
 template <class G>
@@ -205,6 +224,9 @@ typename G::Tangent spatial_momentum(const G& g_k, const typename G::Tangent& p_
   template G::Tangent initial_xi_km1<G>(const HolonomicModel<G>&,                           \
                                         const HolonomicOptions<G>&, double,                 \
                                         const G::Tangent&);                                 \
+  template G::Tangent initial_xi_km1_dh<G>(const HolonomicModel<G>&,                        \
+                                           const HolonomicOptions<G>&, double,              \
+                                           const G::Tangent&);                              \
   template NewtonStatus holonomic_step<G>(const HolonomicModel<G>&,                         \
                                           const HolonomicOptions<G>&, double, double,       \
                                           const G&, const G::Tangent&, const StepInputs&,   \

@@ -167,6 +167,35 @@ TYPED_TEST(HolonomicTest, ResidualJacobiansMatchFiniteDifferences) {
       eval(g_k, xi_km1, xi_k, ip, Rp);
       eval(g_k, xi_km1, xi_k, im, Rm);
       EXPECT_LT(((Rp.r - Rm.r) / (2 * eps) - R.J_r_gamma_k.col(0)).norm(), 1e-7);
+      holonomic_residual(model, opt, h + eps, 0.0, g_k, xi_km1, xi_k, in, false, Rp);
+      holonomic_residual(model, opt, h - eps, 0.0, g_k, xi_km1, xi_k, in, false, Rm);
+      EXPECT_LT(((Rp.r - Rm.r) / (2 * eps) - R.J_r_h).norm(), 1e-7) << "h";
+    }
+  }
+}
+
+// The Legendre transform at t_0 moves with the step: d xi_-1 / dh against differences of
+// initial_xi_km1 itself.
+TYPED_TEST(HolonomicTest, InitialVelocityDerivativeInTheStepMatchesDifferences) {
+  using G = TypeParam;
+  using Tangent = typename G::Tangent;
+  std::mt19937 rng(17);
+  for (int trial = 0; trial < 5; ++trial) {
+    const TestVehicle<G> model(this->random_spd(rng), this->random_spd(rng),
+                               random_tangent<G>(rng, 1.0));
+    const Tangent xi_0 = random_tangent<G>(rng, 1.0);
+    const double h = 0.1, eps = 1e-6;
+    for (const Choice& c : kChoices) {
+      SCOPED_TRACE(describe(c) + " trial " + std::to_string(trial));
+      HolonomicOptions<G> opt;
+      opt.map = c.map;
+      opt.tangent = c.tangent;
+      opt.newton.tolerance = 1e-14;
+      const Tangent xi_m1 = initial_xi_km1<G>(model, opt, h, xi_0);
+      const Tangent fd = (initial_xi_km1<G>(model, opt, h + eps, xi_0) -
+                          initial_xi_km1<G>(model, opt, h - eps, xi_0)) /
+                         (2 * eps);
+      EXPECT_LT((fd - initial_xi_km1_dh<G>(model, opt, h, xi_m1)).norm(), 1e-7);
     }
   }
 }

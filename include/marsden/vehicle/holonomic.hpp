@@ -50,6 +50,9 @@ class HolonomicModel {
   // and J_f_xi.
   virtual void external_wrench(double t, const G& g, const Tangent& xi, Tangent& f,
                                Jac* J_f_g, Jac* J_f_xi) const;
+  // True if external_wrench depends on t. Optimal control with a free final time needs
+  // time-invariant wrenches (it does not differentiate t) and refuses such models.
+  virtual bool wrench_depends_on_time() const { return false; }
 
   // Potential energy whose gradient is part of f_ext (0 if f_ext is not conservative).
   virtual double potential_energy(const G&) const { return 0.0; }
@@ -82,6 +85,8 @@ struct HolonomicResidual {
   Jac J_r_g_k;  // right perturbation of g_k
   InputJacobian<G> J_r_u_k;
   InputJacobian<G> J_r_gamma_k;
+  // dr/dh at fixed t_k (and xi_k-1): for a free time step.
+  Tangent J_r_h;
 };
 
 // The matrix C(eta) of eq. (10): d tau^-1_eta (Exact, eq. (14)) or I - ad_eta/2 (TLN).
@@ -114,6 +119,13 @@ template <class G>
 typename G::Tangent initial_xi_km1(const HolonomicModel<G>& model,
                                    const HolonomicOptions<G>& opt, double h,
                                    const typename G::Tangent& xi_0);
+
+// d xi_-1 / dh of initial_xi_km1 at its solution xi_km1 (the Legendre transform at t_0
+// moves with the step): J_D^-1 T(-h xi_-1, I xi_-1) xi_-1, with J_D = dD(-h, xi)/dxi.
+template <class G>
+typename G::Tangent initial_xi_km1_dh(const HolonomicModel<G>& model,
+                                      const HolonomicOptions<G>& opt, double h,
+                                      const typename G::Tangent& xi_km1);
 
 // One step: solves r(xi_k) = 0 by Newton from the guess passed in xi_k (retrying from
 // xi_k-1 if that fails), then updates g. A guess extrapolated from the last three
