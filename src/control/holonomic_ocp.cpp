@@ -96,7 +96,7 @@ HolonomicOcp<G>::HolonomicOcp(HolonomicOcpSpec<G> spec)
     : spec_(std::move(spec)),
       path_(spec_.path, Chart::kPositionDim, std::max(spec_.steps, 1),
             kNc + kNt + (spec_.model ? spec_.model->num_controls() : 0) +
-                (spec_.model ? spec_.model->num_shape() : 0),
+                (spec_.model ? spec_.model->num_shape() : 0) + (spec_.free_final_time ? 1 : 0),
             Chart::kPositionOffset, spec_.dt) {
   if (!spec_.model) throw InputError("optimal control: no vehicle model");
   if (!(spec_.dt > 0.0) || !std::isfinite(spec_.dt))
@@ -138,6 +138,20 @@ HolonomicOcp<G>::HolonomicOcp(HolonomicOcpSpec<G> spec)
                    "final velocity component " + std::to_string(i));
   }
 
+  if (spec_.free_final_time) {
+    if (!(spec_.h_min > 0.0) || !(spec_.h_min <= spec_.dt) || !(spec_.dt <= spec_.h_max))
+      throw InputError("final time: needs 0 < h_min <= dt <= h_max (got h_min " +
+                       std::to_string(spec_.h_min) + ", dt " + std::to_string(spec_.dt) +
+                       ", h_max " + std::to_string(spec_.h_max) + ")");
+    if (!(spec_.time_weight >= 0.0) || !std::isfinite(spec_.time_weight))
+      throw InputError("final time: the weight must be finite and non-negative");
+    if (spec_.path.hazard_weight > 0.0)
+      throw InputError("final time: a free final time takes no hazard cost (use the "
+                       "obstacles' margins)");
+    if (spec_.model->wrench_depends_on_time())
+      throw InputError("final time: the vehicle's external wrench depends on time; a free "
+                       "final time needs a time-invariant one");
+  }
   xi_m1_ = initial_xi_km1<G>(*spec_.model, spec_.integrator, spec_.dt, spec_.xi0);
   c0_ = Chart::coords(spec_.g0);
   c_final_ = c0_;
@@ -147,10 +161,11 @@ HolonomicOcp<G>::HolonomicOcp(HolonomicOcpSpec<G> spec)
     else
       c_final_ = Chart::coords(*spec_.final_orientation, c0_.template tail<4>());
   }
-  block_ = kNc + kNt + nu_ + ns_;
+  block_ = kNc + kNt + nu_ + ns_ + (spec_.free_final_time ? 1 : 0);
   num_vars_ = spec_.steps * block_ + kNc;
   step_rows_ = kNc + kNt;
-  path_row0_ = spec_.steps * step_rows_;
+  equal_row0_ = spec_.steps * step_rows_;
+  path_row0_ = equal_row0_ + (spec_.free_final_time ? spec_.steps - 1 : 0);
   num_cons_ = path_row0_ + path_.num_constraints();
   if (spec_.final_heading) heading_row_ = num_cons_++;
 }
@@ -161,8 +176,15 @@ typename HolonomicOcp<G>::Chart::Coords HolonomicOcp<G>::coords_at(const VecX& x
 }
 
 template <class G>
+double HolonomicOcp<G>::h_at(const VecX& x, int k) const {
+  return spec_.free_final_time ? x[h_index(k)] : spec_.dt;
+}
+
+template <class G>
 typename HolonomicOcp<G>::Tangent HolonomicOcp<G>::xi_at(const VecX& x, int k) const {
-  return k < 0 ? xi_m1_ : Tangent(x.template segment<kNt>(xi_index(k)));
+  if (k >= 0) return x.template segment<kNt>(xi_index(k));
+  if (!spec_.free_final_time) return xi_m1_;
+  return initial_xi_km1<G>(*spec_.model, spec_.integrator, h_at(x, 0), spec_.xi0);
 }
 
 template <class G>
@@ -187,6 +209,10 @@ void HolonomicOcp<G>::bounds(VecX& x_l, VecX& x_u, VecX& g_l, VecX& g_u) const {
     x_u.segment(u_index(k), nu_) = spec_.u_upper;
     x_l.segment(gamma_index(k), ns_) = spec_.gamma_lower;
     x_u.segment(gamma_index(k), ns_) = spec_.gamma_upper;
+    if (spec_.free_final_time) {
+      x_l[h_index(k)] = spec_.h_min;
+      x_u[h_index(k)] = spec_.h_max;
+    }
   }
   for (int k = 1; k <= N; ++k)
     for (int i = 0; i < Chart::kPositionDim; ++i) {
@@ -262,6 +288,7 @@ void HolonomicOcp<G>::initial_guess(VecX& x) const {
     x.template segment<kNt>(xi_index(k)) = xis[k];
     x.segment(u_index(k), nu_) = spec_.u_guess;
     x.segment(gamma_index(k), ns_) = spec_.gamma_guess;
+    if (spec_.free_final_time) x[h_index(k)] = h;
     c = Chart::compose(c, spec_.integrator.map, h * xis[k], nullptr, nullptr);
   }
   x.template segment<kNc>(coords_index(N)) = c;
@@ -270,19 +297,25 @@ void HolonomicOcp<G>::initial_guess(VecX& x) const {
 template <class G>
 double HolonomicOcp<G>::cost(const VecX& x, VecX* grad) {
   if (grad) grad->setZero(num_vars_);
-  const double h = spec_.dt;
   double c = 0.0;
   for (int k = 0; k < spec_.steps; ++k) {
+    const double h = h_at(x, k);
+    double rate = 0.0;  // the integrand, d cost / d h_k
     for (int i = 0; i < nu_; ++i) {
       const double d = x[u_index(k) + i] - spec_.u_reference[i];
-      c += h * spec_.u_weights[i] * d * d;
+      rate += spec_.u_weights[i] * d * d;
       if (grad) (*grad)[u_index(k) + i] += 2.0 * h * spec_.u_weights[i] * d;
     }
     for (int i = 0; i < ns_; ++i) {
       const double gi = x[gamma_index(k) + i];
-      c += h * spec_.gamma_weights[i] * gi * gi;
+      rate += spec_.gamma_weights[i] * gi * gi;
       if (grad) (*grad)[gamma_index(k) + i] += 2.0 * h * spec_.gamma_weights[i] * gi;
     }
+    if (spec_.free_final_time) {
+      rate += spec_.time_weight;
+      if (grad) (*grad)[h_index(k)] += rate;
+    }
+    c += h * rate;
   }
   return c + path_.cost(x, grad);
 }
@@ -308,9 +341,9 @@ double HolonomicOcp<G>::heading_residual(const VecX& x, Eigen::Matrix<double, 1,
 
 template <class G>
 void HolonomicOcp<G>::constraints(const VecX& x, VecX& g) {
-  const double h = spec_.dt;
   g.resize(num_cons_);
   for (int k = 0; k < spec_.steps; ++k) {
+    const double h = h_at(x, k);
     const auto c_k = coords_at(x, k);
     const Tangent xi_k = xi_at(x, k);
     const int row = k * step_rows_;
@@ -319,6 +352,7 @@ void HolonomicOcp<G>::constraints(const VecX& x, VecX& g) {
     holonomic_residual<G>(*spec_.model, spec_.integrator, h, k * h, Chart::pose(c_k),
                           xi_at(x, k - 1), xi_k, inputs_at(x, k), false, res_);
     g.template segment<kNt>(row + kNc) = res_.r;
+    if (spec_.free_final_time && k > 0) g[equal_row0_ + k - 1] = h - h_at(x, k - 1);
   }
   path_.constraints(x, g.data() + path_row0_);
   if (heading_row_ >= 0) g[heading_row_] = heading_residual(x, nullptr);
@@ -328,10 +362,10 @@ template <class G>
 void HolonomicOcp<G>::jacobian(const VecX& x, BlockSink& sink) {
   using JacCC = typename Chart::JacCC;
   using JacCT = typename Chart::JacCT;
-  const double h = spec_.dt;
   JacCC J_c;
   JacCT J_eta;
   for (int k = 0; k < spec_.steps; ++k) {
+    const double h = h_at(x, k);
     const auto c_k = coords_at(x, k);
     const Tangent xi_k = xi_at(x, k);
     const int row = k * step_rows_;
@@ -339,15 +373,31 @@ void HolonomicOcp<G>::jacobian(const VecX& x, BlockSink& sink) {
     sink.block(row, coords_index(k + 1), JacCC::Identity());
     sink.block(row, coords_index(k), -J_c);
     sink.block(row, xi_index(k), -h * J_eta);
+    if (spec_.free_final_time)
+      sink.block(row, h_index(k), typename Chart::Coords(-J_eta * xi_k));
 
-    holonomic_residual<G>(*spec_.model, spec_.integrator, h, k * h, Chart::pose(c_k),
-                          xi_at(x, k - 1), xi_k, inputs_at(x, k), true, res_);
+    const Tangent xi_km1 = xi_at(x, k - 1);
+    holonomic_residual<G>(*spec_.model, spec_.integrator, h, k * h, Chart::pose(c_k), xi_km1,
+                          xi_k, inputs_at(x, k), true, res_);
     const int drow = row + kNc;
     sink.block(drow, coords_index(k), res_.J_r_g_k * Chart::right_from_coords(c_k));
     sink.block(drow, xi_index(k), res_.J_r_xi_k);
     if (k > 0) sink.block(drow, xi_index(k - 1), res_.J_r_xi_km1);
     if (nu_ > 0) sink.block(drow, u_index(k), res_.J_r_u_k.leftCols(nu_));
     if (ns_ > 0) sink.block(drow, gamma_index(k), res_.J_r_gamma_k.leftCols(ns_));
+    if (spec_.free_final_time) {
+      // Step 0's xi_-1 moves with h_0 (the Legendre transform at t_0).
+      const Tangent J_r_h =
+          k > 0 ? res_.J_r_h
+                : Tangent(res_.J_r_h + res_.J_r_xi_km1 * initial_xi_km1_dh<G>(
+                                                            *spec_.model, spec_.integrator, h,
+                                                            xi_km1));
+      sink.block(drow, h_index(k), J_r_h);
+      if (k > 0) {
+        sink.entry(equal_row0_ + k - 1, h_index(k), 1.0);
+        sink.entry(equal_row0_ + k - 1, h_index(k - 1), -1.0);
+      }
+    }
   }
   path_.jacobian(x, path_row0_, sink);
   if (heading_row_ >= 0) {
@@ -359,6 +409,9 @@ void HolonomicOcp<G>::jacobian(const VecX& x, BlockSink& sink) {
 
 template <class G>
 std::string HolonomicOcp<G>::constraint_name(int i) const {
+  if (i >= equal_row0_ && i < path_row0_)
+    return "equal steps h_" + std::to_string(i - equal_row0_ + 1) + " = h_" +
+           std::to_string(i - equal_row0_);
   if (i < path_row0_) {
     const int k = i / step_rows_, r = i % step_rows_;
     return r < kNc ? "reconstruction (vehicles eq. (9)) step " + std::to_string(k) + " row " +
@@ -380,7 +433,9 @@ std::string HolonomicOcp<G>::variable_name(int j) const {
     return std::string(std::is_same_v<G, SE2> ? se2[off] : se3[off]) + " at knot " + knot;
   if (off < kNc + kNt) return "xi[" + std::to_string(off - kNc) + "] of step " + knot;
   if (off < kNc + kNt + nu_) return "u[" + std::to_string(off - kNc - kNt) + "] of step " + knot;
-  return "gamma[" + std::to_string(off - kNc - kNt - nu_) + "] of step " + knot;
+  if (off < kNc + kNt + nu_ + ns_)
+    return "gamma[" + std::to_string(off - kNc - kNt - nu_) + "] of step " + knot;
+  return "h of step " + knot;
 }
 
 template <class G>
@@ -393,11 +448,13 @@ void HolonomicOcp<G>::tables(const VecX& x, Table& states, Table& controls) cons
     states.columns = {"t",  "x",  "y",  "z",  "qw", "qx", "qy", "qz",
                       "wx", "wy", "wz", "vx", "vy", "vz", "energy"};
   states.rows.resize(N + 1, states.columns.size());
+  double t = 0.0;
   for (int k = 0; k <= N; ++k) {
     // The velocity at a knot is that of the segment that reached it (as simulate writes).
     const Tangent xi = k == 0 ? spec_.xi0 : xi_at(x, k - 1);
     const auto c = coords_at(x, k);
-    states.rows(k, 0) = k * spec_.dt;
+    states.rows(k, 0) = t;
+    if (k < N) t += h_at(x, k);
     states.rows.row(k).template segment<kNc>(1) = c.transpose();
     states.rows.row(k).template segment<kNt>(1 + kNc) = xi.transpose();
     states.rows(k, 1 + kNc + kNt) = vehicle_energy<G>(model, Chart::pose(c), xi);
@@ -407,7 +464,7 @@ void HolonomicOcp<G>::tables(const VecX& x, Table& states, Table& controls) cons
   for (int i = 0; i < ns_; ++i) controls.columns.push_back("gamma" + std::to_string(i));
   controls.rows.resize(N, controls.columns.size());
   for (int k = 0; k < N; ++k) {
-    controls.rows(k, 0) = k * spec_.dt;
+    controls.rows(k, 0) = states.rows(k, 0);
     controls.rows.row(k).segment(1, nu_) = x.segment(u_index(k), nu_).transpose();
     controls.rows.row(k).segment(1 + nu_, ns_) = x.segment(gamma_index(k), ns_).transpose();
   }
@@ -415,9 +472,10 @@ void HolonomicOcp<G>::tables(const VecX& x, Table& states, Table& controls) cons
 
 template <class G>
 double HolonomicOcp<G>::resimulation_error(const VecX& x) const {
-  const double h = spec_.dt;
+  // One step length, h_0 (the others equal it at a solution, to the constraint tolerance).
+  const double h = h_at(x, 0);
   G g = spec_.g0;
-  Tangent xi_prev = xi_m1_;
+  Tangent xi_prev = xi_at(x, -1);
   double err = 0.0;
   for (int k = 0; k < spec_.steps; ++k) {
     Tangent xi = xi_prev;

@@ -157,10 +157,10 @@ TEST(HolonomicOcp, HelicopterDerivativesMatchDifferences) {
 TEST(HolonomicOcp, BoatAndPlanarBodyDerivativesMatchDifferences) {
   HolonomicOcpSpec<SE3> boat;
   BoatParams bp;
-  // The hydrodynamic forces jump where a surface patch crosses the waterline (their
-  // Jacobians are exact between jumps, test_boat); differences across a jump mean nothing,
-  // so this check keeps buoyancy (continuous), gravity and wind and drops the damping.
-  bp.damping_E.setZero();
+  // With the paper's sharp wet set the hydrodynamic forces jump where a patch crosses the
+  // waterline and differences across a jump mean nothing; the smooth set is differentiable.
+  bp.wet_smoothing = 0.02;
+  bp.current = Vec3(0.1, -0.2, 0.0);
   bp.wind_force = Vec3(10.0, 30.0, 0.0);
   boat.model = std::make_shared<const Boat>(bp);
   boat.dt = 0.2;
@@ -226,6 +226,75 @@ TEST(HolonomicOcp, HelicopterFlightSolvedAndReproducedBySimulation) {
   EXPECT_LT(ocp.resimulation_error(sol.x), 1e-7);
 }
 
+// A free final time adds h_k to every stage: its derivative blocks (reconstruction,
+// residual, the equal-step rows, effort and time cost, and xi_-1 moving with h_0 when the
+// vehicle starts moving) are checked like every other.
+TEST(HolonomicOcp, FreeFinalTimeDerivativesMatchDifferences) {
+  auto heli = helicopter_spec(6);
+  heli.xi0 << 0.1, -0.2, 0.3, 2.0, 0.5, -0.3;
+  heli.path.hazard_weight = 0.0;
+  heli.free_final_time = true;
+  heli.h_min = 0.02;
+  heli.h_max = 0.5;
+  heli.time_weight = 3.0;
+  HolonomicOcp<SE3> heli_ocp(heli);
+  testing::expect_derivatives_match(heli_ocp, testing::perturbed_guess(heli_ocp, 0.05), 1e-6,
+                                    2e-6);
+
+  HolonomicOcpSpec<SE2> planar;
+  planar.model = std::make_shared<const FreeBody<SE2>>(planar_body_inertia(0.3, 2.0));
+  planar.dt = 0.1;
+  planar.steps = 6;
+  planar.xi0 = Vec3(0.2, 1.0, 0.0);
+  planar.final_position = Vec3(2.0, 1.0, 0.0);
+  planar.final_position_fixed = {true, true, false};
+  planar.free_final_time = true;
+  planar.h_min = 0.01;
+  planar.h_max = 1.0;
+  planar.time_weight = 1.0;
+  HolonomicOcp<SE2> planar_ocp(planar);
+  testing::expect_derivatives_match(planar_ocp, testing::perturbed_guess(planar_ocp, 0.05), 1e-6,
+                                    2e-6);
+}
+
+// With the final time free the optimum is stationary in T: solving with the time step fixed
+// a little above or below the optimal one costs no less, and at the optimal step the fixed-
+// time problem finds the same cost.
+TEST(HolonomicOcp, FreeFinalTimeIsOptimalAgainstFixedTimes) {
+  auto spec = helicopter_spec(20);
+  spec.path = PathSpec{};
+  spec.final_heading.reset();
+  spec.dt = 0.15;
+  spec.free_final_time = true;
+  spec.h_min = 0.02;
+  spec.h_max = 0.5;
+  spec.time_weight = 20.0;
+  IpoptOptions opt;
+  opt.constraint_tolerance = 1e-10;
+  opt.tolerance = 1e-10;
+  HolonomicOcp<SE3> free_ocp(spec);
+  const NlpSolution sol = solve_with_ipopt(free_ocp, opt);
+  ASSERT_TRUE(sol.ok()) << sol.message;
+  EXPECT_LT(free_ocp.resimulation_error(sol.x), 1e-7);
+  const double h_star = sol.x[free_ocp.h_index(0)];
+  for (int k = 1; k < 20; ++k) EXPECT_NEAR(sol.x[free_ocp.h_index(k)], h_star, 1e-9);
+  ASSERT_GT(h_star, spec.h_min + 1e-3);  // an interior optimum
+  ASSERT_LT(h_star, spec.h_max - 1e-3);
+
+  auto fixed_cost = [&](double h) {
+    auto fixed = spec;
+    fixed.free_final_time = false;
+    fixed.dt = h;
+    HolonomicOcp<SE3> ocp(fixed);
+    const NlpSolution s = solve_with_ipopt(ocp, opt);
+    EXPECT_TRUE(s.ok()) << "h = " << h << ": " << s.message;
+    return s.cost + spec.time_weight * 20 * h;
+  };
+  EXPECT_NEAR(fixed_cost(h_star), sol.cost, 1e-6 * sol.cost);
+  EXPECT_GE(fixed_cost(0.95 * h_star), sol.cost - 1e-6 * sol.cost);
+  EXPECT_GE(fixed_cost(1.05 * h_star), sol.cost - 1e-6 * sol.cost);
+}
+
 TEST(HolonomicOcp, BadSpecsNameTheField) {
   auto s = helicopter_spec(5);
   s.dt = 0.0;
@@ -245,6 +314,14 @@ TEST(HolonomicOcp, BadSpecsNameTheField) {
   s = helicopter_spec(5);
   s.path.obstacles[0].radius = -1.0;
   testing::expect_spec_error<HolonomicOcp<SE3>>(s, "sphere");
+  s = helicopter_spec(5);
+  s.free_final_time = true;
+  s.h_min = 0.2;  // above dt
+  testing::expect_spec_error<HolonomicOcp<SE3>>(s, "final time");
+  s = helicopter_spec(5);
+  s.free_final_time = true;
+  s.h_min = 0.01;
+  testing::expect_spec_error<HolonomicOcp<SE3>>(s, "hazard");
 }
 
 }  // namespace
