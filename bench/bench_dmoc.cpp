@@ -26,8 +26,10 @@ namespace {
 using marsden::control::HessianMode;
 using marsden::control::NlpSolution;
 
-const char* const kScenarios[] = {"helicopter_canyon", "helicopter_landing", "boat_docking",
-                                  "car_tunnel", "acrobot_swing_up", "cart_pole_swing_up"};
+const char* const kScenarios[] = {"helicopter_canyon",  "helicopter_canyon_dash",
+                                  "helicopter_landing", "boat_docking",
+                                  "car_tunnel",         "acrobot_swing_up",
+                                  "cart_pole_swing_up"};
 const int kSteps[] = {50, 100, 200};
 
 struct Run {

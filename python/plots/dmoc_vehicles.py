@@ -18,6 +18,7 @@ from matplotlib.patches import Circle, Rectangle  # noqa: E402
 
 PANELS = [
     ("helicopter_canyon", "helicopter through the canyon (top view; it climbs over the boulder)"),
+    ("helicopter_canyon_dash", "canyon against the clock (free final time)"),
     ("helicopter_landing", "helicopter landing (side view)"),
     ("boat_docking", "boat docking (top view)"),
     ("car_tunnel", "car through the tunnel (top view)"),
@@ -100,6 +101,8 @@ def main(out_dir: Path) -> None:
         summary = json.loads((out_dir / name / "summary.json").read_text())
         with np.load(out_dir / name / "trajectory.npz") as z:
             label = f"{title}\n{summary['status']}, {summary['iterations']} iterations"
+            if "final_time" in summary:
+                label += f", T = {summary['final_time']:.2f} s"
             if name.endswith("swing_up"):
                 swing_panel(ax, z, label)
             elif name == "helicopter_landing":

@@ -140,7 +140,8 @@ using detail::JsonNode;
 // The SE(3) vehicles: helicopter, boat (HolonomicOcp<SE3>).
 std::unique_ptr<control::Ocp> parse_holonomic(const JsonNode& root, const std::string& type) {
   root.expect_keys({"name", "description", "system", "integrator", "dt", "steps", "initial_state",
-                    "final_state", "bounds", "cost", "obstacles", "initial_guess", "solver"});
+                    "final_state", "final_time", "bounds", "cost", "obstacles", "initial_guess",
+                    "solver"});
   control::HolonomicOcpSpec<SE3> s;
   const JsonNode sys = root.at("system");
   s.model = type == "helicopter" ? detail::parse_helicopter(sys) : detail::parse_boat(sys);
@@ -192,6 +193,21 @@ std::unique_ptr<control::Ocp> parse_holonomic(const JsonNode& root, const std::s
       Vec6 xi;
       xi << fin->at("angular_velocity").vec3(), fin->at("linear_velocity").vec3();
       s.final_velocity = xi;
+    }
+  }
+
+  // Free final time T = N h within [lower, upper] (s); dt is the guess.
+  if (const auto ft = root.find("final_time")) {
+    ft->expect_keys({"free", "lower", "upper", "weight"});
+    s.free_final_time = ft->at("free").boolean();
+    if (s.free_final_time) {
+      s.h_min = ft->at("lower").number_greater(0.0) / s.steps;
+      s.h_max = ft->has("upper") ? ft->at("upper").number_greater(0.0) / s.steps : kInf;
+      if (const auto w = ft->find("weight")) s.time_weight = w->number_at_least(0.0);
+      const double T = s.dt * s.steps;
+      if (!(s.h_min <= s.dt && s.dt <= s.h_max))
+        ft->fail("the guess dt * steps = " + detail::format_number(T) +
+                 " s must lie within [lower, upper]");
     }
   }
 
@@ -308,6 +324,7 @@ OptimizeSummary run_problem(Problem& problem, const std::filesystem::path& out_d
                      " values, this problem " + std::to_string(ocp.num_variables()));
 
   OptimizeSummary sum;
+  double final_time = std::numeric_limits<double>::quiet_NaN();  // s, of the last iterate
   sum.solution = control::solve_with_ipopt(ocp, opt, problem.warm_start);
   const control::NlpSolution& sol = sum.solution;
   if (sol.x.size() == 0) {
@@ -322,6 +339,7 @@ OptimizeSummary run_problem(Problem& problem, const std::filesystem::path& out_d
     sum.min_clearance = ocp.min_clearance(sol.x);
     control::Table states, controls;
     ocp.tables(sol.x, states, controls);
+    final_time = states.rows(states.rows.rows() - 1, 0);
     write_csv(out_dir / "trajectory.csv", states);
     write_csv(out_dir / "controls.csv", controls);
     std::vector<NpyArray> arrays;
@@ -356,6 +374,7 @@ OptimizeSummary run_problem(Problem& problem, const std::filesystem::path& out_d
   summary.set("min_clearance", sum.min_clearance);
   summary.set("steps", ocp.num_steps());
   summary.set("dt", ocp.time_step());
+  if (std::isfinite(final_time)) summary.set("final_time", final_time);
   summary.set("variables", ocp.num_variables());
   summary.set("constraints", ocp.num_constraints());
   summary.write_file(out_dir / "summary.json");

@@ -49,6 +49,25 @@ TEST(ProblemFiles, HelicopterCanyonSolvesAndIsReproducedBySimulation) {
   EXPECT_NEAR(warm.solution.cost, sum.solution.cost, 1e-6 * (1.0 + sum.solution.cost));
 }
 
+// The canyon against the clock: the final time is a decision variable.
+TEST(ProblemFiles, FreeFinalTimeCanyonSolvesWithinItsTimeBounds) {
+  TempDir dir;
+  io::Problem problem = io::load_problem(example("helicopter_canyon_dash"));
+  const auto sum = io::run_problem(problem, dir.path());
+  ASSERT_TRUE(sum.ok) << sum.message;
+  EXPECT_LT(sum.resimulation_error, 1e-6);
+  EXPECT_GE(sum.min_clearance, -1e-8);
+  const auto summary = read(dir / "summary.json");
+  const double T = summary["final_time"].get<double>();
+  EXPECT_GE(T, 6.0 - 1e-9);
+  EXPECT_LE(T, 20.0 + 1e-9);
+  // Not the guess (12 s): the time was optimised.
+  EXPECT_GT(std::abs(T - 12.0), 0.1);
+  control::Table states, controls;
+  problem.ocp->tables(sum.solution.x, states, controls);
+  EXPECT_NEAR(states.rows(states.rows.rows() - 1, 0), T, 1e-12);
+}
+
 // A wall across the canyon, before the goal: no trajectory exists.
 TEST(ProblemFiles, WallAcrossTheCanyonIsReportedInfeasible) {
   TempDir dir;
@@ -168,6 +187,9 @@ TEST(ProblemFiles, BadFieldsAreNamed) {
       {[](auto& j) { j["final_state"]["position"] = {40, 0}; }, "field 'final_state.position'"},
       {[](auto& j) { j["final_state"]["position"] = {40, 0, 20}; }, "final position"},
       {[](auto& j) { j["unknown"] = 1; }, "unknown"},
+      {[](auto& j) { j["final_time"] = {{"free", true}, {"lower", 13}}; }, "field 'final_time'"},
+      {[](auto& j) { j["final_time"] = {{"free", true}}; }, "field 'final_time.lower'"},
+      {[](auto& j) { j["final_time"] = {{"free", true}, {"lower", 6}}; }, "hazard"},
   });
   TempDir dir;
   EXPECT_THROW(io::load_problem(dir / "missing.json"), InputError);
