@@ -122,6 +122,13 @@ control::IpoptOptions parse_solver(const JsonNode& root) {
   return opt;
 }
 
+void parse_map_and_tangent(const JsonNode& in, DiffMap& map, TangentMap& tangent) {
+  if (const auto m = in.find("map"))
+    map = m->one_of({"cay", "exp"}) == "cay" ? DiffMap::Cay : DiffMap::Exp;
+  if (const auto t = in.find("tangent"))
+    tangent = t->one_of({"tln", "exact"}) == "tln" ? TangentMap::TLN : TangentMap::Exact;
+}
+
 InputVec input_vec(const JsonNode& n, int size, const std::string& what) {
   if (!n.is_array() || n.array_size() != static_cast<std::size_t>(size))
     n.fail("expected " + std::to_string(size) + " numbers (" + what + ")");
@@ -151,10 +158,7 @@ std::unique_ptr<control::Ocp> parse_holonomic(const JsonNode& root, const std::s
                                  : "right thruster u_r [N], left thruster u_l [N]";
   if (const auto in = root.find("integrator")) {
     in->expect_keys({"map", "tangent"});
-    if (const auto m = in->find("map"))
-      s.integrator.map = m->one_of({"cay", "exp"}) == "cay" ? DiffMap::Cay : DiffMap::Exp;
-    if (const auto t = in->find("tangent"))
-      s.integrator.tangent = t->one_of({"tln", "exact"}) == "tln" ? TangentMap::TLN : TangentMap::Exact;
+    detail::parse_map_and_tangent(*in, s.integrator.map, s.integrator.tangent);
   }
   s.dt = root.at("dt").number_greater(0.0);
   s.steps = root.at("steps").integer(1, 100000);

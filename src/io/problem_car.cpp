@@ -35,10 +35,7 @@ std::unique_ptr<control::Ocp> parse_car_problem(const JsonNode& root) {
       s.integrator.alpha = a->number_at_least(0.0);
       if (s.integrator.alpha > 1.0) a->fail("must be <= 1");
     }
-    if (const auto m = in->find("map"))
-      s.integrator.map = m->one_of({"cay", "exp"}) == "cay" ? DiffMap::Cay : DiffMap::Exp;
-    if (const auto t = in->find("tangent"))
-      s.integrator.tangent = t->one_of({"tln", "exact"}) == "tln" ? TangentMap::TLN : TangentMap::Exact;
+    parse_map_and_tangent(*in, s.integrator.map, s.integrator.tangent);
   }
   s.dt = root.at("dt").number_greater(0.0);
   s.steps = root.at("steps").integer(1, 100000);

@@ -12,6 +12,7 @@
 #include "marsden/control/ocp.hpp"
 #include "marsden/control/path.hpp"
 #include "marsden/vehicle/controls.hpp"
+#include "marsden/vehicle/holonomic.hpp"
 
 namespace marsden::io::detail {
 
@@ -26,6 +27,8 @@ std::vector<control::Obstacle> parse_obstacles(const JsonNode& root, int dim);
 void parse_path_weights(const JsonNode& cost, control::PathSpec& path);
 control::IpoptOptions parse_solver(const JsonNode& root);
 InputVec input_vec(const JsonNode& n, int size, const std::string& what);
+// "map" ("cay" | "exp") and "tangent" ("tln" | "exact") of an integrator object.
+void parse_map_and_tangent(const JsonNode& in, DiffMap& map, TangentMap& tangent);
 
 // The families' parsers: the car with RDP (problem_car.cpp), tree systems with the midpoint
 // integrator (problem_tree.cpp; file locates a URDF).

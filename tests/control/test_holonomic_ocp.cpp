@@ -141,6 +141,18 @@ HolonomicOcpSpec<SE3> helicopter_spec(int steps) {
   return s;
 }
 
+// A planar free body, moving at t = 0, to a point.
+HolonomicOcpSpec<SE2> planar_spec() {
+  HolonomicOcpSpec<SE2> s;
+  s.model = std::make_shared<const FreeBody<SE2>>(planar_body_inertia(0.3, 2.0));
+  s.dt = 0.1;
+  s.steps = 6;
+  s.xi0 = Vec3(0.2, 1.0, 0.0);
+  s.final_position = Vec3(2.0, 1.0, 0.0);
+  s.final_position_fixed = {true, true, false};
+  return s;
+}
+
 TEST(HolonomicOcp, HelicopterDerivativesMatchDifferences) {
   for (DiffMap map : {DiffMap::Cay, DiffMap::Exp}) {
     for (TangentMap tangent : {TangentMap::TLN, TangentMap::Exact}) {
@@ -173,13 +185,7 @@ TEST(HolonomicOcp, BoatAndPlanarBodyDerivativesMatchDifferences) {
   testing::expect_derivatives_match(boat_ocp, testing::perturbed_guess(boat_ocp, 0.02), 1e-6,
                                     2e-6);
 
-  HolonomicOcpSpec<SE2> planar;
-  planar.model = std::make_shared<const FreeBody<SE2>>(planar_body_inertia(0.3, 2.0));
-  planar.dt = 0.1;
-  planar.steps = 6;
-  planar.xi0 = Vec3(0.2, 1.0, 0.0);
-  planar.final_position = Vec3(2.0, 1.0, 0.0);
-  planar.final_position_fixed = {true, true, false};
+  HolonomicOcpSpec<SE2> planar = planar_spec();
   planar.final_orientation = SE2::from_angle(1.0, Vec2::Zero());
   Obstacle disc;
   disc.kind = Obstacle::Kind::Sphere;
@@ -241,13 +247,7 @@ TEST(HolonomicOcp, FreeFinalTimeDerivativesMatchDifferences) {
   testing::expect_derivatives_match(heli_ocp, testing::perturbed_guess(heli_ocp, 0.05), 1e-6,
                                     2e-6);
 
-  HolonomicOcpSpec<SE2> planar;
-  planar.model = std::make_shared<const FreeBody<SE2>>(planar_body_inertia(0.3, 2.0));
-  planar.dt = 0.1;
-  planar.steps = 6;
-  planar.xi0 = Vec3(0.2, 1.0, 0.0);
-  planar.final_position = Vec3(2.0, 1.0, 0.0);
-  planar.final_position_fixed = {true, true, false};
+  HolonomicOcpSpec<SE2> planar = planar_spec();
   planar.free_final_time = true;
   planar.h_min = 0.01;
   planar.h_max = 1.0;
