@@ -11,14 +11,17 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "marsden/error.hpp"
+#include "marsden/experiments/experiment.hpp"
 #include "marsden/io/problem.hpp"
 
 namespace {
@@ -48,20 +51,21 @@ nlohmann::json read_json(const std::string& path) {
   return nlohmann::json::parse(in);
 }
 
-// One solve of the problem in `file` with `steps` steps over the file's horizon.
-Run solve(const std::string& name, const nlohmann::json& file, int steps, HessianMode hessian,
-          double max_cpu_s) {
+// One solve of the problem in `file` with `steps` steps over the file's horizon, with the
+// file's Hessian mode or `hessian` when given.
+Run solve(const std::string& name, const nlohmann::json& file, int steps,
+          std::optional<HessianMode> hessian, double max_cpu_s) {
   nlohmann::json j = file;
   const double horizon = j["dt"].get<double>() * j["steps"].get<int>();
   j["steps"] = steps;
   j["dt"] = horizon / steps;
   marsden::io::Problem problem = marsden::io::parse_problem_text(j.dump(), name);
-  problem.solver.hessian = hessian;
+  if (hessian) problem.solver.hessian = *hessian;
   problem.solver.max_cpu_time_s = std::min(problem.solver.max_cpu_time_s, max_cpu_s);
   Run r;
   r.scenario = name;
   r.steps = steps;
-  r.hessian = hessian == HessianMode::Differences ? "differences" : "limited-memory";
+  r.hessian = problem.solver.hessian == HessianMode::Differences ? "differences" : "limited-memory";
   try {
     const NlpSolution sol = marsden::control::solve_with_ipopt(*problem.ocp, problem.solver);
     r.status = marsden::control::to_string(sol.status);
@@ -106,15 +110,13 @@ int main(int argc, char** argv) {
                 "iter", "time [s]", "s / iter");
     for (const char* name : kScenarios) {
       if (!only.empty() && std::find(only.begin(), only.end(), name) == only.end()) continue;
-      const nlohmann::json file = read_json(std::string(MARSDEN_SOURCE_DIR) +
-                                            "/examples/problems/" + name + ".json");
-      const HessianMode own = file.contains("solver") && file["solver"].contains("hessian") &&
-                                      file["solver"]["hessian"] == "limited_memory"
-                                  ? HessianMode::LimitedMemory
-                                  : HessianMode::Differences;
+      const std::string relative = std::string("examples/problems/") + name + ".json";
+      const std::filesystem::path path = marsden::experiments::find_shipped_file(relative);
+      if (path.empty()) throw marsden::InputError(relative + ": not found");
+      const nlohmann::json file = read_json(path.string());
       std::vector<Run> sweep;
       for (int steps : kSteps) {
-        sweep.push_back(solve(name, file, steps, own, max_cpu_s));
+        sweep.push_back(solve(name, file, steps, std::nullopt, max_cpu_s));
         print(sweep.back());
       }
       // Growth of the solve time per doubling of N (only between runs that both succeeded).
@@ -123,13 +125,16 @@ int main(int argc, char** argv) {
           std::printf("%-20s        time(N=%d) / time(N=%d) = %.2f\n", name, sweep[k].steps,
                       sweep[k - 1].steps, sweep[k].time_s / sweep[k - 1].time_s);
       runs.insert(runs.end(), sweep.begin(), sweep.end());
-      // The other Hessian mode at the file's own N.
+      // The other Hessian mode at the file's own N (its own-mode run reused from the sweep).
       const int steps = file["steps"].get<int>();
-      const HessianMode other =
-          own == HessianMode::Differences ? HessianMode::LimitedMemory : HessianMode::Differences;
-      const Run a = solve(name, file, steps, own, max_cpu_s);
+      const auto swept = std::find_if(sweep.begin(), sweep.end(),
+                                      [steps](const Run& r) { return r.steps == steps; });
+      const Run a =
+          swept != sweep.end() ? *swept : solve(name, file, steps, std::nullopt, max_cpu_s);
+      const HessianMode other = a.hessian == "differences" ? HessianMode::LimitedMemory
+                                                           : HessianMode::Differences;
       const Run b = solve(name, file, steps, other, max_cpu_s);
-      print(a);
+      if (swept == sweep.end()) print(a);
       print(b);
       if (a.ok && b.ok)
         std::printf("%-20s        time(%s) / time(%s) = %.2f\n", name, b.hessian.c_str(),
