@@ -111,7 +111,7 @@ void dmoc_vehicles(ExperimentContext& ctx) {
                            "and bound violation, re-simulation error, minimum clearance (m)");
 
   std::ostringstream conv, resim, feas, clear;
-  bool all_ok = !outcomes.empty(), resim_ok = false, feas_ok = true, clear_ok = true;
+  bool all_ok = !outcomes.empty();
   int solved = 0;
   double worst_resim = 0.0, worst_violation = 0.0, worst_bound = 0.0;
   double worst_clearance = std::numeric_limits<double>::infinity();
@@ -126,9 +126,9 @@ void dmoc_vehicles(ExperimentContext& ctx) {
     worst_bound = std::max(worst_bound, o.bound_violation);
     if (o.has_obstacles) worst_clearance = std::min(worst_clearance, o.clearance);
   }
-  resim_ok = solved > 0 && worst_resim < 1e-6;
-  feas_ok = solved > 0 && worst_violation <= 1e-8 && worst_bound <= 1e-9;
-  clear_ok = solved > 0 && !(worst_clearance < -1e-8);
+  const bool resim_ok = solved > 0 && worst_resim < 1e-6;
+  const bool feas_ok = solved > 0 && worst_violation <= 1e-8 && worst_bound <= 1e-9;
+  const bool clear_ok = solved > 0 && !(worst_clearance < -1e-8);
   resim << "worst over the " << solved << " solved scenarios: " << worst_resim;
   feas << "worst constraint violation " << worst_violation << ", worst bound violation "
        << worst_bound << " (" << solved << " solved scenarios)";
