@@ -40,17 +40,6 @@ Mat34 V() {
 }  // namespace quat
 
 // eq. (3).
-Quat Quat::operator*(const Quat& o) const {
-  const double pw = o.q(0), qw = q(0);
-  const Vec3 pv = o.q.tail<3>(), qv = q.tail<3>();
-  Quat r;
-  r.q(0) = qw * pw - qv.dot(pv);
-  r.q.tail<3>() = qw * pv + pw * qv + SO3::hat(qv) * pv;
-  return r;
-}
-
-Quat Quat::inverse() const { return Quat{Vec4(q(0), -q(1), -q(2), -q(3))}; }
-
 // V L(q) R(q)^T V^T p expanded: (q_w^2 - |q_v|^2) p + 2 q_v (q_v . p) + 2 q_w q_v x p.
 Vec3 Quat::act(const Vec3& p) const {
   const double w = q(0);
@@ -59,13 +48,6 @@ Vec3 Quat::act(const Vec3& p) const {
 }
 
 // The same quadratic form as act, so matrix() * p == act(p) to round-off.
-Mat3 Quat::matrix() const {
-  const double w = q(0);
-  const Vec3 v = q.tail<3>();
-  return (w * w - v.squaredNorm()) * Mat3::Identity() + 2.0 * (v * v.transpose()) +
-         2.0 * w * SO3::hat(v);
-}
-
 // Shepperd's method: divide by the largest of 4 q_w^2, 4 q_x^2, 4 q_y^2, 4 q_z^2 so no
 // branch divides by a small number (robust at rotation angle pi). Returns q_w >= 0.
 Quat Quat::from_rotation(const Mat3& M) {
@@ -91,7 +73,6 @@ Quat Quat::from_rotation(const Mat3& M) {
   return Quat{r.normalized()};
 }
 
-Mat3 Quat::hat(const Vec3& w) { return SO3::hat(w); }
 Vec3 Quat::vee(const Mat3& W) { return SO3::vee(W); }
 
 Quat Quat::exp(const Vec3& w) {

@@ -26,14 +26,6 @@ Mat3 axis_rotation(int i, double a) {
 
 }  // namespace
 
-Mat3 SO3::hat(const Vec3& w) {
-  Mat3 W;
-  W << 0.0, -w.z(), w.y(),
-       w.z(), 0.0, -w.x(),
-       -w.y(), w.x(), 0.0;
-  return W;
-}
-
 Vec3 SO3::vee(const Mat3& W) { return Vec3(W(2, 1), W(0, 2), W(1, 0)); }
 
 // Rodrigues, vehicles eq. (11); (1 - cos)/theta^2 in half-angle form keeps it exact near 0.

@@ -4,6 +4,7 @@
 // exp(omega) = (cos(|omega|/2), sin(|omega|/2) omega/|omega|).
 #pragma once
 
+#include "marsden/lie/so3.hpp"
 #include "marsden/lie/types.hpp"
 
 namespace marsden {
@@ -22,7 +23,7 @@ struct Quat {
   Mat3 matrix() const;                   // the rotation matrix
   static Quat from_rotation(const Mat3& R);
 
-  static Mat3 hat(const Vec3& w);
+  static Mat3 hat(const Vec3& w) { return SO3::hat(w); }
   static Vec3 vee(const Mat3& W);
   Mat3 Ad() const { return matrix(); }
   static Mat3 ad(const Vec3& w) { return hat(w); }
@@ -51,5 +52,25 @@ Mat4 R(const Vec4& q);  // q (x) p = R(p) q
 Mat4 T();               // conjugation
 Mat34 V();              // vector part
 }  // namespace quat
+
+// The small products are inline: the maximal-coordinates step calls them per joint per
+// Newton iteration.
+inline Quat Quat::operator*(const Quat& o) const {
+  const double pw = o.q(0), qw = q(0);
+  const Vec3 pv = o.q.tail<3>(), qv = q.tail<3>();
+  Quat r;
+  r.q(0) = qw * pw - qv.dot(pv);
+  r.q.tail<3>() = qw * pv + pw * qv + SO3::hat(qv) * pv;
+  return r;
+}
+
+inline Quat Quat::inverse() const { return Quat{Vec4(q(0), -q(1), -q(2), -q(3))}; }
+
+inline Mat3 Quat::matrix() const {
+  const double w = q(0);
+  const Vec3 v = q.tail<3>();
+  return (w * w - v.squaredNorm()) * Mat3::Identity() + 2.0 * (v * v.transpose()) +
+         2.0 * w * SO3::hat(v);
+}
 
 }  // namespace marsden

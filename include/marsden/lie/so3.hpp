@@ -20,7 +20,13 @@ struct SO3 {
   Vec3 act(const Vec3& p) const { return R * p; }
   Mat3 matrix() const { return R; }
 
-  static Mat3 hat(const Vec3& w);
+  static Mat3 hat(const Vec3& w) {
+    Mat3 W;
+    W << 0.0, -w.z(), w.y(),
+         w.z(), 0.0, -w.x(),
+         -w.y(), w.x(), 0.0;
+    return W;
+  }
   static Vec3 vee(const Mat3& W);
   Mat3 Ad() const { return R; }
   static Mat3 ad(const Vec3& w) { return hat(w); }
