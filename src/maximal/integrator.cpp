@@ -1,6 +1,8 @@
 #include "marsden/maximal/integrator.hpp"
 
+#include <array>
 #include <cmath>
+#include <utility>
 #include <string>
 
 #include <Eigen/LU>
@@ -12,8 +14,11 @@ namespace marsden::maximal {
 
 namespace {
 
-using Block = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6>;
-using BlockVec = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1>;
+// Every node block is stored as a fixed 6x6: a joint node with m < 6 rows is padded with
+// an identity diagonal and zero coupling, which leaves the factors of its m rows
+// unchanged and lets the small products and inverses unroll.
+using Block = Eigen::Matrix<double, 6, 6, Eigen::RowMajor>;
+using Pivots = std::array<int, 6>;
 // Loop-closing rows are few (§4.3); their Schur complement has inline storage.
 constexpr int kMaxLoopRows = 60;
 using LoopVec = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kMaxLoopRows, 1>;
@@ -44,7 +49,7 @@ struct Workspace {
     dx.setZero(n);
     weight.setOnes(n);
     D.resize(topo.num_nodes);
-    Dinv.resize(topo.num_nodes);
+    pivots.resize(topo.num_nodes);
     up.resize(topo.num_nodes);
     down.resize(topo.num_nodes);
     next.resize(nb);
@@ -66,7 +71,10 @@ struct Workspace {
   }
 
   Eigen::VectorXd s, s_trial, r, r_trial, dx, weight;
-  std::vector<Block> D, Dinv, up, down;  // per node; up = F(i, parent), down = F(parent, i)
+  // Per node: up = F(i, parent), down = F(parent, i). factor_tree overwrites D with its
+  // LU factors (row pivots in `pivots`) and up with D^-1 up.
+  std::vector<Block> D, up, down;
+  std::vector<Pivots> pivots;
   std::vector<BodyState> next, trial_next;
   std::vector<Vec6> external;    // explicit forces at t_k (force world, torque body)
   std::vector<Vec6> momentum_k;  // the t_k terms of (26) and (33)
@@ -223,7 +231,7 @@ bool evaluate(const Model& model, const Data& data, Workspace& ws, double dt,
     r.segment<6>(6 * b) = d - ws.momentum_k[b] - ws.external[b];
     if (jacobian) {
       Block& D = ws.D[b];
-      D.setZero(6, 6);
+      D.setZero();
       D.topLeftCorner<3, 3>().diagonal().setConstant(bodies[b].mass / dt);
       D.bottomRightCorner<3, 3>() = 0.5 * (root * J - Jw * omega.transpose() / root +
                                            Quat::hat(omega) * J - Quat::hat(Jw));
@@ -239,11 +247,14 @@ bool evaluate(const Model& model, const Data& data, Workspace& ws, double dt,
     r.segment<6>(6 * joint.child).noalias() -= ws.Gk_child[j].transpose() * lambda;
     const BodyState& a = pose_of(next, joint.parent);
     const BodyState& c = next[joint.child];
-    r.segment(row_of(topo, j), m) = joint_residual(joint, a, c) / dt;
-    if (jacobian) {
+    if (!jacobian) {
+      r.segment(row_of(topo, j), m) = joint_residual(joint, a, c) / dt;
+    } else {
       JointBlock& Cp = ws.C_parent[j];
       JointBlock& Cc = ws.C_child[j];
-      joint_jacobians(joint, a, c, Cp, Cc);
+      JointVec g;
+      joint_jacobians(joint, a, c, Cp, Cc, &g);
+      r.segment(row_of(topo, j), m) = g / dt;
       // d(g / dt)/d(v, omega): dx = dt dv, and dphi = (dt^2 / 2) Phi domega from eq. (32).
       auto chain = [dt](JointBlock& C, const Vec3& omega) {
         const double root = rate_root(omega, dt);
@@ -258,14 +269,30 @@ bool evaluate(const Model& model, const Data& data, Workspace& ws, double dt,
   return true;
 }
 
-// Off-diagonal tree blocks from the joint blocks; joint diagonal blocks are zero.
+// Joint block C (m x 6) as the coupling F(joint, body), padded with zero rows.
+Block rows_padded(const JointBlock& C) {
+  Block out = Block::Zero();
+  out.topRows(C.rows()) = C;
+  return out;
+}
+
+// -G^T (6 x m) as the coupling F(body, joint), padded with zero columns.
+Block columns_padded(const JointBlock& G) {
+  Block out = Block::Zero();
+  out.leftCols(G.rows()) = -G.transpose();
+  return out;
+}
+
+// Off-diagonal tree blocks from the joint blocks; joint diagonal blocks are zero (plus
+// the identity padding).
 void assemble_tree(const Model& model, Workspace& ws) {
   const Topology& topo = model.topology();
   for (int node = model.num_bodies(); node < topo.num_nodes; ++node) {
     const int j = topo.node_joint[node];
     const Joint& joint = model.joints()[j];
     const int m = topo.node_size[node];
-    ws.D[node].setZero(m, m);
+    ws.D[node].setIdentity();
+    ws.D[node].topLeftCorner(m, m).setZero();
     const int tree_parent = topo.parent_node[node];
     const bool parent_side_up = tree_parent == joint.parent && tree_parent >= 0;
     const int tree_child = parent_side_up || tree_parent < 0 ? joint.child : joint.parent;
@@ -274,45 +301,101 @@ void assemble_tree(const Model& model, Workspace& ws) {
     const JointBlock& C_down = parent_side_up || tree_parent < 0 ? ws.C_child[j] : ws.C_parent[j];
     const JointBlock& G_down = parent_side_up || tree_parent < 0 ? ws.Gk_child[j] : ws.Gk_parent[j];
     if (tree_parent >= 0) {
-      ws.up[node] = C_up;
-      ws.down[node] = -G_up.transpose();
+      ws.up[node] = rows_padded(C_up);
+      ws.down[node] = columns_padded(G_up);
     }
-    ws.up[tree_child] = -G_down.transpose();
-    ws.down[tree_child] = C_down;
+    ws.up[tree_child] = columns_padded(G_down);
+    ws.down[tree_child] = rows_padded(C_down);
   }
 }
 
-// Algorithm 3, on blocks: children before parents.
+// LU factors of a block with partial pivoting, in place, for the fixed block size
+// (Eigen's generic LU goes through its blocked triangular solvers, several times slower
+// at 6x6). The diagonal keeps the reciprocals of the pivots, so the solves only multiply.
+// A singular block gives non-finite entries, reported by Newton's loop.
+void lu_factor(Block& A, Pivots& pivots) {
+  for (int c = 0; c < 6; ++c) {
+    int pivot = c;
+    for (int r = c + 1; r < 6; ++r) {
+      if (std::abs(A(r, c)) > std::abs(A(pivot, c))) pivot = r;
+    }
+    pivots[c] = pivot;
+    if (pivot != c) A.row(c).swap(A.row(pivot));
+    const double inv = 1.0 / A(c, c);
+    for (int r = c + 1; r < 6; ++r) {
+      A(r, c) *= inv;
+      for (int k = c + 1; k < 6; ++k) A(r, k) -= A(r, c) * A(c, k);
+    }
+    A(c, c) = inv;
+  }
+}
+
+// b <- A^-1 b for the factors of lu_factor.
+void lu_solve(const Block& lu, const Pivots& pivots, Vec6& b) {
+  for (int c = 0; c < 6; ++c) std::swap(b[c], b[pivots[c]]);
+  // Column-oriented substitutions: each step is one vector update, not a chain of scalars.
+  for (int c = 0; c < 5; ++c) b.tail(5 - c) -= b[c] * lu.col(c).tail(5 - c);
+  for (int c = 5; c >= 0; --c) {
+    b[c] *= lu(c, c);
+    b.head(c) -= b[c] * lu.col(c).head(c);
+  }
+}
+
+// B <- A^-1 B, by row operations (B is row-major).
+void lu_solve(const Block& lu, const Pivots& pivots, Block& B) {
+  for (int c = 0; c < 6; ++c) {
+    if (pivots[c] != c) B.row(c).swap(B.row(pivots[c]));
+  }
+  for (int c = 0; c < 6; ++c) {
+    for (int r = c + 1; r < 6; ++r) B.row(r) -= lu(r, c) * B.row(c);
+  }
+  for (int c = 5; c >= 0; --c) {
+    B.row(c) *= lu(c, c);
+    for (int r = 0; r < c; ++r) B.row(r) -= lu(r, c) * B.row(c);
+  }
+}
+
+// Algorithm 3, on blocks: children before parents. With U = D_i^-1 up_i, the parent's
+// block loses down_i U; L = down_i D_i^-1 is applied in the solve, never formed.
 void factor_tree(const Model& model, Workspace& ws) {
   const Topology& topo = model.topology();
   for (const int i : topo.order) {
-    ws.Dinv[i] = ws.D[i].partialPivLu().inverse();
+    lu_factor(ws.D[i], ws.pivots[i]);
     const int p = topo.parent_node[i];
     if (p < 0) continue;
-    const Block L = ws.down[i] * ws.Dinv[i];
-    ws.D[p].noalias() -= L * ws.up[i];
-    const Block U = ws.Dinv[i] * ws.up[i];
-    ws.up[i] = U;
-    ws.down[i] = L;
+    lu_solve(ws.D[i], ws.pivots[i], ws.up[i]);
+    ws.D[p].noalias() -= ws.down[i] * ws.up[i];
   }
 }
 
-// Algorithm 4 in place on the tree rows.
+// The rows of node i in x, zero-padded to the block size.
+template <class Vector>
+Vec6 gather(const Topology& topo, const Vector& x, int i) {
+  Vec6 out = Vec6::Zero();
+  out.head(topo.node_size[i]) = x.segment(topo.node_offset[i], topo.node_size[i]);
+  return out;
+}
+
+// Algorithm 4 in place on the tree rows: y_i = D_i^-1 (x_i - sum over children of
+// down_c y_c) from the leaves up, then x_i = y_i - U_i x_parent from the root down.
 template <class Vector>
 void solve_tree(const Model& model, const Workspace& ws, Vector&& x) {
   const Topology& topo = model.topology();
   for (const int i : topo.order) {
+    Vec6 y = gather(topo, x, i);
+    lu_solve(ws.D[i], ws.pivots[i], y);
+    x.segment(topo.node_offset[i], topo.node_size[i]) = y.head(topo.node_size[i]);
     const int p = topo.parent_node[i];
     if (p < 0) continue;
-    x.segment(topo.node_offset[p], topo.node_size[p]).noalias() -=
-        ws.down[i] * x.segment(topo.node_offset[i], topo.node_size[i]);
+    const Vec6 update = ws.down[i] * y;
+    x.segment(topo.node_offset[p], topo.node_size[p]) -= update.head(topo.node_size[p]);
   }
   for (auto it = topo.order.rbegin(); it != topo.order.rend(); ++it) {
     const int i = *it;
-    BlockVec xi = ws.Dinv[i] * x.segment(topo.node_offset[i], topo.node_size[i]);
     const int p = topo.parent_node[i];
-    if (p >= 0) xi.noalias() -= ws.up[i] * x.segment(topo.node_offset[p], topo.node_size[p]);
-    x.segment(topo.node_offset[i], topo.node_size[i]) = xi;
+    if (p < 0) continue;
+    const Vec6 update = ws.up[i] * gather(topo, x, p);
+    x.segment(topo.node_offset[i], topo.node_size[i]) -= update.head(topo.node_size[i]);
   }
 }
 
@@ -376,13 +459,13 @@ void assemble_dense(const Model& model, Workspace& ws) {
   for (int i = 0; i < topo.num_nodes; ++i) {
     const int oi = topo.node_offset[i];
     const int ni = topo.node_size[i];
-    ws.F_dense.block(oi, oi, ni, ni) = ws.D[i];
+    ws.F_dense.block(oi, oi, ni, ni) = ws.D[i].topLeftCorner(ni, ni);
     const int p = topo.parent_node[i];
     if (p < 0) continue;
     const int op = topo.node_offset[p];
     const int np = topo.node_size[p];
-    ws.F_dense.block(oi, op, ni, np) = ws.up[i];
-    ws.F_dense.block(op, oi, np, ni) = ws.down[i];
+    ws.F_dense.block(oi, op, ni, np) = ws.up[i].topLeftCorner(ni, np);
+    ws.F_dense.block(op, oi, np, ni) = ws.down[i].topLeftCorner(np, ni);
   }
   for (int k = 0; k < static_cast<int>(topo.loop_joints.size()); ++k) {
     const int j = topo.loop_joints[k];

@@ -165,9 +165,9 @@ JointVec joint_residual(const Joint& joint, const BodyState& parent, const BodyS
 }
 
 void joint_jacobians(const Joint& joint, const BodyState& parent, const BodyState& child,
-                     JointBlock& G_parent, JointBlock& G_child) {
-  JointVec g;
-  evaluate(joint, parent, child, g, &G_parent, &G_child);
+                     JointBlock& G_parent, JointBlock& G_child, JointVec* g) {
+  JointVec g_local;
+  evaluate(joint, parent, child, g != nullptr ? *g : g_local, &G_parent, &G_child);
 }
 
 BodyState place_child(const Joint& joint, const BodyState& parent, const BodyState& child,

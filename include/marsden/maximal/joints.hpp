@@ -32,9 +32,10 @@ const BodyState& world_state();
 // g for the joint; `parent` is world_state() for kWorld.
 JointVec joint_residual(const Joint& joint, const BodyState& parent, const BodyState& child);
 
-// dg/d(dx, dphi) of the parent and of the child.
+// dg/d(dx, dphi) of the parent and of the child; also g itself when `g` is not null
+// (one evaluation shares the rotations).
 void joint_jacobians(const Joint& joint, const BodyState& parent, const BodyState& child,
-                     JointBlock& G_parent, JointBlock& G_child);
+                     JointBlock& G_parent, JointBlock& G_child, JointVec* g = nullptr);
 
 // Joint coordinates: revolute angle, prismatic slide, spherical rotation vector,
 // cylindrical (slide, angle), planar (two slides in the plane, angle), universal
