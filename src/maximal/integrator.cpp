@@ -2,8 +2,8 @@
 
 #include <array>
 #include <cmath>
-#include <utility>
 #include <string>
+#include <utility>
 
 #include <Eigen/LU>
 
@@ -16,7 +16,7 @@ namespace {
 
 // Every node block is stored as a fixed 6x6: a joint node with m < 6 rows is padded with
 // an identity diagonal and zero coupling, which leaves the factors of its m rows
-// unchanged and lets the small products and inverses unroll.
+// unchanged and lets the small products and factorisations unroll.
 using Block = Eigen::Matrix<double, 6, 6, Eigen::RowMajor>;
 using Pivots = std::array<int, 6>;
 // Loop-closing rows are few (§4.3); their Schur complement has inline storage.
