@@ -1,5 +1,6 @@
 #include "marsden/maximal/integrator.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <string>
@@ -54,6 +55,7 @@ struct Workspace {
     down.resize(topo.num_nodes);
     next.resize(nb);
     trial_next.resize(nb);
+    step_start.resize(nb);
     external.resize(nb);
     momentum_k.resize(nb);
     Gk_parent.resize(nj);
@@ -76,6 +78,7 @@ struct Workspace {
   std::vector<Block> D, up, down;
   std::vector<Pivots> pivots;
   std::vector<BodyState> next, trial_next;
+  std::vector<BodyState> step_start;  // the state a subdivided step restores on failure
   std::vector<Vec6> external;    // explicit forces at t_k (force world, torque body)
   std::vector<Vec6> momentum_k;  // the t_k terms of (26) and (33)
   std::vector<JointBlock> Gk_parent, Gk_child, C_parent, C_child;
@@ -115,6 +118,7 @@ Data::Data(const Data& other)
       joint_input(other.joint_input),
       time(other.time),
       steps(other.steps),
+      last_dt(other.last_dt),
       workspace_(std::make_unique<Workspace>(*other.workspace_)) {}
 
 Data& Data::operator=(const Data& other) {
@@ -154,13 +158,17 @@ const BodyState& pose_of(const std::vector<BodyState>& poses, int b) {
 // forces G^T lambda), explicit forces, and the momentum-like terms of v_k, omega_k.
 bool prepare(const Model& model, const Data& data, Workspace& ws, double dt) {
   const auto& bodies = model.bodies();
+  // The t_k side of eq. (33) is the body momentum left by the previous interval, of
+  // length dt_prev: (dt_prev / 2) (r(dt_prev) J w_k - w_k x J w_k), here divided by dt.
+  const double dt_prev = data.last_dt > 0.0 ? data.last_dt : dt;
   for (int b = 0; b < model.num_bodies(); ++b) {
     const BodyState& st = data.state[b];
     const Mat3& J = bodies[b].inertia;
-    const double root = rate_root(st.omega, dt);
+    const double root = rate_root(st.omega, dt_prev);
     if (!std::isfinite(root)) return false;
     const Vec3 Jw = J * st.omega;
-    ws.momentum_k[b] << bodies[b].mass * st.v / dt, 0.5 * (root * Jw - st.omega.cross(Jw));
+    ws.momentum_k[b] << bodies[b].mass * st.v / dt,
+        0.5 * dt_prev / dt * (root * Jw - st.omega.cross(Jw));
     ws.external[b] << bodies[b].mass * model.gravity() + data.body_force[b],
         st.q.matrix().transpose() * data.body_torque[b];
   }
@@ -521,9 +529,8 @@ bool inputs_finite(const Data& data) {
   return true;
 }
 
-}  // namespace
-
-StepStatus step(const Model& model, Data& data, const StepOptions& options) {
+// One step of options.dt, never subdivided.
+StepStatus step_once(const Model& model, Data& data, const StepOptions& options) {
   Workspace& ws = data.workspace();
   const double dt = options.dt;
   StepStatus status;
@@ -582,7 +589,47 @@ StepStatus step(const Model& model, Data& data, const StepOptions& options) {
     data.state[b].q.q.normalize();
   }
   data.time += dt;
+  data.last_dt = dt;
   ++data.steps;
+  return status;
+}
+
+}  // namespace
+
+StepStatus step(const Model& model, Data& data, const StepOptions& options) {
+  StepStatus status = step_once(model, data, options);
+  if (status.ok() || status.failure == StepFailure::NonFinite) return status;
+  Workspace& ws = data.workspace();
+  std::copy(data.state.begin(), data.state.end(), ws.step_start.begin());
+  const double time = data.time;
+  const long steps = data.steps;
+  const double last_dt = data.last_dt;
+  int iterations = status.newton.iterations;
+  for (int k = 1; k <= options.max_subdivisions; ++k) {
+    StepOptions sub = options;
+    sub.dt = std::ldexp(options.dt, -k);
+    double residual = 0.0;
+    status = StepStatus{};
+    for (int j = 0; j < (1 << k) && status.ok(); ++j) {
+      status = step_once(model, data, sub);
+      iterations += status.newton.iterations;
+      residual = std::max(residual, status.newton.residual_norm);
+    }
+    if (status.ok()) {
+      status.newton.iterations = iterations;
+      status.newton.residual_norm = residual;
+      status.level = k;
+      data.time = time + options.dt;
+      data.steps = steps + 1;
+      return status;
+    }
+    std::copy(ws.step_start.begin(), ws.step_start.end(), data.state.begin());
+    data.time = time;
+    data.steps = steps;
+    data.last_dt = last_dt;
+    if (status.failure == StepFailure::NonFinite) break;
+  }
+  status.newton.iterations = iterations;
   return status;
 }
 

@@ -301,6 +301,28 @@ TEST(Integrator, FreeFloatingMomentaAreConserved) {
   }
 }
 
+// A tumbling asymmetric body under steps of changing length: the momentum left by each
+// interval (with that interval's dt) is what the next step carries on, so the discrete
+// angular momentum stays conserved through every change of step.
+TEST(Integrator, MomentumIsCarriedAcrossAChangeOfStep) {
+  std::vector<Body> bodies(1);
+  bodies[0].inertia = Vec3(1.0, 2.0, 3.0).asDiagonal();
+  Model model(bodies, {}, Vec3::Zero());
+  std::vector<BodyState> state(1);
+  state[0].omega = Vec3(1.0, 2.0, -0.5);
+  Data data(model, state);
+  StepOptions options;
+  ASSERT_TRUE(step(model, data, options).ok());
+  const Vec3 l0 = angular_momentum(model, data.state, data.last_dt);
+  const double steps[] = {0.005, 0.005, 0.02, 0.01, 0.0025, 0.0075};
+  for (int k = 0; k < 300; ++k) {
+    options.dt = steps[k % 6];
+    ASSERT_TRUE(step(model, data, options).ok());
+    EXPECT_EQ(data.last_dt, options.dt);
+    EXPECT_LT((angular_momentum(model, data.state, data.last_dt) - l0).norm(), 1e-8) << "step " << k;
+  }
+}
+
 TEST(Integrator, ObservedConvergenceOrderOnAPendulum) {
   ChainOptions options;
   options.initial_angle = 1.0;
@@ -341,6 +363,73 @@ TEST(Integrator, AngularRateLimitIsAReportedFailureNotANaN) {
   EXPECT_TRUE(std::isfinite(status.newton.residual_norm));
   EXPECT_EQ(data.state[0].x, before[0].x);
   EXPECT_EQ(data.state[0].q.q, before[0].q.q);
+}
+
+TEST(Subdivision, RescuedStepEqualsTheSubstepsTakenByHand) {
+  std::vector<Body> bodies(1);
+  Model model(bodies, {}, Vec3::Zero());
+  std::vector<BodyState> state(1);
+  state[0].omega = Vec3(0.0, 0.0, 250.0);  // |omega| dt = 2.5 at dt = 0.01, 1.25 at 0.005
+  Data data(model, state);
+  Data by_hand(model, state);
+  StepOptions options;
+  options.dt = 0.01;
+  options.max_subdivisions = 3;
+  const StepStatus status = step(model, data, options);
+  ASSERT_TRUE(status.ok()) << describe(status.failure);
+  EXPECT_EQ(status.level, 1);
+  EXPECT_EQ(data.time, 0.01);
+  EXPECT_EQ(data.steps, 1);
+  StepOptions half;
+  half.dt = 0.005;
+  ASSERT_TRUE(step(model, by_hand, half).ok());
+  ASSERT_TRUE(step(model, by_hand, half).ok());
+  EXPECT_LT((data.state[0].q.q - by_hand.state[0].q.q).norm(), 1e-15);
+  EXPECT_LT((data.state[0].omega - by_hand.state[0].omega).norm(), 1e-12);
+}
+
+TEST(Subdivision, FailedStepLeavesTheStateUnchanged) {
+  const Mechanism mech = closed_chain(5);
+  Data data(mech.model, mech.state);
+  StepOptions options;
+  options.newton.max_iterations = 1;  // never reaches 1e-10 from the warm start
+  options.max_subdivisions = 2;
+  const StepStatus status = step(mech.model, data, options);
+  EXPECT_FALSE(status.ok());
+  EXPECT_EQ(status.failure, StepFailure::NotConverged);
+  // One iteration at each level k = 0, 1, 2: a level stops at its first failed substep.
+  EXPECT_EQ(status.newton.iterations, 3);
+  EXPECT_EQ(data.time, 0.0);
+  EXPECT_EQ(data.steps, 0);
+  for (std::size_t b = 0; b < mech.state.size(); ++b) {
+    EXPECT_EQ(data.state[b].x, mech.state[b].x);
+    EXPECT_EQ(data.state[b].v, mech.state[b].v);
+  }
+}
+
+// A large hanging loop folds fast enough that Newton fails at dt = 10 ms (docs/maximal.md);
+// subdivided steps carry it through with the constraints held at every step.
+TEST(Subdivision, LargeLoopRunsThroughItsFailures) {
+  const Mechanism mech = closed_chain(30);
+  StepOptions options;
+  Data plain(mech.model, mech.state);
+  int first_failure = -1;
+  for (int k = 0; k < 200 && first_failure < 0; ++k) {
+    if (!step(mech.model, plain, options).ok()) first_failure = k;
+  }
+  ASSERT_GE(first_failure, 0) << "the loop no longer fails at dt = 10 ms: the test needs a harder case";
+  options.max_subdivisions = 4;
+  Data data(mech.model, mech.state);
+  int rescued = 0;
+  for (int k = 0; k < 200; ++k) {
+    const StepStatus status = step(mech.model, data, options);
+    ASSERT_TRUE(status.ok()) << "step " << k << ": " << describe(status.failure);
+    rescued += status.level > 0 ? 1 : 0;
+    ASSERT_LT(max_constraint_violation(mech.model, data.state), 2e-10 * options.dt) << "step " << k;
+  }
+  EXPECT_GT(rescued, 0);
+  EXPECT_EQ(data.steps, 200);
+  EXPECT_NEAR(data.time, 2.0, 1e-12);
 }
 
 TEST(Model, RejectsBadInput) {

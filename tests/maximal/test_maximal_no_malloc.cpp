@@ -27,6 +27,19 @@ TEST(MaximalNoMalloc, TreeStep) {
   expect_no_allocation(pendulum_chain(10, spherical));
 }
 
+TEST(MaximalNoMalloc, FailedSubdividedStep) {
+  const Mechanism mech = closed_chain(8);
+  Data data(mech.model, mech.state);
+  StepOptions options;
+  options.newton.max_iterations = 1;  // every attempt fails, so every level is tried
+  options.max_subdivisions = 3;
+  bool failed = true;
+  const long n = test_support::allocations_during(
+      [&] { failed = !step(mech.model, data, options).ok(); });
+  EXPECT_TRUE(failed);
+  EXPECT_EQ(n, 0);
+}
+
 TEST(MaximalNoMalloc, LoopStep) {
   expect_no_allocation(closed_chain(8));
   expect_no_allocation(four_bar_chain(3, 1.8));

@@ -33,6 +33,11 @@ struct StepOptions {
   // Relative threshold below which pivots of the loop Schur complement count as zero
   // (redundant loop constraints).
   double loop_rank_tolerance = 1e-10;
+  // A step that fails (Newton not converged, or |omega| >= 2 / dt) is retried from its
+  // start as 2^k steps of dt / 2^k, for k = 1, 2, ... up to max_subdivisions; 0 reports
+  // the failure instead. Changing the step makes a variable-step integrator: the discrete
+  // momentum is not carried exactly across the change (docs/maximal.md).
+  int max_subdivisions = 0;
 };
 
 enum class StepFailure {
@@ -45,8 +50,9 @@ enum class StepFailure {
 const char* describe(StepFailure failure);
 
 struct StepStatus {
-  NewtonStatus newton;
+  NewtonStatus newton;  // iterations summed over all attempts; the last attempt's residual
   StepFailure failure = StepFailure::None;
+  int level = 0;  // k > 0: the step was taken as 2^k substeps of dt / 2^k
   bool ok() const { return failure == StepFailure::None; }
 };
 
@@ -70,6 +76,10 @@ class Data {
   std::vector<double> joint_input; // generalised force on a 1-dof joint's coordinate
   double time = 0.0;
   long steps = 0;
+  // Length of the interval that ended at the current state (0: none yet, then the next
+  // step's dt is used). The rotational momentum carried into a step is the previous
+  // interval's, so changing dt (or a subdivided step) keeps the momentum balance exact.
+  double last_dt = 0.0;
 
   Workspace& workspace() { return *workspace_; }
   const Workspace& workspace() const { return *workspace_; }
@@ -78,8 +88,8 @@ class Data {
   std::unique_ptr<Workspace> workspace_;
 };
 
-// Advances data by one step. On failure the state is left unchanged and the status says
-// why; nothing returned is NaN.
+// Advances data by one step of options.dt (in substeps if max_subdivisions allows). On
+// failure the state is left unchanged and the status says why; nothing returned is NaN.
 StepStatus step(const Model& model, Data& data, const StepOptions& options);
 
 // Continuous energy at the current state: kinetic (velocities of the last interval),
@@ -87,7 +97,8 @@ StepStatus step(const Model& model, Data& data, const StepOptions& options);
 double energy(const Model& model, const std::vector<BodyState>& state);
 Vec3 linear_momentum(const Model& model, const std::vector<BodyState>& state);
 // About the world origin, world frame: the integrator's discrete momentum map (from the
-// Legendre transform of the discrete Lagrangian), which it conserves exactly when no
+// Legendre transform of the discrete Lagrangian, with dt the length of the interval that
+// ended at the state: Data::last_dt), which it conserves exactly when no
 // external torque acts; it differs from sum x x m v + R J omega by O(dt).
 Vec3 angular_momentum(const Model& model, const std::vector<BodyState>& state, double dt);
 // Largest |g| over all joints at the given state.
