@@ -154,11 +154,18 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
   ms->state0 = std::move(mech->state);
 
   if (const auto in = root.find("integrator")) {
-    in->expect_keys({"tolerance", "max_iterations", "line_search", "solver"});
+    in->expect_keys({"tolerance", "max_iterations", "line_search", "solver", "on_failure",
+                     "max_subdivisions"});
     NewtonOptions& newton = ms->step.newton;
     if (const auto n = in->find("tolerance")) newton.tolerance = n->number_greater(0.0);
     if (const auto n = in->find("max_iterations")) newton.max_iterations = n->integer(1, 1000);
     if (const auto n = in->find("line_search")) newton.line_search = n->boolean();
+    // As for the other systems: subdivide only when asked, then up to 6 levels by default.
+    const bool subdivide = in->find("on_failure") &&
+                           in->find("on_failure")->one_of({"stop", "subdivide"}) == "subdivide";
+    const auto levels = in->find("max_subdivisions");
+    const int max_subdivisions = levels ? levels->integer(0, 20) : 6;
+    ms->step.max_subdivisions = subdivide ? max_subdivisions : 0;
     if (const auto n = in->find("solver"))
       ms->step.solver = n->one_of({"sparse", "dense"}) == "sparse" ? maximal::LinearSolver::SparseLDU
                                                                    : maximal::LinearSolver::DenseLU;
@@ -254,14 +261,18 @@ SceneRunSummary run_maximal_scene(const Scene& scene, const std::filesystem::pat
     sum.newton_min = k == 0 ? st.newton.iterations : std::min(sum.newton_min, st.newton.iterations);
     sum.newton_max = std::max(sum.newton_max, st.newton.iterations);
     sum.newton_total += st.newton.iterations;
+    if (st.level > 0) {
+      sum.failures += st.level;  // the attempts at k = 0 .. level - 1
+      sum.subdivisions.push_back({k, t_k, st.level});
+    }
     if (!st.ok()) {
-      ++sum.failures;
+      sum.failures += 1 + options.max_subdivisions;
       failed = {k, t_k, failure_code(st.failure)};
       std::string why = maximal::describe(st.failure);
       if (st.failure == maximal::StepFailure::NotConverged)
         why += " (residual " + format_number(st.newton.residual_norm) + " after " +
                std::to_string(st.newton.iterations) + " iterations)";
-      fail(step_failure_message(k, t_k, st.newton, why, 0));
+      fail(step_failure_message(k, t_k, st.newton, why, options.max_subdivisions));
       break;
     }
     data.time = (k + 1) * scene.dt;  // no drift from summing steps
@@ -320,6 +331,8 @@ SceneRunSummary run_maximal_scene(const Scene& scene, const std::filesystem::pat
                .set("tolerance", options.newton.tolerance)
                .set("max_iterations", options.newton.max_iterations)
                .set("line_search", options.newton.line_search)
+               .set("on_failure", options.max_subdivisions > 0 ? "subdivide" : "stop")
+               .set("max_subdivisions", options.max_subdivisions)
                .set("solver", options.solver == maximal::LinearSolver::SparseLDU ? "sparse" : "dense"));
   set_run_fields(summary, scene, sum, scene.dt, data.time);
   summary.set("constraint_violation", Json::object().set("max", sum.constraint_violation_max));

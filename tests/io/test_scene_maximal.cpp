@@ -99,6 +99,32 @@ TEST(MaximalScene, FailedStepIsReported) {
   EXPECT_NE(summary.find("\"reason\": \"not_converged\""), std::string::npos) << summary;
 }
 
+// Two seconds of a 30-link hanging loop at dt = 10 ms, with the given integrator block.
+std::string large_loop_scene(const std::string& integrator) {
+  return R"({
+  "system": {"type": "maximal", "mechanism": "closed_chain", "parameters": {"n": 30}},
+  "dt": 0.01,
+  "duration": 2.0,
+  "integrator": )" + integrator + "\n}\n";
+}
+
+TEST(MaximalScene, SubdivisionRescuesALargeLoop) {
+  TempDir dir;
+  const Scene stop = load_scene(dir.write("stop.json", large_loop_scene("{}")));
+  const SceneRunSummary failed = run_scene(stop, dir / "stop");
+  ASSERT_FALSE(failed.ok) << "the loop no longer fails at dt = 10 ms: the test needs a harder case";
+  const Scene subdivide = load_scene(dir.write(
+      "subdivide.json", large_loop_scene(R"({"on_failure": "subdivide", "max_subdivisions": 4})")));
+  const SceneRunSummary s = run_scene(subdivide, dir / "subdivide");
+  EXPECT_TRUE(s.ok) << s.message;
+  EXPECT_EQ(s.steps_done, 200);
+  EXPECT_FALSE(s.subdivisions.empty());
+  EXPECT_GE(s.failures, static_cast<int>(s.subdivisions.size()));
+  const std::string summary = read_file(dir / "subdivide" / "summary.json");
+  EXPECT_NE(summary.find("\"on_failure\": \"subdivide\""), std::string::npos) << summary;
+  EXPECT_NE(summary.find("\"substeps\""), std::string::npos) << summary;
+}
+
 TEST(MaximalScene, BadScenesNameTheField) {
   TempDir dir;
   expect_message(dir, load_error(dir, chain_scene(R"({"type": "maximal", "mechanism": "rope"})")),
