@@ -35,8 +35,8 @@ struct StepOptions {
   double loop_rank_tolerance = 1e-10;
   // A step that fails (Newton not converged, or |omega| >= 2 / dt) is retried from its
   // start as 2^k steps of dt / 2^k, for k = 1, 2, ... up to max_subdivisions; 0 reports
-  // the failure instead. Changing the step makes a variable-step integrator: the discrete
-  // momentum is not carried exactly across the change (docs/maximal.md).
+  // the failure instead. The momentum is carried exactly across the change of step
+  // (Data::last_dt); see docs/maximal.md for what it does to the energy.
   int max_subdivisions = 0;
 };
 
