@@ -248,6 +248,12 @@ void set_run_fields(Json& summary, const Scene& scene, const SceneRunSummary& su
                          .set("relative_drift", sum.energy_drift_relative));
 }
 
+void parse_failure_policy(const JsonNode& in, SceneIntegrator& s) {
+  if (const auto n = in.find("on_failure"))
+    s.on_failure = n->one_of({"stop", "subdivide"}) == "stop" ? OnFailure::Stop : OnFailure::Subdivide;
+  if (const auto n = in.find("max_subdivisions")) s.max_subdivisions = n->integer(0, 20);
+}
+
 }  // namespace detail
 
 namespace {
@@ -267,9 +273,7 @@ SceneIntegrator parse_integrator(const JsonNode& in) {
   if (const auto n = in.find("tolerance")) s.options.newton.tolerance = n->number_greater(0.0);
   if (const auto n = in.find("max_iterations")) s.options.newton.max_iterations = n->integer(1, 1000);
   if (const auto n = in.find("line_search")) s.options.newton.line_search = n->boolean();
-  if (const auto n = in.find("on_failure"))
-    s.on_failure = n->one_of({"stop", "subdivide"}) == "stop" ? OnFailure::Stop : OnFailure::Subdivide;
-  if (const auto n = in.find("max_subdivisions")) s.max_subdivisions = n->integer(0, 20);
+  detail::parse_failure_policy(in, s);
   return s;
 }
 

@@ -78,6 +78,9 @@ SceneRunSummary run_maximal_scene(const Scene& scene, const std::filesystem::pat
 void set_run_fields(Json& summary, const Scene& scene, const SceneRunSummary& sum, double dt,
                     double final_time);
 
+// The integrator keys `on_failure` and `max_subdivisions` into `s`, shared by every system.
+void parse_failure_policy(const JsonNode& in, SceneIntegrator& s);
+
 // One output step of size dt under the scene's failure policy. attempt(count, h, first)
 // advances `count` substeps of size h from the last good state and returns false on any
 // failure; `first` marks the attempt at the full step. Counts every failed attempt in

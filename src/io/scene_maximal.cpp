@@ -160,12 +160,10 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
     if (const auto n = in->find("tolerance")) newton.tolerance = n->number_greater(0.0);
     if (const auto n = in->find("max_iterations")) newton.max_iterations = n->integer(1, 1000);
     if (const auto n = in->find("line_search")) newton.line_search = n->boolean();
-    // As for the other systems: subdivide only when asked, then up to 6 levels by default.
-    const bool subdivide = in->find("on_failure") &&
-                           in->find("on_failure")->one_of({"stop", "subdivide"}) == "subdivide";
-    const auto levels = in->find("max_subdivisions");
-    const int max_subdivisions = levels ? levels->integer(0, 20) : 6;
-    ms->step.max_subdivisions = subdivide ? max_subdivisions : 0;
+    SceneIntegrator policy;
+    parse_failure_policy(*in, policy);
+    ms->step.max_subdivisions =
+        policy.on_failure == OnFailure::Subdivide ? policy.max_subdivisions : 0;
     if (const auto n = in->find("solver"))
       ms->step.solver = n->one_of({"sparse", "dense"}) == "sparse" ? maximal::LinearSolver::SparseLDU
                                                                    : maximal::LinearSolver::DenseLU;
