@@ -102,8 +102,9 @@ ProjectionReport project_state(const Model& model, std::vector<BodyState>& state
       JointBlock G_a, G_b;
       const BodyState& a = pose_in(state, joint.parent);
       const BodyState& c = state[joint.child];
-      g.segment(row, k) = joint_residual(joint, a, c);
-      joint_jacobians(joint, a, c, G_a, G_b);
+      JointVec g_joint;
+      joint_jacobians(joint, a, c, G_a, G_b, &g_joint);
+      g.segment(row, k) = g_joint;
       if (joint.parent != kWorld) G.block(row, 6 * joint.parent, k, 6) = G_a;
       G.block(row, 6 * joint.child, k, 6) = G_b;
       row += k;
