@@ -259,12 +259,12 @@ SceneRunSummary run_maximal_scene(const Scene& scene, const std::filesystem::pat
     sum.newton_min = k == 0 ? st.newton.iterations : std::min(sum.newton_min, st.newton.iterations);
     sum.newton_max = std::max(sum.newton_max, st.newton.iterations);
     sum.newton_total += st.newton.iterations;
-    if (st.level > 0) {
+    if (st.ok() && st.level > 0) {
       sum.failures += st.level;  // the attempts at k = 0 .. level - 1
       sum.subdivisions.push_back({k, t_k, st.level});
     }
     if (!st.ok()) {
-      sum.failures += 1 + options.max_subdivisions;
+      sum.failures += 1 + st.level;  // every attempt, k = 0 .. level
       failed = {k, t_k, failure_code(st.failure)};
       std::string why = maximal::describe(st.failure);
       if (st.failure == maximal::StepFailure::NotConverged)

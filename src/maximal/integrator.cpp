@@ -605,7 +605,9 @@ StepStatus step(const Model& model, Data& data, const StepOptions& options) {
   const long steps = data.steps;
   const double last_dt = data.last_dt;
   int iterations = status.newton.iterations;
+  int deepest = 0;
   for (int k = 1; k <= options.max_subdivisions; ++k) {
+    deepest = k;
     StepOptions sub = options;
     sub.dt = std::ldexp(options.dt, -k);
     double residual = 0.0;
@@ -630,6 +632,7 @@ StepStatus step(const Model& model, Data& data, const StepOptions& options) {
     if (status.failure == StepFailure::NonFinite) break;
   }
   status.newton.iterations = iterations;
+  status.level = deepest;
   return status;
 }
 

@@ -113,6 +113,7 @@ TEST(MaximalScene, SubdivisionRescuesALargeLoop) {
   const Scene stop = load_scene(dir.write("stop.json", large_loop_scene("{}")));
   const SceneRunSummary failed = run_scene(stop, dir / "stop");
   ASSERT_FALSE(failed.ok) << "the loop no longer fails at dt = 10 ms: the test needs a harder case";
+  EXPECT_EQ(failed.failures, 1);
   const Scene subdivide = load_scene(dir.write(
       "subdivide.json", large_loop_scene(R"({"on_failure": "subdivide", "max_subdivisions": 4})")));
   const SceneRunSummary s = run_scene(subdivide, dir / "subdivide");

@@ -399,6 +399,7 @@ TEST(Subdivision, FailedStepLeavesTheStateUnchanged) {
   EXPECT_EQ(status.failure, StepFailure::NotConverged);
   // One iteration at each level k = 0, 1, 2: a level stops at its first failed substep.
   EXPECT_EQ(status.newton.iterations, 3);
+  EXPECT_EQ(status.level, 2);
   EXPECT_EQ(data.time, 0.0);
   EXPECT_EQ(data.steps, 0);
   for (std::size_t b = 0; b < mech.state.size(); ++b) {

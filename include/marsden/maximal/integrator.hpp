@@ -52,7 +52,9 @@ const char* describe(StepFailure failure);
 struct StepStatus {
   NewtonStatus newton;  // iterations summed over all attempts; the last attempt's residual
   StepFailure failure = StepFailure::None;
-  int level = 0;  // k > 0: the step was taken as 2^k substeps of dt / 2^k
+  // k > 0: the step was taken as 2^k substeps of dt / 2^k; on failure, the deepest k
+  // attempted (so 1 + level attempts failed).
+  int level = 0;
   bool ok() const { return failure == StepFailure::None; }
 };
 
