@@ -8,56 +8,62 @@ namespace {
 
 using Mat23 = Eigen::Matrix<double, 2, 3>;
 
-// Two unit directions orthogonal to the unit vector u (and to each other).
+// Two unit directions orthogonal to the unit vector u and to each other, without a
+// square root (Duff et al., "Building an orthonormal basis, revisited", 2017).
 Mat23 orthogonal_basis(const Vec3& u) {
-  const Vec3 e = std::abs(u.x()) < 0.9 ? Vec3::UnitX() : Vec3::UnitY();
-  const Vec3 p1 = (e - e.dot(u) * u).normalized();
+  const double sign = std::copysign(1.0, u.z());
+  const double a = -1.0 / (sign + u.z());
+  const double b = u.x() * u.y() * a;
   Mat23 P;
-  P.row(0) = p1.transpose();
-  P.row(1) = u.cross(p1).transpose();
+  P << 1.0 + sign * u.x() * u.x() * a, sign * b, -sign * u.x(),
+       b, sign + u.y() * u.y() * a, -u.y();
   return P;
 }
 
-// Delta = R_a^T (x_b + R_b p_b - x_a) - p_a and its derivatives (columns dx, dphi).
+// Delta = R_a^T (x_b + R_b p_b - x_a) - p_a and, with kDerivatives, its derivatives
+// (columns dx, dphi).
 struct AnchorGap {
   Vec3 Delta;
   Eigen::Matrix<double, 3, 6> D_a, D_b;
 };
 
+template <bool kDerivatives>
 AnchorGap anchor_gap(const Joint& joint, const BodyState& a, const BodyState& b) {
   const Mat3 R_a = a.q.matrix();
   const Mat3 R_b = b.q.matrix();
   const Vec3 w = R_a.transpose() * (b.x + R_b * joint.p_child - a.x);
   AnchorGap gap;
   gap.Delta = w - joint.p_parent;
-  gap.D_a << -R_a.transpose(), Quat::hat(w);
-  gap.D_b << R_a.transpose(), -R_a.transpose() * R_b * Quat::hat(joint.p_child);
+  if constexpr (kDerivatives) {
+    gap.D_a << -R_a.transpose(), Quat::hat(w);
+    gap.D_b << R_a.transpose(), -R_a.transpose() * R_b * Quat::hat(joint.p_child);
+  }
   return gap;
 }
 
-// q_rel = q_a^dagger q_b q_offset^dagger and derivatives of its vector part; a parent
-// perturbation acts as exp(-dphi_a) q_rel, a child one as q_rel exp(R_offset dphi_b).
+// q_rel = q_a^dagger q_b q_offset^dagger and, with kDerivatives, the rotational
+// derivatives of its parts; a parent perturbation acts as exp(-dphi_a) q_rel, a child one
+// as q_rel exp(R_offset dphi_b). (The translation columns are zero.)
 struct RelativeRotation {
   Vec4 q_rel;
-  Eigen::Matrix<double, 3, 6> V_a, V_b;  // d vec(q_rel), translation columns zero
-  Eigen::Matrix<double, 1, 6> W_a, W_b;  // d q_rel,w
+  Mat3 V_a, V_b;  // d vec(q_rel) / dphi
+  Eigen::Matrix<double, 1, 3> W_a, W_b;  // d q_rel,w / dphi
 };
 
+template <bool kDerivatives>
 RelativeRotation relative_rotation(const Joint& joint, const BodyState& a,
                                    const BodyState& b) {
   RelativeRotation rel;
   rel.q_rel = (a.q.inverse() * b.q * joint.q_offset.inverse()).q;
-  const double w = rel.q_rel(0);
-  const Vec3 v = rel.q_rel.tail<3>();
-  const Mat3 R_off = joint.q_offset.matrix();
-  rel.V_a.setZero();
-  rel.V_b.setZero();
-  rel.W_a.setZero();
-  rel.W_b.setZero();
-  rel.V_a.rightCols<3>() = 0.5 * (-w * Mat3::Identity() + Quat::hat(v));
-  rel.V_b.rightCols<3>() = 0.5 * (w * Mat3::Identity() + Quat::hat(v)) * R_off;
-  rel.W_a.rightCols<3>() = 0.5 * v.transpose();
-  rel.W_b.rightCols<3>() = -0.5 * v.transpose() * R_off;
+  if constexpr (kDerivatives) {
+    const double w = rel.q_rel(0);
+    const Vec3 v = rel.q_rel.tail<3>();
+    const Mat3 R_off = joint.q_offset.matrix();
+    rel.V_a = 0.5 * (-w * Mat3::Identity() + Quat::hat(v));
+    rel.V_b = 0.5 * (w * Mat3::Identity() + Quat::hat(v)) * R_off;
+    rel.W_a = 0.5 * v.transpose();
+    rel.W_b = -0.5 * v.transpose() * R_off;
+  }
   return rel;
 }
 
@@ -98,24 +104,43 @@ const char* joint_type_name(JointType type) {
 
 namespace {
 
-// Evaluates g and, when G_a is not null, both Jacobians.
+bool uses_axis_basis(JointType type) {
+  return type == JointType::Revolute || type == JointType::Prismatic ||
+         type == JointType::Cylindrical || type == JointType::Planar;
+}
+
+// Evaluates g and, with kJacobians, both Jacobians (the residual-only path of Newton's
+// line search skips every derivative).
+template <bool kJacobians>
 void evaluate(const Joint& joint, const BodyState& a, const BodyState& b, JointVec& g,
               JointBlock* G_a, JointBlock* G_b) {
   const int m = constraint_rows(joint.type);
   g.resize(m);
-  if (G_a != nullptr) {
+  if constexpr (kJacobians) {
     G_a->resize(m, 6);
     G_b->resize(m, 6);
   }
-  const AnchorGap gap = anchor_gap(joint, a, b);
-  const Mat23 P = orthogonal_basis(joint.axis);
+  const AnchorGap gap = anchor_gap<kJacobians>(joint, a, b);
+  const Mat23 P = uses_axis_basis(joint.type) ? orthogonal_basis(joint.axis) : Mat23::Zero();
   int row = 0;
+  // Rows of g and of the Jacobians; rotational rows have zero translation columns.
   auto put = [&](const auto& value, const auto& D_a, const auto& D_b) {
     const int k = static_cast<int>(value.rows());
     g.segment(row, k) = value;
-    if (G_a != nullptr) {
+    if constexpr (kJacobians) {
       G_a->middleRows(row, k) = D_a;
       G_b->middleRows(row, k) = D_b;
+    }
+    row += k;
+  };
+  auto put_rotational = [&](const auto& value, const auto& D_a, const auto& D_b) {
+    const int k = static_cast<int>(value.rows());
+    g.segment(row, k) = value;
+    if constexpr (kJacobians) {
+      G_a->middleRows(row, k).template leftCols<3>().setZero();
+      G_b->middleRows(row, k).template leftCols<3>().setZero();
+      G_a->middleRows(row, k).template rightCols<3>() = D_a;
+      G_b->middleRows(row, k).template rightCols<3>() = D_b;
     }
     row += k;
   };
@@ -138,21 +163,19 @@ void evaluate(const Joint& joint, const BodyState& a, const BodyState& b, JointV
     const Mat3 R_b = b.q.matrix();
     const Vec3 u2_off = joint.q_offset.matrix().transpose() * joint.axis2;
     const Vec3 u2_a = R_a.transpose() * R_b * u2_off;
-    Eigen::Matrix<double, 1, 1> c(joint.axis.dot(u2_a));
-    Eigen::Matrix<double, 1, 6> C_a = Eigen::Matrix<double, 1, 6>::Zero();
-    Eigen::Matrix<double, 1, 6> C_b = Eigen::Matrix<double, 1, 6>::Zero();
-    C_a.rightCols<3>() = joint.axis.cross(u2_a).transpose();
-    C_b.rightCols<3>() =
+    const Eigen::Matrix<double, 1, 1> c(joint.axis.dot(u2_a));
+    const Eigen::Matrix<double, 1, 3> C_a = joint.axis.cross(u2_a).transpose();
+    const Eigen::Matrix<double, 1, 3> C_b =
         -joint.axis.transpose() * R_a.transpose() * R_b * Quat::hat(u2_off);
-    put(c, C_a, C_b);
+    put_rotational(c, C_a, C_b);
     return;
   }
-  const RelativeRotation rel = relative_rotation(joint, a, b);
+  const RelativeRotation rel = relative_rotation<kJacobians>(joint, a, b);
   const Vec3 v = rel.q_rel.tail<3>();
   if (joint.type == JointType::Fixed || joint.type == JointType::Prismatic) {
-    put(v, rel.V_a, rel.V_b);
+    put_rotational(v, rel.V_a, rel.V_b);
   } else {
-    put(P * v, P * rel.V_a, P * rel.V_b);
+    put_rotational(P * v, P * rel.V_a, P * rel.V_b);
   }
 }
 
@@ -160,14 +183,14 @@ void evaluate(const Joint& joint, const BodyState& a, const BodyState& b, JointV
 
 JointVec joint_residual(const Joint& joint, const BodyState& parent, const BodyState& child) {
   JointVec g;
-  evaluate(joint, parent, child, g, nullptr, nullptr);
+  evaluate<false>(joint, parent, child, g, nullptr, nullptr);
   return g;
 }
 
 void joint_jacobians(const Joint& joint, const BodyState& parent, const BodyState& child,
                      JointBlock& G_parent, JointBlock& G_child, JointVec* g) {
   JointVec g_local;
-  evaluate(joint, parent, child, g != nullptr ? *g : g_local, &G_parent, &G_child);
+  evaluate<true>(joint, parent, child, g != nullptr ? *g : g_local, &G_parent, &G_child);
 }
 
 BodyState place_child(const Joint& joint, const BodyState& parent, const BodyState& child,
@@ -204,7 +227,7 @@ BodyState place_child(const Joint& joint, const BodyState& parent, const BodySta
 double joint_coordinate(const Joint& joint, const BodyState& parent, const BodyState& child,
                         Vec6* ds_parent, Vec6* ds_child) {
   if (joint.type == JointType::Prismatic) {
-    const AnchorGap gap = anchor_gap(joint, parent, child);
+    const AnchorGap gap = anchor_gap<true>(joint, parent, child);
     if (ds_parent != nullptr) {
       *ds_parent = (joint.axis.transpose() * gap.D_a).transpose();
       *ds_child = (joint.axis.transpose() * gap.D_b).transpose();
@@ -212,13 +235,15 @@ double joint_coordinate(const Joint& joint, const BodyState& parent, const BodyS
     return joint.axis.dot(gap.Delta);
   }
   // Revolute: q_rel = (cos(s/2), sin(s/2) axis), so s = 2 atan2(axis . vec, w).
-  const RelativeRotation rel = relative_rotation(joint, parent, child);
+  const RelativeRotation rel = relative_rotation<true>(joint, parent, child);
   const double w = rel.q_rel(0);
   const double sn = joint.axis.dot(rel.q_rel.tail<3>());
   if (ds_parent != nullptr) {
     const double scale = 2.0 / (w * w + sn * sn);
-    *ds_parent = scale * (w * joint.axis.transpose() * rel.V_a - sn * rel.W_a).transpose();
-    *ds_child = scale * (w * joint.axis.transpose() * rel.V_b - sn * rel.W_b).transpose();
+    ds_parent->head<3>().setZero();
+    ds_child->head<3>().setZero();
+    ds_parent->tail<3>() = scale * (w * joint.axis.transpose() * rel.V_a - sn * rel.W_a).transpose();
+    ds_child->tail<3>() = scale * (w * joint.axis.transpose() * rel.V_b - sn * rel.W_b).transpose();
   }
   return 2.0 * std::atan2(sn, w);
 }

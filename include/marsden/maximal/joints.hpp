@@ -38,8 +38,9 @@ void joint_jacobians(const Joint& joint, const BodyState& parent, const BodyStat
                      JointBlock& G_parent, JointBlock& G_child, JointVec* g = nullptr);
 
 // Joint coordinates: revolute angle, prismatic slide, spherical rotation vector,
-// cylindrical (slide, angle), planar (two slides in the plane, angle), universal
-// (angle about axis, angle about axis2).
+// cylindrical (slide, angle), planar (two slides in the plane, along a fixed orthonormal
+// pair orthogonal to axis: x and y for axis z; then the angle), universal (angle about
+// axis, angle about axis2).
 int joint_dofs(JointType type);
 
 // Child pose that realises the given joint coordinates (forward kinematics).
