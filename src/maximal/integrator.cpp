@@ -60,8 +60,10 @@ struct Workspace {
     momentum_k.resize(nb);
     Gk_parent.resize(nj);
     Gk_child.resize(nj);
-    C_parent.resize(nj);
-    C_child.resize(nj);
+    Gt_parent.resize(nj, Block::Zero());
+    Gt_child.resize(nj, Block::Zero());
+    C_parent.resize(nj, Block::Zero());
+    C_child.resize(nj, Block::Zero());
     W.setZero(topo.tree_rows, topo.loop_rows);
     S.setZero(topo.loop_rows, topo.loop_rows);
     loop_rhs.setZero(topo.loop_rows);
@@ -81,7 +83,11 @@ struct Workspace {
   std::vector<BodyState> step_start;  // the state a subdivided step restores on failure
   std::vector<Vec6> external;    // explicit forces at t_k (force world, torque body)
   std::vector<Vec6> momentum_k;  // the t_k terms of (26) and (33)
-  std::vector<JointBlock> Gk_parent, Gk_child, C_parent, C_child;
+  // Constraint Jacobians at x_k (G) and at x_kp1 chained to (v, omega) (C). Their padded
+  // forms are the tree's coupling blocks: -G^T in the first m columns (set once per step),
+  // C in the first m rows (the rows below stay zero).
+  std::vector<JointBlock> Gk_parent, Gk_child;
+  std::vector<Block> Gt_parent, Gt_child, C_parent, C_child;
   Eigen::MatrixXd W;  // A^-1 B: tree solves of the loop columns
   LoopMat S;
   LoopVec loop_rhs, loop_y;
@@ -177,6 +183,9 @@ bool prepare(const Model& model, const Data& data, Workspace& ws, double dt) {
     const BodyState& a = pose_of(data.state, joint.parent);
     const BodyState& c = data.state[joint.child];
     joint_jacobians(joint, a, c, ws.Gk_parent[j], ws.Gk_child[j]);
+    const int m = constraint_rows(joint.type);
+    ws.Gt_parent[j].leftCols(m) = -ws.Gk_parent[j].transpose();
+    ws.Gt_child[j].leftCols(m) = -ws.Gk_child[j].transpose();
     const bool one_dof = joint.type == JointType::Revolute || joint.type == JointType::Prismatic;
     if (!one_dof) continue;
     const double input = data.joint_input[j];
@@ -258,62 +267,56 @@ bool evaluate(const Model& model, const Data& data, Workspace& ws, double dt,
     if (!jacobian) {
       r.segment(row_of(topo, j), m) = joint_residual(joint, a, c) / dt;
     } else {
-      JointBlock& Cp = ws.C_parent[j];
-      JointBlock& Cc = ws.C_child[j];
+      JointBlock Cp, Cc;
       JointVec g;
       joint_jacobians(joint, a, c, Cp, Cc, &g);
       r.segment(row_of(topo, j), m) = g / dt;
       // d(g / dt)/d(v, omega): dx = dt dv, and dphi = (dt^2 / 2) Phi domega from eq. (32).
-      auto chain = [dt](JointBlock& C, const Vec3& omega) {
+      auto chain = [dt, m](const JointBlock& C, const Vec3& omega, Block& out) {
         const double root = rate_root(omega, dt);
         const Mat3 Phi = 0.5 * dt *
             (root * Mat3::Identity() + omega * omega.transpose() / root - Quat::hat(omega));
-        C.rightCols<3>() = (C.rightCols<3>() * Phi).eval();
+        out.topLeftCorner(m, 3) = C.leftCols<3>();
+        out.topRightCorner(m, 3).noalias() = C.rightCols<3>() * Phi;
       };
-      if (joint.parent != kWorld) chain(Cp, a.omega);
-      chain(Cc, c.omega);
+      if (joint.parent != kWorld) chain(Cp, a.omega, ws.C_parent[j]);
+      chain(Cc, c.omega, ws.C_child[j]);
     }
   }
   return true;
 }
 
-// Joint block C (m x 6) as the coupling F(joint, body), padded with zero rows.
-Block rows_padded(const JointBlock& C) {
-  Block out = Block::Zero();
-  out.topRows(C.rows()) = C;
-  return out;
+// The diagonal block of a joint node with m rows: zero, padded with the identity.
+const Block& joint_diagonal(int m) {
+  static const std::array<Block, 7> blocks = [] {
+    std::array<Block, 7> out;
+    for (int k = 0; k <= 6; ++k) {
+      out[k].setIdentity();
+      out[k].topLeftCorner(k, k).setZero();
+    }
+    return out;
+  }();
+  return blocks[m];
 }
 
-// -G^T (6 x m) as the coupling F(body, joint), padded with zero columns.
-Block columns_padded(const JointBlock& G) {
-  Block out = Block::Zero();
-  out.leftCols(G.rows()) = -G.transpose();
-  return out;
-}
-
-// Off-diagonal tree blocks from the joint blocks; joint diagonal blocks are zero (plus
-// the identity padding).
+// Off-diagonal tree blocks from the padded joint blocks: C as the coupling F(joint, body),
+// -G^T as F(body, joint).
 void assemble_tree(const Model& model, Workspace& ws) {
   const Topology& topo = model.topology();
   for (int node = model.num_bodies(); node < topo.num_nodes; ++node) {
     const int j = topo.node_joint[node];
     const Joint& joint = model.joints()[j];
-    const int m = topo.node_size[node];
-    ws.D[node].setIdentity();
-    ws.D[node].topLeftCorner(m, m).setZero();
+    ws.D[node] = joint_diagonal(topo.node_size[node]);
     const int tree_parent = topo.parent_node[node];
     const bool parent_side_up = tree_parent == joint.parent && tree_parent >= 0;
     const int tree_child = parent_side_up || tree_parent < 0 ? joint.child : joint.parent;
-    const JointBlock& C_up = parent_side_up ? ws.C_parent[j] : ws.C_child[j];
-    const JointBlock& G_up = parent_side_up ? ws.Gk_parent[j] : ws.Gk_child[j];
-    const JointBlock& C_down = parent_side_up || tree_parent < 0 ? ws.C_child[j] : ws.C_parent[j];
-    const JointBlock& G_down = parent_side_up || tree_parent < 0 ? ws.Gk_child[j] : ws.Gk_parent[j];
+    const bool child_down = parent_side_up || tree_parent < 0;
     if (tree_parent >= 0) {
-      ws.up[node] = rows_padded(C_up);
-      ws.down[node] = columns_padded(G_up);
+      ws.up[node] = parent_side_up ? ws.C_parent[j] : ws.C_child[j];
+      ws.down[node] = parent_side_up ? ws.Gt_parent[j] : ws.Gt_child[j];
     }
-    ws.up[tree_child] = columns_padded(G_down);
-    ws.down[tree_child] = rows_padded(C_down);
+    ws.up[tree_child] = child_down ? ws.Gt_child[j] : ws.Gt_parent[j];
+    ws.down[tree_child] = child_down ? ws.C_child[j] : ws.C_parent[j];
   }
 }
 
@@ -430,9 +433,9 @@ void factor_loops(const Model& model, Workspace& ws, double rank_tolerance) {
     const int m = constraint_rows(joint.type);
     auto rows = ws.S.middleRows(topo.loop_offset[k], m);
     if (joint.parent != kWorld) {
-      rows += ws.C_parent[j].lazyProduct(ws.W.middleRows<6>(6 * joint.parent));
+      rows += ws.C_parent[j].topRows(m).lazyProduct(ws.W.middleRows<6>(6 * joint.parent));
     }
-    rows += ws.C_child[j].lazyProduct(ws.W.middleRows<6>(6 * joint.child));
+    rows += ws.C_child[j].topRows(m).lazyProduct(ws.W.middleRows<6>(6 * joint.child));
   }
   ws.loop_lu.setThreshold(rank_tolerance);
   ws.loop_lu.compute(ws.S);
@@ -451,8 +454,10 @@ void solve_factored(const Model& model, Workspace& ws, const Eigen::VectorXd& rh
     const Joint& joint = model.joints()[j];
     const int m = constraint_rows(joint.type);
     auto rows = ws.loop_rhs.segment(topo.loop_offset[k], m);
-    if (joint.parent != kWorld) rows.noalias() += ws.C_parent[j] * dx.segment<6>(6 * joint.parent);
-    rows.noalias() += ws.C_child[j] * dx.segment<6>(6 * joint.child);
+    if (joint.parent != kWorld) {
+      rows.noalias() += ws.C_parent[j].topRows(m) * dx.segment<6>(6 * joint.parent);
+    }
+    rows.noalias() += ws.C_child[j].topRows(m) * dx.segment<6>(6 * joint.child);
   }
   ws.loop_y = ws.loop_lu.solve(ws.loop_rhs);
   dx.head(topo.tree_rows).noalias() -= ws.W.lazyProduct(ws.loop_y);
@@ -482,10 +487,10 @@ void assemble_dense(const Model& model, Workspace& ws) {
     const int row = topo.tree_rows + topo.loop_offset[k];
     if (joint.parent != kWorld) {
       ws.F_dense.block(6 * joint.parent, row, 6, m) = -ws.Gk_parent[j].transpose();
-      ws.F_dense.block(row, 6 * joint.parent, m, 6) = ws.C_parent[j];
+      ws.F_dense.block(row, 6 * joint.parent, m, 6) = ws.C_parent[j].topRows(m);
     }
     ws.F_dense.block(6 * joint.child, row, 6, m) = -ws.Gk_child[j].transpose();
-    ws.F_dense.block(row, 6 * joint.child, m, 6) = ws.C_child[j];
+    ws.F_dense.block(row, 6 * joint.child, m, 6) = ws.C_child[j].topRows(m);
   }
 }
 
