@@ -1,6 +1,7 @@
 #include "marsden/maximal/joints.hpp"
 
 #include <cmath>
+#include <type_traits>
 
 namespace marsden::maximal {
 
@@ -123,24 +124,21 @@ void evaluate(const Joint& joint, const BodyState& a, const BodyState& b, JointV
   const AnchorGap gap = anchor_gap<kJacobians>(joint, a, b);
   const Mat23 P = uses_axis_basis(joint.type) ? orthogonal_basis(joint.axis) : Mat23::Zero();
   int row = 0;
-  // Rows of g and of the Jacobians; rotational rows have zero translation columns.
+  // Rows of g and of the Jacobians; derivatives given for dphi only (3 columns) are
+  // rotational rows, with zero translation columns.
   auto put = [&](const auto& value, const auto& D_a, const auto& D_b) {
     const int k = static_cast<int>(value.rows());
     g.segment(row, k) = value;
     if constexpr (kJacobians) {
-      G_a->middleRows(row, k) = D_a;
-      G_b->middleRows(row, k) = D_b;
-    }
-    row += k;
-  };
-  auto put_rotational = [&](const auto& value, const auto& D_a, const auto& D_b) {
-    const int k = static_cast<int>(value.rows());
-    g.segment(row, k) = value;
-    if constexpr (kJacobians) {
-      G_a->middleRows(row, k).template leftCols<3>().setZero();
-      G_b->middleRows(row, k).template leftCols<3>().setZero();
-      G_a->middleRows(row, k).template rightCols<3>() = D_a;
-      G_b->middleRows(row, k).template rightCols<3>() = D_b;
+      if constexpr (std::decay_t<decltype(D_a)>::ColsAtCompileTime == 3) {
+        G_a->middleRows(row, k).template leftCols<3>().setZero();
+        G_b->middleRows(row, k).template leftCols<3>().setZero();
+        G_a->middleRows(row, k).template rightCols<3>() = D_a;
+        G_b->middleRows(row, k).template rightCols<3>() = D_b;
+      } else {
+        G_a->middleRows(row, k) = D_a;
+        G_b->middleRows(row, k) = D_b;
+      }
     }
     row += k;
   };
@@ -167,15 +165,15 @@ void evaluate(const Joint& joint, const BodyState& a, const BodyState& b, JointV
     const Eigen::Matrix<double, 1, 3> C_a = joint.axis.cross(u2_a).transpose();
     const Eigen::Matrix<double, 1, 3> C_b =
         -joint.axis.transpose() * R_a.transpose() * R_b * Quat::hat(u2_off);
-    put_rotational(c, C_a, C_b);
+    put(c, C_a, C_b);
     return;
   }
   const RelativeRotation rel = relative_rotation<kJacobians>(joint, a, b);
   const Vec3 v = rel.q_rel.tail<3>();
   if (joint.type == JointType::Fixed || joint.type == JointType::Prismatic) {
-    put_rotational(v, rel.V_a, rel.V_b);
+    put(v, rel.V_a, rel.V_b);
   } else {
-    put_rotational(P * v, P * rel.V_a, P * rel.V_b);
+    put(P * v, P * rel.V_a, P * rel.V_b);
   }
 }
 
