@@ -58,8 +58,6 @@ struct Workspace {
     step_start.resize(nb);
     external.resize(nb);
     momentum_k.resize(nb);
-    Gk_parent.resize(nj);
-    Gk_child.resize(nj);
     Gt_parent.resize(nj, Block::Zero());
     Gt_child.resize(nj, Block::Zero());
     C_parent.resize(nj, Block::Zero());
@@ -83,10 +81,9 @@ struct Workspace {
   std::vector<BodyState> step_start;  // the state a subdivided step restores on failure
   std::vector<Vec6> external;    // explicit forces at t_k (force world, torque body)
   std::vector<Vec6> momentum_k;  // the t_k terms of (26) and (33)
-  // Constraint Jacobians at x_k (G) and at x_kp1 chained to (v, omega) (C). Their padded
-  // forms are the tree's coupling blocks: -G^T in the first m columns (set once per step),
-  // C in the first m rows (the rows below stay zero).
-  std::vector<JointBlock> Gk_parent, Gk_child;
+  // Constraint Jacobians at x_k (G) and at x_kp1 chained to (v, omega) (C), stored padded
+  // as the tree's coupling blocks: -G^T in the first m columns (set once per step), C in
+  // the first m rows (the rows and columns beyond m stay zero).
   std::vector<Block> Gt_parent, Gt_child, C_parent, C_child;
   Eigen::MatrixXd W;  // A^-1 B: tree solves of the loop columns
   LoopMat S;
@@ -182,10 +179,11 @@ bool prepare(const Model& model, const Data& data, Workspace& ws, double dt) {
     const Joint& joint = model.joints()[j];
     const BodyState& a = pose_of(data.state, joint.parent);
     const BodyState& c = data.state[joint.child];
-    joint_jacobians(joint, a, c, ws.Gk_parent[j], ws.Gk_child[j]);
+    JointBlock G_parent, G_child;
+    joint_jacobians(joint, a, c, G_parent, G_child);
     const int m = constraint_rows(joint.type);
-    ws.Gt_parent[j].leftCols(m) = -ws.Gk_parent[j].transpose();
-    ws.Gt_child[j].leftCols(m) = -ws.Gk_child[j].transpose();
+    ws.Gt_parent[j].leftCols(m) = -G_parent.transpose();
+    ws.Gt_child[j].leftCols(m) = -G_child.transpose();
     const bool one_dof = joint.type == JointType::Revolute || joint.type == JointType::Prismatic;
     if (!one_dof) continue;
     const double input = data.joint_input[j];
@@ -259,9 +257,9 @@ bool evaluate(const Model& model, const Data& data, Workspace& ws, double dt,
     const int m = constraint_rows(joint.type);
     const auto lambda = lambda_of(topo, j, s, m);
     if (joint.parent != kWorld) {
-      r.segment<6>(6 * joint.parent).noalias() -= ws.Gk_parent[j].transpose() * lambda;
+      r.segment<6>(6 * joint.parent).noalias() += ws.Gt_parent[j].leftCols(m) * lambda;
     }
-    r.segment<6>(6 * joint.child).noalias() -= ws.Gk_child[j].transpose() * lambda;
+    r.segment<6>(6 * joint.child).noalias() += ws.Gt_child[j].leftCols(m) * lambda;
     const BodyState& a = pose_of(next, joint.parent);
     const BodyState& c = next[joint.child];
     if (!jacobian) {
@@ -421,8 +419,8 @@ void factor_loops(const Model& model, Workspace& ws, double rank_tolerance) {
     const int m = constraint_rows(joint.type);
     for (int c = 0; c < m; ++c) {
       auto w = ws.W.col(topo.loop_offset[k] + c);
-      if (joint.parent != kWorld) w.segment<6>(6 * joint.parent) = -ws.Gk_parent[j].row(c).transpose();
-      w.segment<6>(6 * joint.child) = -ws.Gk_child[j].row(c).transpose();
+      if (joint.parent != kWorld) w.segment<6>(6 * joint.parent) = ws.Gt_parent[j].col(c);
+      w.segment<6>(6 * joint.child) = ws.Gt_child[j].col(c);
       solve_tree(model, ws, w);
     }
   }
@@ -486,10 +484,10 @@ void assemble_dense(const Model& model, Workspace& ws) {
     const int m = constraint_rows(joint.type);
     const int row = topo.tree_rows + topo.loop_offset[k];
     if (joint.parent != kWorld) {
-      ws.F_dense.block(6 * joint.parent, row, 6, m) = -ws.Gk_parent[j].transpose();
+      ws.F_dense.block(6 * joint.parent, row, 6, m) = ws.Gt_parent[j].leftCols(m);
       ws.F_dense.block(row, 6 * joint.parent, m, 6) = ws.C_parent[j].topRows(m);
     }
-    ws.F_dense.block(6 * joint.child, row, 6, m) = -ws.Gk_child[j].transpose();
+    ws.F_dense.block(6 * joint.child, row, 6, m) = ws.Gt_child[j].leftCols(m);
     ws.F_dense.block(row, 6 * joint.child, m, 6) = ws.C_child[j].topRows(m);
   }
 }
@@ -603,7 +601,9 @@ StepStatus step_once(const Model& model, Data& data, const StepOptions& options)
 
 StepStatus step(const Model& model, Data& data, const StepOptions& options) {
   StepStatus status = step_once(model, data, options);
-  if (status.ok() || status.failure == StepFailure::NonFinite) return status;
+  if (status.ok() || status.failure == StepFailure::NonFinite || options.max_subdivisions == 0) {
+    return status;
+  }
   Workspace& ws = data.workspace();
   std::copy(data.state.begin(), data.state.end(), ws.step_start.begin());
   const double time = data.time;
