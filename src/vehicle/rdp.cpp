@@ -115,6 +115,12 @@ void rdp_left_momentum(const RdpModel<G>& model, const RdpOptions& opt, double h
   J->J_p_x = Jp.leftCols(n);
   J->J_p_r = Jp.rightCols(nr);
   J->J_p_f = a * h * RdpShapeCols::Identity(nr, nr);
+  // h moves r_k-1+alpha by s/h u_k-1 at fixed r_k: the r_k columns of Z times u, scaled.
+  const LagVec z_h = -(1.0 - a) * (seg.Z.rightCols(nr) * u);
+  const LagVec dgrad_h = -(1.0 - a) * (seg.dgrad.rightCols(nr) * u);
+  J->J_mu_h.noalias() = C.transpose() * dgrad_h.tail(dG);
+  J->J_mu_h.noalias() -= D * (seg.xi + h * z_h.tail(dG));
+  J->J_p_h = dgrad_h.segment(nr, nr) + a * (seg.grad.head(nr) + f_km1a) + a * h * dgrad_h.head(nr);
 }
 
 template <class G>
@@ -169,6 +175,17 @@ void rdp_residual_given_left(
   }
   out.J_r_x_k = Jfull.leftCols(n);
   out.J_r_r_k = Jfull.rightCols(nr);
+  // h moves r_k+alpha by alpha u_k at fixed r_k (the r_k columns of Z times u) and scales
+  // the argument of C(h xi_k) and the force terms.
+  const LagVec z_h = a * (seg.Z.rightCols(nr) * u);
+  const LagVec dgrad_h = a * (seg.dgrad.rightCols(nr) * u);
+  Tangent ddep_h = C.transpose() * dgrad_h.tail(dG);
+  ddep_h.noalias() += D * (seg.xi + h * z_h.tail(dG));
+  out.J_r_h.resize(n);
+  out.J_r_h.head(nr) = dgrad_h.segment(nr, nr) - (1.0 - a) * (seg.grad.head(nr) + f_ka) -
+                       (1.0 - a) * h * dgrad_h.head(nr);
+  out.J_r_h.head(nr).noalias() -= A_k.transpose() * ddep_h;
+  out.J_r_h.tail(nb).noalias() = E_k.transpose() * ddep_h;
   out.J_r_f_ka.setZero(n, nr);
   out.J_r_f_ka.topRows(nr).diagonal().setConstant(-(1.0 - a) * h);
   out.J_r_u_pres.setZero(n, nr);
@@ -186,6 +203,7 @@ void rdp_residual_given_left(
     out.J_r_x_k.row(i).setZero();
     out.J_r_x_k(i, i) = 1.0;
     out.J_r_r_k.row(i).setZero();
+    out.J_r_h[i] = 0.0;
     out.J_r_f_ka.row(i).setZero();
     out.J_r_u_pres(i, i) = -1.0;
     if (J_r_p_left) J_r_p_left->row(i).setZero();
@@ -212,6 +230,8 @@ void rdp_residual(const RdpModel<G>& model, const RdpOptions& opt, double h, con
   out.J_r_r_k.noalias() += J_p * LJ.J_p_r;
   out.J_r_r_k.noalias() += J_mu * LJ.J_mu_r;
   out.J_r_f_km1a.noalias() = J_p * LJ.J_p_f;
+  out.J_r_h.noalias() += J_p * LJ.J_p_h;
+  out.J_r_h.noalias() += J_mu * LJ.J_mu_h;
 }
 
 template <class G>

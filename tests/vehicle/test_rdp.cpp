@@ -219,6 +219,16 @@ void check_all_blocks(const RdpModel<G>& model, const RdpOptions& opt, double h,
           [&](const Eigen::VectorXd& v) { return eval(RdpVec(v), x_k, r_k, f_km1a, f_ka, u_pres); },
           Eigen::VectorXd(x_km1)),
       tol, "J_r_x_km1");
+  expect_close(res.J_r_h,
+               fd_jacobian(
+                   [&](const Eigen::VectorXd& v) {
+                     RdpResidual<G> t;
+                     rdp_residual(model, opt, v[0], r_k, x_km1, x_k, f_km1a, f_ka, u_pres, false,
+                                  t);
+                     return Eigen::VectorXd(t.r);
+                   },
+                   Eigen::VectorXd::Constant(1, h)),
+               tol, "J_r_h");
   if (model.num_shape() == 0) return;
   expect_close(res.J_r_r_k,
                fd_jacobian(

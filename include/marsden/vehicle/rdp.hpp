@@ -87,8 +87,8 @@ struct RdpOptions {
   NewtonOptions newton;
 };
 
-// Left momenta at t_k (see the header comment) and their Jacobians w.r.t. x_k-1, r_k and
-// f_k-1+alpha.
+// Left momenta at t_k (see the header comment) and their Jacobians w.r.t. x_k-1, r_k,
+// f_k-1+alpha and the step h.
 template <class G>
 struct RdpLeftMomentum {
   ShapeVec p;              // p^- (n_r)
@@ -103,6 +103,8 @@ struct RdpLeftJacobians {
   RdpShapeCols J_p_f;       // n_r x n_r
   TanCols J_mu_x;           // dim G x n
   ConnectionMat<G> J_mu_r;  // dim G x n_r
+  ShapeVec J_p_h;           // n_r
+  typename G::Tangent J_mu_h;
 };
 
 template <class G>
@@ -114,6 +116,7 @@ struct RdpResidual {
   RdpShapeCols J_r_f_ka;    // n x n_r, w.r.t. f_k+alpha
   RdpShapeCols J_r_f_km1a;  // n x n_r, w.r.t. f_k-1+alpha
   RdpShapeCols J_r_u_pres;  // n x n_r, w.r.t. the prescribed velocities of step k
+  RdpVec J_r_h;             // n, w.r.t. the step h (free final time in optimal control)
 };
 
 // Body velocity xi_k = E(r_k+alpha) w_k - A(r_k+alpha) u_k of the segment [t_k, t_k+1].
@@ -133,7 +136,7 @@ void rdp_left_momentum(const RdpModel<G>& model, const RdpOptions& opt, double h
                        RdpLeftMomentum<G>& out, RdpLeftJacobians<G>* J);
 
 // Residual of eqs. (16)-(17) given the left momenta. Jacobians (if want_jacobians) fill
-// J_r_x_k, J_r_r_k (left momenta held fixed), J_r_f_ka, J_r_u_pres; J_r_p_left (n x n_r)
+// J_r_x_k, J_r_r_k, J_r_h (left momenta held fixed), J_r_f_ka, J_r_u_pres; J_r_p_left (n x n_r)
 // and J_r_mu_left (n x dim G) are returned through the optional pointers.
 template <class G>
 void rdp_residual_given_left(
