@@ -104,6 +104,19 @@ RdpOcpSpec validated(RdpOcpSpec s) {
     if (!p.allFinite()) bad("waypoints", "must be finite");
   if (!(s.guess_speed >= 0.0) || !std::isfinite(s.guess_speed))
     bad("guess_speed", "must be finite and non-negative");
+  if (s.free_final_time) {
+    if (!(s.h_min > 0.0) || !(s.h_min <= s.dt) || !(s.dt <= s.h_max) || std::isnan(s.h_max)) {
+      std::ostringstream msg;
+      msg << "needs 0 < h_min <= dt <= h_max (got h_min " << s.h_min << ", dt " << s.dt
+          << ", h_max " << s.h_max << ")";
+      bad("h_min", msg.str());
+    }
+    if (!(s.time_weight >= 0.0) || !std::isfinite(s.time_weight))
+      bad("time_weight", "must be finite and non-negative");
+    if (s.path.hazard_weight > 0.0)
+      bad("path.hazard_weight",
+          "must be 0 with a free final time (use the obstacles' margins)");
+  }
   return s;
 }
 
@@ -158,15 +171,20 @@ RdpOcp::RdpOcp(RdpOcpSpec spec)
       nr_(model_->num_shape()),
       nb_(model_->num_symmetry()),
       n_(nr_ + nb_),
-      block_(3 + nr_ + n_ + nr_),
+      block_(3 + nr_ + n_ + nr_ + (spec_.free_final_time ? 1 : 0)),
       rows_(3 + nr_ + n_),
+      path_row0_(spec_.steps * rows_ + (spec_.free_final_time ? spec_.steps - 1 : 0)),
       left0_(rdp_initial_state(*model_, spec_.r0, spec_.g0, spec_.u0, spec_.w0).left),
       path_(spec_.path, Chart::kPositionDim, spec_.steps, block_, Chart::kPositionOffset,
             spec_.dt) {}
 
 int RdpOcp::num_variables() const { return spec_.steps * block_ + 3 + nr_; }
 
-int RdpOcp::num_constraints() const { return spec_.steps * rows_ + path_.num_constraints(); }
+int RdpOcp::num_constraints() const { return path_row0_ + path_.num_constraints(); }
+
+double RdpOcp::h_at(const VecX& x, int k) const {
+  return spec_.free_final_time ? x[h_index(k)] : spec_.dt;
+}
 
 ShapeVec RdpOcp::shape_at(const VecX& x, int k) const { return x.segment(shape_index(k), nr_); }
 
@@ -195,8 +213,10 @@ void RdpOcp::bounds(VecX& x_l, VecX& x_u, VecX& g_l, VecX& g_u) const {
     x_u[j] = b.upper;
   };
   auto fix = [&](int j, double v) { x_l[j] = x_u[j] = v; };
-  for (int k = 0; k < N; ++k)
+  for (int k = 0; k < N; ++k) {
     for (int i = 0; i < nr_; ++i) limit(controls_index(k) + i, spec_.control_bounds[i]);
+    if (spec_.free_final_time) limit(h_index(k), Interval{spec_.h_min, spec_.h_max});
+  }
   for (int k = 1; k <= N; ++k) {
     for (int i = 0; i < nr_; ++i) limit(shape_index(k) + i, spec_.shape_bounds[i]);
     limit(coords_index(k) + 1, spec_.x_bounds);
@@ -219,7 +239,7 @@ void RdpOcp::bounds(VecX& x_l, VecX& x_u, VecX& g_l, VecX& g_u) const {
 
   g_l.setZero(num_constraints());
   g_u.setZero(num_constraints());
-  path_.bounds(g_l.data() + N * rows_, g_u.data() + N * rows_);
+  path_.bounds(g_l.data() + path_row0_, g_u.data() + path_row0_);
 }
 
 void RdpOcp::initial_guess(VecX& x) const {
@@ -274,6 +294,7 @@ void RdpOcp::initial_guess(VecX& x) const {
     x.segment<3>(coords_index(k)) = c[k];
     x.segment(shape_index(k), nr_) = r;
     x.segment(unknowns_index(k), n_) = xk;
+    if (spec_.free_final_time) x[h_index(k)] = h;
     for (int i = 0; i < nr_; ++i)
       if (model_->velocity_prescribed(i)) x[controls_index(k) + i] = xk[i];
     r += h * xk.head(nr_);
@@ -305,30 +326,35 @@ void RdpOcp::initial_guess(VecX& x) const {
 
 double RdpOcp::cost(const VecX& x, VecX* grad) {
   const int N = spec_.steps;
-  const double h = spec_.dt;
   if (grad) grad->setZero(num_variables());
   double c = 0.0;
-  auto add = [&](int j, double w) {
-    if (w == 0.0) return;
-    c += h * w * x[j] * x[j];
-    if (grad) (*grad)[j] += 2.0 * h * w * x[j];
-  };
-  for (int k = 0; k < N; ++k)
-    for (int i = 0; i < nr_; ++i) add(controls_index(k) + i, spec_.control_weights[i]);
-  for (int k = 1; k <= N; ++k)
-    for (int i = 0; i < nr_; ++i) add(shape_index(k) + i, spec_.shape_weights[i]);
+  // Step k weighs its controls and the shape at knot k+1 by h_k; rate is d cost / d h_k.
+  for (int k = 0; k < N; ++k) {
+    const double h = h_at(x, k);
+    double rate = spec_.free_final_time ? spec_.time_weight : 0.0;
+    auto add = [&](int j, double w) {
+      rate += w * x[j] * x[j];
+      if (grad) (*grad)[j] += 2.0 * h * w * x[j];
+    };
+    for (int i = 0; i < nr_; ++i) {
+      add(controls_index(k) + i, spec_.control_weights[i]);
+      add(shape_index(k + 1) + i, spec_.shape_weights[i]);
+    }
+    c += h * rate;
+    if (grad && spec_.free_final_time) (*grad)[h_index(k)] += rate;
+  }
   return c + path_.cost(x, grad);
 }
 
 void RdpOcp::constraints(const VecX& x, VecX& g) {
   const int N = spec_.steps;
-  const double h = spec_.dt;
   const RdpOptions& opt = spec_.integrator;
   g.resize(num_constraints());
   RdpResidual<SE2> res;
   ShapeVec f_k, u_pres_k, f_km1, u_pres_km1;
   for (int k = 0; k < N; ++k) {
     const int row = k * rows_;
+    const double h = h_at(x, k);
     const ShapeVec r_k = shape_at(x, k);
     const RdpVec x_k = unknowns_at(x, k);
     controls_at(x, k, f_k, u_pres_k);
@@ -348,13 +374,13 @@ void RdpOcp::constraints(const VecX& x, VecX& g) {
                    res);
     }
     g.segment(row + 3 + nr_, n_) = res.r;
+    if (spec_.free_final_time && k > 0) g[N * rows_ + k - 1] = h - h_at(x, k - 1);
   }
-  path_.constraints(x, g.data() + N * rows_);
+  path_.constraints(x, g.data() + path_row0_);
 }
 
 void RdpOcp::jacobian(const VecX& x, BlockSink& sink) {
   const int N = spec_.steps;
-  const double h = spec_.dt;
   const RdpOptions& opt = spec_.integrator;
   RdpResidual<SE2> res;
   ShapeVec f_k, u_pres_k, f_km1, u_pres_km1;
@@ -363,6 +389,7 @@ void RdpOcp::jacobian(const VecX& x, BlockSink& sink) {
   Chart::JacCT J_eta;
   for (int k = 0; k < N; ++k) {
     const int row = k * rows_;
+    const double h = h_at(x, k);
     const ShapeVec r_k = shape_at(x, k);
     const RdpVec x_k = unknowns_at(x, k);
     controls_at(x, k, f_k, u_pres_k);
@@ -374,12 +401,18 @@ void RdpOcp::jacobian(const VecX& x, BlockSink& sink) {
     sink.block(row, shape_index(k), -h * J_eta * J_xi_r);
     sink.block(row, unknowns_index(k), -h * J_eta * J_xi_x);
     sink.block(row, coords_index(k + 1), Mat3::Identity());
+    if (spec_.free_final_time) {
+      // d (h xi_k) / d h = xi_k + h alpha (d xi / d r) u_k: h also moves r_k+alpha.
+      const Vec3 J_hxi_h = xi_k + h * opt.alpha * (J_xi_r * x_k.head(nr_));
+      sink.block(row, h_index(k), Vec3(-J_eta * J_hxi_h));
+    }
 
     // Shape update: r_k+1 - r_k - h u_k, diagonal blocks.
     for (int i = 0; i < nr_; ++i) {
       sink.entry(row + 3 + i, shape_index(k) + i, -1.0);
       sink.entry(row + 3 + i, unknowns_index(k) + i, -h);
       sink.entry(row + 3 + i, shape_index(k + 1) + i, 1.0);
+      if (spec_.free_final_time) sink.entry(row + 3 + i, h_index(k), -x_k[i]);
     }
 
     // Dynamics: every block of the residual. Forces on prescribed dofs do not enter it.
@@ -403,8 +436,15 @@ void RdpOcp::jacobian(const VecX& x, BlockSink& sink) {
       else
         sink.block(rd, controls_index(k) + i, res.J_r_f_ka.col(i));
     }
+    if (spec_.free_final_time) {
+      sink.block(rd, h_index(k), res.J_r_h);
+      if (k > 0) {
+        sink.entry(N * rows_ + k - 1, h_index(k), 1.0);
+        sink.entry(N * rows_ + k - 1, h_index(k - 1), -1.0);
+      }
+    }
   }
-  path_.jacobian(x, N * rows_, sink);
+  path_.jacobian(x, path_row0_, sink);
 }
 
 std::string RdpOcp::control_name(int i) const {
@@ -420,7 +460,10 @@ std::string RdpOcp::unknown_name(int i) const {
 
 std::string RdpOcp::constraint_name(int i) const {
   const int N = spec_.steps;
-  if (i >= N * rows_) return path_.constraint_name(i - N * rows_);
+  if (i >= path_row0_) return path_.constraint_name(i - path_row0_);
+  if (i >= N * rows_)
+    return "equal steps h_" + std::to_string(i - N * rows_ + 1) + " = h_" +
+           std::to_string(i - N * rows_);
   const int k = i / rows_, local = i % rows_;
   const std::string step = " step " + std::to_string(k);
   if (local < 3) return "reconstruction" + step + " (" + kCoordNames[local] + ")";
@@ -435,18 +478,20 @@ std::string RdpOcp::variable_name(int j) const {
   if (local < 3 + nr_) return spec_.shape_names[local - 3] + knot;
   const std::string step = " step " + std::to_string(k);
   if (local < 3 + nr_ + n_) return unknown_name(local - 3 - nr_) + step;
-  return control_name(local - 3 - nr_ - n_) + step;
+  if (local < 3 + nr_ + n_ + nr_) return control_name(local - 3 - nr_ - n_) + step;
+  return "h" + step;
 }
 
 void RdpOcp::tables(const VecX& x, Table& states, Table& controls) const {
   check_size(x, "tables");
   const int N = spec_.steps;
-  const double h = spec_.dt;
   states.columns = {"t", "theta", "x", "y"};
   states.columns.insert(states.columns.end(), spec_.shape_names.begin(), spec_.shape_names.end());
   states.rows.resize(N + 1, 4 + nr_);
+  double t = 0.0;
   for (int k = 0; k <= N; ++k) {
-    states.rows(k, 0) = k * h;
+    states.rows(k, 0) = t;
+    if (k < N) t += h_at(x, k);
     states.rows.row(k).segment(1, 3) = x.segment<3>(coords_index(k)).transpose();
     states.rows.row(k).tail(nr_) = shape_at(x, k).transpose();
   }
@@ -455,7 +500,7 @@ void RdpOcp::tables(const VecX& x, Table& states, Table& controls) const {
   for (int i = 0; i < n_; ++i) controls.columns.push_back(unknown_name(i));
   controls.rows.resize(N, 1 + nr_ + n_);
   for (int k = 0; k < N; ++k) {
-    controls.rows(k, 0) = k * h;
+    controls.rows(k, 0) = states.rows(k, 0);
     controls.rows.row(k).segment(1, nr_) = x.segment(controls_index(k), nr_).transpose();
     controls.rows.row(k).tail(n_) = unknowns_at(x, k).transpose();
   }
@@ -469,7 +514,7 @@ double RdpOcp::resimulation_error(const VecX& x) const {
   double err = 0.0;
   for (int k = 0; k < N; ++k) {
     controls_at(x, k, f, u_pres);
-    rdp_advance(*model_, spec_.integrator, spec_.dt, f, u_pres, state, k);
+    rdp_advance(*model_, spec_.integrator, h_at(x, k), f, u_pres, state, k);
     const Vec3 c_kp1 = x.segment<3>(coords_index(k + 1));
     const Vec3 c_sim = Chart::coords(state.g, c_kp1[0]);
     err = std::max(err, (c_sim - c_kp1).lpNorm<Eigen::Infinity>());

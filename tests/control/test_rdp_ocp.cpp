@@ -97,6 +97,72 @@ TEST(RdpOcp, SnakeboardDerivativesMatchFiniteDifferences) {
   testing::expect_derivatives_match(ocp, testing::perturbed_guess(ocp, 0.1), 1e-6, 1e-6);
 }
 
+// The step as a variable adds a column to every row of a step (the RDP residual through
+// r_k+alpha, C(h xi) and the force terms; the reconstruction; the shape update), the
+// equal-step rows and the time cost; all are checked like every other.
+TEST(RdpOcp, FreeFinalTimeDerivativesMatchFiniteDifferences) {
+  RdpOcpSpec car = car_tunnel_problem(8);
+  car.free_final_time = true;
+  car.h_min = 0.2;
+  car.h_max = 3.0;
+  car.time_weight = 2.0;
+  RdpOcp car_ocp(car);
+  EXPECT_EQ(car_ocp.num_variables(), 8 * (3 + 2 + 2 + 2 + 1) + 5);
+  EXPECT_EQ(car_ocp.num_constraints(), 8 * 7 + 7 + 3 * 8);
+  EXPECT_EQ(car_ocp.variable_name(car_ocp.h_index(3)), "h step 3");
+  EXPECT_EQ(car_ocp.constraint_name(8 * 7 + 2), "equal steps h_3 = h_2");
+  testing::expect_derivatives_match(car_ocp, testing::perturbed_guess(car_ocp, 0.05), 1e-6, 1e-6);
+
+  RdpOcpSpec board = snakeboard_problem();
+  board.free_final_time = true;
+  board.h_min = 0.01;
+  board.h_max = 1.0;
+  board.time_weight = 0.5;
+  RdpOcp board_ocp(board);
+  testing::expect_derivatives_match(board_ocp, testing::perturbed_guess(board_ocp, 0.1), 1e-6,
+                                    1e-6);
+}
+
+// With the final time free the optimum is stationary in T: the fixed-time problem at the
+// optimal step reaches the same cost, and at a step a little shorter or longer no less.
+TEST(RdpOcp, FreeFinalTimeIsOptimalAgainstFixedTimes) {
+  const int N = 30;
+  RdpOcpSpec spec = car_tunnel_problem(N);
+  spec.path = PathSpec{};
+  spec.free_final_time = true;
+  spec.h_min = 0.1;
+  spec.h_max = 1.0;
+  spec.time_weight = 0.05;
+  IpoptOptions opt;
+  opt.max_iterations = 1000;
+  opt.constraint_tolerance = 1e-10;
+  opt.tolerance = 1e-10;
+  RdpOcp free_ocp(spec);
+  const NlpSolution sol = solve_with_ipopt(free_ocp, opt);
+  ASSERT_TRUE(sol.ok()) << sol.message << " after " << sol.iterations << " iterations";
+  EXPECT_LT(free_ocp.resimulation_error(sol.x), 1e-7);
+  const double h_star = sol.x[free_ocp.h_index(0)];
+  for (int k = 1; k < N; ++k) EXPECT_NEAR(sol.x[free_ocp.h_index(k)], h_star, 1e-9);
+  ASSERT_GT(h_star, spec.h_min + 1e-3);  // an interior optimum
+  ASSERT_LT(h_star, spec.h_max - 1e-3);
+  Table states, controls;
+  free_ocp.tables(sol.x, states, controls);
+  EXPECT_NEAR(states.rows(N, 0), N * h_star, 1e-12);
+
+  auto fixed_cost = [&](double h) {
+    RdpOcpSpec fixed = spec;
+    fixed.free_final_time = false;
+    fixed.dt = h;
+    RdpOcp ocp(fixed);
+    const NlpSolution s = solve_with_ipopt(ocp, opt);
+    EXPECT_TRUE(s.ok()) << "h = " << h << ": " << s.message;
+    return s.cost + spec.time_weight * N * h;
+  };
+  EXPECT_NEAR(fixed_cost(h_star), sol.cost, 1e-6 * sol.cost);
+  EXPECT_GE(fixed_cost(0.95 * h_star), sol.cost - 1e-6 * sol.cost);
+  EXPECT_GE(fixed_cost(1.05 * h_star), sol.cost - 1e-6 * sol.cost);
+}
+
 TEST(RdpOcp, NamesSayWhatAndWhere) {
   RdpOcp ocp(car_tunnel_problem(20));
   EXPECT_EQ(ocp.variable_name(ocp.coords_index(3)), "theta at knot 3");
@@ -218,6 +284,16 @@ TEST(RdpOcp, BadSpecsNameTheField) {
   s = good;
   s.path.obstacles[0].radius = 0.0;
   testing::expect_spec_error<RdpOcp>(s, "pillar 1");
+  s = good;
+  s.free_final_time = true;
+  s.h_min = 2.0 * s.dt;
+  testing::expect_spec_error<RdpOcp>(s, "h_min");
+  s.h_min = 0.5 * s.dt;
+  s.time_weight = -1.0;
+  testing::expect_spec_error<RdpOcp>(s, "time_weight");
+  s.time_weight = 1.0;
+  s.path.hazard_weight = 1.0;
+  testing::expect_spec_error<RdpOcp>(s, "hazard_weight");
   EXPECT_THROW(car_tunnel_problem(0), InputError);
 }
 

@@ -3,8 +3,8 @@
 // RdpModel<SE2> (car, snakeboard, sleigh).
 //
 // Decision vector, interleaved per step so that the Jacobian is banded:
-//   [c_k (3), r_k (n_r), x_k = (u_k, w_k) (n_r + n_b), q_k (n_r)]  for k = 0..N-1,
-//   then [c_N (3), r_N (n_r)],
+//   [c_k (3), r_k (n_r), x_k = (u_k, w_k) (n_r + n_b), q_k (n_r), h_k (free final time only)]
+//   for k = 0..N-1, then [c_N (3), r_N (n_r)],
 // with c = (theta, x, y) the pose coordinates of PoseChart<SE2> and q_k the controls of step
 // k: q_k[i] is the force f_k+alpha on shape dof i, or its prescribed velocity u_pres where
 // the model prescribes that velocity (the car's steering rate).
@@ -14,8 +14,9 @@
 //   dynamics        RDP residual of step k         (n)       eqs. (16)-(17)
 // with xi_k = E(r_k+alpha) w_k - A(r_k+alpha) u_k. Step 0 takes the continuous momenta of the
 // initial state as its left momenta (fixed data), as rdp_initial_state does, so the
-// transcription and the simulator are the same discrete system. Then one clearance row per
-// obstacle and knot (PathTerms).
+// transcription and the simulator are the same discrete system. With a free final time, N - 1
+// rows h_k - h_k-1 = 0 keep the step uniform (one h per step keeps the Jacobian banded). Then
+// one clearance row per obstacle and knot (PathTerms).
 #pragma once
 
 #include <array>
@@ -73,6 +74,13 @@ struct RdpOcpSpec {
   std::vector<double> shape_weights;
   PathSpec path;
 
+  // Free final time: the step is a decision variable in [h_min, h_max] (s), dt its initial
+  // guess, and the cost adds time_weight * T with T = N h. Takes no hazard cost (its weight
+  // would depend on h too).
+  bool free_final_time = false;
+  double h_min = 0.0, h_max = std::numeric_limits<double>::infinity();
+  double time_weight = 0.0;
+
   // Initial guess: along the polyline g0 -> waypoints -> final position (straight ahead
   // without one), heading along it, at the constant guess_speed [m/s], or with 0 at the
   // rest-to-rest speed profile that covers it in N h; shape velocities fitted to that body
@@ -114,8 +122,10 @@ class RdpOcp final : public Ocp {
   int shape_index(int k) const { return k * block_ + 3; }
   int unknowns_index(int k) const { return k * block_ + 3 + nr_; }
   int controls_index(int k) const { return k * block_ + 3 + nr_ + n_; }
+  int h_index(int k) const { return k * block_ + 3 + nr_ + n_ + nr_; }  // free final time
 
  private:
+  double h_at(const VecX& x, int k) const;
   ShapeVec shape_at(const VecX& x, int k) const;
   RdpVec unknowns_at(const VecX& x, int k) const;
   // Step k's controls split into forces f (zero on prescribed dofs) and prescribed
@@ -130,6 +140,7 @@ class RdpOcp final : public Ocp {
   int nr_, nb_, n_;  // shape, symmetry, unknowns per step
   int block_;        // variables per step
   int rows_;         // constraints per step
+  int path_row0_;    // first clearance row, after the rows that keep h uniform
   RdpLeftMomentum<SE2> left0_;
   PathTerms path_;
 };
