@@ -77,6 +77,14 @@ TreeOcpSpec checked(TreeOcpSpec s) {
   if (s.q_upper.size() == 0) s.q_upper = VecX::Constant(n, kInf);
   require_ordered(s.q_lower, s.q_upper, "q");
   if (s.u_guess.size() == 0) s.u_guess = VecX::Zero(nu);
+  if (s.free_final_time) {
+    if (!(s.h_min > 0.0) || !(s.h_min <= s.dt) || !(s.dt <= s.h_max))
+      throw InputError("tree OCP: h_min: needs 0 < h_min <= dt <= h_max (got h_min " +
+                       std::to_string(s.h_min) + ", dt " + std::to_string(s.dt) + ", h_max " +
+                       std::to_string(s.h_max) + ")");
+    if (!(s.time_weight >= 0.0) || !std::isfinite(s.time_weight))
+      throw InputError("tree OCP: time_weight must be finite and >= 0");
+  }
   return s;
 }
 
@@ -87,7 +95,7 @@ TreeOcp::TreeOcp(TreeOcpSpec spec)
       n_(spec_.model->num_coords()),
       nu_(spec_.model->num_inputs()),
       m_(spec_.model->num_constraint_rows()),
-      stride_(2 * n_ + nu_ + m_),
+      stride_(2 * n_ + nu_ + m_ + (spec_.free_final_time ? 1 : 0)),
       data_(*spec_.model),
       blocks_(spec_.steps) {
   const tree::Model& model = *spec_.model;
@@ -104,7 +112,13 @@ TreeOcp::TreeOcp(TreeOcpSpec spec)
 
 int TreeOcp::num_variables() const { return spec_.steps * stride_ + 2 * n_; }
 
-int TreeOcp::num_constraints() const { return spec_.steps * (2 * n_ + m_); }
+int TreeOcp::num_constraints() const {
+  return spec_.steps * (2 * n_ + m_) + (spec_.free_final_time ? spec_.steps - 1 : 0);
+}
+
+double TreeOcp::h_at(const VecX& x, int k) const {
+  return spec_.free_final_time ? x[h_offset(k)] : spec_.dt;
+}
 
 void TreeOcp::bounds(VecX& x_l, VecX& x_u, VecX& g_l, VecX& g_u) const {
   const int N = spec_.steps;
@@ -116,6 +130,10 @@ void TreeOcp::bounds(VecX& x_l, VecX& x_u, VecX& g_l, VecX& g_u) const {
   for (int k = 0; k < N; ++k) {
     x_l.segment(u_offset(k), nu_) = spec_.u_lower;
     x_u.segment(u_offset(k), nu_) = spec_.u_upper;
+    if (spec_.free_final_time) {
+      x_l[h_offset(k)] = spec_.h_min;
+      x_u[h_offset(k)] = spec_.h_max;
+    }
   }
   for (int k = 1; k <= N; ++k) {
     x_l.segment(q_offset(k), n_) = spec_.q_lower;
@@ -144,6 +162,7 @@ void TreeOcp::initial_guess(VecX& x) const {
     x.segment(q_offset(k), n_) = q;
     x.segment(p_offset(k), n_) = data.L_v;
     if (k < N) x.segment(u_offset(k), nu_) = spec_.u_guess;
+    if (k < N && spec_.free_final_time) x[h_offset(k)] = spec_.dt;
   }
   x.segment(p_offset(0), n_) = x0_.p;
   if (spec_.final_at_rest) x.segment(p_offset(N), n_).setZero();
@@ -160,14 +179,15 @@ void TreeOcp::evaluate(const VecX& x) {
   check_size(x);
   // Invalidate first: a throw below must not leave a stale cache behind.
   x_evaluated_.resize(0);
+  x_k_.t = 0.0;
   for (int k = 0; k < spec_.steps; ++k) {
-    x_k_.t = k * spec_.dt;
     x_k_.q = x.segment(q_offset(k), n_);
     x_k_.p = x.segment(p_offset(k), n_);
-    tree::midpoint_residual_blocks(*spec_.model, data_, spec_.integrator, spec_.dt, x_k_,
+    tree::midpoint_residual_blocks(*spec_.model, data_, spec_.integrator, h_at(x, k), x_k_,
                                    x.segment(u_offset(k), nu_), x.segment(q_offset(k + 1), n_),
                                    x.segment(p_offset(k + 1), n_),
                                    x.segment(lambda_offset(k), m_), blocks_[k]);
+    x_k_.t += h_at(x, k);
   }
   x_evaluated_ = x;
 }
@@ -178,9 +198,15 @@ double TreeOcp::cost(const VecX& x, VecX* grad) {
   double f = 0.0;
   if (grad) grad->setZero(num_variables());
   for (int k = 0; k < spec_.steps; ++k) {
+    const double h = h_at(x, k);
     const auto u = x.segment(u_offset(k), nu_);
-    f += spec_.dt * u.dot(w.cwiseProduct(u));
-    if (grad) grad->segment(u_offset(k), nu_) = (2.0 * spec_.dt) * w.cwiseProduct(u);
+    const double rate =
+        u.dot(w.cwiseProduct(u)) + (spec_.free_final_time ? spec_.time_weight : 0.0);
+    f += h * rate;
+    if (grad) {
+      grad->segment(u_offset(k), nu_) = (2.0 * h) * w.cwiseProduct(u);
+      if (spec_.free_final_time) (*grad)[h_offset(k)] = rate;
+    }
   }
   return f;
 }
@@ -189,9 +215,11 @@ void TreeOcp::constraints(const VecX& x, VecX& g) {
   evaluate(x);
   g.resize(num_constraints());
   const int rows = 2 * n_ + m_;
+  const int equal_row0 = spec_.steps * rows;
   for (int k = 0; k < spec_.steps; ++k) {
     g.segment(k * rows, n_ + m_) = blocks_[k].r_a;
     g.segment(k * rows + n_ + m_, n_) = blocks_[k].r_b;
+    if (spec_.free_final_time && k > 0) g[equal_row0 + k - 1] = h_at(x, k) - h_at(x, k - 1);
   }
 }
 
@@ -206,7 +234,10 @@ void TreeOcp::jacobian(const VecX& x, BlockSink& sink) {
     shapes.Ja_u = MatX::Zero(n_ + m_, nu_);
     shapes.Jb_u = MatX::Zero(n_, nu_);
     shapes.Ja_lambda = MatX::Zero(n_ + m_, m_);
+    shapes.Ja_h = VecX::Zero(n_ + m_);
+    shapes.Jb_h = VecX::Zero(n_);
   }
+  const int equal_row0 = spec_.steps * rows;
   for (int k = 0; k < spec_.steps; ++k) {
     const tree::MidpointResidualBlocks& b = sink.structure_mode() ? shapes : blocks_[k];
     const int ra = k * rows, rb = ra + n_ + m_;
@@ -221,11 +252,22 @@ void TreeOcp::jacobian(const VecX& x, BlockSink& sink) {
     sink.block(rb, u_offset(k), b.Jb_u);
     sink.block(rb, q_offset(k + 1), b.Jb_qkp1);
     for (int i = 0; i < n_; ++i) sink.entry(rb + i, p_offset(k + 1) + i, 1.0);
+    if (spec_.free_final_time) {
+      sink.block(ra, h_offset(k), b.Ja_h.head(n_));  // h(q_kp1) has no dt
+      sink.block(rb, h_offset(k), b.Jb_h);
+      if (k > 0) {
+        sink.entry(equal_row0 + k - 1, h_offset(k), 1.0);
+        sink.entry(equal_row0 + k - 1, h_offset(k - 1), -1.0);
+      }
+    }
   }
 }
 
 std::string TreeOcp::constraint_name(int i) const {
-  const int rows = 2 * n_ + m_;
+  const int rows = 2 * n_ + m_, equal_row0 = spec_.steps * rows;
+  if (i >= equal_row0)
+    return "equal steps h_" + std::to_string(i - equal_row0 + 1) + " = h_" +
+           std::to_string(i - equal_row0);
   const int k = i / rows, r = i % rows;
   if (r < n_ + m_) return "dynamics r_a step " + std::to_string(k) + " row " + std::to_string(r);
   return "dynamics r_b step " + std::to_string(k) + " row " + std::to_string(r - n_ - m_);
@@ -238,7 +280,8 @@ std::string TreeOcp::variable_name(int j) const {
   if (r < 2 * n_) return "p[" + std::to_string(r - n_) + at_knot;
   const std::string at_step = "] at step " + std::to_string(k);
   if (r < 2 * n_ + nu_) return "u[" + std::to_string(r - 2 * n_) + at_step;
-  return "lambda[" + std::to_string(r - 2 * n_ - nu_) + at_step;
+  if (r < 2 * n_ + nu_ + m_) return "lambda[" + std::to_string(r - 2 * n_ - nu_) + at_step;
+  return "h at step " + std::to_string(k);
 }
 
 void TreeOcp::tables(const VecX& x, Table& states, Table& controls) const {
@@ -249,15 +292,17 @@ void TreeOcp::tables(const VecX& x, Table& states, Table& controls) const {
   for (const auto& c : coords) states.columns.push_back("q_" + c.name);
   for (const auto& c : coords) states.columns.push_back("p_" + c.name);
   states.rows.resize(N + 1, 1 + 2 * n_);
+  double t = 0.0;
   for (int k = 0; k <= N; ++k) {
-    states.rows(k, 0) = k * spec_.dt;
+    states.rows(k, 0) = t;
+    if (k < N) t += h_at(x, k);
     states.rows.row(k).segment(1, 2 * n_) = x.segment(q_offset(k), 2 * n_).transpose();
   }
   controls.columns = {"t"};
   for (int i = 0; i < nu_; ++i) controls.columns.push_back("u_" + std::to_string(i));
   controls.rows.resize(N, 1 + nu_);
   for (int k = 0; k < N; ++k) {
-    controls.rows(k, 0) = k * spec_.dt;
+    controls.rows(k, 0) = states.rows(k, 0);
     controls.rows.row(k).tail(nu_) = x.segment(u_offset(k), nu_).transpose();
   }
 }
@@ -271,7 +316,7 @@ double TreeOcp::resimulation_error(const VecX& x) const {
   const VecX no_kinematic;
   double error = 0.0;
   for (int k = 0; k < spec_.steps; ++k) {
-    const auto status = tree::midpoint_step(model, data, spec_.integrator, spec_.dt, state,
+    const auto status = tree::midpoint_step(model, data, spec_.integrator, h_at(x, k), state,
                                             x.segment(u_offset(k), nu_), no_kinematic, next);
     if (!status.converged)
       throw SolverError("tree OCP re-simulation: step " + std::to_string(k) +

@@ -348,6 +348,15 @@ void midpoint_residual_blocks(const Model& model, Data& data, const MidpointOpti
   }
   out.Jb_pkp1.setIdentity(n, n);
   out.Jb_u = (-alpha * dt) * data.Q_u;
+
+  // d/d dt at fixed (q_k, q_kp1): q_m stays, v = (q_kp1 - q_k) / dt moves by -v / dt.
+  const VecX v_dt = -data.v_m / dt;
+  const VecX force = data.L_q + data.Q;
+  const VecX force_dt = (data.L_qv + data.Q_v) * v_dt;
+  const VecX momentum_dt = data.M * v_dt;  // d L_v / d dt, L_vv = M
+  out.Ja_h.setZero(n + m);
+  out.Ja_h.head(n) = (1.0 - alpha) * (force + dt * force_dt) - momentum_dt;
+  out.Jb_h = -alpha * (force + dt * force_dt) - momentum_dt;
 }
 
 }  // namespace marsden::tree

@@ -115,6 +115,17 @@ void expect_blocks_match(const tree::Model& model, const tree::MidpointOptions& 
   check(B.Ja_lambda, Da_l, "Ja_lambda");
   EXPECT_LT(Db_l.size() ? Db_l.lpNorm<Eigen::Infinity>() : 0.0, 1e-12)
       << "r_b does not depend on lambda_k";
+
+  // The step itself, for a free final time.
+  const double eps = 1e-7;
+  tree::Data d(model);
+  MidpointResidualBlocks plus, minus;
+  tree::midpoint_residual_blocks(model, d, options, dt + eps, s.x_k, s.u, s.q_kp1, s.p_kp1,
+                                 s.lambda, plus);
+  tree::midpoint_residual_blocks(model, d, options, dt - eps, s.x_k, s.u, s.q_kp1, s.p_kp1,
+                                 s.lambda, minus);
+  check(B.Ja_h, (plus.r_a - minus.r_a) / (2.0 * eps), "Ja_h");
+  check(B.Jb_h, (plus.r_b - minus.r_b) / (2.0 * eps), "Jb_h");
 }
 
 // One midpoint_step, then the residual at its result: r_a = 0 and r_b = 0 (one residual
@@ -239,6 +250,93 @@ TEST(TreeOcp, DerivativesMatchOnConstrainedFourBar) {
   testing::expect_derivatives_match(ocp, testing::perturbed_guess(ocp, 0.05), 1e-6, 1e-6);
 }
 
+// The step as a variable: the residual blocks' dt columns, the equal-step rows and the time
+// cost, on an unconstrained and a constrained tree.
+TEST(TreeOcp, FreeFinalTimeDerivativesMatch) {
+  TreeOcpSpec acro = acrobot_swing_up({}, 0.05, 6, 8.0);
+  acro.free_final_time = true;
+  acro.h_min = 0.01;
+  acro.h_max = 0.2;
+  acro.time_weight = 3.0;
+  TreeOcp acro_ocp(acro);
+  // The generic perturbation would send a 50 ms step negative: unequal steps near dt instead.
+  auto near_guess = [](TreeOcp& ocp, double scale) {
+    VecX x = testing::perturbed_guess(ocp, scale);
+    for (int k = 0; k < ocp.num_steps(); ++k)
+      x[ocp.h_offset(k)] = ocp.spec().dt * (1.0 + 0.2 * std::sin(k + 1.0));
+    return x;
+  };
+  EXPECT_EQ(acro_ocp.num_variables(), 6 * 6 + 4);
+  EXPECT_EQ(acro_ocp.num_constraints(), 6 * 4 + 5);
+  EXPECT_EQ(acro_ocp.variable_name(acro_ocp.h_offset(2)), "h at step 2");
+  EXPECT_EQ(acro_ocp.constraint_name(6 * 4 + 1), "equal steps h_2 = h_1");
+  testing::expect_derivatives_match(acro_ocp, near_guess(acro_ocp, 0.1), 1e-6, 1e-6);
+
+  const tree::FourBarParams params{.damping = 0.1};
+  const tree::FourBarState s = tree::four_bar_state(params, 0.7, 1.5);
+  TreeOcpSpec bar;
+  bar.model = std::make_shared<const tree::Model>(tree::four_bar(params));
+  bar.dt = 0.02;
+  bar.steps = 3;
+  bar.q0 = s.q;
+  bar.qd0 = s.qd;
+  bar.q_final = s.q;
+  bar.q_final_fixed.assign(3, false);
+  bar.final_at_rest = false;
+  bar.free_final_time = true;
+  bar.h_min = 0.001;
+  bar.time_weight = 1.0;
+  TreeOcp bar_ocp(bar);
+  testing::expect_derivatives_match(bar_ocp, near_guess(bar_ocp, 0.05), 1e-6, 1e-6);
+}
+
+// With the final time free the optimum is stationary in T: the fixed-time problem at the
+// optimal step reaches the same cost, and at a step a little shorter or longer no less. The
+// swing-up has many local optima, so the fixed-time solves start from the free one (its
+// steps dropped) and stay within 1% of its step, where they find the same local optimum (5%
+// shorter, Ipopt already finds another, slightly cheaper one).
+TEST(TreeOcp, FreeFinalTimeSwingUpIsOptimalAgainstFixedTimes) {
+  const int N = 80;
+  TreeOcpSpec spec = acrobot_swing_up({}, 0.05, N, 20.0);
+  spec.free_final_time = true;
+  spec.h_min = 0.02;
+  spec.h_max = 0.1;
+  spec.time_weight = 20.0;
+  IpoptOptions opt;
+  opt.print_level = 0;
+  opt.max_iterations = 1000;
+  opt.constraint_tolerance = 1e-10;
+  opt.tolerance = 1e-10;
+  TreeOcp free_ocp(spec);
+  const NlpSolution sol = solve_with_ipopt(free_ocp, opt);
+  ASSERT_TRUE(sol.ok()) << sol.message << " after " << sol.iterations << " iterations";
+  const double h_star = sol.x[free_ocp.h_offset(0)];
+  std::printf("acrobot free final time: T = %.4f s, cost %.6g, %d iterations\n", N * h_star,
+              sol.cost, sol.iterations);
+  EXPECT_LT(free_ocp.resimulation_error(sol.x), 1e-6);
+  for (int k = 1; k < N; ++k) EXPECT_NEAR(sol.x[free_ocp.h_offset(k)], h_star, 1e-9);
+  ASSERT_GT(h_star, spec.h_min + 1e-3);  // an interior optimum
+  ASSERT_LT(h_star, spec.h_max - 1e-3);
+
+  auto fixed_cost = [&](double h) {
+    TreeOcpSpec fixed = spec;
+    fixed.free_final_time = false;
+    fixed.dt = h;
+    TreeOcp ocp(fixed);
+    VecX start(ocp.num_variables());
+    for (int k = 0; k <= N; ++k) {
+      const int size = k < N ? ocp.stage_size() : 2 * ocp.spec().q0.size();
+      start.segment(ocp.q_offset(k), size) = sol.x.segment(free_ocp.q_offset(k), size);
+    }
+    const NlpSolution s = solve_with_ipopt(ocp, opt, start);
+    EXPECT_TRUE(s.ok()) << "h = " << h << ": " << s.message;
+    return s.cost + spec.time_weight * N * h;
+  };
+  EXPECT_NEAR(fixed_cost(h_star), sol.cost, 1e-7 * sol.cost);
+  EXPECT_GE(fixed_cost(0.99 * h_star), sol.cost - 1e-7 * sol.cost);
+  EXPECT_GE(fixed_cost(1.01 * h_star), sol.cost - 1e-7 * sol.cost);
+}
+
 TEST(TreeOcp, NamesAndTables) {
   TreeOcp ocp(acrobot_swing_up({}, 0.05, 4, 8.0));
   EXPECT_EQ(ocp.variable_name(ocp.q_offset(2) + 1), "q[1] at knot 2");
@@ -317,6 +415,13 @@ TEST(TreeOcp, BadSpecsNameTheField) {
   s = good;
   s.q_final_fixed = {true};
   testing::expect_spec_error<TreeOcp>(s, "q_final_fixed");
+  s = good;
+  s.free_final_time = true;
+  s.h_min = 2.0 * s.dt;
+  testing::expect_spec_error<TreeOcp>(s, "h_min");
+  s.h_min = 0.5 * s.dt;
+  s.time_weight = std::nan("");
+  testing::expect_spec_error<TreeOcp>(s, "time_weight");
   s = good;
   s.u_lower = VecX::Zero(2);
   testing::expect_spec_error<TreeOcp>(s, "u_lower");
