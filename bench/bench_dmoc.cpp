@@ -31,8 +31,8 @@ using marsden::control::NlpSolution;
 
 const char* const kScenarios[] = {"helicopter_canyon",  "helicopter_canyon_dash",
                                   "helicopter_landing", "boat_docking",
-                                  "car_tunnel",         "acrobot_swing_up",
-                                  "cart_pole_swing_up"};
+                                  "car_tunnel",         "car_tunnel_dash",
+                                  "acrobot_swing_up",   "cart_pole_swing_up"};
 const int kSteps[] = {50, 100, 200};
 
 struct Run {

@@ -22,6 +22,7 @@ PANELS = [
     ("helicopter_landing", "helicopter landing (side view)"),
     ("boat_docking", "boat docking (top view)"),
     ("car_tunnel", "car through the tunnel (top view)"),
+    ("car_tunnel_dash", "tunnel against the clock (free final time)"),
     ("acrobot_swing_up", "acrobot swing-up"),
     ("cart_pole_swing_up", "cart-pole swing-up"),
 ]

@@ -129,6 +129,21 @@ void parse_map_and_tangent(const JsonNode& in, DiffMap& map, TangentMap& tangent
     tangent = t->one_of({"tln", "exact"}) == "tln" ? TangentMap::TLN : TangentMap::Exact;
 }
 
+void parse_final_time(const JsonNode& root, double dt, int steps, bool& free, double& h_min,
+                      double& h_max, double& weight) {
+  const auto ft = root.find("final_time");
+  if (!ft) return;
+  ft->expect_keys({"free", "lower", "upper", "weight"});
+  free = ft->at("free").boolean();
+  if (!free) return;
+  h_min = ft->at("lower").number_greater(0.0) / steps;
+  h_max = ft->has("upper") ? ft->at("upper").number_greater(0.0) / steps : kInf;
+  if (const auto w = ft->find("weight")) weight = w->number_at_least(0.0);
+  if (!(h_min <= dt && dt <= h_max))
+    ft->fail("the guess dt * steps = " + format_number(dt * steps) +
+             " s must lie within [lower, upper]");
+}
+
 InputVec input_vec(const JsonNode& n, int size, const std::string& what) {
   if (!n.is_array() || n.array_size() != static_cast<std::size_t>(size))
     n.fail("expected " + std::to_string(size) + " numbers (" + what + ")");
@@ -200,20 +215,8 @@ std::unique_ptr<control::Ocp> parse_holonomic(const JsonNode& root, const std::s
     }
   }
 
-  // Free final time T = N h within [lower, upper] (s); dt is the guess.
-  if (const auto ft = root.find("final_time")) {
-    ft->expect_keys({"free", "lower", "upper", "weight"});
-    s.free_final_time = ft->at("free").boolean();
-    if (s.free_final_time) {
-      s.h_min = ft->at("lower").number_greater(0.0) / s.steps;
-      s.h_max = ft->has("upper") ? ft->at("upper").number_greater(0.0) / s.steps : kInf;
-      if (const auto w = ft->find("weight")) s.time_weight = w->number_at_least(0.0);
-      const double T = s.dt * s.steps;
-      if (!(s.h_min <= s.dt && s.dt <= s.h_max))
-        ft->fail("the guess dt * steps = " + detail::format_number(T) +
-                 " s must lie within [lower, upper]");
-    }
-  }
+  detail::parse_final_time(root, s.dt, s.steps, s.free_final_time, s.h_min, s.h_max,
+                           s.time_weight);
 
   s.u_lower = InputVec::Constant(nu, -kInf);
   s.u_upper = InputVec::Constant(nu, kInf);

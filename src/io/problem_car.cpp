@@ -24,7 +24,8 @@ std::vector<control::Interval> intervals(const double* lower, const double* uppe
 
 std::unique_ptr<control::Ocp> parse_car_problem(const JsonNode& root) {
   root.expect_keys({"name", "description", "system", "integrator", "dt", "steps", "initial_state",
-                    "final_state", "bounds", "cost", "obstacles", "initial_guess", "solver"});
+                    "final_state", "final_time", "bounds", "cost", "obstacles", "initial_guess",
+                    "solver"});
   control::RdpOcpSpec s;
   s.model = std::make_shared<const CarModel>(parse_car(root.at("system")));
   s.shape_names = {"psi", "sigma"};
@@ -39,6 +40,7 @@ std::unique_ptr<control::Ocp> parse_car_problem(const JsonNode& root) {
   }
   s.dt = root.at("dt").number_greater(0.0);
   s.steps = root.at("steps").integer(1, 100000);
+  parse_final_time(root, s.dt, s.steps, s.free_final_time, s.h_min, s.h_max, s.time_weight);
 
   // Initial state: pose, shape (psi, sigma = tan of the steering angle), wheel rate; the
   // steering rate is the first control, not a state.

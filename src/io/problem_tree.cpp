@@ -23,7 +23,7 @@ control::VecX vector_of(const JsonNode& n, int size) {
 
 std::unique_ptr<control::Ocp> parse_tree_problem(const JsonNode& root, const std::string& file) {
   root.expect_keys({"name", "description", "system", "integrator", "dt", "steps", "initial_state",
-                    "final_state", "bounds", "cost", "initial_guess", "solver"});
+                    "final_state", "final_time", "bounds", "cost", "initial_guess", "solver"});
   Scene scene;
   scene.file = file;
   scene.system_type = "tree";
@@ -44,6 +44,7 @@ std::unique_ptr<control::Ocp> parse_tree_problem(const JsonNode& root, const std
   s.integrator = ts.midpoint;
   s.dt = root.at("dt").number_greater(0.0);
   s.steps = root.at("steps").integer(1, 100000);
+  parse_final_time(root, s.dt, s.steps, s.free_final_time, s.h_min, s.h_max, s.time_weight);
   s.q0 = ts.q0;
   s.qd0 = ts.qd0;
 

@@ -100,6 +100,21 @@ TEST(ProblemFiles, CarTunnelSolvesClearsThePillarsAndIsReproducedBySimulation) {
   EXPECT_GE(sum.min_clearance, -1e-8);
 }
 
+// The tunnel against the clock: the step of the RDP transcription is a decision variable.
+TEST(ProblemFiles, FreeFinalTimeCarTunnelSolvesWithinItsTimeBounds) {
+  TempDir dir;
+  io::Problem problem = io::load_problem(example("car_tunnel_dash"));
+  const auto sum = io::run_problem(problem, dir.path());
+  ASSERT_TRUE(sum.ok) << sum.message;
+  EXPECT_LT(sum.solution.constraint_violation, 1e-9);
+  EXPECT_LT(sum.resimulation_error, 1e-6);
+  EXPECT_GE(sum.min_clearance, -1e-8);
+  const double T = read(dir / "summary.json")["final_time"].get<double>();
+  EXPECT_GT(T, 5.0 + 1e-3);  // interior: the time cost and the torque limit balance
+  EXPECT_LT(T, 20.0 - 1e-3);
+  EXPECT_GT(std::abs(T - 10.0), 0.1);  // not the guess
+}
+
 // The boat's hydrodynamic forces are smoothed over the waterline (system.wet_smoothing);
 // with them the docking converges and is reproduced by simulation.
 TEST(ProblemFiles, BoatDockingSolvesAndIsReproducedBySimulation) {
@@ -127,6 +142,31 @@ TEST(ProblemFiles, AcrobotFileAgreesWithTheBuiltInAcrobot) {
   const control::NlpSolution ref = control::solve_with_ipopt(builtin, opt);
   ASSERT_TRUE(ref.ok()) << ref.message;
   EXPECT_NEAR(sum.solution.cost, ref.cost, 1e-6 * ref.cost);
+}
+
+// The same with the final time free: the file's "final_time" reaches the midpoint
+// transcription's step variables as the spec's fields do.
+TEST(ProblemFiles, FreeFinalTimeAcrobotFileAgreesWithTheBuiltInAcrobot) {
+  TempDir dir;
+  auto j = read(example("acrobot_swing_up"));
+  j["steps"] = 80;
+  j["final_time"] = {{"free", true}, {"lower", 1.6}, {"upper", 8}, {"weight", 20}};
+  io::Problem problem = io::load_problem(dir.write("acrobot.json", j.dump()));
+  const auto sum = io::run_problem(problem, dir / "out");
+  ASSERT_TRUE(sum.ok) << sum.message;
+  EXPECT_LT(sum.resimulation_error, 1e-6);
+
+  control::TreeOcpSpec spec = control::acrobot_swing_up({}, 0.05, 80, 20.0);
+  spec.free_final_time = true;
+  spec.h_min = 0.02;
+  spec.h_max = 0.1;
+  spec.time_weight = 20.0;
+  control::TreeOcp builtin(spec);
+  const control::NlpSolution ref = control::solve_with_ipopt(builtin, problem.solver);
+  ASSERT_TRUE(ref.ok()) << ref.message;
+  EXPECT_NEAR(sum.solution.cost, ref.cost, 1e-6 * ref.cost);
+  EXPECT_NEAR(read(dir / "out" / "summary.json")["final_time"].get<double>(),
+              80 * ref.x[builtin.h_offset(0)], 1e-6);
 }
 
 TEST(ProblemFiles, CartPoleSwingsUpWithinItsTrack) {
@@ -208,6 +248,13 @@ TEST(ProblemFiles, BadCarFieldsAreNamed) {
       {[](auto& j) { j["initial_state"]["y"] = 5; }, "x_bounds or y_bounds"},
       {[](auto& j) { j["final_state"]["x"] = 20; }, "final_coords"},
       {[](auto& j) { j["final_state"]["sigma"] = 1; }, "final_shape[1]"},
+      {[](auto& j) { j["final_time"] = {{"free", true}, {"lower", 13}}; }, "field 'final_time'"},
+      {[](auto& j) { j["final_time"] = {{"free", "yes"}}; }, "field 'final_time.free'"},
+      {[](auto& j) {
+         j["final_time"] = {{"free", true}, {"lower", 5}};
+         j["cost"]["hazard"] = {{"weight", 1}};
+       },
+       "hazard"},
   });
 }
 
@@ -221,6 +268,9 @@ TEST(ProblemFiles, BadTreeFieldsAreNamed) {
       {[](auto& j) { j["bounds"]["controls"]["upper"] = {15, 15}; }, "field 'bounds.controls.upper'"},
       {[](auto& j) { j["cost"]["control_weights"] = {-1}; }, "effort_weights"},
       {[](auto& j) { j["obstacles"] = nlohmann::json::array(); }, "unknown"},
+      {[](auto& j) { j["final_time"] = {{"free", true}}; }, "field 'final_time.lower'"},
+      {[](auto& j) { j["final_time"] = {{"free", true}, {"lower", 1}, {"weight", -1}}; },
+       "field 'final_time.weight'"},
   });
 }
 
