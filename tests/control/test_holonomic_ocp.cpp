@@ -281,18 +281,16 @@ TEST(HolonomicOcp, FreeFinalTimeIsOptimalAgainstFixedTimes) {
   ASSERT_GT(h_star, spec.h_min + 1e-3);  // an interior optimum
   ASSERT_LT(h_star, spec.h_max - 1e-3);
 
-  auto fixed_cost = [&](double h) {
-    auto fixed = spec;
-    fixed.free_final_time = false;
-    fixed.dt = h;
-    HolonomicOcp<SE3> ocp(fixed);
-    const NlpSolution s = solve_with_ipopt(ocp, opt);
-    EXPECT_TRUE(s.ok()) << "h = " << h << ": " << s.message;
-    return s.cost + spec.time_weight * 20 * h;
-  };
-  EXPECT_NEAR(fixed_cost(h_star), sol.cost, 1e-6 * sol.cost);
-  EXPECT_GE(fixed_cost(0.95 * h_star), sol.cost - 1e-6 * sol.cost);
-  EXPECT_GE(fixed_cost(1.05 * h_star), sol.cost - 1e-6 * sol.cost);
+  testing::expect_free_time_is_optimal(sol.cost, h_star, 20, spec.time_weight, 0.05, 1e-6,
+                                       [&](double h) {
+                                         auto fixed = spec;
+                                         fixed.free_final_time = false;
+                                         fixed.dt = h;
+                                         HolonomicOcp<SE3> ocp(fixed);
+                                         const NlpSolution s = solve_with_ipopt(ocp, opt);
+                                         EXPECT_TRUE(s.ok()) << "h = " << h << ": " << s.message;
+                                         return s.cost;
+                                       });
 }
 
 TEST(HolonomicOcp, BadSpecsNameTheField) {

@@ -149,18 +149,16 @@ TEST(RdpOcp, FreeFinalTimeIsOptimalAgainstFixedTimes) {
   free_ocp.tables(sol.x, states, controls);
   EXPECT_NEAR(states.rows(N, 0), N * h_star, 1e-12);
 
-  auto fixed_cost = [&](double h) {
-    RdpOcpSpec fixed = spec;
-    fixed.free_final_time = false;
-    fixed.dt = h;
-    RdpOcp ocp(fixed);
-    const NlpSolution s = solve_with_ipopt(ocp, opt);
-    EXPECT_TRUE(s.ok()) << "h = " << h << ": " << s.message;
-    return s.cost + spec.time_weight * N * h;
-  };
-  EXPECT_NEAR(fixed_cost(h_star), sol.cost, 1e-6 * sol.cost);
-  EXPECT_GE(fixed_cost(0.95 * h_star), sol.cost - 1e-6 * sol.cost);
-  EXPECT_GE(fixed_cost(1.05 * h_star), sol.cost - 1e-6 * sol.cost);
+  testing::expect_free_time_is_optimal(sol.cost, h_star, N, spec.time_weight, 0.05, 1e-6,
+                                       [&](double h) {
+                                         RdpOcpSpec fixed = spec;
+                                         fixed.free_final_time = false;
+                                         fixed.dt = h;
+                                         RdpOcp ocp(fixed);
+                                         const NlpSolution s = solve_with_ipopt(ocp, opt);
+                                         EXPECT_TRUE(s.ok()) << "h = " << h << ": " << s.message;
+                                         return s.cost;
+                                       });
 }
 
 TEST(RdpOcp, NamesSayWhatAndWhere) {
