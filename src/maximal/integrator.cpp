@@ -492,19 +492,29 @@ void assemble_dense(const Model& model, Workspace& ws) {
   }
 }
 
-// Jacobian at s (evaluated by the last evaluate(..., jacobian = true)) and its solve.
+// dx = F^-1 rhs with the factors of the last newton_direction; evaluate(..., false)
+// leaves them alone.
+void solve_direction(const Model& model, Workspace& ws, const StepOptions& options,
+                     const Eigen::VectorXd& rhs, Eigen::VectorXd& dx) {
+  if (options.solver == LinearSolver::DenseLU)
+    dx = ws.dense_lu.solve(rhs);
+  else
+    solve_factored(model, ws, rhs, dx);
+}
+
+// Jacobian at s (evaluated by the last evaluate(..., jacobian = true)), factored, and its
+// solve.
 void newton_direction(const Model& model, Workspace& ws, const StepOptions& options,
                       const Eigen::VectorXd& rhs, Eigen::VectorXd& dx) {
   assemble_tree(model, ws);
   if (options.solver == LinearSolver::DenseLU) {
     assemble_dense(model, ws);
     ws.dense_lu.compute(ws.F_dense);
-    dx = ws.dense_lu.solve(rhs);
-    return;
+  } else {
+    factor_tree(model, ws);
+    factor_loops(model, ws, options.loop_rank_tolerance);
   }
-  factor_tree(model, ws);
-  factor_loops(model, ws, options.loop_rank_tolerance);
-  solve_factored(model, ws, rhs, dx);
+  solve_direction(model, ws, options, rhs, dx);
 }
 
 double scaled_norm(const Model& model, const Workspace& ws, const Eigen::VectorXd& r, double dt) {
@@ -553,9 +563,16 @@ StepStatus step_once(const Model& model, Data& data, const StepOptions& options)
     return status;
   }
   double norm = scaled_norm(model, ws, ws.r, dt);
+  double contraction = 1.0;  // residual ratio of the last iteration
   while (std::isfinite(norm) && norm > tol && status.newton.iterations < options.newton.max_iterations) {
-    if (status.newton.iterations > 0) evaluate(model, data, ws, dt, ws.s, ws.r, ws.next, true);
-    newton_direction(model, ws, options, ws.r, ws.dx);
+    // Simplified Newton (NewtonOptions::reuse_jacobian): the first iterate's factors serve
+    // while each iteration cuts the residual at least fourfold.
+    if (options.newton.reuse_jacobian && status.newton.iterations > 0 && contraction < 0.25) {
+      solve_direction(model, ws, options, ws.r, ws.dx);
+    } else {
+      if (status.newton.iterations > 0) evaluate(model, data, ws, dt, ws.s, ws.r, ws.next, true);
+      newton_direction(model, ws, options, ws.r, ws.dx);
+    }
     ++status.newton.iterations;
     double alpha = 1.0;
     for (;;) {
@@ -568,6 +585,7 @@ StepStatus step_once(const Model& model, Data& data, const StepOptions& options)
         ws.s.swap(ws.s_trial);
         ws.r.swap(ws.r_trial);
         ws.next.swap(ws.trial_next);
+        contraction = trial / norm;
         norm = trial;
         break;
       }
