@@ -105,7 +105,7 @@ RdpOcpSpec validated(RdpOcpSpec s) {
   if (!(s.guess_speed >= 0.0) || !std::isfinite(s.guess_speed))
     bad("guess_speed", "must be finite and non-negative");
   if (s.free_final_time) {
-    if (!(s.h_min > 0.0) || !(s.h_min <= s.dt) || !(s.dt <= s.h_max) || std::isnan(s.h_max)) {
+    if (!(s.h_min > 0.0) || !(s.h_min <= s.dt) || !(s.dt <= s.h_max)) {
       std::ostringstream msg;
       msg << "needs 0 < h_min <= dt <= h_max (got h_min " << s.h_min << ", dt " << s.dt
           << ", h_max " << s.h_max << ")";
