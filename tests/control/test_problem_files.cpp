@@ -28,14 +28,20 @@ nlohmann::json read(const std::filesystem::path& p) {
   return nlohmann::json::parse(in);
 }
 
+// A solved problem: constraints met, the optimum reproduced by re-simulation, obstacles
+// cleared.
+void expect_feasible_and_reproduced(const io::OptimizeSummary& sum) {
+  EXPECT_LT(sum.solution.constraint_violation, 1e-9);
+  EXPECT_LT(sum.resimulation_error, 1e-6);
+  EXPECT_GE(sum.min_clearance, -1e-8);
+}
+
 TEST(ProblemFiles, HelicopterCanyonSolvesAndIsReproducedBySimulation) {
   TempDir dir;
   io::Problem problem = io::load_problem(example("helicopter_canyon"));
   const auto sum = io::run_problem(problem, dir.path());
   ASSERT_TRUE(sum.ok) << sum.message;
-  EXPECT_LT(sum.solution.constraint_violation, 1e-9);
-  EXPECT_LT(sum.resimulation_error, 1e-6);
-  EXPECT_GE(sum.min_clearance, -1e-8);
+  expect_feasible_and_reproduced(sum);
   for (const char* f : {"trajectory.csv", "controls.csv", "trajectory.npz", "summary.json",
                         "decision_vector.txt", "ipopt.log"})
     EXPECT_TRUE(std::filesystem::exists(dir / f)) << f;
@@ -95,9 +101,7 @@ TEST(ProblemFiles, CarTunnelSolvesClearsThePillarsAndIsReproducedBySimulation) {
   EXPECT_EQ(problem.system_type, "car");
   const auto sum = io::run_problem(problem, dir / "out");
   ASSERT_TRUE(sum.ok) << sum.message;
-  EXPECT_LT(sum.solution.constraint_violation, 1e-9);
-  EXPECT_LT(sum.resimulation_error, 1e-6);
-  EXPECT_GE(sum.min_clearance, -1e-8);
+  expect_feasible_and_reproduced(sum);
 }
 
 // The tunnel against the clock: the step of the RDP transcription is a decision variable.
@@ -106,9 +110,7 @@ TEST(ProblemFiles, FreeFinalTimeCarTunnelSolvesWithinItsTimeBounds) {
   io::Problem problem = io::load_problem(example("car_tunnel_dash"));
   const auto sum = io::run_problem(problem, dir.path());
   ASSERT_TRUE(sum.ok) << sum.message;
-  EXPECT_LT(sum.solution.constraint_violation, 1e-9);
-  EXPECT_LT(sum.resimulation_error, 1e-6);
-  EXPECT_GE(sum.min_clearance, -1e-8);
+  expect_feasible_and_reproduced(sum);
   const double T = read(dir / "summary.json")["final_time"].get<double>();
   EXPECT_GT(T, 5.0 + 1e-3);  // interior: the time cost and the torque limit balance
   EXPECT_LT(T, 20.0 - 1e-3);
@@ -122,9 +124,7 @@ TEST(ProblemFiles, BoatDockingSolvesAndIsReproducedBySimulation) {
   io::Problem problem = io::load_problem(example("boat_docking"));
   const auto sum = io::run_problem(problem, dir.path());
   ASSERT_TRUE(sum.ok) << sum.message;
-  EXPECT_LT(sum.solution.constraint_violation, 1e-9);
-  EXPECT_LT(sum.resimulation_error, 1e-6);
-  EXPECT_GE(sum.min_clearance, -1e-8);
+  expect_feasible_and_reproduced(sum);
 }
 
 // The acrobot written as frames in a problem file and the library's acrobot() are two
