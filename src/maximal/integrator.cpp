@@ -50,8 +50,8 @@ struct Workspace {
     dx.setZero(n);
     weight.setOnes(n);
     D.resize(topo.num_nodes);
-    pivots.resize(topo.num_nodes);
     up.resize(topo.num_nodes);
+    padded.resize(topo.num_nodes);
     down.resize(topo.num_nodes);
     next.resize(nb);
     trial_next.resize(nb);
@@ -74,9 +74,9 @@ struct Workspace {
 
   Eigen::VectorXd s, s_trial, r, r_trial, dx, weight;
   // Per node: up = F(i, parent), down = F(parent, i). factor_tree overwrites D with its
-  // LU factors (row pivots in `pivots`) and up with D^-1 up.
+  // inverse and up with D^-1 up.
   std::vector<Block> D, up, down;
-  std::vector<Pivots> pivots;
+  std::vector<Vec6> padded;  // solve_tree's node-padded copy of its vector
   std::vector<BodyState> next, trial_next;
   std::vector<BodyState> step_start;  // the state a subdivided step restores on failure
   std::vector<Vec6> external;    // explicit forces at t_k (force world, torque body)
@@ -255,11 +255,14 @@ bool evaluate(const Model& model, const Data& data, Workspace& ws, double dt,
   for (int j = 0; j < model.num_joints(); ++j) {
     const Joint& joint = model.joints()[j];
     const int m = constraint_rows(joint.type);
-    const auto lambda = lambda_of(topo, j, s, m);
+    // Padded to 6 rows, so the force products have fixed size (the padding columns of
+    // -G^T are zero).
+    Vec6 lambda = Vec6::Zero();
+    lambda.head(m) = lambda_of(topo, j, s, m);
     if (joint.parent != kWorld) {
-      r.segment<6>(6 * joint.parent).noalias() += ws.Gt_parent[j].leftCols(m) * lambda;
+      r.segment<6>(6 * joint.parent).noalias() += ws.Gt_parent[j] * lambda;
     }
-    r.segment<6>(6 * joint.child).noalias() += ws.Gt_child[j].leftCols(m) * lambda;
+    r.segment<6>(6 * joint.child).noalias() += ws.Gt_child[j] * lambda;
     const BodyState& a = pose_of(next, joint.parent);
     const BodyState& c = next[joint.child];
     if (!jacobian) {
@@ -274,8 +277,8 @@ bool evaluate(const Model& model, const Data& data, Workspace& ws, double dt,
         const double root = rate_root(omega, dt);
         const Mat3 Phi = 0.5 * dt *
             (root * Mat3::Identity() + omega * omega.transpose() / root - Quat::hat(omega));
-        out.topLeftCorner(m, 3) = C.leftCols<3>();
-        out.topRightCorner(m, 3).noalias() = C.rightCols<3>() * Phi;
+        out.topRows(m) = C;
+        out.rightCols<3>() = (out.rightCols<3>() * Phi).eval();
       };
       if (joint.parent != kWorld) chain(Cp, a.omega, ws.C_parent[j]);
       chain(Cc, c.omega, ws.C_child[j]);
@@ -339,72 +342,63 @@ void lu_factor(Block& A, Pivots& pivots) {
   }
 }
 
-// b <- A^-1 b for the factors of lu_factor.
-void lu_solve(const Block& lu, const Pivots& pivots, Vec6& b) {
-  for (int c = 0; c < 6; ++c) std::swap(b[c], b[pivots[c]]);
-  // Column-oriented substitutions: each step is one vector update, not a chain of scalars.
-  for (int c = 0; c < 5; ++c) b.tail(5 - c) -= b[c] * lu.col(c).tail(5 - c);
-  for (int c = 5; c >= 0; --c) {
-    b[c] *= lu(c, c);
-    b.head(c) -= b[c] * lu.col(c).head(c);
-  }
-}
-
-// B <- A^-1 B, by row operations (B is row-major).
-void lu_solve(const Block& lu, const Pivots& pivots, Block& B) {
+// A <- A^-1 from its pivoted LU factors, by row operations on the identity (row-major).
+void invert(Block& A) {
+  Pivots pivots;
+  lu_factor(A, pivots);
+  Block B = Block::Identity();
   for (int c = 0; c < 6; ++c) {
     if (pivots[c] != c) B.row(c).swap(B.row(pivots[c]));
   }
   for (int c = 0; c < 6; ++c) {
-    for (int r = c + 1; r < 6; ++r) B.row(r) -= lu(r, c) * B.row(c);
+    for (int r = c + 1; r < 6; ++r) B.row(r) -= A(r, c) * B.row(c);
   }
   for (int c = 5; c >= 0; --c) {
-    B.row(c) *= lu(c, c);
-    for (int r = 0; r < c; ++r) B.row(r) -= lu(r, c) * B.row(c);
+    B.row(c) *= A(c, c);
+    for (int r = 0; r < c; ++r) B.row(r) -= A(r, c) * B.row(c);
   }
+  A = B;
 }
 
-// Algorithm 3, on blocks: children before parents. With U = D_i^-1 up_i, the parent's
-// block loses down_i U; L = down_i D_i^-1 is applied in the solve, never formed.
+// Algorithm 3, on blocks: children before parents. D_i is replaced by its inverse (each
+// Newton step solves with it three times or more, and a fixed 6x6 product beats two
+// triangular substitutions); with U = D_i^-1 up_i, the parent's block loses down_i U.
+// L = down_i D_i^-1 is applied in the solve, never formed.
 void factor_tree(const Model& model, Workspace& ws) {
   const Topology& topo = model.topology();
   for (const int i : topo.order) {
-    lu_factor(ws.D[i], ws.pivots[i]);
+    invert(ws.D[i]);
     const int p = topo.parent_node[i];
     if (p < 0) continue;
-    lu_solve(ws.D[i], ws.pivots[i], ws.up[i]);
+    const Block U = ws.D[i] * ws.up[i];
+    ws.up[i] = U;
     ws.D[p].noalias() -= ws.down[i] * ws.up[i];
   }
 }
 
-// The rows of node i in x, zero-padded to the block size.
+// Algorithm 4 on the tree rows, in place: y_i = D_i^-1 (x_i - sum over children of
+// down_c y_c) from the leaves up, then x_i = y_i - U_i x_parent from the root down. The
+// sweeps run on a copy padded to 6 rows per node (padding stays zero), so every block
+// product has fixed size.
 template <class Vector>
-Vec6 gather(const Topology& topo, const Vector& x, int i) {
-  Vec6 out = Vec6::Zero();
-  out.head(topo.node_size[i]) = x.segment(topo.node_offset[i], topo.node_size[i]);
-  return out;
-}
-
-// Algorithm 4 in place on the tree rows: y_i = D_i^-1 (x_i - sum over children of
-// down_c y_c) from the leaves up, then x_i = y_i - U_i x_parent from the root down.
-template <class Vector>
-void solve_tree(const Model& model, const Workspace& ws, Vector&& x) {
+void solve_tree(const Model& model, Workspace& ws, Vector&& x) {
   const Topology& topo = model.topology();
+  std::vector<Vec6>& y = ws.padded;
+  for (int i = 0; i < topo.num_nodes; ++i) {
+    y[i].setZero();
+    y[i].head(topo.node_size[i]) = x.segment(topo.node_offset[i], topo.node_size[i]);
+  }
   for (const int i : topo.order) {
-    Vec6 y = gather(topo, x, i);
-    lu_solve(ws.D[i], ws.pivots[i], y);
-    x.segment(topo.node_offset[i], topo.node_size[i]) = y.head(topo.node_size[i]);
+    y[i] = (ws.D[i] * y[i]).eval();
     const int p = topo.parent_node[i];
-    if (p < 0) continue;
-    const Vec6 update = ws.down[i] * y;
-    x.segment(topo.node_offset[p], topo.node_size[p]) -= update.head(topo.node_size[p]);
+    if (p >= 0) y[p].noalias() -= ws.down[i] * y[i];
   }
   for (auto it = topo.order.rbegin(); it != topo.order.rend(); ++it) {
-    const int i = *it;
-    const int p = topo.parent_node[i];
-    if (p < 0) continue;
-    const Vec6 update = ws.up[i] * gather(topo, x, p);
-    x.segment(topo.node_offset[i], topo.node_size[i]) -= update.head(topo.node_size[i]);
+    const int p = topo.parent_node[*it];
+    if (p >= 0) y[*it].noalias() -= ws.up[*it] * y[p];
+  }
+  for (int i = 0; i < topo.num_nodes; ++i) {
+    x.segment(topo.node_offset[i], topo.node_size[i]) = y[i].head(topo.node_size[i]);
   }
 }
 

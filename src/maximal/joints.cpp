@@ -126,18 +126,19 @@ void evaluate(const Joint& joint, const BodyState& a, const BodyState& b, JointV
   int row = 0;
   // Rows of g and of the Jacobians; derivatives given for dphi only (3 columns) are
   // rotational rows, with zero translation columns.
+  // The row counts are compile-time constants, so every write below has fixed size.
   auto put = [&](const auto& value, const auto& D_a, const auto& D_b) {
-    const int k = static_cast<int>(value.rows());
-    g.segment(row, k) = value;
+    constexpr int k = std::decay_t<decltype(value)>::RowsAtCompileTime;
+    g.template segment<k>(row) = value;
     if constexpr (kJacobians) {
       if constexpr (std::decay_t<decltype(D_a)>::ColsAtCompileTime == 3) {
-        G_a->middleRows(row, k).template leftCols<3>().setZero();
-        G_b->middleRows(row, k).template leftCols<3>().setZero();
-        G_a->middleRows(row, k).template rightCols<3>() = D_a;
-        G_b->middleRows(row, k).template rightCols<3>() = D_b;
+        G_a->template block<k, 3>(row, 0).setZero();
+        G_b->template block<k, 3>(row, 0).setZero();
+        G_a->template block<k, 3>(row, 3) = D_a;
+        G_b->template block<k, 3>(row, 3) = D_b;
       } else {
-        G_a->middleRows(row, k) = D_a;
-        G_b->middleRows(row, k) = D_b;
+        G_a->template middleRows<k>(row) = D_a;
+        G_b->template middleRows<k>(row) = D_b;
       }
     }
     row += k;
