@@ -410,6 +410,34 @@ def test_dmoc_vehicles_quick_writes_claims_data_and_figure(tmp_path):
     assert (out / "dmoc_vehicles.png").stat().st_size > 0
 
 
+def test_maximal_performance_quick_writes_claims_data_and_figure(tmp_path):
+    out = tmp_path / "mp"
+    r = marsden("experiment", "run", "maximal-performance", "--quick", "--out", out)
+    assert r.returncode == 0, r.stderr
+    results = json.loads((out / "results.json").read_text())
+    assert results["experiment"] == "maximal-performance" and results["quick"] is True
+    claims = {c["id"]: c for c in results["claims"]}
+    assert {"pendulums-no-failure", "pendulums-linear-time", "pendulums-tolerances",
+            "four-bars-robust"} <= claims.keys()
+    # The quick set (pendulums of at most 20 links, at most 3 four-bar segments, 200 steps)
+    # completes; the timing claim is left to the full run.
+    for key in ("pendulums-no-failure", "pendulums-tolerances", "four-bars-robust"):
+        assert claims[key]["holds"], claims[key]
+    steps = results["parameters"]["steps"]
+    for name, rows in (("pendulums.csv", 4 * 4 - 2), ("pendulum_tolerances.csv", 3 * 4),
+                       ("four_bars.csv", 3 * 3)):
+        table = np.atleast_1d(np.genfromtxt(out / name, delimiter=",", names=True))
+        assert len(table) == rows
+        assert np.all(table["steps"] == steps) and np.all(table["failures"] == 0)
+        assert np.all(np.isfinite(table["us_per_step"])) and np.all(table["us_per_step"] > 0)
+    pendulums = np.atleast_1d(np.genfromtxt(out / "pendulums.csv", delimiter=",", names=True))
+    assert np.all(pendulums["max_violation"] < 1e-9)
+    # No failed run: the failure table holds its header only.
+    assert (out / "failed_steps.csv").read_text().splitlines()[0].startswith("four_bar,size")
+    assert len((out / "failed_steps.csv").read_text().splitlines()) == 1
+    assert (out / "maximal_performance.png").stat().st_size > 0
+
+
 def test_optimize_writes_the_solution_and_exit_codes_say_what_failed(tmp_path):
     out = tmp_path / "car"
     r = marsden("optimize", ROOT / "examples" / "problems" / "car_tunnel.json", "--out", out)
