@@ -65,9 +65,8 @@ RunResult simulate(const Mechanism& mech, StepOptions options, int steps) {
 }
 
 // Every failed run, with where it failed and how long a step would have solved there. A
-// failed step whose shorter steps solve up to just below dt, with Newton converging in a few
-// iterations right up to that length, is a step where the discrete equations lose their
-// solution (a fold in dt), not one the solver missed (docs/maximal.md).
+// continuation in dt (docs/maximal.md) ends at the same length: there the discrete
+// equations lose their solution, so the failure is not one the solver missed.
 struct FailureLog {
   explicit FailureLog(const ExperimentContext& ctx)
       : csv(ctx.out_dir() / "failed_steps.csv",
