@@ -317,17 +317,23 @@ def test_version_and_experiment_list():
     assert "unknown experiment 'no-such-experiment'" in r.stderr
 
 
-def test_rigid_body_accuracy_quick_writes_claims_data_and_figure(tmp_path):
-    out = tmp_path / "rba"
-    r = marsden("experiment", "run", "rigid-body-accuracy", "--quick", "--out", out)
+def run_quick_experiment(name, out):
+    """Runs experiment NAME with --quick into OUT and checks results.json's frame; returns
+    it and its claims by id."""
+    r = marsden("experiment", "run", name, "--quick", "--out", out)
     assert r.returncode == 0, r.stderr
     results = json.loads((out / "results.json").read_text())
-    assert results["experiment"] == "rigid-body-accuracy" and results["quick"] is True
-    claims = {c["id"]: c for c in results["claims"]}
-    assert len(claims) >= 6
-    for c in claims.values():
+    assert results["experiment"] == name and results["quick"] is True
+    for c in results["claims"]:
         assert {"id", "statement", "source", "measured", "expected", "holds"} <= c.keys()
         assert isinstance(c["holds"], bool)
+    return results, {c["id"]: c for c in results["claims"]}
+
+
+def test_rigid_body_accuracy_quick_writes_claims_data_and_figure(tmp_path):
+    out = tmp_path / "rba"
+    _, claims = run_quick_experiment("rigid-body-accuracy", out)
+    assert len(claims) >= 6
     # The VI is second order on the free rigid body; this property is also a unit test.
     assert claims["vi-order-between-2-and-4"]["holds"]
     sweep = json.loads((out / "sweep.json").read_text())
@@ -339,15 +345,8 @@ def test_rigid_body_accuracy_quick_writes_claims_data_and_figure(tmp_path):
 
 def test_car_accuracy_quick_writes_claims_data_and_figure(tmp_path):
     out = tmp_path / "car"
-    r = marsden("experiment", "run", "car-accuracy", "--quick", "--out", out)
-    assert r.returncode == 0, r.stderr
-    results = json.loads((out / "results.json").read_text())
-    assert results["experiment"] == "car-accuracy" and results["quick"] is True
-    claims = {c["id"]: c for c in results["claims"]}
+    results, claims = run_quick_experiment("car-accuracy", out)
     assert {"rdp-as-accurate-as-rk2", "rdp-half-the-time-of-rk2", "rdp-second-order"} <= claims.keys()
-    for c in claims.values():
-        assert {"id", "statement", "source", "measured", "expected", "holds"} <= c.keys()
-        assert isinstance(c["holds"], bool)
     # Second order of the RDP integrator on the car is also a unit test (test_rdp).
     assert claims["rdp-second-order"]["holds"]
     assert results["parameters"]["reference_self_error"] < 1e-9
@@ -362,16 +361,9 @@ def test_car_accuracy_quick_writes_claims_data_and_figure(tmp_path):
 
 def test_nonholonomic_comparison_quick_writes_claims_data_and_figure(tmp_path):
     out = tmp_path / "nh"
-    r = marsden("experiment", "run", "nonholonomic-comparison", "--quick", "--out", out)
-    assert r.returncode == 0, r.stderr
-    results = json.loads((out / "results.json").read_text())
-    assert results["experiment"] == "nonholonomic-comparison" and results["quick"] is True
-    claims = {c["id"]: c for c in results["claims"]}
+    results, claims = run_quick_experiment("nonholonomic-comparison", out)
     assert {"gni-preserves-sleigh-energy", "rattle-second-order",
             "rdp-constraints-to-roundoff", "gni-sleigh-does-not-settle"} <= claims.keys()
-    for c in claims.values():
-        assert {"id", "statement", "source", "measured", "expected", "holds"} <= c.keys()
-        assert isinstance(c["holds"], bool)
     # Properties that are also unit tests (tests/nonholonomic, tests/vehicle/test_rdp).
     for key in ("gni-preserves-sleigh-energy", "rattle-second-order",
                 "rdp-constraints-to-roundoff", "rattle-constraints-to-roundoff"):
@@ -390,11 +382,7 @@ def test_nonholonomic_comparison_quick_writes_claims_data_and_figure(tmp_path):
 
 def test_dmoc_vehicles_quick_writes_claims_data_and_figure(tmp_path):
     out = tmp_path / "dmoc"
-    r = marsden("experiment", "run", "dmoc-vehicles", "--quick", "--out", out)
-    assert r.returncode == 0, r.stderr
-    results = json.loads((out / "results.json").read_text())
-    assert results["experiment"] == "dmoc-vehicles" and results["quick"] is True
-    claims = {c["id"]: c for c in results["claims"]}
+    _, claims = run_quick_experiment("dmoc-vehicles", out)
     assert {"each-scenario-converges", "resimulation-reproduces-optimum",
             "solutions-respect-constraints", "obstacles-cleared"} <= claims.keys()
     # The quick set (canyon, car, swing-ups) is also solved by unit tests.
@@ -412,11 +400,7 @@ def test_dmoc_vehicles_quick_writes_claims_data_and_figure(tmp_path):
 
 def test_maximal_performance_quick_writes_claims_data_and_figure(tmp_path):
     out = tmp_path / "mp"
-    r = marsden("experiment", "run", "maximal-performance", "--quick", "--out", out)
-    assert r.returncode == 0, r.stderr
-    results = json.loads((out / "results.json").read_text())
-    assert results["experiment"] == "maximal-performance" and results["quick"] is True
-    claims = {c["id"]: c for c in results["claims"]}
+    results, claims = run_quick_experiment("maximal-performance", out)
     assert {"pendulums-no-failure", "pendulums-linear-time", "pendulums-tolerances",
             "four-bars-robust"} <= claims.keys()
     # The quick set (pendulums of at most 20 links, at most 3 four-bar segments, 200 steps)
