@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-debs=(cmake g++ make libeigen3-dev nlohmann-json3-dev libcli11-dev libgtest-dev
+debs=(cmake g++ make ninja-build libeigen3-dev nlohmann-json3-dev libcli11-dev libgtest-dev
       libbenchmark-dev zlib1g-dev libtinyxml2-dev coinor-libipopt-dev python3 python3-pip)
 missing=()
 for p in "${debs[@]}"; do

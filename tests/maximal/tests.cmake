@@ -1,7 +1,7 @@
 # Maximal-coordinates engine tests (see tests/CMakeLists.txt for marsden_add_test).
 marsden_add_test(test_maximal SOURCES maximal/test_maximal.cpp LABELS core)
 marsden_add_no_malloc_test(test_maximal_no_malloc maximal/test_maximal_no_malloc.cpp)
-marsden_add_test(test_urdf_maximal SOURCES io/test_urdf_maximal.cpp LABELS io)
+marsden_add_test(test_urdf_maximal SOURCES io/test_urdf_maximal.cpp LIBS marsden_io LABELS io)
 target_compile_definitions(test_urdf_maximal PRIVATE MARSDEN_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
-marsden_add_test(test_io_scene_maximal SOURCES io/test_scene_maximal.cpp LABELS io)
+marsden_add_test(test_io_scene_maximal SOURCES io/test_scene_maximal.cpp LIBS marsden_io LABELS io)
 target_compile_definitions(test_io_scene_maximal PRIVATE MARSDEN_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
