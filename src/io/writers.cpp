@@ -300,11 +300,89 @@ std::string Json::dump(int indent) const {
 }
 
 void Json::write_file(const std::filesystem::path& path) const {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw InputError(path.string() + ": cannot open for writing");
-  out << dump() << '\n';
-  out.flush();
-  if (!out) throw InputError(path.string() + ": write failed");
+  const std::filesystem::path part = part_path(path);
+  {
+    std::ofstream out(part, std::ios::binary | std::ios::trunc);
+    if (!out) throw InputError(path.string() + ": cannot open for writing");
+    out << dump() << '\n';
+    out.flush();
+    if (!out) throw InputError(path.string() + ": write failed");
+  }
+  publish(part, path);
+}
+
+// ---------------------------------------------------------------------------------------
+// Files under their final names only when complete
+
+std::filesystem::path part_path(const std::filesystem::path& path) {
+  std::filesystem::path part = path;
+  part += ".part";
+  return part;
+}
+
+void publish(const std::filesystem::path& part, const std::filesystem::path& path) {
+  std::error_code ec;
+  std::filesystem::rename(part, path, ec);
+  if (ec) throw InputError(path.string() + ": cannot rename from " + part.filename().string() +
+                           ": " + ec.message());
+}
+
+FileRecorder::FileRecorder(std::filesystem::path out_dir, std::string stem)
+    : dir_(std::move(out_dir)), stem_(std::move(stem)) {}
+
+FileRecorder::~FileRecorder() = default;
+
+std::filesystem::path FileRecorder::csv_path() const { return dir_ / (stem_ + ".csv"); }
+std::filesystem::path FileRecorder::npz_path() const { return dir_ / (stem_ + ".npz"); }
+
+void FileRecorder::begin(const sim::Layout& layout) {
+  layout_ = layout;
+  // A reused directory must not show an old trajectory beside the new one.
+  std::error_code ec;
+  std::filesystem::remove(csv_path(), ec);
+  std::filesystem::remove(npz_path(), ec);
+  csv_ = std::make_unique<CsvWriter>(part_path(csv_path()), layout.columns);
+  rows_path_ = dir_ / ("." + stem_ + ".rows.part");
+  rows_.open(rows_path_, std::ios::binary | std::ios::trunc);
+  if (!rows_) throw InputError(rows_path_.string() + ": cannot open for writing");
+}
+
+void FileRecorder::row(std::span<const double> values) {
+  csv_->write_row(values);
+  rows_.write(reinterpret_cast<const char*>(values.data()),
+              static_cast<std::streamsize>(values.size() * sizeof(double)));
+  if (!rows_) throw InputError(rows_path_.string() + ": write failed");
+}
+
+void FileRecorder::finish(bool) {
+  if (!csv_) return;
+  const std::size_t rows = csv_->rows_written(), cols = layout_.columns.size();
+  csv_.reset();
+  rows_.close();
+  publish(part_path(csv_path()), csv_path());
+
+  // The .npz from the streamed rows: one array per layout group.
+  std::vector<double> all(rows * cols);
+  {
+    std::ifstream in(rows_path_, std::ios::binary);
+    in.read(reinterpret_cast<char*>(all.data()), static_cast<std::streamsize>(all.size() * sizeof(double)));
+    if (!in) throw InputError(rows_path_.string() + ": cannot read back the rows");
+  }
+  std::error_code ec;
+  std::filesystem::remove(rows_path_, ec);
+  std::vector<NpyArray> arrays;
+  arrays.push_back(NpyArray{"t", {rows}, {}});
+  for (std::size_t r = 0; r < rows; ++r) arrays.back().data.push_back(all[r * cols]);
+  for (const sim::ArrayLayout& a : layout_.arrays) {
+    NpyArray arr{a.name, {rows}, {}};
+    arr.shape.insert(arr.shape.end(), a.shape.begin(), a.shape.end());
+    arr.data.reserve(rows * a.columns.size());
+    for (std::size_t r = 0; r < rows; ++r)
+      for (const int c : a.columns) arr.data.push_back(all[r * cols + static_cast<std::size_t>(c)]);
+    arrays.push_back(std::move(arr));
+  }
+  write_npz(part_path(npz_path()), arrays);
+  publish(part_path(npz_path()), npz_path());
 }
 
 }  // namespace marsden::io

@@ -15,6 +15,8 @@
 
 #include <Eigen/Core>
 
+#include "marsden/sim/simulate.hpp"
+
 namespace marsden::io {
 
 // CSV with a header line of column names and one row per write_row call. Every row is
@@ -62,6 +64,36 @@ NpyArray npy_matrix(std::string name, const Eigen::Ref<const Eigen::MatrixXd>& m
 // mismatch.
 void write_npz(const std::filesystem::path& path, const std::vector<NpyArray>& arrays);
 
+// path + ".part": where a file is written before it appears under its final name.
+std::filesystem::path part_path(const std::filesystem::path& path);
+// Renames part to path (atomic on one file system); throws InputError if it cannot.
+void publish(const std::filesystem::path& part, const std::filesystem::path& path);
+
+// The recorder of simulate() for files: OUT_DIR/STEM.csv streamed row by row (flushed) and
+// OUT_DIR/STEM.npz ("t" and one array per layout group, rows first). While the run goes
+// the CSV is STEM.csv.part and the rows are kept on disk, not in memory; finish() writes
+// the .npz and renames both, so a run that is interrupted never leaves a file that looks
+// whole, and one that stops early still publishes what it computed. begin() removes an old
+// STEM.csv and STEM.npz from the directory.
+class FileRecorder final : public sim::Recorder {
+ public:
+  FileRecorder(std::filesystem::path out_dir, std::string stem = "trajectory");
+  ~FileRecorder() override;
+  void begin(const sim::Layout& layout) override;
+  void row(std::span<const double> values) override;
+  void finish(bool ok) override;
+  std::filesystem::path csv_path() const;
+  std::filesystem::path npz_path() const;
+
+ private:
+  std::filesystem::path dir_;
+  std::string stem_;
+  sim::Layout layout_;
+  std::unique_ptr<CsvWriter> csv_;
+  std::filesystem::path rows_path_;
+  std::ofstream rows_;
+};
+
 // A JSON value for results and summary files. Objects keep insertion order. NaN and
 // infinite numbers are written as null (JSON has no representation for them).
 class Json {
@@ -94,7 +126,8 @@ class Json {
 
   bool is_null() const;
   std::string dump(int indent = 2) const;
-  // Writes dump() and a newline; throws InputError if the file cannot be written.
+  // Writes dump() and a newline (to path + ".part", then renamed); throws InputError if
+  // the file cannot be written.
   void write_file(const std::filesystem::path& path) const;
 
  private:

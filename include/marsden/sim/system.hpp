@@ -1,0 +1,77 @@
+// The step contract every family speaks (docs/architecture.md). A System is one family's
+// model, workspace (Data), state and inputs behind one interface, so that one driver
+// (sim/simulate.hpp), the command line, bindings and sweeps can run any of them:
+//
+//   step(t_k, dt)        advance from t_k by dt; inputs are sampled where the
+//                        integrator's quadrature needs them (the family's adapter knows)
+//   checkpoint/rollback  keep and restore the state at the start of a step, so that a
+//                        failed step can be retried in substeps; a family whose discrete
+//                        state depends on the step length (a velocity of the last
+//                        interval) carries its momentum exactly across the change
+//   energy, momentum, constraint_violation, row   what the driver records
+//
+// A virtual interface rather than a concept: the driver, the file writers and the Python
+// bindings are compiled once, not once per family, and a virtual call per step is noise
+// next to a step (docs/architecture.md).
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+namespace marsden::sim {
+
+// What one step (or one attempt at it) did.
+struct StepStatus {
+  bool converged = true;  // false: the step failed and the state is that of its start
+  int iterations = 0;     // Newton iterations (0 for explicit methods)
+  double residual = 0.0;  // the solver's final residual norm (its own scaling)
+  // Why the step failed, when not a plain Newton non-convergence (which residual and
+  // iterations describe): e.g. "the state became NaN or infinite". Empty otherwise.
+  std::string reason;
+};
+
+// An .npz array gathered from the output row: rows x shape, its entries taken from the
+// row's columns in row-major order.
+struct ArrayLayout {
+  std::string name;
+  std::vector<std::size_t> shape;  // per row: {} (a scalar per row), {3}, {bodies, 4} ...
+  std::vector<int> columns;        // product(shape) column indices into the row
+};
+
+// The output row: CSV columns (time first) and how the .npz groups them.
+struct Layout {
+  std::vector<std::string> columns;
+  std::vector<ArrayLayout> arrays;
+
+  // Appends columns named prefix + each suffix and an array of them (shape {n}, or {} for
+  // a single unnamed suffix) and returns the first column's index.
+  int add(const std::string& array, const std::vector<std::string>& names,
+          std::vector<std::size_t> shape);
+};
+
+class System {
+ public:
+  virtual ~System() = default;
+
+  virtual const Layout& layout() const = 0;
+  // Keeps the current state as the start of a step; rollback() returns to it.
+  virtual void checkpoint() = 0;
+  virtual void rollback() = 0;
+  // Advances the state from time t_k by dt > 0. On failure (converged == false) the state
+  // may be anywhere: the driver rolls back.
+  virtual StepStatus step(double t_k, double dt) = 0;
+
+  // Total energy of the current state, J (kinetic plus potential, as the family defines).
+  virtual double energy() const = 0;
+  // A momentum the dynamics conserve, where a symmetry gives one (size 0 otherwise).
+  virtual int momentum_size() const { return 0; }
+  virtual void momentum(std::span<double> out) const { (void)out; }
+  // Largest constraint violation at the current state (families with constraints).
+  virtual bool has_constraint() const { return false; }
+  virtual double constraint_violation() const { return 0.0; }
+  // The output row of the current state at time t (layout().columns.size() values).
+  virtual void row(double t, std::span<double> out) const = 0;
+};
+
+}  // namespace marsden::sim

@@ -1,0 +1,91 @@
+#include "marsden/sim/vehicle.hpp"
+
+#include <cmath>
+#include <string>
+
+#include "marsden/error.hpp"
+#include "marsden/lie/quaternion.hpp"
+
+namespace marsden::sim {
+namespace {
+
+class VehicleSystem final : public System {
+ public:
+  explicit VehicleSystem(const VehicleSetup& s)
+      : setup_(s), stepper_(make_stepper<SE3>(s.method, s.model, s.options)), cur_(s.initial_state) {
+    const int nu = s.controls ? s.controls->size() : 0, ns = s.shape ? s.shape->size() : 0;
+    if (nu != s.model->num_controls() || ns != s.model->num_shape())
+      throw InputError("vehicle: controls or shape signal size does not match the system");
+    layout_.add("", {"t"}, {});
+    layout_.add("position", {"x", "y", "z"}, {3});
+    layout_.add("quaternion", {"qw", "qx", "qy", "qz"}, {4});
+    layout_.add("angular_velocity", {"wx", "wy", "wz"}, {3});
+    layout_.add("linear_velocity", {"vx", "vy", "vz"}, {3});
+    layout_.add("energy", {"energy"}, {});
+    std::vector<std::string> u, gamma;
+    for (int i = 0; i < nu; ++i) u.push_back("u" + std::to_string(i));
+    for (int i = 0; i < ns; ++i) gamma.push_back("gamma" + std::to_string(i));
+    layout_.add("controls", u, {std::size_t(nu)});
+    layout_.add("shape", gamma, {std::size_t(ns)});
+  }
+
+  const Layout& layout() const override { return layout_; }
+  void checkpoint() override { saved_ = cur_; }
+  // The stepper restarts from the restored state: the VI re-derives its velocity of the
+  // last interval from the body velocity, so the momentum carries over exactly.
+  void rollback() override {
+    cur_ = saved_;
+    restart_ = true;
+  }
+
+  StepStatus step(double, double h) override {
+    // The VI starts (solving for xi_-1) inside a step, so a failed start is a failed step.
+    if (restart_ || h != stepper_->h()) stepper_->reset(cur_, h);
+    restart_ = false;
+    const NewtonStatus st = stepper_->step(setup_.shape.get(), setup_.controls.get());
+    if (st.converged) cur_ = stepper_->state();
+    return StepStatus{st.converged, st.iterations, st.residual_norm, {}};
+  }
+
+  double energy() const override { return vehicle_energy<SE3>(*setup_.model, cur_.g, cur_.xi); }
+  int momentum_size() const override { return setup_.conserves_momentum ? 6 : 0; }
+  void momentum(std::span<double> out) const override {
+    const Vec6 mu = spatial_momentum<SE3>(cur_.g, setup_.model->inertia() * cur_.xi);
+    for (int i = 0; i < 6; ++i) out[std::size_t(i)] = mu[i];
+  }
+
+  void row(double t, std::span<double> out) const override {
+    Vec4 q = Quat::from_rotation(cur_.g.R).q;
+    // q and -q are the same rotation: keep the sign continuous along the trajectory.
+    if (last_q_.dot(q) < 0.0) q = -q;
+    last_q_ = q;
+    if (setup_.controls) setup_.controls->eval(t, u_);
+    if (setup_.shape) setup_.shape->eval(t, gamma_);
+    std::size_t c = 0;
+    out[c++] = t;
+    for (int i = 0; i < 3; ++i) out[c++] = cur_.g.x[i];
+    for (int i = 0; i < 4; ++i) out[c++] = q[i];
+    for (int i = 0; i < 6; ++i) out[c++] = cur_.xi[i];
+    out[c++] = energy();
+    for (int i = 0; setup_.controls && i < u_.size(); ++i) out[c++] = u_[i];
+    for (int i = 0; setup_.shape && i < gamma_.size(); ++i) out[c++] = gamma_[i];
+  }
+
+ private:
+  VehicleSetup setup_;
+  Layout layout_;
+  std::unique_ptr<VehicleStepper<SE3>> stepper_;
+  VehicleState<SE3> cur_, saved_;
+  bool restart_ = true;
+  mutable Vec4 last_q_ = Vec4::Zero();
+  mutable InputVec u_, gamma_;
+};
+
+}  // namespace
+
+std::unique_ptr<System> make_vehicle_system(const VehicleSetup& setup) {
+  if (!setup.model) throw InputError("vehicle: no model");
+  return std::make_unique<VehicleSystem>(setup);
+}
+
+}  // namespace marsden::sim

@@ -1,0 +1,253 @@
+// The driver of sim/simulate.hpp on small systems whose exact behaviour is known: time
+// keeping, the failure policy, subdivision, rows never holding NaN, reruns, and the file
+// recorder's final names.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <tuple>
+
+#include "io/temp_dir.hpp"
+#include "marsden/error.hpp"
+#include "marsden/io/writers.hpp"
+#include "marsden/sim/simulate.hpp"
+
+namespace marsden::sim {
+namespace {
+
+// The harmonic oscillator x'' = -x by Stoermer-Verlet, a symplectic method: its energy
+// error stays O(h^2) and bounded over long runs. Steps longer than fail_above fail (as a
+// Newton solve that does not converge would), and a step starting at fail_at_step's time
+// produces a NaN or throws, as configured.
+class Oscillator final : public System {
+ public:
+  double fail_above = 1e300;
+  double nan_from_t = 1e300;
+  double throw_from_t = 1e300;
+  double x = 1.0, v = 0.0;
+  int steps_taken = 0;
+
+  Oscillator() {
+    layout_.add("", {"t"}, {});
+    layout_.add("state", {"x", "v"}, {2});
+    layout_.add("energy", {"energy"}, {});
+  }
+  const Layout& layout() const override { return layout_; }
+  void checkpoint() override { saved_ = {x, v}; }
+  void rollback() override { std::tie(x, v) = saved_; }
+  StepStatus step(double t_k, double h) override {
+    if (t_k >= throw_from_t) throw std::runtime_error("oscillator: thrown on purpose");
+    if (h > fail_above) return {false, 7, 1.5, {}};
+    ++steps_taken;
+    v -= 0.5 * h * x;
+    x += h * v;
+    v -= 0.5 * h * x;
+    if (t_k >= nan_from_t) x = std::nan("");
+    return {true, 1, 0.0, {}};
+  }
+  double energy() const override { return 0.5 * (x * x + v * v); }
+  int momentum_size() const override { return 1; }
+  // Not conserved: its drift must show.
+  void momentum(std::span<double> out) const override { out[0] = v; }
+  void row(double t, std::span<double> out) const override {
+    out[0] = t;
+    out[1] = x;
+    out[2] = v;
+    out[3] = energy();
+  }
+
+ private:
+  Layout layout_;
+  std::pair<double, double> saved_;
+};
+
+RunOptions options(double dt, int steps) {
+  RunOptions o;
+  o.dt = dt;
+  o.steps = steps;
+  return o;
+}
+
+bool rows_finite(const MemoryRecorder& r) {
+  for (double x : r.values)
+    if (!std::isfinite(x)) return false;
+  return true;
+}
+
+TEST(Simulate, TimeIsT0PlusKDtNotARunningSum) {
+  Oscillator osc;
+  RunOptions o = options(0.01, 1000000);
+  o.t0 = 3.0;
+  o.output_every = 250000;
+  MemoryRecorder rec;
+  const RunSummary s = simulate(osc, o, rec);
+  ASSERT_TRUE(s.ok) << s.message;
+  ASSERT_EQ(rec.rows, 5u);
+  EXPECT_EQ(s.final_time, 3.0 + 1000000 * 0.01);
+  EXPECT_EQ(rec.values[4 * 4], 3.0 + 1000000 * 0.01);
+  double t = 3.0;
+  for (int k = 0; k < 1000000; ++k) t += 0.01;
+  EXPECT_NE(t, s.final_time);  // what a running sum would have written
+}
+
+TEST(Simulate, SymplecticEnergyErrorIsBoundedAndMomentumDriftShows) {
+  Oscillator osc;
+  MemoryRecorder rec;
+  const RunSummary s = simulate(osc, options(0.1, 100000), rec);
+  ASSERT_TRUE(s.ok);
+  EXPECT_EQ(s.steps_done, 100000);
+  EXPECT_LT(s.energy_drift_relative, 0.01);  // h^2 / 4 for Stoermer-Verlet, bounded
+  EXPECT_GT(s.momentum_drift, 0.9);           // v swings through [-1, 1]
+  EXPECT_EQ(rec.rows, 100001u);
+  EXPECT_EQ(s.newton_total, 100000);
+  EXPECT_DOUBLE_EQ(s.newton_mean, 1.0);
+}
+
+TEST(Simulate, StopPolicyKeepsTheLastGoodStateAndNamesTheStep) {
+  Oscillator osc;
+  osc.throw_from_t = 1e300;
+  RunOptions o = options(0.1, 20);
+  o.output_every = 4;
+  MemoryRecorder rec;
+  // Steps are fine until a NaN appears in the step starting at t = 0.5 (step 5).
+  osc.nan_from_t = 0.45;
+  const RunSummary s = simulate(osc, o, rec);
+  EXPECT_FALSE(s.ok);
+  EXPECT_EQ(s.steps_done, 5);
+  EXPECT_EQ(s.failed_step, 5);
+  EXPECT_NE(s.message.find("step 5 (t = 0.5 s)"), std::string::npos) << s.message;
+  EXPECT_NE(s.message.find("NaN or infinite"), std::string::npos) << s.message;
+  EXPECT_EQ(s.failures, 1);
+  // Rows: t = 0, 0.4 (output_every), then the last good state at t = 0.5.
+  ASSERT_EQ(rec.rows, 3u);
+  EXPECT_DOUBLE_EQ(rec.values[2 * 4], 0.5);
+  EXPECT_TRUE(rows_finite(rec));
+  EXPECT_FALSE(rec.finished_ok);
+}
+
+TEST(Simulate, SubdivisionRescuesAStepAtTheShallowestLevelThatWorks) {
+  // Steps longer than dt / 3 fail: each step needs 4 substeps (level 2).
+  Oscillator sub, fine;
+  sub.fail_above = 0.1 / 3.0;
+  RunOptions o = options(0.1, 10);
+  o.policy = {OnFailure::Subdivide, 6};
+  MemoryRecorder rec, rec_fine;
+  const RunSummary s = simulate(sub, o, rec);
+  ASSERT_TRUE(s.ok) << s.message;
+  ASSERT_EQ(s.subdivisions.size(), 10u);
+  EXPECT_EQ(s.subdivisions[3].level, 2);
+  EXPECT_DOUBLE_EQ(s.subdivisions[3].t, 0.3);
+  EXPECT_EQ(s.failures, 20);  // the full step and the halves, every step
+  EXPECT_EQ(sub.steps_taken, 40);
+  // The same as running dt / 4 from the start, to the bit: rollback restored the state.
+  const RunSummary s_fine = simulate(fine, options(0.025, 40), rec_fine);
+  ASSERT_TRUE(s_fine.ok);
+  EXPECT_EQ(sub.x, fine.x);
+  EXPECT_EQ(sub.v, fine.v);
+  EXPECT_EQ(s.final_time, 1.0);
+}
+
+TEST(Simulate, SubdivisionThatCannotRescueReportsTheDeepestLevel) {
+  Oscillator osc;
+  osc.fail_above = 1e-6;
+  RunOptions o = options(0.1, 5);
+  o.policy = {OnFailure::Subdivide, 3};
+  MemoryRecorder rec;
+  const RunSummary s = simulate(osc, o, rec);
+  EXPECT_FALSE(s.ok);
+  EXPECT_EQ(s.failures, 4);
+  EXPECT_EQ(s.steps_done, 0);
+  EXPECT_NE(s.message.find("did not converge: residual 1.5 after 7 Newton iterations"),
+            std::string::npos) << s.message;
+  EXPECT_NE(s.message.find("also with 8 substeps of dt/8"), std::string::npos) << s.message;
+  EXPECT_EQ(osc.x, 1.0);  // rolled back to the start
+  EXPECT_EQ(rec.rows, 1u);
+}
+
+TEST(Simulate, RerunIsBitIdentical) {
+  Oscillator a, b;
+  a.fail_above = b.fail_above = 0.05;
+  RunOptions o = options(0.07, 500);
+  o.policy = {OnFailure::Subdivide, 4};
+  MemoryRecorder ra, rb;
+  simulate(a, o, ra);
+  simulate(b, o, rb);
+  ASSERT_EQ(ra.values.size(), rb.values.size());
+  EXPECT_EQ(std::memcmp(ra.values.data(), rb.values.data(), ra.values.size() * sizeof(double)), 0);
+}
+
+TEST(Simulate, BadOptionsAreInputErrors) {
+  Oscillator osc;
+  MemoryRecorder rec;
+  for (const double dt : {0.0, -1.0, std::nan(""), double(INFINITY)})
+    EXPECT_THROW(simulate(osc, options(dt, 10), rec), InputError);
+  EXPECT_THROW(simulate(osc, options(0.1, 0), rec), InputError);
+  RunOptions o = options(0.1, 10);
+  o.output_every = 0;
+  EXPECT_THROW(simulate(osc, o, rec), InputError);
+  o = options(0.1, 10);
+  o.policy.max_subdivisions = 31;
+  EXPECT_THROW(simulate(osc, o, rec), InputError);
+}
+
+// Checks at every row that the final names are absent and the partial CSV grows.
+class WatchingRecorder final : public Recorder {
+ public:
+  explicit WatchingRecorder(const std::filesystem::path& dir) : dir_(dir), files_(dir) {}
+  void begin(const Layout& l) override { files_.begin(l); }
+  void row(std::span<const double> v) override {
+    files_.row(v);
+    if (std::filesystem::exists(dir_ / "trajectory.csv") ||
+        std::filesystem::exists(dir_ / "trajectory.npz"))
+      final_name_seen = true;
+    if (!std::filesystem::exists(dir_ / "trajectory.csv.part")) part_missing = true;
+  }
+  void finish(bool ok) override { files_.finish(ok); }
+  bool final_name_seen = false, part_missing = false;
+
+ private:
+  std::filesystem::path dir_;
+  io::FileRecorder files_;
+};
+
+std::size_t count_lines(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::size_t n = 0;
+  for (std::string line; std::getline(in, line);) ++n;
+  return n;
+}
+
+TEST(FileRecorder, FilesAppearUnderFinalNamesOnlyWhenComplete) {
+  test::TempDir dir;
+  {
+    std::ofstream(dir.path() / "trajectory.npz") << "stale";
+  }
+  Oscillator osc;
+  WatchingRecorder rec(dir.path());
+  const RunSummary s = simulate(osc, options(0.1, 50), rec);
+  ASSERT_TRUE(s.ok);
+  EXPECT_FALSE(rec.final_name_seen);
+  EXPECT_FALSE(rec.part_missing);
+  EXPECT_EQ(count_lines(dir.path() / "trajectory.csv"), 52u);  // header + 51 rows
+  EXPECT_TRUE(std::filesystem::exists(dir.path() / "trajectory.npz"));
+  EXPECT_GT(std::filesystem::file_size(dir.path() / "trajectory.npz"), 51u * 3 * 8);
+  for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+    EXPECT_EQ(e.path().string().find(".part"), std::string::npos) << e.path();
+}
+
+TEST(FileRecorder, AnExceptionMidRunStillPublishesTheRowsComputed) {
+  test::TempDir dir;
+  Oscillator osc;
+  osc.throw_from_t = 0.95;
+  io::FileRecorder rec(dir.path());
+  EXPECT_THROW(simulate(osc, options(0.1, 50), rec), std::runtime_error);
+  EXPECT_EQ(count_lines(dir.path() / "trajectory.csv"), 12u);  // header, t = 0 .. 1
+  EXPECT_TRUE(std::filesystem::exists(dir.path() / "trajectory.npz"));
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "trajectory.csv.part"));
+}
+
+}  // namespace
+}  // namespace marsden::sim
