@@ -1,6 +1,7 @@
 #include "marsden/io/scene.hpp"
 
 #include <chrono>
+#include <functional>
 #include <climits>
 #include <cmath>
 #include <limits>
@@ -12,6 +13,7 @@
 #include "marsden/error.hpp"
 #include "marsden/io/writers.hpp"
 #include "marsden/lie/quaternion.hpp"
+#include "marsden/sim/vehicle.hpp"
 #include "marsden/vehicle/models.hpp"
 
 namespace marsden::io {
@@ -221,17 +223,16 @@ std::shared_ptr<const Signal> parse_input(const JsonNode& root, std::string_view
   return parse_signal(*node, expected, what);
 }
 
-void set_run_fields(Json& summary, const Scene& scene, const SceneRunSummary& sum, double dt,
-                    double final_time) {
+void set_run_fields(Json& summary, const Scene& scene, const SceneRunSummary& sum) {
   Json subdivisions = Json::array();
-  for (const SubdivisionEvent& e : sum.subdivisions)
+  for (const sim::SubdivisionEvent& e : sum.subdivisions)
     subdivisions.push_back(Json::object().set("step", e.step).set("t", e.t).set("level", e.level)
                                .set("substeps", 1 << e.level));
-  summary.set("dt", dt)
+  summary.set("dt", scene.dt)
       .set("duration", scene.duration)
       .set("steps_requested", sum.steps_requested)
       .set("steps_done", sum.steps_done)
-      .set("final_time", final_time)
+      .set("final_time", sum.final_time)
       .set("rows_written", sum.rows_written)
       .set("newton_iterations", Json::object()
                                     .set("min", sum.newton_min)
@@ -350,33 +351,48 @@ Scene build_scene(const detail::JsonDocument& doc) {
 // ---------------------------------------------------------------------------------------
 // Running
 
-bool finite_state(const VehicleState<SE3>& s) {
-  return std::isfinite(s.t) && s.g.R.allFinite() && s.g.x.allFinite() && s.xi.allFinite();
-}
-
-// Row buffers for the .npz, filled as the CSV rows are written.
-struct Trajectory {
-  std::vector<double> t, position, quaternion, angular_velocity, linear_velocity, energy,
-      controls, shape;
-  Vec4 last_q = Vec4::Zero();
-};
-
 }  // namespace
 
 namespace detail {
 
-std::string time_text(double t) { return format_number(t) + " s"; }
+std::string time_text(double t) { return sim::time_text(t); }
 
-std::string step_failure_message(int step, double t, const NewtonStatus& st,
-                                 const std::string& error, int max_level) {
-  std::string msg = "step " + std::to_string(step) + " (t = " + time_text(t) + ") ";
-  msg += error.empty() ? "did not converge: residual " + format_number(st.residual_norm) +
-                             " after " + std::to_string(st.iterations) + " Newton iterations"
-                       : "failed: " + error;
-  if (max_level > 0)
-    msg += " (also with " + std::to_string(1 << max_level) + " substeps of dt/" +
-           std::to_string(1 << max_level) + ")";
-  return msg;
+SceneRunSummary run_system(const Scene& scene, sim::System& system, double t0,
+                           const std::filesystem::path& out_dir, Json integrator,
+                           const std::function<void(Json&, const SceneRunSummary&)>& extra) {
+  std::error_code ec;
+  std::filesystem::create_directories(out_dir, ec);
+  if (ec) throw InputError(out_dir.string() + ": cannot create output directory: " + ec.message());
+  std::filesystem::remove(out_dir / "summary.json", ec);
+
+  sim::RunOptions run;
+  run.t0 = t0;
+  run.dt = scene.dt;
+  run.steps = scene.steps;
+  run.output_every = scene.output_every;
+  run.policy = {scene.integrator.on_failure, scene.integrator.max_subdivisions};
+  FileRecorder recorder(out_dir);
+  SceneRunSummary sum;
+  try {
+    sum = sim::simulate(system, run, recorder);
+  } catch (const InputError& e) {
+    throw InputError(scene.file + ": " + e.what());
+  }
+
+  integrator.set("on_failure", scene.integrator.on_failure == OnFailure::Stop ? "stop" : "subdivide")
+      .set("max_subdivisions", scene.integrator.max_subdivisions);
+  Json summary = Json::object();
+  summary.set("scene", scene.file)
+      .set("system", scene.system_type)
+      .set("status", sum.ok ? "ok" : "failed")
+      .set("message", sum.message)
+      .set("integrator", std::move(integrator));
+  set_run_fields(summary, scene, sum);
+  if (extra) extra(summary, sum);
+  summary.set("wall_time_s", sum.wall_time_s)
+      .set("files", Json::array().push_back("trajectory.csv").push_back("trajectory.npz"));
+  summary.write_file(out_dir / "summary.json");
+  return sum;
 }
 
 }  // namespace detail
@@ -393,202 +409,39 @@ SceneRunSummary run_scene(const Scene& scene, const std::filesystem::path& out_d
   if (scene.nonholonomic) return detail::run_nonholonomic_scene(scene, out_dir);
   if (scene.tree) return detail::run_tree_scene(scene, out_dir);
   if (scene.maximal) return detail::run_maximal_scene(scene, out_dir);
-  const auto wall_start = std::chrono::steady_clock::now();
   // A Scene built by hand rather than by load_scene gets the same basic checks.
   if (!scene.model) throw InputError(scene.file + ": scene has no system");
-  if (!(scene.dt > 0.0) || !std::isfinite(scene.dt) || scene.steps < 1 || scene.output_every < 1)
-    throw InputError(scene.file + ": scene needs dt > 0, steps >= 1 and output every >= 1");
-  if ((scene.controls ? scene.controls->size() : 0) != scene.model->num_controls() ||
-      (scene.shape ? scene.shape->size() : 0) != scene.model->num_shape())
-    throw InputError(scene.file + ": controls or shape signal size does not match the system");
-  std::error_code ec;
-  std::filesystem::create_directories(out_dir, ec);
-  if (ec) throw InputError(out_dir.string() + ": cannot create output directory: " + ec.message());
-
-  const HolonomicModel<SE3>& model = *scene.model;
-  const int nu = scene.controls ? scene.controls->size() : 0;
-  const int ns = scene.shape ? scene.shape->size() : 0;
-  const bool free_body = scene.system_type == "rigid_body";
-
-  std::vector<std::string> columns = {"t",  "x",  "y",  "z",  "qw", "qx", "qy", "qz",
-                                      "wx", "wy", "wz", "vx", "vy", "vz", "energy"};
-  for (int i = 0; i < nu; ++i) columns.push_back(std::string("u") + std::to_string(i));
-  for (int i = 0; i < ns; ++i) columns.push_back(std::string("gamma") + std::to_string(i));
-  CsvWriter csv(out_dir / "trajectory.csv", columns);
-
-  Trajectory traj;
-  std::vector<double> row(columns.size());
-  InputVec u, gamma;
-  // Appends one output row; false if anything in it is not finite (nothing is written).
-  auto record = [&](const VehicleState<SE3>& s) {
-    if (!finite_state(s)) return false;
-    Vec4 q = Quat::from_rotation(s.g.R).q;
-    // q and -q are the same rotation: keep the sign continuous along the trajectory.
-    if (traj.last_q.dot(q) < 0.0) q = -q;
-    const double energy = vehicle_energy<SE3>(model, s.g, s.xi);
-    if (scene.controls) scene.controls->eval(s.t, u);
-    if (scene.shape) scene.shape->eval(s.t, gamma);
-    std::size_t c = 0;
-    row[c++] = s.t;
-    for (int i = 0; i < 3; ++i) row[c++] = s.g.x[i];
-    for (int i = 0; i < 4; ++i) row[c++] = q[i];
-    for (int i = 0; i < 6; ++i) row[c++] = s.xi[i];
-    row[c++] = energy;
-    for (int i = 0; i < nu; ++i) row[c++] = u[i];
-    for (int i = 0; i < ns; ++i) row[c++] = gamma[i];
-    for (double x : row)
-      if (!std::isfinite(x)) return false;
-    csv.write_row(row);
-    traj.last_q = q;
-    traj.t.push_back(s.t);
-    traj.position.insert(traj.position.end(), row.begin() + 1, row.begin() + 4);
-    traj.quaternion.insert(traj.quaternion.end(), row.begin() + 4, row.begin() + 8);
-    traj.angular_velocity.insert(traj.angular_velocity.end(), row.begin() + 8, row.begin() + 11);
-    traj.linear_velocity.insert(traj.linear_velocity.end(), row.begin() + 11, row.begin() + 14);
-    traj.energy.push_back(energy);
-    traj.controls.insert(traj.controls.end(), row.begin() + 15, row.begin() + 15 + nu);
-    traj.shape.insert(traj.shape.end(), row.begin() + 15 + nu, row.end());
-    return true;
-  };
-
-  SceneRunSummary sum;
-  sum.steps_requested = scene.steps;
-  const double dt = scene.dt;
-  const double t0 = scene.initial_state.t;
-  const Signal* u_sig = scene.controls.get();
-  const Signal* gamma_sig = scene.shape.get();
-  auto stepper = make_stepper<SE3>(scene.integrator.method, scene.model, scene.integrator.options);
-
-  VehicleState<SE3> s = scene.initial_state;
-  sum.energy_initial = vehicle_energy<SE3>(model, s.g, s.xi);
-  const Vec6 mu0 = free_body ? spatial_momentum<SE3>(s.g, model.inertia() * s.xi) : Vec6::Zero();
-  sum.has_momentum = free_body;
-
-  int newton_steps = 0;
-  int last_recorded = 0;
-  auto fail = [&](std::string msg) {
-    sum.ok = false;
-    sum.message = std::move(msg);
-  };
-
-  sum.ok = true;
-  if (!record(s)) fail("the initial state is not finite");
-  // The stepper is (re)started lazily, inside a step attempt, so that a start that fails
-  // (the VI solves for xi_-1 when it starts) is handled like a failed step.
-  bool restart = true;
-
-  for (int n = 0; sum.ok && n < scene.steps; ++n) {
-    const double t_n = s.t;
-    int iterations = 0;
-    NewtonStatus st;
-    std::string error;
-    // One attempt of `count` steps of size h from s; false on any failure.
-    auto attempt = [&](int count, double h, bool fresh) {
-      return detail::run_substeps(
-          count, st, iterations, error,
-          [&](int j) {
-            if (j == 0 && fresh) stepper->reset(s, h);
-            return stepper->step(gamma_sig, u_sig);
-          },
-          [&] { return finite_state(stepper->state()); });
-    };
-
-    const int level = detail::step_with_failure_policy(
-        scene.integrator, dt,
-        [&](int count, double h, bool first) { return attempt(count, h, !first || restart); },
-        sum.failures);
-    restart = false;
-    if (level < 0) {
-      fail(detail::step_failure_message(n, t_n, st, error,
-                                        scene.integrator.on_failure == OnFailure::Subdivide
-                                            ? scene.integrator.max_subdivisions
-                                            : 0));
-      break;
-    }
-
-    s = stepper->state();
-    if (level > 0) {
-      sum.subdivisions.push_back({n, t_n, level});
-      s.t = t0 + (n + 1) * dt;  // no drift from summing substeps
-      restart = true;
-    }
-
-    const double energy = vehicle_energy<SE3>(model, s.g, s.xi);
-    if (!std::isfinite(energy)) {
-      fail("step " + std::to_string(n) + " (t = " + time_text(t_n) + "): the energy is not finite");
-      break;
-    }
-    sum.energy_drift = std::max(sum.energy_drift, std::abs(energy - sum.energy_initial));
-    if (free_body) {
-      const Vec6 mu = spatial_momentum<SE3>(s.g, model.inertia() * s.xi);
-      sum.momentum_drift = std::max(sum.momentum_drift, (mu - mu0).lpNorm<Eigen::Infinity>());
-    }
-    sum.newton_min = newton_steps == 0 ? iterations : std::min(sum.newton_min, iterations);
-    sum.newton_max = std::max(sum.newton_max, iterations);
-    sum.newton_total += iterations;
-    ++newton_steps;
-    sum.steps_done = n + 1;
-
-    if ((n + 1) % scene.output_every == 0 || n + 1 == scene.steps) {
-      if (!record(s)) {
-        fail("step " + std::to_string(n) + " (t = " + time_text(t_n) + "): the state is not finite");
-        break;
-      }
-      last_recorded = n + 1;
-    }
+  sim::VehicleSetup setup;
+  setup.model = scene.model;
+  setup.method = scene.integrator.method;
+  setup.options = scene.integrator.options;
+  setup.initial_state = scene.initial_state;
+  setup.controls = scene.controls;
+  setup.shape = scene.shape;
+  setup.conserves_momentum = scene.system_type == "rigid_body";
+  std::unique_ptr<sim::System> system;
+  try {
+    system = sim::make_vehicle_system(setup);
+  } catch (const InputError& e) {
+    throw InputError(scene.file + ": " + e.what());
   }
-  // After a failure, the last good state is part of what was computed: keep it.
-  if (sum.steps_done > last_recorded) record(s);
-
-  sum.rows_written = csv.rows_written();
-  sum.newton_mean = newton_steps > 0 ? double(sum.newton_total) / newton_steps : 0.0;
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  sum.energy_drift_relative =
-      sum.energy_initial != 0.0 ? sum.energy_drift / std::abs(sum.energy_initial) : nan;
-  const double mu0_norm = mu0.lpNorm<Eigen::Infinity>();
-  sum.momentum_drift_relative = mu0_norm != 0.0 ? sum.momentum_drift / mu0_norm : nan;
-
-  const std::size_t rows = traj.t.size();
-  auto arr = [rows](std::string name, const std::vector<double>& data, std::size_t cols) {
-    return NpyArray{std::move(name), {rows, cols}, data};
-  };
-  write_npz(out_dir / "trajectory.npz",
-            {npy_vector("t", traj.t), arr("position", traj.position, 3),
-             arr("quaternion", traj.quaternion, 4),
-             arr("angular_velocity", traj.angular_velocity, 3),
-             arr("linear_velocity", traj.linear_velocity, 3), npy_vector("energy", traj.energy),
-             arr("controls", traj.controls, std::size_t(nu)),
-             arr("shape", traj.shape, std::size_t(ns))});
-
-  sum.wall_time_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
   const auto& opt = scene.integrator.options;
-  Json summary = Json::object();
-  summary.set("scene", scene.file)
-      .set("system", scene.system_type)
-      .set("status", sum.ok ? "ok" : "failed")
-      .set("message", sum.message)
-      .set("integrator", Json::object()
-                             .set("method", method_name(scene.integrator.method))
-                             .set("map", opt.map == DiffMap::Cay ? "cay" : "exp")
-                             .set("tangent", opt.tangent == TangentMap::TLN ? "tln" : "exact")
-                             .set("tolerance", opt.newton.tolerance)
-                             .set("max_iterations", opt.newton.max_iterations)
-                             .set("on_failure", scene.integrator.on_failure == OnFailure::Stop
-                                                    ? "stop"
-                                                    : "subdivide")
-                             .set("max_subdivisions", scene.integrator.max_subdivisions));
-  detail::set_run_fields(summary, scene, sum, dt, s.t);
-  if (free_body)
-    summary.set("spatial_momentum", Json::object()
-                                        .set("initial", Json::array(mu0))
-                                        .set("max_abs_drift", sum.momentum_drift)
-                                        .set("relative_drift", sum.momentum_drift_relative));
-  summary.set("wall_time_s", sum.wall_time_s)
-      .set("files", Json::array().push_back("trajectory.csv").push_back("trajectory.npz"));
-  summary.write_file(out_dir / "summary.json");
-  return sum;
+  Json integrator = Json::object();
+  integrator.set("method", method_name(scene.integrator.method))
+      .set("map", opt.map == DiffMap::Cay ? "cay" : "exp")
+      .set("tangent", opt.tangent == TangentMap::TLN ? "tln" : "exact")
+      .set("tolerance", opt.newton.tolerance)
+      .set("max_iterations", opt.newton.max_iterations);
+  return detail::run_system(scene, *system, scene.initial_state.t, out_dir, std::move(integrator),
+                            [](Json& summary, const SceneRunSummary& sum) {
+                              if (sum.momentum_initial.empty()) return;
+                              summary.set("spatial_momentum",
+                                          Json::object()
+                                              .set("initial", Json::array(sum.momentum_initial))
+                                              .set("max_abs_drift", sum.momentum_drift)
+                                              .set("relative_drift", sum.momentum_drift_relative));
+                            });
 }
 
 }  // namespace marsden::io

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -75,62 +76,20 @@ SceneRunSummary run_maximal_scene(const Scene& scene, const std::filesystem::pat
 
 // The summary.json fields every family shares, in order: dt, duration, steps requested and
 // done, final time, rows written, Newton iterations, failures, subdivisions, energy.
-void set_run_fields(Json& summary, const Scene& scene, const SceneRunSummary& sum, double dt,
-                    double final_time);
+void set_run_fields(Json& summary, const Scene& scene, const SceneRunSummary& sum);
+
+// Runs the system under the scene's timing, output and failure policy (sim::simulate),
+// streaming OUT_DIR/trajectory.csv and .npz, and writes OUT_DIR/summary.json: scene,
+// system, status, message, integrator (with the failure policy added), the shared run
+// fields, what extra adds, wall time and files.
+SceneRunSummary run_system(const Scene& scene, sim::System& system, double t0,
+                           const std::filesystem::path& out_dir, Json integrator,
+                           const std::function<void(Json&, const SceneRunSummary&)>& extra);
 
 // The integrator keys `on_failure` and `max_subdivisions` into `s`, shared by every system.
 void parse_failure_policy(const JsonNode& in, SceneIntegrator& s);
 
-// One output step of size dt under the scene's failure policy. attempt(count, h, first)
-// advances `count` substeps of size h from the last good state and returns false on any
-// failure; `first` marks the attempt at the full step. Counts every failed attempt in
-// `failures`; returns the subdivision level that succeeded (0: the full step) or -1.
-template <class Attempt>
-int step_with_failure_policy(const SceneIntegrator& integrator, double dt, Attempt&& attempt,
-                             int& failures) {
-  if (attempt(1, dt, true)) return 0;
-  ++failures;
-  if (integrator.on_failure != OnFailure::Subdivide) return -1;
-  for (int k = 1; k <= integrator.max_subdivisions; ++k) {
-    if (attempt(1 << k, dt / double(1 << k), false)) return k;
-    ++failures;
-  }
-  return -1;
-}
-
-// The body of one attempt: `count` substeps, each substep(j) returning its Newton status,
-// then finite() checking the new state. Adds up the Newton iterations; ends with false at a
-// failed solve, a state that is not finite or a SolverError, with the reason in `error`
-// (empty for a failed solve, which st describes).
-template <class Substep, class Finite>
-bool run_substeps(int count, NewtonStatus& st, int& iterations, std::string& error,
-                  Substep&& substep, Finite&& finite) {
-  error.clear();
-  try {
-    for (int j = 0; j < count; ++j) {
-      st = substep(j);
-      iterations += st.iterations;
-      if (!st.converged) return false;
-      if (!finite()) {
-        st.converged = false;
-        error = "the state became NaN or infinite";
-        return false;
-      }
-    }
-    return true;
-  } catch (const SolverError& e) {
-    st = NewtonStatus{};
-    error = e.what();
-    return false;
-  }
-}
-
 // "T s", for messages.
 std::string time_text(double t);
-
-// "step N (t = T) did not converge: residual R after I Newton iterations" or "... failed:
-// ERROR", noting the substeps tried when the scene subdivides.
-std::string step_failure_message(int step, double t, const NewtonStatus& st,
-                                 const std::string& error, int max_level);
 
 }  // namespace marsden::io::detail

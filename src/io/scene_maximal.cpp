@@ -100,6 +100,86 @@ void urdf_initial_state(const JsonNode& s, double dt, Mechanism& mech) {
 }
 
 // A stable name of the failure for summary.json ("message" has the explanation).
+// A maximal mechanism as a sim::System: maximal::step, one dt at a time. The rotational
+// momentum a step carries is the previous interval's (Data::last_dt), so a step retried in
+// substeps keeps the momentum balance exact.
+class MaximalSystem final : public sim::System {
+ public:
+  MaximalSystem(const MaximalScene& ms)
+      : model_(*ms.model), options_(ms.step), data_(model_, ms.state0),
+        last_q_(static_cast<std::size_t>(model_.num_bodies()), Vec4::Zero()) {
+    options_.max_subdivisions = 0;
+    layout_.add("", {"t"}, {});
+    const int nb = model_.num_bodies();
+    for (const maximal::Body& b : model_.bodies())
+      for (const char* c : {"_x", "_y", "_z", "_qw", "_qx", "_qy", "_qz"})
+        layout_.columns.push_back(b.name + c);
+    sim::ArrayLayout position{"position", {std::size_t(nb), 3}, {}};
+    sim::ArrayLayout quaternion{"quaternion", {std::size_t(nb), 4}, {}};
+    for (int b = 0; b < nb; ++b) {
+      for (int i = 0; i < 3; ++i) position.columns.push_back(1 + 7 * b + i);
+      for (int i = 3; i < 7; ++i) quaternion.columns.push_back(1 + 7 * b + i);
+    }
+    layout_.arrays = {std::move(position), std::move(quaternion)};
+    layout_.add("energy", {"energy"}, {});
+    layout_.add("constraint_violation", {"constraint_violation"}, {});
+    saved_ = data_.state;
+  }
+
+  const sim::Layout& layout() const override { return layout_; }
+  void checkpoint() override {
+    saved_ = data_.state;
+    saved_last_dt_ = data_.last_dt;
+  }
+  void rollback() override {
+    data_.state = saved_;
+    data_.last_dt = saved_last_dt_;
+  }
+  sim::StepStatus step(double t, double h) override {
+    options_.dt = h;
+    data_.time = t;
+    const maximal::StepStatus st = maximal::step(model_, data_, options_);
+    last_failure_ = st.failure;
+    if (st.ok()) return {true, st.newton.iterations, st.newton.residual_norm, {}};
+    std::string why = maximal::describe(st.failure);
+    if (st.failure == maximal::StepFailure::NotConverged)
+      why += " (residual " + format_number(st.newton.residual_norm) + " after " +
+             std::to_string(st.newton.iterations) + " iterations)";
+    return {false, st.newton.iterations, st.newton.residual_norm, std::move(why)};
+  }
+  double energy() const override { return maximal::energy(model_, data_.state); }
+  bool has_constraint() const override { return true; }
+  double constraint_violation() const override {
+    return maximal::max_constraint_violation(model_, data_.state);
+  }
+  void row(double t, std::span<double> out) const override {
+    std::size_t c = 0;
+    out[c++] = t;
+    for (std::size_t b = 0; b < data_.state.size(); ++b) {
+      const BodyState& s = data_.state[b];
+      Vec4 q = s.q.q;
+      // q and -q are the same rotation: keep each body's sign continuous.
+      if (last_q_[b].dot(q) < 0.0) q = -q;
+      last_q_[b] = q;
+      for (int i = 0; i < 3; ++i) out[c++] = s.x[i];
+      for (int i = 0; i < 4; ++i) out[c++] = q[i];
+    }
+    out[c++] = energy();
+    out[c++] = constraint_violation();
+  }
+  maximal::StepFailure last_failure() const { return last_failure_; }
+
+ private:
+  const maximal::Model& model_;
+  maximal::StepOptions options_;
+  maximal::Data data_;
+  sim::Layout layout_;
+  std::vector<BodyState> saved_;
+  double saved_last_dt_ = 0.0;
+  mutable std::vector<Vec4> last_q_;
+  maximal::StepFailure last_failure_ = maximal::StepFailure::None;
+};
+
 const char* failure_code(maximal::StepFailure f) {
   switch (f) {
     case maximal::StepFailure::None: return "none";
@@ -160,10 +240,8 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
     if (const auto n = in->find("tolerance")) newton.tolerance = n->number_greater(0.0);
     if (const auto n = in->find("max_iterations")) newton.max_iterations = n->integer(1, 1000);
     if (const auto n = in->find("line_search")) newton.line_search = n->boolean();
-    SceneIntegrator policy;
-    parse_failure_policy(*in, policy);
-    ms->step.max_subdivisions =
-        policy.on_failure == OnFailure::Subdivide ? policy.max_subdivisions : 0;
+    // Failed steps are subdivided by sim::simulate, not inside maximal::step.
+    parse_failure_policy(*in, scene.integrator);
     if (const auto n = in->find("solver"))
       ms->step.solver = n->one_of({"sparse", "dense"}) == "sparse" ? maximal::LinearSolver::SparseLDU
                                                                    : maximal::LinearSolver::DenseLU;
@@ -174,173 +252,39 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
 }
 
 SceneRunSummary run_maximal_scene(const Scene& scene, const std::filesystem::path& out_dir) {
-  const auto wall_start = std::chrono::steady_clock::now();
   const MaximalScene& ms = *scene.maximal;
   if (!ms.model) throw InputError(scene.file + ": scene has no system");
   const maximal::Model& model = *ms.model;
-  const int nb = model.num_bodies();
-  if (!(scene.dt > 0.0) || !std::isfinite(scene.dt) || scene.steps < 1 || scene.output_every < 1)
-    throw InputError(scene.file + ": scene needs dt > 0, steps >= 1 and output every >= 1");
-  if (static_cast<int>(ms.state0.size()) != nb)
+  if (static_cast<int>(ms.state0.size()) != model.num_bodies())
     throw InputError(scene.file + ": the initial state does not match the mechanism");
-  std::error_code ec;
-  std::filesystem::create_directories(out_dir, ec);
-  if (ec) throw InputError(out_dir.string() + ": cannot create output directory: " + ec.message());
 
-  std::vector<std::string> columns = {"t"};
-  for (const maximal::Body& b : model.bodies())
-    for (const char* c : {"_x", "_y", "_z", "_qw", "_qx", "_qy", "_qz"}) columns.push_back(b.name + c);
-  columns.push_back("energy");
-  columns.push_back("constraint_violation");
-  CsvWriter csv(out_dir / "trajectory.csv", columns);
-
-  maximal::StepOptions options = ms.step;
-  options.dt = scene.dt;
-  maximal::Data data(model, ms.state0);
-
-  struct {
-    std::vector<double> t, position, quaternion, energy, violation;
-  } traj;
-  // q and -q are the same rotation: keep each body's sign continuous along the trajectory.
-  std::vector<Vec4> last_q(static_cast<std::size_t>(nb), Vec4::Zero());
-  std::vector<double> row(columns.size());
-  // Appends one output row; false if anything in it is not finite (nothing is written).
-  auto record = [&](double energy, double violation) {
-    std::size_t c = 0;
-    row[c++] = data.time;
-    for (int b = 0; b < nb; ++b) {
-      const BodyState& s = data.state[static_cast<std::size_t>(b)];
-      Vec4 q = s.q.q;
-      if (last_q[static_cast<std::size_t>(b)].dot(q) < 0.0) q = -q;
-      for (int i = 0; i < 3; ++i) row[c++] = s.x[i];
-      for (int i = 0; i < 4; ++i) row[c++] = q[i];
-    }
-    row[c++] = energy;
-    row[c++] = violation;
-    for (double x : row)
-      if (!std::isfinite(x)) return false;
-    csv.write_row(row);
-    traj.t.push_back(data.time);
-    for (int b = 0; b < nb; ++b) {
-      const auto first = row.begin() + 1 + 7 * b;
-      traj.position.insert(traj.position.end(), first, first + 3);
-      traj.quaternion.insert(traj.quaternion.end(), first + 3, first + 7);
-      last_q[static_cast<std::size_t>(b)] = Eigen::Map<const Vec4>(&*(first + 3));
-    }
-    traj.energy.push_back(energy);
-    traj.violation.push_back(violation);
-    return true;
-  };
-
-  SceneRunSummary sum;
-  sum.steps_requested = scene.steps;
-  sum.has_constraint = true;
-  sum.ok = true;
-  auto fail = [&](std::string msg) {
-    sum.ok = false;
-    sum.message = std::move(msg);
-  };
-  sum.energy_initial = maximal::energy(model, data.state);
-  double energy_now = sum.energy_initial;
-  double violation_now = maximal::max_constraint_violation(model, data.state);
-  sum.constraint_violation_max = violation_now;
-  if (!record(energy_now, violation_now)) fail("the initial state is not finite");
-
-  // The step that failed, for summary.json.
-  struct {
-    int step = -1;
-    double t = 0.0;
-    std::string reason;
-  } failed;
-  int last_recorded = 0;
-  for (int k = 0; sum.ok && k < scene.steps; ++k) {
-    const double t_k = data.time;
-    const maximal::StepStatus st = maximal::step(model, data, options);
-    sum.newton_min = k == 0 ? st.newton.iterations : std::min(sum.newton_min, st.newton.iterations);
-    sum.newton_max = std::max(sum.newton_max, st.newton.iterations);
-    sum.newton_total += st.newton.iterations;
-    if (st.ok() && st.level > 0) {
-      sum.failures += st.level;  // the attempts at k = 0 .. level - 1
-      sum.subdivisions.push_back({k, t_k, st.level});
-    }
-    if (!st.ok()) {
-      sum.failures += 1 + st.level;  // every attempt, k = 0 .. level
-      failed = {k, t_k, failure_code(st.failure)};
-      std::string why = maximal::describe(st.failure);
-      if (st.failure == maximal::StepFailure::NotConverged)
-        why += " (residual " + format_number(st.newton.residual_norm) + " after " +
-               std::to_string(st.newton.iterations) + " iterations)";
-      fail(step_failure_message(k, t_k, st.newton, why, options.max_subdivisions));
-      break;
-    }
-    data.time = (k + 1) * scene.dt;  // no drift from summing steps
-    energy_now = maximal::energy(model, data.state);
-    violation_now = maximal::max_constraint_violation(model, data.state);
-    if (!std::isfinite(energy_now) || !std::isfinite(violation_now)) {
-      fail("step " + std::to_string(k) + " (t = " + time_text(t_k) + "): the state is not finite");
-      break;
-    }
-    sum.energy_drift = std::max(sum.energy_drift, std::abs(energy_now - sum.energy_initial));
-    sum.constraint_violation_max = std::max(sum.constraint_violation_max, violation_now);
-    sum.steps_done = k + 1;
-    if ((k + 1) % scene.output_every == 0 || k + 1 == scene.steps) {
-      if (!record(energy_now, violation_now)) {
-        fail("step " + std::to_string(k) + " (t = " + time_text(t_k) + "): the state is not finite");
-        break;
-      }
-      last_recorded = k + 1;
-    }
-  }
-  // After a failure, the last good state is part of what was computed: keep it.
-  if (sum.steps_done > last_recorded) record(energy_now, violation_now);
-
-  sum.rows_written = csv.rows_written();
-  const int attempts = sum.steps_done + sum.failures;
-  sum.newton_mean = attempts > 0 ? double(sum.newton_total) / attempts : 0.0;
-  sum.energy_drift_relative = sum.energy_initial != 0.0
-                                  ? sum.energy_drift / std::abs(sum.energy_initial)
-                                  : std::numeric_limits<double>::quiet_NaN();
-
-  const std::size_t rows = traj.t.size(), bodies = static_cast<std::size_t>(nb);
-  write_npz(out_dir / "trajectory.npz",
-            {npy_vector("t", traj.t), NpyArray{"position", {rows, bodies, 3}, traj.position},
-             NpyArray{"quaternion", {rows, bodies, 4}, traj.quaternion},
-             npy_vector("energy", traj.energy),
-             npy_vector("constraint_violation", traj.violation)});
-
-  sum.wall_time_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-
-  Json body_names = Json::array();
-  for (const maximal::Body& b : model.bodies()) body_names.push_back(b.name);
-  int rows_total = 0;
-  for (const maximal::Joint& j : model.joints()) rows_total += maximal::constraint_rows(j.type);
-  Json summary = Json::object();
-  summary.set("scene", scene.file)
-      .set("system", scene.system_type)
-      .set("mechanism", ms.source)
-      .set("bodies", std::move(body_names))
-      .set("joints", model.num_joints())
-      .set("constraint_rows", rows_total)
-      .set("status", sum.ok ? "ok" : "failed")
-      .set("message", sum.message)
-      .set("integrator",
-           Json::object()
-               .set("tolerance", options.newton.tolerance)
-               .set("max_iterations", options.newton.max_iterations)
-               .set("line_search", options.newton.line_search)
-               .set("on_failure", options.max_subdivisions > 0 ? "subdivide" : "stop")
-               .set("max_subdivisions", options.max_subdivisions)
-               .set("solver", options.solver == maximal::LinearSolver::SparseLDU ? "sparse" : "dense"));
-  set_run_fields(summary, scene, sum, scene.dt, data.time);
-  summary.set("constraint_violation", Json::object().set("max", sum.constraint_violation_max));
-  if (failed.step >= 0)
-    summary.set("failed_step",
-                Json::object().set("step", failed.step).set("t", failed.t).set("reason", failed.reason));
-  summary.set("wall_time_s", sum.wall_time_s)
-      .set("files", Json::array().push_back("trajectory.csv").push_back("trajectory.npz"));
-  summary.write_file(out_dir / "summary.json");
-  return sum;
+  MaximalSystem system(ms);
+  const maximal::StepOptions& options = ms.step;
+  Json integrator = Json::object();
+  integrator.set("tolerance", options.newton.tolerance)
+      .set("max_iterations", options.newton.max_iterations)
+      .set("line_search", options.newton.line_search)
+      .set("solver", options.solver == maximal::LinearSolver::SparseLDU ? "sparse" : "dense");
+  return run_system(scene, system, 0.0, out_dir, std::move(integrator),
+                    [&](Json& summary, const SceneRunSummary& sum) {
+                      Json body_names = Json::array();
+                      for (const maximal::Body& b : model.bodies()) body_names.push_back(b.name);
+                      int rows_total = 0;
+                      for (const maximal::Joint& j : model.joints())
+                        rows_total += maximal::constraint_rows(j.type);
+                      summary.set("mechanism", ms.source)
+                          .set("bodies", std::move(body_names))
+                          .set("joints", model.num_joints())
+                          .set("constraint_rows", rows_total)
+                          .set("constraint_violation",
+                               Json::object().set("max", sum.constraint_violation_max));
+                      if (sum.failed_step >= 0)
+                        summary.set("failed_step",
+                                    Json::object()
+                                        .set("step", sum.failed_step)
+                                        .set("t", sum.failed_t)
+                                        .set("reason", failure_code(system.last_failure())));
+                    });
 }
 
 }  // namespace marsden::io::detail

@@ -564,171 +564,89 @@ std::unique_ptr<Sim> make_sim(Kind kind, const Scene& scene, const InputVec& u0)
   return std::make_unique<FullSim>(kind, nh, nh.method, scene.integrator.options.newton, full, xi0);
 }
 
-bool finite(const Sample& s) {
-  return std::isfinite(s.theta) && std::isfinite(s.x) && std::isfinite(s.y) && s.r.allFinite() &&
-         s.rdot.allFinite() && s.xi.allFinite() && std::isfinite(s.energy) &&
-         std::isfinite(s.violation);
-}
+// The driver's view of a Sim: the state is cloned at each checkpoint so that a failed step
+// can be retried from its start.
+class NhSystem final : public sim::System {
+ public:
+  NhSystem(Kind kind, const Scene& scene, std::unique_ptr<Sim> sim)
+      : kind_(kind), scene_(&scene), sim_(std::move(sim)), nu_(num_controls(kind)) {
+    const int nr = num_shape(kind);
+    std::vector<std::string> shape_names;
+    if (kind == Kind::Car) shape_names = {"psi", "sigma"};
+    if (kind == Kind::Snakeboard) shape_names = {"psi", "phi"};
+    std::vector<std::string> rates, controls;
+    for (const auto& n : shape_names) rates.push_back(n + "_dot");
+    for (int i = 0; i < nu_; ++i) controls.push_back("u" + std::to_string(i));
+    layout_.add("", {"t"}, {});
+    layout_.add("pose", {"theta", "x", "y"}, {3});
+    layout_.add("shape", shape_names, {std::size_t(nr)});
+    layout_.add("shape_velocity", rates, {std::size_t(nr)});
+    layout_.add("body_velocity", {"omega", "v1", "v2"}, {3});
+    layout_.add("energy", {"energy"}, {});
+    layout_.add("constraint_violation", {"constraint_violation"}, {});
+    layout_.add("controls", controls, {std::size_t(nu_)});
+    cur_ = sim_->sample();
+  }
+
+  const sim::Layout& layout() const override { return layout_; }
+  void checkpoint() override { saved_ = sim_->clone(); }
+  void rollback() override {
+    sim_ = saved_->clone();
+    cur_ = sim_->sample();
+  }
+  sim::StepStatus step(double t_k, double h) override {
+    const NewtonStatus st = sim_->step(h, controls_at(t_k));
+    if (st.converged) cur_ = sim_->sample();
+    return {st.converged, st.iterations, st.residual_norm, {}};
+  }
+  double energy() const override { return cur_.energy; }
+  bool has_constraint() const override { return true; }
+  double constraint_violation() const override { return cur_.violation; }
+  void row(double t, std::span<double> out) const override {
+    const InputVec u = controls_at(t);
+    const int nr = num_shape(kind_);
+    std::size_t c = 0;
+    out[c++] = t;
+    out[c++] = cur_.theta;
+    out[c++] = cur_.x;
+    out[c++] = cur_.y;
+    for (int i = 0; i < nr; ++i) out[c++] = cur_.r[i];
+    for (int i = 0; i < nr; ++i) out[c++] = cur_.rdot[i];
+    for (int i = 0; i < 3; ++i) out[c++] = cur_.xi[i];
+    out[c++] = cur_.energy;
+    out[c++] = cur_.violation;
+    for (int i = 0; i < nu_; ++i) out[c++] = u[i];
+  }
+  const Sample& sample() const { return cur_; }
+
+ private:
+  InputVec controls_at(double t) const {
+    InputVec u = InputVec::Zero(nu_);
+    if (scene_->controls) scene_->controls->eval(t, u);
+    return u;
+  }
+
+  Kind kind_;
+  const Scene* scene_;
+  std::unique_ptr<Sim> sim_, saved_;
+  int nu_;
+  sim::Layout layout_;
+  Sample cur_;
+};
 
 }  // namespace
 
 SceneRunSummary run_nonholonomic_scene(const Scene& scene, const std::filesystem::path& out_dir) {
-  const auto wall_start = std::chrono::steady_clock::now();
   const NonholonomicScene& nh = *scene.nonholonomic;
   const Kind kind = kind_of(scene.system_type);
   if (scene.system_type != "car" && scene.system_type != "snakeboard" &&
       scene.system_type != "sleigh")
     throw InputError(scene.file + ": nonholonomic scene with system type '" + scene.system_type +
                      "'");
-  if (!(scene.dt > 0.0) || !std::isfinite(scene.dt) || scene.steps < 1 || scene.output_every < 1)
-    throw InputError(scene.file + ": scene needs dt > 0, steps >= 1 and output every >= 1");
   const int nr = num_shape(kind), nu = num_controls(kind);
   if ((scene.controls ? scene.controls->size() : 0) != nu || scene.shape ||
       nh.shape.size() != nr || nh.shape_velocity.size() != nr)
     throw InputError(scene.file + ": controls, shape or initial state sizes do not match the system");
-  std::error_code ec;
-  std::filesystem::create_directories(out_dir, ec);
-  if (ec) throw InputError(out_dir.string() + ": cannot create output directory: " + ec.message());
-
-  std::vector<std::string> shape_names;
-  if (kind == Kind::Car) shape_names = {"psi", "sigma"};
-  if (kind == Kind::Snakeboard) shape_names = {"psi", "phi"};
-  std::vector<std::string> columns = {"t", "theta", "x", "y"};
-  for (const auto& n : shape_names) columns.push_back(n);
-  for (const auto& n : shape_names) columns.push_back(n + "_dot");
-  for (const char* n : {"omega", "v1", "v2", "energy", "constraint_violation"}) columns.push_back(n);
-  for (int i = 0; i < nu; ++i) columns.push_back(std::string("u") + std::to_string(i));
-  CsvWriter csv(out_dir / "trajectory.csv", columns);
-
-  struct {
-    std::vector<double> t, pose, shape, shape_velocity, body_velocity, energy, violation, controls;
-  } traj;
-  std::vector<double> row(columns.size());
-  InputVec u = InputVec::Zero(nu);
-  auto controls_at = [&](double t) {
-    if (scene.controls) scene.controls->eval(t, u);
-    return u;
-  };
-  auto record = [&](double t, const Sample& s) {
-    if (!finite(s)) return false;
-    const InputVec uc = controls_at(t);
-    std::size_t c = 0;
-    row[c++] = t;
-    row[c++] = s.theta;
-    row[c++] = s.x;
-    row[c++] = s.y;
-    for (int i = 0; i < nr; ++i) row[c++] = s.r[i];
-    for (int i = 0; i < nr; ++i) row[c++] = s.rdot[i];
-    for (int i = 0; i < 3; ++i) row[c++] = s.xi[i];
-    row[c++] = s.energy;
-    row[c++] = s.violation;
-    for (int i = 0; i < nu; ++i) row[c++] = uc[i];
-    for (double x : row)
-      if (!std::isfinite(x)) return false;
-    csv.write_row(row);
-    traj.t.push_back(t);
-    traj.pose.insert(traj.pose.end(), {s.theta, s.x, s.y});
-    for (int i = 0; i < nr; ++i) traj.shape.push_back(s.r[i]);
-    for (int i = 0; i < nr; ++i) traj.shape_velocity.push_back(s.rdot[i]);
-    for (int i = 0; i < 3; ++i) traj.body_velocity.push_back(s.xi[i]);
-    traj.energy.push_back(s.energy);
-    traj.violation.push_back(s.violation);
-    for (int i = 0; i < nu; ++i) traj.controls.push_back(uc[i]);
-    return true;
-  };
-
-  SceneRunSummary sum;
-  sum.steps_requested = scene.steps;
-  sum.has_constraint = true;
-  const double dt = scene.dt;
-  const double t0 = 0.0;
-  auto fail = [&](std::string msg) {
-    sum.ok = false;
-    sum.message = std::move(msg);
-  };
-
-  std::unique_ptr<Sim> sim;
-  double t = t0;
-  sum.ok = true;
-  try {
-    sim = make_sim(kind, scene, InputVec(controls_at(t0)));
-  } catch (const SolverError& e) {
-    fail(std::string("the initial state could not be set up: ") + e.what());
-  }
-  Sample s0;
-  if (sim) {
-    s0 = sim->sample();
-    sum.energy_initial = s0.energy;
-    sum.constraint_violation_max = std::isfinite(s0.violation) ? s0.violation : 0.0;
-    if (!record(t0, s0)) fail("the initial state is not finite");
-  }
-
-  int newton_steps = 0, last_recorded = 0;
-  Sample cur = s0;
-  for (int n = 0; sum.ok && n < scene.steps; ++n) {
-    const double t_n = t;
-    int iterations = 0;
-    NewtonStatus st;
-    std::string error;
-    std::unique_ptr<Sim> trial;
-    auto attempt = [&](int count, double h) {
-      trial = sim->clone();
-      return detail::run_substeps(
-          count, st, iterations, error,
-          [&](int j) { return trial->step(h, controls_at(t_n + j * h)); },
-          [&] { return finite(trial->sample()); });
-    };
-    const int level = detail::step_with_failure_policy(
-        scene.integrator, dt, [&](int count, double h, bool) { return attempt(count, h); },
-        sum.failures);
-    if (level < 0) {
-      fail(detail::step_failure_message(n, t_n, st, error,
-                                        scene.integrator.on_failure == OnFailure::Subdivide
-                                            ? scene.integrator.max_subdivisions
-                                            : 0));
-      break;
-    }
-    sim = std::move(trial);
-    if (level > 0) sum.subdivisions.push_back({n, t_n, level});
-    t = t0 + (n + 1) * dt;
-    cur = sim->sample();
-    sum.energy_drift = std::max(sum.energy_drift, std::abs(cur.energy - sum.energy_initial));
-    sum.constraint_violation_max = std::max(sum.constraint_violation_max, cur.violation);
-    sum.newton_min = newton_steps == 0 ? iterations : std::min(sum.newton_min, iterations);
-    sum.newton_max = std::max(sum.newton_max, iterations);
-    sum.newton_total += iterations;
-    ++newton_steps;
-    sum.steps_done = n + 1;
-    if ((n + 1) % scene.output_every == 0 || n + 1 == scene.steps) {
-      if (!record(t, cur)) {
-        fail("step " + std::to_string(n) + " (t = " + time_text(t_n) + "): the state is not finite");
-        break;
-      }
-      last_recorded = n + 1;
-    }
-  }
-  if (sum.steps_done > last_recorded) record(t, cur);
-
-  sum.rows_written = csv.rows_written();
-  sum.newton_mean = newton_steps > 0 ? double(sum.newton_total) / newton_steps : 0.0;
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  sum.energy_drift_relative =
-      sum.energy_initial != 0.0 ? sum.energy_drift / std::abs(sum.energy_initial) : nan;
-
-  const std::size_t rows = traj.t.size();
-  auto arr = [rows](std::string name, const std::vector<double>& data, std::size_t cols) {
-    return NpyArray{std::move(name), {rows, cols}, data};
-  };
-  write_npz(out_dir / "trajectory.npz",
-            {npy_vector("t", traj.t), arr("pose", traj.pose, 3),
-             arr("shape", traj.shape, std::size_t(nr)),
-             arr("shape_velocity", traj.shape_velocity, std::size_t(nr)),
-             arr("body_velocity", traj.body_velocity, 3), npy_vector("energy", traj.energy),
-             npy_vector("constraint_violation", traj.violation),
-             arr("controls", traj.controls, std::size_t(nu))});
-
-  sum.wall_time_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
   const NewtonOptions& newton = scene.integrator.options.newton;
   Json integrator = Json::object();
@@ -737,23 +655,25 @@ SceneRunSummary run_nonholonomic_scene(const Scene& scene, const std::filesystem
     integrator.set("alpha", nh.alpha).set("map", nh.map == DiffMap::Cay ? "cay" : "exp");
   if (nh.method == NhMethod::Rdp)
     integrator.set("tangent", nh.tangent == TangentMap::TLN ? "tln" : "exact");
-  integrator.set("tolerance", newton.tolerance)
-      .set("max_iterations", newton.max_iterations)
-      .set("on_failure", scene.integrator.on_failure == OnFailure::Stop ? "stop" : "subdivide")
-      .set("max_subdivisions", scene.integrator.max_subdivisions);
-  Json summary = Json::object();
-  summary.set("scene", scene.file).set("system", scene.system_type);
-  if (kind == Kind::Snakeboard) summary.set("actuation", nh.prescribe_shape ? "velocity" : "torque");
-  summary.set("status", sum.ok ? "ok" : "failed")
-      .set("message", sum.message)
-      .set("integrator", std::move(integrator));
-  set_run_fields(summary, scene, sum, dt, t);
-  summary.set("constraint_violation", Json::object().set("max", sum.constraint_violation_max))
-      .set("final_pose", Json::object().set("theta", cur.theta).set("x", cur.x).set("y", cur.y))
-      .set("wall_time_s", sum.wall_time_s)
-      .set("files", Json::array().push_back("trajectory.csv").push_back("trajectory.npz"));
-  summary.write_file(out_dir / "summary.json");
-  return sum;
+  integrator.set("tolerance", newton.tolerance).set("max_iterations", newton.max_iterations);
+
+  InputVec u0 = InputVec::Zero(nu);
+  if (scene.controls) scene.controls->eval(0.0, u0);
+  std::unique_ptr<Sim> sim;
+  try {
+    sim = make_sim(kind, scene, u0);
+  } catch (const SolverError& e) {
+    throw SolverError(scene.file + ": the initial state could not be set up: " + e.what());
+  }
+  NhSystem system(kind, scene, std::move(sim));
+  return run_system(scene, system, 0.0, out_dir, std::move(integrator),
+                    [&](Json& summary, const SceneRunSummary& sum) {
+                      if (kind == Kind::Snakeboard)
+                        summary.set("actuation", nh.prescribe_shape ? "velocity" : "torque");
+                      const Sample& cur = system.sample();
+                      summary.set("constraint_violation", Json::object().set("max", sum.constraint_violation_max))
+                          .set("final_pose", Json::object().set("theta", cur.theta).set("x", cur.x).set("y", cur.y));
+                    });
 }
 
 }  // namespace detail

@@ -495,126 +495,122 @@ VecX dynamic_part(const Model& model, const VecX& full) {
 
 }  // namespace
 
-SceneRunSummary run_tree_scene(const Scene& scene, const std::filesystem::path& out_dir) {
-  const auto wall_start = std::chrono::steady_clock::now();
-  const TreeScene& ts = *scene.tree;
-  if (!ts.model) throw InputError(scene.file + ": scene has no system");
-  const Model& model = *ts.model;
-  const int n = model.num_coords(), nd = model.num_dynamic();
-  if (!(scene.dt > 0.0) || !std::isfinite(scene.dt) || scene.steps < 1 || scene.output_every < 1)
-    throw InputError(scene.file + ": scene needs dt > 0, steps >= 1 and output every >= 1");
-  const int nu = model.num_inputs();
-  if (ts.q0.size() != n || ts.qd0.size() != n ||
-      ts.kinematic.size() != static_cast<std::size_t>(model.num_kinematic()) ||
-      (scene.controls && scene.controls->size() != nu) || scene.shape)
-    throw InputError(scene.file + ": initial state, kinematic or control sizes do not match the model");
-  std::error_code ec;
-  std::filesystem::create_directories(out_dir, ec);
-  if (ec) throw InputError(out_dir.string() + ": cannot create output directory: " + ec.message());
+namespace {
 
-  std::vector<std::string> columns = {"t"};
-  for (const auto& c : model.coords()) columns.push_back(c.name);
-  for (const auto& c : model.coords()) columns.push_back("qd_" + c.name);
-  for (int i : model.dynamic_coords()) columns.push_back("p_" + model.coords()[i].name);
-  columns.push_back("energy");
-  columns.push_back("constraint_residual");
-  for (int i = 0; i < nu; ++i) columns.push_back("u" + std::to_string(i));
-  CsvWriter csv(out_dir / "trajectory.csv", columns);
+// A tree scene as a sim::System. The midpoint VI carries (t, q, p), RK4 carries (q, qd);
+// the other of qd and p, the energy and the constraint residual are completed after each
+// step (velocity_from_momentum for the midpoint). Kinematic coordinates follow their path.
+class TreeSystem final : public sim::System {
+ public:
+  TreeSystem(const Scene& scene, const TreeScene& ts)
+      : scene_(&scene), ts_(&ts), model_(*ts.model), data_(model_), path_(ts),
+        midpoint_(ts.method == TreeMethod::Midpoint), u_(VecX::Zero(model_.num_inputs())),
+        qdd_kin_(model_.num_kinematic()) {
+    const int n = model_.num_coords(), nd = model_.num_dynamic(), nu = model_.num_inputs();
+    std::vector<std::string> q, qd, p, u;
+    for (const auto& c : model_.coords()) q.push_back(c.name);
+    for (const auto& c : model_.coords()) qd.push_back("qd_" + c.name);
+    for (int i : model_.dynamic_coords()) p.push_back("p_" + model_.coords()[i].name);
+    for (int i = 0; i < nu; ++i) u.push_back("u" + std::to_string(i));
+    layout_.add("", {"t"}, {});
+    layout_.add("q", q, {std::size_t(n)});
+    layout_.add("qd", qd, {std::size_t(n)});
+    layout_.add("p", p, {std::size_t(nd)});
+    layout_.add("energy", {"energy"}, {});
+    layout_.add("constraint_residual", {"constraint_residual"}, {});
+    layout_.add("controls", u, {std::size_t(nu)});
 
-  tree::Data data(model);
-  const KinematicPath path(ts);
-  InputVec u_buf;
-  VecX u = VecX::Zero(nu);
-  auto controls_at = [&](double t) -> const VecX& {
-    if (scene.controls) {
-      scene.controls->eval(t, u_buf);
-      u = u_buf;
-    }
-    return u;
-  };
-
-  struct {
-    std::vector<double> t, q, qd, p, energy, residual, controls;
-  } traj;
-  std::vector<double> row(columns.size());
-  // The row of state (t, q, qd, p); false if anything in it is not finite.
-  auto record = [&](double t, const VecX& q, const VecX& qd, const VecX& p, double energy,
-                    double residual) {
-    const VecX& uc = controls_at(t);
-    std::size_t c = 0;
-    row[c++] = t;
-    for (int i = 0; i < n; ++i) row[c++] = q[i];
-    for (int i = 0; i < n; ++i) row[c++] = qd[i];
-    for (int i = 0; i < nd; ++i) row[c++] = p[i];
-    row[c++] = energy;
-    row[c++] = residual;
-    for (int i = 0; i < nu; ++i) row[c++] = uc[i];
-    for (double x : row)
-      if (!std::isfinite(x)) return false;
-    csv.write_row(row);
-    traj.t.push_back(t);
-    traj.q.insert(traj.q.end(), row.begin() + 1, row.begin() + 1 + n);
-    traj.qd.insert(traj.qd.end(), row.begin() + 1 + n, row.begin() + 1 + 2 * n);
-    traj.p.insert(traj.p.end(), row.begin() + 1 + 2 * n, row.begin() + 1 + 2 * n + nd);
-    traj.energy.push_back(energy);
-    traj.residual.push_back(residual);
-    traj.controls.insert(traj.controls.end(), row.end() - nu, row.end());
-    return true;
-  };
-
-  SceneRunSummary sum;
-  sum.steps_requested = scene.steps;
-  sum.has_constraint = model.num_constraint_rows() > 0;
-  const double dt = scene.dt;
-  const bool midpoint = ts.method == TreeMethod::Midpoint;
-  auto fail = [&](std::string msg) {
-    sum.ok = false;
-    sum.message = std::move(msg);
-  };
-
-  // The state: midpoint carries (t, q, p); RK4 carries (q, qd) and p is derived. qd and
-  // the energy of a midpoint state come from its momenta (velocity_from_momentum).
-  tree::TreeState x;
-  VecX qd = ts.qd0;
-  x.q = ts.q0;
-  path.at(0.0, x.q, &qd, nullptr);
-  auto residual_at = [&](const VecX& q) { return worst_constraint(model, data, q).first; };
-  // Completes qd, p (whichever the method does not carry) and returns the energy.
-  auto complete = [&](double t) {
-    path.at(t, x.q, &qd, nullptr);
-    if (midpoint) {
-      velocity_from_momentum(model, data, x.q, x.p, qd);
-    } else {
-      tree::lagrangian_terms(model, data, x.q, qd, false);
-      x.p = dynamic_part(model, data.L_v);
-    }
-    return tree::energy(model, data, x.q, qd);
-  };
-
-  sum.ok = true;
-  try {
-    if (midpoint) x = tree::midpoint_initial_state(model, data, 0.0, x.q, qd);
-    else x.t = 0.0;
-    sum.energy_initial = complete(0.0);
-    sum.constraint_violation_max = residual_at(x.q);
-    if (!record(x.t, x.q, qd, x.p, sum.energy_initial, sum.constraint_violation_max))
-      fail("the initial state is not finite");
-  } catch (const SolverError& e) {
-    fail(std::string("the initial state could not be set up: ") + e.what());
+    qd_ = ts.qd0;
+    x_.q = ts.q0;
+    path_.at(0.0, x_.q, &qd_, nullptr);
+    if (midpoint_) x_ = tree::midpoint_initial_state(model_, data_, 0.0, x_.q, qd_);
+    else x_.t = 0.0;
+    complete(0.0);
+    q_kin_next_ = x_.q;
   }
 
-  // RK4 on (q, qd): the dynamic entries integrate, the kinematic ones follow the path.
-  VecX qdd_kin(model.num_kinematic());
-  auto accel = [&](double t, VecX& q, VecX& v, const VecX& u_k) {
-    path.at(t, q, &v, &qdd_kin);
-    return tree::continuous_dynamics(model, data, q, v, u_k, qdd_kin).qdd;
-  };
-  auto rk4_step = [&](double t, double h, VecX& q, VecX& v) {
-    const VecX u_k = controls_at(t);  // held over the step
+  const sim::Layout& layout() const override { return layout_; }
+  void checkpoint() override {
+    saved_x_ = x_;
+    saved_qd_ = qd_;
+    saved_energy_ = energy_;
+    saved_residual_ = residual_;
+  }
+  void rollback() override {
+    x_ = saved_x_;
+    qd_ = saved_qd_;
+    energy_ = saved_energy_;
+    residual_ = saved_residual_;
+  }
+
+  sim::StepStatus step(double t, double h) override {
+    NewtonStatus status{true, 0, 0.0};
+    if (midpoint_) {
+      path_.at(t + h, q_kin_next_, nullptr, nullptr);
+      VecX q_kin(model_.num_kinematic());
+      for (int i = 0; i < model_.num_kinematic(); ++i)
+        q_kin[i] = q_kin_next_[model_.kinematic_coords()[static_cast<std::size_t>(i)]];
+      tree::TreeState next = x_;
+      status = tree::midpoint_step(model_, data_, ts_->midpoint, h, x_, controls_at(t), q_kin, next);
+      if (!status.converged) return {false, status.iterations, status.residual_norm, {}};
+      x_ = next;
+    } else {
+      rk4(t, h);
+    }
+    x_.t = t + h;
+    complete(t + h);
+    return {true, status.iterations, status.residual_norm, {}};
+  }
+
+  double energy() const override { return energy_; }
+  bool has_constraint() const override { return model_.num_constraint_rows() > 0; }
+  double constraint_violation() const override { return residual_; }
+  void row(double t, std::span<double> out) const override {
+    const VecX& uc = controls_at(t);
+    const int n = model_.num_coords(), nd = model_.num_dynamic();
+    std::size_t c = 0;
+    out[c++] = t;
+    for (int i = 0; i < n; ++i) out[c++] = x_.q[i];
+    for (int i = 0; i < n; ++i) out[c++] = qd_[i];
+    for (int i = 0; i < nd; ++i) out[c++] = x_.p[i];
+    out[c++] = energy_;
+    out[c++] = residual_;
+    for (int i = 0; i < uc.size(); ++i) out[c++] = uc[i];
+  }
+
+ private:
+  const VecX& controls_at(double t) const {
+    if (scene_->controls) {
+      scene_->controls->eval(t, u_buf_);
+      u_ = u_buf_;
+    }
+    return u_;
+  }
+
+  // Completes qd and p (whichever the method does not carry), the energy and the residual.
+  void complete(double t) {
+    path_.at(t, x_.q, &qd_, nullptr);
+    if (midpoint_) {
+      velocity_from_momentum(model_, data_, x_.q, x_.p, qd_);
+    } else {
+      tree::lagrangian_terms(model_, data_, x_.q, qd_, false);
+      x_.p = dynamic_part(model_, data_.L_v);
+    }
+    energy_ = tree::energy(model_, data_, x_.q, qd_);
+    residual_ = worst_constraint(model_, data_, x_.q).first;
+  }
+
+  // Classical RK4 on (q, qd) with the controls held over the step: the dynamic entries
+  // integrate, the kinematic ones follow the path.
+  void rk4(double t, double h) {
+    const VecX u_k = controls_at(t);
     auto f = [&](double tt, VecX qq, VecX vv, VecX& dq, VecX& dv) {
-      dv = accel(tt, qq, vv, u_k);
+      path_.at(tt, qq, &vv, &qdd_kin_);
+      dv = tree::continuous_dynamics(model_, data_, qq, vv, u_k, qdd_kin_).qdd;
       dq = vv;
     };
+    VecX& q = x_.q;
+    VecX& v = qd_;
     VecX k1q, k1v, k2q, k2v, k3q, k3v, k4q, k4v;
     f(t, q, v, k1q, k1v);
     f(t + 0.5 * h, q + 0.5 * h * k1q, v + 0.5 * h * k1v, k2q, k2v);
@@ -622,108 +618,44 @@ SceneRunSummary run_tree_scene(const Scene& scene, const std::filesystem::path& 
     f(t + h, q + h * k3q, v + h * k3v, k4q, k4v);
     q += h / 6.0 * (k1q + 2.0 * k2q + 2.0 * k3q + k4q);
     v += h / 6.0 * (k1v + 2.0 * k2v + 2.0 * k3v + k4v);
-    path.at(t + h, q, &v, nullptr);
-  };
-
-  int newton_steps = 0, last_recorded = 0;
-  double energy_now = sum.energy_initial;
-  VecX q_kin_next = x.q;
-  for (int k = 0; sum.ok && k < scene.steps; ++k) {
-    const double t_k = k * dt;
-    int iterations = 0;
-    NewtonStatus st;
-    std::string error;
-    tree::TreeState trial;
-    VecX trial_qd;
-    // `count` substeps of size h from x; false on any failure.
-    auto attempt = [&](int count, double h) {
-      trial = x;
-      trial_qd = qd;
-      tree::TreeState next = x;
-      auto substep = [&](int j) {
-        const double t = t_k + j * h;
-        NewtonStatus status{true, 0, 0.0};
-        if (midpoint) {
-          path.at(t + h, q_kin_next, nullptr, nullptr);
-          VecX q_kin(model.num_kinematic());
-          for (int i = 0; i < model.num_kinematic(); ++i)
-            q_kin[i] = q_kin_next[model.kinematic_coords()[static_cast<std::size_t>(i)]];
-          status = tree::midpoint_step(model, data, ts.midpoint, h, trial, controls_at(t), q_kin,
-                                       next);
-          if (!status.converged) return status;
-          trial = next;
-        } else {
-          rk4_step(t, h, trial.q, trial_qd);
-        }
-        trial.t = t + h;
-        return status;
-      };
-      return run_substeps(count, st, iterations, error, substep, [&] {
-        return trial.q.allFinite() && trial.p.allFinite() && trial_qd.allFinite();
-      });
-    };
-    const int level = step_with_failure_policy(
-        scene.integrator, dt, [&](int count, double h, bool) { return attempt(count, h); },
-        sum.failures);
-    if (level < 0) {
-      fail(step_failure_message(k, t_k, st, error,
-                                scene.integrator.on_failure == OnFailure::Subdivide
-                                    ? scene.integrator.max_subdivisions
-                                    : 0));
-      break;
-    }
-    if (level > 0) sum.subdivisions.push_back({k, t_k, level});
-    x = trial;
-    x.t = (k + 1) * dt;  // no drift from summing substeps
-    qd = trial_qd;
-    try {
-      energy_now = complete(x.t);
-    } catch (const SolverError& e) {
-      fail("step " + std::to_string(k) + " (t = " + time_text(t_k) + "): " + e.what());
-      break;
-    }
-    const double residual = residual_at(x.q);
-    if (!std::isfinite(energy_now) || !std::isfinite(residual) || !qd.allFinite()) {
-      fail("step " + std::to_string(k) + " (t = " + time_text(t_k) + "): the state is not finite");
-      break;
-    }
-    sum.energy_drift = std::max(sum.energy_drift, std::abs(energy_now - sum.energy_initial));
-    sum.constraint_violation_max = std::max(sum.constraint_violation_max, residual);
-    sum.newton_min = newton_steps == 0 ? iterations : std::min(sum.newton_min, iterations);
-    sum.newton_max = std::max(sum.newton_max, iterations);
-    sum.newton_total += iterations;
-    ++newton_steps;
-    sum.steps_done = k + 1;
-    if ((k + 1) % scene.output_every == 0 || k + 1 == scene.steps) {
-      if (!record(x.t, x.q, qd, x.p, energy_now, residual)) {
-        fail("step " + std::to_string(k) + " (t = " + time_text(t_k) + "): the state is not finite");
-        break;
-      }
-      last_recorded = k + 1;
-    }
+    path_.at(t + h, q, &v, nullptr);
   }
-  // After a failure, the last good state is part of what was computed: keep it.
-  if (sum.steps_done > last_recorded)
-    record(x.t, x.q, qd, x.p, energy_now, residual_at(x.q));
 
-  sum.rows_written = csv.rows_written();
-  sum.newton_mean = newton_steps > 0 ? double(sum.newton_total) / newton_steps : 0.0;
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  sum.energy_drift_relative =
-      sum.energy_initial != 0.0 ? sum.energy_drift / std::abs(sum.energy_initial) : nan;
+  const Scene* scene_;
+  const TreeScene* ts_;
+  const Model& model_;
+  tree::Data data_;
+  KinematicPath path_;
+  bool midpoint_;
+  sim::Layout layout_;
+  tree::TreeState x_, saved_x_;
+  VecX qd_, saved_qd_, q_kin_next_;
+  double energy_ = 0.0, residual_ = 0.0, saved_energy_ = 0.0, saved_residual_ = 0.0;
+  mutable InputVec u_buf_;
+  mutable VecX u_;
+  VecX qdd_kin_;
+};
 
-  const std::size_t rows = traj.t.size();
-  auto arr = [rows](std::string name, const std::vector<double>& data, int cols) {
-    return NpyArray{std::move(name), {rows, static_cast<std::size_t>(cols)}, data};
-  };
-  write_npz(out_dir / "trajectory.npz",
-            {npy_vector("t", traj.t), arr("q", traj.q, n), arr("qd", traj.qd, n),
-             arr("p", traj.p, nd), npy_vector("energy", traj.energy),
-             npy_vector("constraint_residual", traj.residual), arr("controls", traj.controls, nu)});
+}  // namespace
 
-  sum.wall_time_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+SceneRunSummary run_tree_scene(const Scene& scene, const std::filesystem::path& out_dir) {
+  const TreeScene& ts = *scene.tree;
+  if (!ts.model) throw InputError(scene.file + ": scene has no system");
+  const Model& model = *ts.model;
+  const int n = model.num_coords();
+  if (ts.q0.size() != n || ts.qd0.size() != n ||
+      ts.kinematic.size() != static_cast<std::size_t>(model.num_kinematic()) ||
+      (scene.controls && scene.controls->size() != model.num_inputs()) || scene.shape)
+    throw InputError(scene.file + ": initial state, kinematic or control sizes do not match the model");
 
+  std::unique_ptr<TreeSystem> system;
+  try {
+    system = std::make_unique<TreeSystem>(scene, ts);
+  } catch (const SolverError& e) {
+    throw SolverError(scene.file + ": the initial state could not be set up: " + e.what());
+  }
+
+  const bool midpoint = ts.method == TreeMethod::Midpoint;
   Json integrator = Json::object();
   integrator.set("method", midpoint ? "midpoint" : "rk4");
   if (midpoint) {
@@ -735,26 +667,18 @@ SceneRunSummary run_tree_scene(const Scene& scene, const std::filesystem::path& 
                            : m.algorithm == tree::LagrangianAlgorithm::PaperCached ? "paper_cached"
                                                                                     : "paper_uncached");
   }
-  integrator.set("on_failure", scene.integrator.on_failure == OnFailure::Stop ? "stop" : "subdivide")
-      .set("max_subdivisions", scene.integrator.max_subdivisions);
-  Json coordinates = Json::array(), kinematic = Json::array();
-  for (const auto& c : model.coords()) (c.kinematic ? kinematic : coordinates).push_back(c.name);
-  Json summary = Json::object();
-  summary.set("scene", scene.file)
-      .set("system", scene.system_type)
-      .set("model", ts.source)
-      .set("dynamic_coordinates", std::move(coordinates))
-      .set("kinematic_coordinates", std::move(kinematic))
-      .set("constraint_rows", model.num_constraint_rows())
-      .set("status", sum.ok ? "ok" : "failed")
-      .set("message", sum.message)
-      .set("integrator", std::move(integrator));
-  set_run_fields(summary, scene, sum, dt, x.t);
-  summary.set("constraint_residual", Json::object().set("max", sum.constraint_violation_max))
-      .set("wall_time_s", sum.wall_time_s)
-      .set("files", Json::array().push_back("trajectory.csv").push_back("trajectory.npz"));
-  summary.write_file(out_dir / "summary.json");
-  return sum;
+  return run_system(scene, *system, 0.0, out_dir, std::move(integrator),
+                    [&](Json& summary, const SceneRunSummary& sum) {
+                      Json coordinates = Json::array(), kinematic = Json::array();
+                      for (const auto& c : model.coords())
+                        (c.kinematic ? kinematic : coordinates).push_back(c.name);
+                      summary.set("model", ts.source)
+                          .set("dynamic_coordinates", std::move(coordinates))
+                          .set("kinematic_coordinates", std::move(kinematic))
+                          .set("constraint_rows", model.num_constraint_rows())
+                          .set("constraint_residual",
+                               Json::object().set("max", sum.constraint_violation_max));
+                    });
 }
 
 }  // namespace marsden::io::detail

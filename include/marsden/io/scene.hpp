@@ -11,6 +11,7 @@
 
 #include "marsden/lie/se3.hpp"
 #include "marsden/maximal/integrator.hpp"
+#include "marsden/sim/simulate.hpp"
 #include "marsden/tree/midpoint.hpp"
 #include "marsden/tree/model.hpp"
 #include "marsden/vehicle/controls.hpp"
@@ -21,10 +22,7 @@
 
 namespace marsden::io {
 
-enum class OnFailure {
-  Stop,      // stop at the failed step and keep what was computed
-  Subdivide  // retry the step with h / 2^k, k = 1..max_subdivisions
-};
+using sim::OnFailure;
 
 struct SceneIntegrator {
   Method method = Method::VI;
@@ -117,36 +115,12 @@ Scene load_scene(const std::filesystem::path& path);
 // The same from text; file_label names the source in messages.
 Scene parse_scene(std::string_view json_text, const std::string& file_label);
 
-struct SubdivisionEvent {
-  int step = 0;      // index of the step that was subdivided
-  double t = 0.0;    // its start time, s
-  int level = 0;     // k: the step was covered by 2^k substeps of dt / 2^k
-};
+// What a run did (sim/simulate.hpp): status, Newton statistics, subdivisions, drift.
+using SceneRunSummary = sim::RunSummary;
 
-struct SceneRunSummary {
-  bool ok = false;
-  std::string message;  // why the run stopped, if !ok
-  int steps_requested = 0;
-  int steps_done = 0;
-  std::size_t rows_written = 0;
-  int newton_min = 0, newton_max = 0;  // iterations per step (all attempts included)
-  double newton_mean = 0.0;
-  long long newton_total = 0;
-  int failures = 0;  // step attempts that did not converge, rescued or not
-  std::vector<SubdivisionEvent> subdivisions;
-  double energy_initial = 0.0;
-  double energy_drift = 0.0;           // max |E - E0| over the steps done, J
-  double energy_drift_relative = 0.0;  // energy_drift / |E0| (NaN if E0 == 0)
-  bool has_momentum = false;           // spatial momentum is conserved (free body only)
-  double momentum_drift = 0.0;         // max ||mu - mu0||_inf
-  double momentum_drift_relative = 0.0;
-  bool has_constraint = false;          // nonholonomic and constrained tree systems
-  double constraint_violation_max = 0.0;  // max over the steps done (docs/scene.md)
-  double wall_time_s = 0.0;
-};
-
-// Simulates the scene and writes OUT_DIR/trajectory.csv (row by row, flushed),
-// OUT_DIR/trajectory.npz and OUT_DIR/summary.json; creates OUT_DIR if needed. A step that
+// Simulates the scene with sim::simulate and writes OUT_DIR/trajectory.csv (streamed row
+// by row), OUT_DIR/trajectory.npz and OUT_DIR/summary.json, each under its final name
+// only when complete; creates OUT_DIR if needed. A step that
 // does not converge (and cannot be rescued by subdivision) ends the run with ok == false;
 // everything computed until then is written, never a NaN. Throws InputError if an output
 // file cannot be written.
