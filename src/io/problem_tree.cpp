@@ -28,7 +28,7 @@ std::unique_ptr<control::Ocp> parse_tree_problem(const JsonNode& root, const std
   scene.file = file;
   scene.system_type = "tree";
   parse_tree(root, scene);
-  const TreeScene& ts = *scene.tree;
+  const TreeScene& ts = std::get<TreeScene>(scene.system);
   if (ts.method != TreeMethod::Midpoint)
     root.at("integrator").at("method").fail("optimal control uses the midpoint variational integrator only");
   const tree::Model& model = *ts.model;

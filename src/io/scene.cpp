@@ -249,7 +249,7 @@ void set_run_fields(Json& summary, const Scene& scene, const SceneRunSummary& su
                          .set("relative_drift", sum.energy_drift_relative));
 }
 
-void parse_failure_policy(const JsonNode& in, SceneIntegrator& s) {
+void parse_failure_policy(const JsonNode& in, sim::FailurePolicy& s) {
   if (const auto n = in.find("on_failure"))
     s.on_failure = n->one_of({"stop", "subdivide"}) == "stop" ? OnFailure::Stop : OnFailure::Subdivide;
   if (const auto n = in.find("max_subdivisions")) s.max_subdivisions = n->integer(0, 20);
@@ -261,10 +261,9 @@ namespace {
 
 using detail::parse_input;
 
-SceneIntegrator parse_integrator(const JsonNode& in) {
+void parse_integrator(const JsonNode& in, VehicleScene& s, sim::FailurePolicy& policy) {
   in.expect_keys({"method", "map", "tangent", "tolerance", "max_iterations", "line_search",
                   "on_failure", "max_subdivisions"});
-  SceneIntegrator s;
   if (const auto n = in.find("method"))
     s.method = parse_method(n->one_of({"vi", "rk2", "rk2_implicit", "rk4", "lie_newmark"}));
   if (const auto n = in.find("map"))
@@ -274,8 +273,7 @@ SceneIntegrator parse_integrator(const JsonNode& in) {
   if (const auto n = in.find("tolerance")) s.options.newton.tolerance = n->number_greater(0.0);
   if (const auto n = in.find("max_iterations")) s.options.newton.max_iterations = n->integer(1, 1000);
   if (const auto n = in.find("line_search")) s.options.newton.line_search = n->boolean();
-  detail::parse_failure_policy(in, s);
-  return s;
+  detail::parse_failure_policy(in, policy);
 }
 
 void parse_timing_and_output(const JsonNode& root, Scene& scene) {
@@ -324,27 +322,29 @@ Scene build_scene(const detail::JsonDocument& doc) {
     parse_timing_and_output(root, scene);
     return scene;
   }
+  VehicleScene v;
   std::string controls_what, shape_what;
   if (scene.system_type == "rigid_body") {
-    scene.model = parse_rigid_body(sys);
+    v.model = parse_rigid_body(sys);
+    v.conserves_momentum = true;
   } else if (scene.system_type == "helicopter") {
-    scene.model = parse_helicopter(sys);
+    v.model = parse_helicopter(sys);
     controls_what = "helicopter controls: collective u_c [N], tail rotor u_psi [N]";
     shape_what = "helicopter rotor tilt: pitch, roll [rad]";
   } else {
-    scene.model = parse_boat(sys);
+    v.model = parse_boat(sys);
     controls_what = "boat thrusters: right u_r [N], left u_l [N]";
   }
   if (controls_what.empty()) controls_what = "controls";
   if (shape_what.empty()) shape_what = "shape";
 
-  if (const auto in = root.find("integrator")) scene.integrator = parse_integrator(*in);
+  if (const auto in = root.find("integrator")) parse_integrator(*in, v, scene.policy);
 
   parse_timing_and_output(root, scene);
-  if (const auto s = root.find("initial_state")) scene.initial_state = parse_initial_state(*s);
-  scene.controls = parse_input(root, "controls", scene.model->num_controls(), controls_what);
-  scene.shape = parse_input(root, "shape", scene.model->num_shape(), shape_what);
-
+  if (const auto s = root.find("initial_state")) v.initial_state = parse_initial_state(*s);
+  v.controls = parse_input(root, "controls", v.model->num_controls(), controls_what);
+  v.shape = parse_input(root, "shape", v.model->num_shape(), shape_what);
+  scene.system = std::move(v);
   return scene;
 }
 
@@ -370,7 +370,7 @@ SceneRunSummary run_system(const Scene& scene, sim::System& system, double t0,
   run.dt = scene.dt;
   run.steps = scene.steps;
   run.output_every = scene.output_every;
-  run.policy = {scene.integrator.on_failure, scene.integrator.max_subdivisions};
+  run.policy = scene.policy;
   FileRecorder recorder(out_dir);
   SceneRunSummary sum;
   try {
@@ -379,8 +379,8 @@ SceneRunSummary run_system(const Scene& scene, sim::System& system, double t0,
     throw InputError(scene.file + ": " + e.what());
   }
 
-  integrator.set("on_failure", scene.integrator.on_failure == OnFailure::Stop ? "stop" : "subdivide")
-      .set("max_subdivisions", scene.integrator.max_subdivisions);
+  integrator.set("on_failure", scene.policy.on_failure == OnFailure::Stop ? "stop" : "subdivide")
+      .set("max_subdivisions", scene.policy.max_subdivisions);
   Json summary = Json::object();
   summary.set("scene", scene.file)
       .set("system", scene.system_type)
@@ -406,34 +406,27 @@ Scene load_scene(const std::filesystem::path& path) {
 }
 
 SceneRunSummary run_scene(const Scene& scene, const std::filesystem::path& out_dir) {
-  if (scene.nonholonomic) return detail::run_nonholonomic_scene(scene, out_dir);
-  if (scene.tree) return detail::run_tree_scene(scene, out_dir);
-  if (scene.maximal) return detail::run_maximal_scene(scene, out_dir);
-  // A Scene built by hand rather than by load_scene gets the same basic checks.
-  if (!scene.model) throw InputError(scene.file + ": scene has no system");
-  sim::VehicleSetup setup;
-  setup.model = scene.model;
-  setup.method = scene.integrator.method;
-  setup.options = scene.integrator.options;
-  setup.initial_state = scene.initial_state;
-  setup.controls = scene.controls;
-  setup.shape = scene.shape;
-  setup.conserves_momentum = scene.system_type == "rigid_body";
+  if (std::holds_alternative<NonholonomicScene>(scene.system))
+    return detail::run_nonholonomic_scene(scene, out_dir);
+  if (std::holds_alternative<TreeScene>(scene.system)) return detail::run_tree_scene(scene, out_dir);
+  if (std::holds_alternative<MaximalScene>(scene.system))
+    return detail::run_maximal_scene(scene, out_dir);
+  const VehicleScene& v = std::get<VehicleScene>(scene.system);
   std::unique_ptr<sim::System> system;
   try {
-    system = sim::make_vehicle_system(setup);
+    system = sim::make_vehicle_system(v);
   } catch (const InputError& e) {
     throw InputError(scene.file + ": " + e.what());
   }
 
-  const auto& opt = scene.integrator.options;
+  const auto& opt = v.options;
   Json integrator = Json::object();
-  integrator.set("method", method_name(scene.integrator.method))
+  integrator.set("method", method_name(v.method))
       .set("map", opt.map == DiffMap::Cay ? "cay" : "exp")
       .set("tangent", opt.tangent == TangentMap::TLN ? "tln" : "exact")
       .set("tolerance", opt.newton.tolerance)
       .set("max_iterations", opt.newton.max_iterations);
-  return detail::run_system(scene, *system, scene.initial_state.t, out_dir, std::move(integrator),
+  return detail::run_system(scene, *system, v.initial_state.t, out_dir, std::move(integrator),
                             [](Json& summary, const SceneRunSummary& sum) {
                               if (sum.momentum_initial.empty()) return;
                               summary.set("spatial_momentum",

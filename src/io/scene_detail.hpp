@@ -87,7 +87,7 @@ SceneRunSummary run_system(const Scene& scene, sim::System& system, double t0,
                            const std::function<void(Json&, const SceneRunSummary&)>& extra);
 
 // The integrator keys `on_failure` and `max_subdivisions` into `s`, shared by every system.
-void parse_failure_policy(const JsonNode& in, SceneIntegrator& s);
+void parse_failure_policy(const JsonNode& in, sim::FailurePolicy& s);
 
 // "T s", for messages.
 std::string time_text(double t);

@@ -100,96 +100,6 @@ void urdf_initial_state(const JsonNode& s, double dt, Mechanism& mech) {
 }
 
 // A stable name of the failure for summary.json ("message" has the explanation).
-// A maximal mechanism as a sim::System: maximal::step, one dt at a time. The rotational
-// momentum a step carries is the previous interval's (Data::last_dt), so a step retried in
-// substeps keeps the momentum balance exact.
-class MaximalSystem final : public sim::System {
- public:
-  MaximalSystem(const MaximalScene& ms)
-      : model_(*ms.model), options_(ms.step), data_(model_, ms.state0),
-        last_q_(static_cast<std::size_t>(model_.num_bodies()), Vec4::Zero()) {
-    options_.max_subdivisions = 0;
-    layout_.add("", {"t"}, {});
-    const int nb = model_.num_bodies();
-    for (const maximal::Body& b : model_.bodies())
-      for (const char* c : {"_x", "_y", "_z", "_qw", "_qx", "_qy", "_qz"})
-        layout_.columns.push_back(b.name + c);
-    sim::ArrayLayout position{"position", {std::size_t(nb), 3}, {}};
-    sim::ArrayLayout quaternion{"quaternion", {std::size_t(nb), 4}, {}};
-    for (int b = 0; b < nb; ++b) {
-      for (int i = 0; i < 3; ++i) position.columns.push_back(1 + 7 * b + i);
-      for (int i = 3; i < 7; ++i) quaternion.columns.push_back(1 + 7 * b + i);
-    }
-    layout_.arrays = {std::move(position), std::move(quaternion)};
-    layout_.add("energy", {"energy"}, {});
-    layout_.add("constraint_violation", {"constraint_violation"}, {});
-    saved_ = data_.state;
-  }
-
-  const sim::Layout& layout() const override { return layout_; }
-  void checkpoint() override {
-    saved_ = data_.state;
-    saved_last_dt_ = data_.last_dt;
-  }
-  void rollback() override {
-    data_.state = saved_;
-    data_.last_dt = saved_last_dt_;
-  }
-  sim::StepStatus step(double t, double h) override {
-    options_.dt = h;
-    data_.time = t;
-    const maximal::StepStatus st = maximal::step(model_, data_, options_);
-    last_failure_ = st.failure;
-    if (st.ok()) return {true, st.newton.iterations, st.newton.residual_norm, {}};
-    std::string why = maximal::describe(st.failure);
-    if (st.failure == maximal::StepFailure::NotConverged)
-      why += " (residual " + format_number(st.newton.residual_norm) + " after " +
-             std::to_string(st.newton.iterations) + " iterations)";
-    return {false, st.newton.iterations, st.newton.residual_norm, std::move(why)};
-  }
-  double energy() const override { return maximal::energy(model_, data_.state); }
-  bool has_constraint() const override { return true; }
-  double constraint_violation() const override {
-    return maximal::max_constraint_violation(model_, data_.state);
-  }
-  void row(double t, std::span<double> out) const override {
-    std::size_t c = 0;
-    out[c++] = t;
-    for (std::size_t b = 0; b < data_.state.size(); ++b) {
-      const BodyState& s = data_.state[b];
-      Vec4 q = s.q.q;
-      // q and -q are the same rotation: keep each body's sign continuous.
-      if (last_q_[b].dot(q) < 0.0) q = -q;
-      last_q_[b] = q;
-      for (int i = 0; i < 3; ++i) out[c++] = s.x[i];
-      for (int i = 0; i < 4; ++i) out[c++] = q[i];
-    }
-    out[c++] = energy();
-    out[c++] = constraint_violation();
-  }
-  maximal::StepFailure last_failure() const { return last_failure_; }
-
- private:
-  const maximal::Model& model_;
-  maximal::StepOptions options_;
-  maximal::Data data_;
-  sim::Layout layout_;
-  std::vector<BodyState> saved_;
-  double saved_last_dt_ = 0.0;
-  mutable std::vector<Vec4> last_q_;
-  maximal::StepFailure last_failure_ = maximal::StepFailure::None;
-};
-
-const char* failure_code(maximal::StepFailure f) {
-  switch (f) {
-    case maximal::StepFailure::None: return "none";
-    case maximal::StepFailure::NotConverged: return "not_converged";
-    case maximal::StepFailure::AngularRateLimit: return "angular_rate_limit";
-    case maximal::StepFailure::NonFinite: return "non_finite";
-  }
-  return "unknown";
-}
-
 }  // namespace
 
 void parse_maximal(const JsonNode& root, Scene& scene) {
@@ -202,14 +112,14 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
   std::optional<Mechanism> mech;
   if (const auto m = sys.find("mechanism")) {
     sys.expect_keys({"type", "mechanism", "parameters", "gravity"});
-    ms->source = m->one_of({"pendulum_chain", "closed_chain", "four_bar_chain", "minitaur_leg"});
-    mech.emplace(builtin_mechanism(sys, ms->source));
+    scene.source = m->one_of({"pendulum_chain", "closed_chain", "four_bar_chain", "minitaur_leg"});
+    mech.emplace(builtin_mechanism(sys, scene.source));
     if (const auto s = root.find("initial_state"))
       s->fail("built-in mechanisms start from their parameters (e.g. initial_angle); "
               "initial joint coordinates apply to URDF systems only");
   } else {
     sys.expect_keys({"type", "urdf", "gravity"});
-    ms->source = "urdf";
+    scene.source = "urdf";
     const JsonNode file = sys.at("urdf");
     const std::filesystem::path path =
         std::filesystem::path(scene.file).parent_path() / file.string();
@@ -241,38 +151,39 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
     if (const auto n = in->find("max_iterations")) newton.max_iterations = n->integer(1, 1000);
     if (const auto n = in->find("line_search")) newton.line_search = n->boolean();
     // Failed steps are subdivided by sim::simulate, not inside maximal::step.
-    parse_failure_policy(*in, scene.integrator);
+    parse_failure_policy(*in, scene.policy);
     if (const auto n = in->find("solver"))
       ms->step.solver = n->one_of({"sparse", "dense"}) == "sparse" ? maximal::LinearSolver::SparseLDU
                                                                    : maximal::LinearSolver::DenseLU;
   }
   for (const char* key : {"controls", "shape", "kinematic"})
     if (const auto n = root.find(key)) n->fail("maximal-coordinate systems take no inputs");
-  scene.maximal = std::move(ms);
+  scene.system = std::move(*ms);
 }
 
 SceneRunSummary run_maximal_scene(const Scene& scene, const std::filesystem::path& out_dir) {
-  const MaximalScene& ms = *scene.maximal;
-  if (!ms.model) throw InputError(scene.file + ": scene has no system");
+  const MaximalScene& ms = std::get<MaximalScene>(scene.system);
+  std::unique_ptr<sim::System> system;
+  try {
+    system = sim::make_maximal_system(ms);
+  } catch (const InputError& e) {
+    throw InputError(scene.file + ": " + e.what());
+  }
   const maximal::Model& model = *ms.model;
-  if (static_cast<int>(ms.state0.size()) != model.num_bodies())
-    throw InputError(scene.file + ": the initial state does not match the mechanism");
-
-  MaximalSystem system(ms);
   const maximal::StepOptions& options = ms.step;
   Json integrator = Json::object();
   integrator.set("tolerance", options.newton.tolerance)
       .set("max_iterations", options.newton.max_iterations)
       .set("line_search", options.newton.line_search)
       .set("solver", options.solver == maximal::LinearSolver::SparseLDU ? "sparse" : "dense");
-  return run_system(scene, system, 0.0, out_dir, std::move(integrator),
+  return run_system(scene, *system, 0.0, out_dir, std::move(integrator),
                     [&](Json& summary, const SceneRunSummary& sum) {
                       Json body_names = Json::array();
                       for (const maximal::Body& b : model.bodies()) body_names.push_back(b.name);
                       int rows_total = 0;
                       for (const maximal::Joint& j : model.joints())
                         rows_total += maximal::constraint_rows(j.type);
-                      summary.set("mechanism", ms.source)
+                      summary.set("mechanism", scene.source)
                           .set("bodies", std::move(body_names))
                           .set("joints", model.num_joints())
                           .set("constraint_rows", rows_total)
@@ -283,7 +194,7 @@ SceneRunSummary run_maximal_scene(const Scene& scene, const std::filesystem::pat
                                     Json::object()
                                         .set("step", sum.failed_step)
                                         .set("t", sum.failed_t)
-                                        .set("reason", failure_code(system.last_failure())));
+                                        .set("reason", sum.failed_code));
                     });
 }
 

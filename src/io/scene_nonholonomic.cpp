@@ -4,48 +4,29 @@
 // (nonholonomic/integrators.hpp) and RK4 on the continuous equations. The schema is in
 // docs/scene.md; the SE(3) vehicles are in scene.cpp, which dispatches here.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <limits>
 #include <memory>
-#include <numbers>
 #include <vector>
-
-#include <Eigen/Cholesky>
 
 #include "marsden/error.hpp"
 #include "marsden/io/writers.hpp"
-#include "marsden/nonholonomic/integrators.hpp"
-#include "marsden/nonholonomic/model.hpp"
 #include "scene_detail.hpp"
 
 namespace marsden::io {
-
-std::string nh_method_name(NhMethod m) {
-  switch (m) {
-    case NhMethod::Rdp: return "rdp";
-    case NhMethod::RdpExplicit: return "rdp_explicit";
-    case NhMethod::Gni: return "gni";
-    case NhMethod::Rattle: return "rattle";
-    case NhMethod::Rk4: return "rk4";
-  }
-  return "?";
-}
 
 namespace detail {
 
 namespace {
 
-enum class Kind { Car, Snakeboard, Sleigh };
+using Kind = sim::NonholonomicVehicle;
+using sim::num_controls;
+using sim::num_shape;
 
 Kind kind_of(const std::string& type) {
   if (type == "car") return Kind::Car;
   if (type == "snakeboard") return Kind::Snakeboard;
   return Kind::Sleigh;
 }
-
-int num_shape(Kind k) { return k == Kind::Sleigh ? 0 : 2; }
-int num_controls(Kind k) { return k == Kind::Sleigh ? 0 : 2; }
 
 // ---------------------------------------------------------------------------------------
 // Parsing
@@ -101,7 +82,7 @@ void parse_system(const JsonNode& sys, Kind kind, NonholonomicScene& nh) {
 }
 
 void parse_integrator(const JsonNode& in, Kind kind, NonholonomicScene& nh,
-                      SceneIntegrator& s) {
+                      sim::FailurePolicy& policy) {
   in.expect_keys({"method", "alpha", "map", "tangent", "tolerance", "max_iterations",
                   "line_search", "on_failure", "max_subdivisions"});
   if (const auto n = in.find("method")) {
@@ -138,12 +119,10 @@ void parse_integrator(const JsonNode& in, Kind kind, NonholonomicScene& nh,
     nh.tangent = n->one_of({"tln", "exact"}) == "tln" ? TangentMap::TLN : TangentMap::Exact;
   }
   if (nh.method == NhMethod::RdpExplicit) nh.map = DiffMap::Exp;
-  if (const auto n = in.find("tolerance")) s.options.newton.tolerance = n->number_greater(0.0);
-  if (const auto n = in.find("max_iterations")) s.options.newton.max_iterations = n->integer(1, 1000);
-  if (const auto n = in.find("line_search")) s.options.newton.line_search = n->boolean();
-  if (const auto n = in.find("on_failure"))
-    s.on_failure = n->one_of({"stop", "subdivide"}) == "stop" ? OnFailure::Stop : OnFailure::Subdivide;
-  if (const auto n = in.find("max_subdivisions")) s.max_subdivisions = n->integer(0, 20);
+  if (const auto n = in.find("tolerance")) nh.newton.tolerance = n->number_greater(0.0);
+  if (const auto n = in.find("max_iterations")) nh.newton.max_iterations = n->integer(1, 1000);
+  if (const auto n = in.find("line_search")) nh.newton.line_search = n->boolean();
+  parse_failure_policy(in, policy);
 }
 
 void parse_initial_state(const JsonNode& s, Kind kind, NonholonomicScene& nh) {
@@ -191,10 +170,11 @@ CarParams parse_car(const JsonNode& sys) {
 void parse_nonholonomic(const JsonNode& root, Scene& scene) {
   const Kind kind = kind_of(scene.system_type);
   auto nh = std::make_shared<NonholonomicScene>();
+  nh->vehicle = kind;
   nh->shape = ShapeVec::Zero(num_shape(kind));
   nh->shape_velocity = ShapeVec::Zero(num_shape(kind));
   parse_system(root.at("system"), kind, *nh);
-  if (const auto in = root.find("integrator")) parse_integrator(*in, kind, *nh, scene.integrator);
+  if (const auto in = root.find("integrator")) parse_integrator(*in, kind, *nh, scene.policy);
   if (const auto s = root.find("initial_state")) parse_initial_state(*s, kind, *nh);
   std::string what = "controls";
   if (kind == Kind::Car) what = "car: rear-wheel torque f_psi [N m], steering rate u_sigma [1/s]";
@@ -202,477 +182,40 @@ void parse_nonholonomic(const JsonNode& root, Scene& scene) {
     what = nh->prescribe_shape
                ? "snakeboard shape rates: rotor psi_dot [rad/s], steering phi_dot [rad/s]"
                : "snakeboard torques: rotor [N m], steering [N m]";
-  scene.controls = parse_input(root, "controls", num_controls(kind), what);
-  scene.shape = parse_input(root, "shape", 0, "shape input (use controls)");
-  scene.nonholonomic = std::move(nh);
+  nh->controls = parse_input(root, "controls", num_controls(kind), what);
+  parse_input(root, "shape", 0, "shape input (use controls)");
+  scene.system = std::move(*nh);
 }
-
-// ---------------------------------------------------------------------------------------
-// Running
-
-namespace {
-
-// One output sample: pose, shape and its velocity, body velocity xi = (omega, v1, v2),
-// energy and the constraint violation.
-struct Sample {
-  double theta = 0.0, x = 0.0, y = 0.0;
-  ShapeVec r, rdot;
-  Vec3 xi = Vec3::Zero();
-  double energy = 0.0;
-  double violation = 0.0;
-};
-
-// Inf-norm of the nonholonomic constraints in body form at shape r (evaluated where the
-// method imposes them) for shape velocity u and body velocity xi = (omega, v1, v2).
-double constraint_violation(Kind kind, const NonholonomicScene& nh, const ShapeVec& r,
-                            const ShapeVec& u, const Vec3& xi) {
-  const double w = xi[0], v1 = xi[1], v2 = xi[2];
-  switch (kind) {
-    case Kind::Car: {
-      const CarParams& p = nh.car;
-      return std::max({std::abs(v1 - p.rho * u[0]), std::abs(v2),
-                       std::abs(w - (p.rho / p.l) * r[1] * u[0])});
-    }
-    case Kind::Snakeboard: {
-      const double l = nh.snakeboard.l, c = std::cos(r[1]), s = std::sin(r[1]);
-      return std::max(std::abs(-l * c * w - s * v1 + c * v2), std::abs(l * c * w + s * v1 + c * v2));
-    }
-    case Kind::Sleigh: return std::abs(v2 + nh.sleigh.a * w);
-  }
-  return 0.0;
-}
-
-// A stepping method with a copyable state, so that a failed step can be retried from its
-// start.
-class Sim {
- public:
-  virtual ~Sim() = default;
-  virtual std::unique_ptr<Sim> clone() const = 0;
-  // One step of size h from time t with the controls u (held over the step).
-  virtual NewtonStatus step(double h, const InputVec& u) = 0;
-  virtual Sample sample() const = 0;
-};
-
-double wrap_angle(double a) { return std::remainder(a, 2.0 * std::numbers::pi); }
-
-// ---------------------------------------------------------------- RDP on SE(2)
-
-class RdpSim final : public Sim {
- public:
-  RdpSim(Kind kind, const NonholonomicScene& nh, std::shared_ptr<const ConstantMetricRdpModel> m,
-         const RdpOptions& opt, const InputVec& u0)
-      : kind_(kind), nh_(&nh), model_(std::move(m)), opt_(opt) {
-    const int nr = model_->num_shape(), nb = model_->num_symmetry();
-    ShapeVec f, pres;
-    split(u0, f, pres);
-    ShapeVec u = nh.shape_velocity;
-    for (int i = 0; i < nr; ++i)
-      if (model_->velocity_prescribed(i)) u[i] = pres[i];
-    RdpVec w(nb);
-    if (kind == Kind::Sleigh) {
-      w << nh.omega, nh.v1;
-    } else if (kind == Kind::Snakeboard) {
-      // v1 = E(1, 0) w - (A u)[1]: solve for the locked velocity w.
-      ConnectionMat<SE2> A;
-      SymBasisMat<SE2> E;
-      model_->connection(nh.shape, A, nullptr);
-      model_->symmetry_basis(nh.shape, E, nullptr);
-      w << (nh.v1 + (A * u)[1]) / E(1, 0);
-    }
-    state_ = rdp_initial_state<SE2>(*model_, nh.shape, SE2::from_angle(nh.theta, Vec2(nh.x, nh.y)),
-                                    u, w);
-    theta_ = nh.theta;
-    r_seg_ = state_.r;
-  }
-  std::unique_ptr<Sim> clone() const override { return std::make_unique<RdpSim>(*this); }
-
-  NewtonStatus step(double h, const InputVec& uin) override {
-    ShapeVec f, pres;
-    split(uin, f, pres);
-    RdpVec x = state_.x;
-    for (int i = 0; i < model_->num_shape(); ++i)
-      if (model_->velocity_prescribed(i)) x[i] = pres[i];  // exact guess for those rows
-    ShapeVec r1;
-    SE2 g1;
-    const NewtonStatus st =
-        rdp_step<SE2>(*model_, opt_, h, state_.r, state_.g, state_.left, f, pres, x, r1, g1);
-    if (!st.converged) return st;
-    rdp_left_momentum<SE2>(*model_, opt_, h, r1, x, f, state_.left,
-                           static_cast<RdpLeftJacobians<SE2>*>(nullptr));
-    theta_ += wrap_angle(g1.angle() - state_.g.angle());
-    r_seg_ = state_.r;
-    h_seg_ = h;
-    state_.r = r1;
-    state_.g = g1;
-    state_.x = x;
-    return st;
-  }
-
-  Sample sample() const override {
-    const int nr = model_->num_shape();
-    Sample s;
-    s.theta = theta_;
-    s.x = state_.g.x[0];
-    s.y = state_.g.x[1];
-    s.r = state_.r;
-    s.rdot = state_.x.head(nr);
-    // The velocity of the last segment, where RDP imposes the constraints: at the
-    // quadrature point r + alpha h u of that segment.
-    s.xi = rdp_segment_velocity<SE2>(*model_, opt_, h_seg_, r_seg_, state_.x);
-    const ShapeVec r_alpha = r_seg_ + opt_.alpha * h_seg_ * s.rdot;
-    s.energy = model_->energy(s.rdot, s.xi);
-    s.violation = constraint_violation(kind_, *nh_, r_alpha, s.rdot, s.xi);
-    return s;
-  }
-
- private:
-  // Controls -> forces on the shape and prescribed shape velocities.
-  void split(const InputVec& u, ShapeVec& f, ShapeVec& pres) const {
-    const int nr = model_->num_shape();
-    f = ShapeVec::Zero(nr);
-    pres = ShapeVec::Zero(nr);
-    if (kind_ == Kind::Car) {
-      f[0] = u[0];
-      pres[1] = u[1];
-    } else if (kind_ == Kind::Snakeboard) {
-      (nh_->prescribe_shape ? pres : f) << u[0], u[1];
-    }
-  }
-
-  Kind kind_;
-  const NonholonomicScene* nh_;
-  std::shared_ptr<const ConstantMetricRdpModel> model_;
-  RdpOptions opt_;
-  RdpState<SE2> state_;
-  double theta_ = 0.0;   // unwrapped heading
-  ShapeVec r_seg_;       // shape at the start of the last segment
-  double h_seg_ = 0.0;   // its length (0 before the first step)
-};
-
-// ------------------------------------------------------ car: explicit RDP, RK4
-
-class CarExplicitSim final : public Sim {
- public:
-  CarExplicitSim(const NonholonomicScene& nh, double u_sigma0)
-      : nh_(&nh), model_(nh.car), u_sigma_(u_sigma0) {
-    s_ = car_explicit_initial(nh.car, nh.theta, nh.x, nh.y, nh.shape[0], nh.shape[1],
-                              nh.shape_velocity[0]);
-    sigma_alpha_ = s_.sigma;
-  }
-  std::unique_ptr<Sim> clone() const override { return std::make_unique<CarExplicitSim>(*this); }
-  NewtonStatus step(double h, const InputVec& u) override {
-    sigma_alpha_ = s_.sigma + nh_->alpha * h * u[1];
-    u_sigma_ = u[1];
-    car_explicit_step(nh_->car, h, nh_->alpha, u[0], u[1], s_);
-    return NewtonStatus{true, 0, 0.0};
-  }
-  Sample sample() const override {
-    const CarParams& p = nh_->car;
-    Sample s;
-    s.theta = s_.theta;
-    s.x = s_.x;
-    s.y = s_.y;
-    s.r.resize(2);
-    s.r << s_.psi, s_.sigma;
-    s.rdot.resize(2);
-    s.rdot << s_.u_psi, u_sigma_;
-    s.xi << (p.rho / p.l) * sigma_alpha_ * s_.u_psi, p.rho * s_.u_psi, 0.0;
-    s.energy = model_.energy(s.rdot, s.xi);
-    ShapeVec ra = s.r;
-    ra[1] = sigma_alpha_;
-    s.violation = constraint_violation(Kind::Car, *nh_, ra, s.rdot, s.xi);
-    return s;
-  }
-
- private:
-  const NonholonomicScene* nh_;
-  CarModel model_;
-  CarExplicitState s_;
-  double u_sigma_;
-  double sigma_alpha_;
-};
-
-class CarRk4Sim final : public Sim {
- public:
-  CarRk4Sim(const NonholonomicScene& nh, double u_sigma0) : nh_(&nh), model_(nh.car), u_sigma_(u_sigma0) {
-    y_ << nh.theta, nh.x, nh.y, nh.shape[0], nh.shape[1], nh.shape_velocity[0];
-  }
-  std::unique_ptr<Sim> clone() const override { return std::make_unique<CarRk4Sim>(*this); }
-  NewtonStatus step(double h, const InputVec& u) override {
-    const CarParams& p = nh_->car;
-    const double f = u[0], us = u[1];
-    y_ = rk4_reference_step(
-        [&](double, const CarContinuousState& y) { return car_continuous_rhs(p, y, f, us); }, 0.0,
-        y_, h);
-    u_sigma_ = us;
-    return NewtonStatus{true, 0, 0.0};
-  }
-  Sample sample() const override {
-    const CarParams& p = nh_->car;
-    Sample s;
-    s.theta = y_[0];
-    s.x = y_[1];
-    s.y = y_[2];
-    s.r.resize(2);
-    s.r << y_[3], y_[4];
-    s.rdot.resize(2);
-    s.rdot << y_[5], u_sigma_;
-    s.xi << (p.rho / p.l) * y_[4] * y_[5], p.rho * y_[5], 0.0;
-    s.energy = model_.energy(s.rdot, s.xi);
-    s.violation = constraint_violation(Kind::Car, *nh_, s.r, s.rdot, s.xi);
-    return s;
-  }
-
- private:
-  const NonholonomicScene* nh_;
-  CarModel model_;
-  CarContinuousState y_;
-  double u_sigma_;
-};
-
-// ------------------------------------- full coordinates: GNI, RATTLE, RK4
-
-class FullSim final : public Sim {
- public:
-  FullSim(Kind kind, const NonholonomicScene& nh, NhMethod method, const NewtonOptions& newton,
-          std::shared_ptr<const NonholonomicModel> model, const Vec3& xi0)
-      : kind_(kind), nh_(&nh), method_(method), newton_(newton), model_(std::move(model)) {
-    const int n = model_->dof();
-    it_ = kind == Kind::Snakeboard ? 2 : 0;
-    q_ = NhVec::Zero(n);
-    NhVec qdot = NhVec::Zero(n);
-    if (kind == Kind::Snakeboard) {
-      q_.head(2) = nh.shape;
-      qdot.head(2) = nh.shape_velocity;
-    }
-    q_.segment(it_, 3) << nh.theta, nh.x, nh.y;
-    const double c = std::cos(nh.theta), s = std::sin(nh.theta);
-    qdot.segment(it_, 3) << xi0[0], c * xi0[1] - s * xi0[2], s * xi0[1] + c * xi0[2];
-    NhMat M;
-    model_->mass(q_, M);
-    p_ = method == NhMethod::Rk4 ? qdot : NhVec(M * qdot);
-  }
-  std::unique_ptr<Sim> clone() const override { return std::make_unique<FullSim>(*this); }
-
-  NewtonStatus step(double h, const InputVec& uin) override {
-    NhVec u(model_->num_controls());
-    for (int i = 0; i < u.size(); ++i) u[i] = uin[i];
-    if (method_ == NhMethod::Rk4) {
-      nh_rk4_step(*model_, h, u, q_, p_);
-      return NewtonStatus{true, 0, 0.0};
-    }
-    NhVec q1 = q_ + h * velocity(), p1;
-    NewtonStatus st;
-    if (method_ == NhMethod::Gni) {
-      // h B u_k is the impulse over [t_k - h_prev/2, t_k + h/2]: weight it for the
-      // first step (h_prev = 0) and after a change of step size.
-      const NhVec u_eff = u * ((h_prev_ + h) / (2.0 * h));
-      st = gni_step(*model_, h, q_, p_, u_eff, q1, p1, nullptr, newton_);
-    } else {
-      st = rattle_step(*model_, h, q_, p_, u, q1, p1, newton_);
-    }
-    if (!st.converged) return st;
-    q_ = q1;
-    p_ = p1;
-    h_prev_ = h;
-    return st;
-  }
-
-  Sample sample() const override {
-    const NhVec qdot = velocity();
-    Sample s;
-    s.theta = q_[it_];
-    s.x = q_[it_ + 1];
-    s.y = q_[it_ + 2];
-    const int nr = num_shape(kind_);
-    s.r = ShapeVec::Zero(nr);
-    s.rdot = ShapeVec::Zero(nr);
-    for (int i = 0; i < nr && i < kRdpMaxShape; ++i) {
-      s.r[i] = q_[i];
-      s.rdot[i] = qdot[i];
-    }
-    const double c = std::cos(s.theta), sn = std::sin(s.theta);
-    const double xd = qdot[it_ + 1], yd = qdot[it_ + 2];
-    s.xi << qdot[it_], c * xd + sn * yd, -sn * xd + c * yd;
-    s.energy = nh_energy(*model_, q_, qdot);
-    s.violation = constraint_violation(kind_, *nh_, s.r, s.rdot, s.xi);
-    return s;
-  }
-
- private:
-  NhVec velocity() const {
-    if (method_ == NhMethod::Rk4) return p_;
-    NhMat M;
-    model_->mass(q_, M);
-    return Eigen::LLT<NhMat>(M).solve(p_);
-  }
-
-  Kind kind_;
-  const NonholonomicScene* nh_;
-  NhMethod method_;
-  NewtonOptions newton_;
-  std::shared_ptr<const NonholonomicModel> model_;
-  int it_ = 0;  // index of theta in q
-  NhVec q_, p_;  // p: momentum (GNI: p+, RATTLE: p), or the velocity for RK4
-  double h_prev_ = 0.0;
-};
-
-std::unique_ptr<Sim> make_sim(Kind kind, const Scene& scene, const InputVec& u0) {
-  const NonholonomicScene& nh = *scene.nonholonomic;
-  std::shared_ptr<const ConstantMetricRdpModel> rdp_model;
-  switch (kind) {
-    case Kind::Car: rdp_model = std::make_shared<const CarModel>(nh.car); break;
-    case Kind::Snakeboard:
-      rdp_model = std::make_shared<const SnakeboardModel>(nh.snakeboard, nh.prescribe_shape);
-      break;
-    case Kind::Sleigh: rdp_model = std::make_shared<const SleighModel>(nh.sleigh); break;
-  }
-  if (nh.method == NhMethod::Rdp) {
-    RdpOptions opt;
-    opt.alpha = nh.alpha;
-    opt.map = nh.map;
-    opt.tangent = nh.tangent;
-    opt.newton = scene.integrator.options.newton;
-    return std::make_unique<RdpSim>(kind, nh, rdp_model, opt, u0);
-  }
-  if (kind == Kind::Car) {
-    if (nh.method == NhMethod::RdpExplicit) return std::make_unique<CarExplicitSim>(nh, u0[1]);
-    if (nh.method == NhMethod::Rk4) return std::make_unique<CarRk4Sim>(nh, u0[1]);
-    throw InputError(scene.file + ": method " + nh_method_name(nh.method) +
-                     " is not available for the car");
-  }
-  if (nh.method == NhMethod::RdpExplicit)
-    throw InputError(scene.file + ": method rdp_explicit is for the car only");
-  if (nh.prescribe_shape)
-    throw InputError(scene.file + ": prescribed shape velocities need method rdp");
-  // Initial body velocity from the same data as the RDP start.
-  Vec3 xi0 = Vec3::Zero();
-  std::shared_ptr<const NonholonomicModel> full;
-  if (kind == Kind::Sleigh) {
-    xi0 << nh.omega, nh.v1, -nh.sleigh.a * nh.omega;
-    full = std::make_shared<const ChaplyginSleigh>(nh.sleigh.J, nh.sleigh.m, nh.sleigh.a);
-  } else {
-    ConnectionMat<SE2> A;
-    SymBasisMat<SE2> E;
-    rdp_model->connection(nh.shape, A, nullptr);
-    rdp_model->symmetry_basis(nh.shape, E, nullptr);
-    const double w = (nh.v1 + (A * nh.shape_velocity)[1]) / E(1, 0);
-    xi0 = E.col(0) * w - A * nh.shape_velocity;
-    const SnakeboardParams& p = nh.snakeboard;
-    full = std::make_shared<const Snakeboard>(p.I, p.J, p.m, p.l);
-  }
-  return std::make_unique<FullSim>(kind, nh, nh.method, scene.integrator.options.newton, full, xi0);
-}
-
-// The driver's view of a Sim: the state is cloned at each checkpoint so that a failed step
-// can be retried from its start.
-class NhSystem final : public sim::System {
- public:
-  NhSystem(Kind kind, const Scene& scene, std::unique_ptr<Sim> sim)
-      : kind_(kind), scene_(&scene), sim_(std::move(sim)), nu_(num_controls(kind)) {
-    const int nr = num_shape(kind);
-    std::vector<std::string> shape_names;
-    if (kind == Kind::Car) shape_names = {"psi", "sigma"};
-    if (kind == Kind::Snakeboard) shape_names = {"psi", "phi"};
-    std::vector<std::string> rates, controls;
-    for (const auto& n : shape_names) rates.push_back(n + "_dot");
-    for (int i = 0; i < nu_; ++i) controls.push_back("u" + std::to_string(i));
-    layout_.add("", {"t"}, {});
-    layout_.add("pose", {"theta", "x", "y"}, {3});
-    layout_.add("shape", shape_names, {std::size_t(nr)});
-    layout_.add("shape_velocity", rates, {std::size_t(nr)});
-    layout_.add("body_velocity", {"omega", "v1", "v2"}, {3});
-    layout_.add("energy", {"energy"}, {});
-    layout_.add("constraint_violation", {"constraint_violation"}, {});
-    layout_.add("controls", controls, {std::size_t(nu_)});
-    cur_ = sim_->sample();
-  }
-
-  const sim::Layout& layout() const override { return layout_; }
-  void checkpoint() override { saved_ = sim_->clone(); }
-  void rollback() override {
-    sim_ = saved_->clone();
-    cur_ = sim_->sample();
-  }
-  sim::StepStatus step(double t_k, double h) override {
-    const NewtonStatus st = sim_->step(h, controls_at(t_k));
-    if (st.converged) cur_ = sim_->sample();
-    return {st.converged, st.iterations, st.residual_norm, {}};
-  }
-  double energy() const override { return cur_.energy; }
-  bool has_constraint() const override { return true; }
-  double constraint_violation() const override { return cur_.violation; }
-  void row(double t, std::span<double> out) const override {
-    const InputVec u = controls_at(t);
-    const int nr = num_shape(kind_);
-    std::size_t c = 0;
-    out[c++] = t;
-    out[c++] = cur_.theta;
-    out[c++] = cur_.x;
-    out[c++] = cur_.y;
-    for (int i = 0; i < nr; ++i) out[c++] = cur_.r[i];
-    for (int i = 0; i < nr; ++i) out[c++] = cur_.rdot[i];
-    for (int i = 0; i < 3; ++i) out[c++] = cur_.xi[i];
-    out[c++] = cur_.energy;
-    out[c++] = cur_.violation;
-    for (int i = 0; i < nu_; ++i) out[c++] = u[i];
-  }
-  const Sample& sample() const { return cur_; }
-
- private:
-  InputVec controls_at(double t) const {
-    InputVec u = InputVec::Zero(nu_);
-    if (scene_->controls) scene_->controls->eval(t, u);
-    return u;
-  }
-
-  Kind kind_;
-  const Scene* scene_;
-  std::unique_ptr<Sim> sim_, saved_;
-  int nu_;
-  sim::Layout layout_;
-  Sample cur_;
-};
-
-}  // namespace
 
 SceneRunSummary run_nonholonomic_scene(const Scene& scene, const std::filesystem::path& out_dir) {
-  const NonholonomicScene& nh = *scene.nonholonomic;
-  const Kind kind = kind_of(scene.system_type);
-  if (scene.system_type != "car" && scene.system_type != "snakeboard" &&
-      scene.system_type != "sleigh")
-    throw InputError(scene.file + ": nonholonomic scene with system type '" + scene.system_type +
-                     "'");
-  const int nr = num_shape(kind), nu = num_controls(kind);
-  if ((scene.controls ? scene.controls->size() : 0) != nu || scene.shape ||
-      nh.shape.size() != nr || nh.shape_velocity.size() != nr)
-    throw InputError(scene.file + ": controls, shape or initial state sizes do not match the system");
+  const NonholonomicScene& nh = std::get<NonholonomicScene>(scene.system);
+  std::unique_ptr<sim::System> system;
+  try {
+    system = sim::make_nonholonomic_system(nh);
+  } catch (const InputError& e) {
+    throw InputError(scene.file + ": " + e.what());
+  } catch (const SolverError& e) {
+    throw SolverError(scene.file + ": the initial state could not be set up: " + e.what());
+  }
 
-  const NewtonOptions& newton = scene.integrator.options.newton;
   Json integrator = Json::object();
-  integrator.set("method", nh_method_name(nh.method));
+  integrator.set("method", sim::method_name(nh.method));
   if (nh.method == NhMethod::Rdp || nh.method == NhMethod::RdpExplicit)
     integrator.set("alpha", nh.alpha).set("map", nh.map == DiffMap::Cay ? "cay" : "exp");
   if (nh.method == NhMethod::Rdp)
     integrator.set("tangent", nh.tangent == TangentMap::TLN ? "tln" : "exact");
-  integrator.set("tolerance", newton.tolerance).set("max_iterations", newton.max_iterations);
-
-  InputVec u0 = InputVec::Zero(nu);
-  if (scene.controls) scene.controls->eval(0.0, u0);
-  std::unique_ptr<Sim> sim;
-  try {
-    sim = make_sim(kind, scene, u0);
-  } catch (const SolverError& e) {
-    throw SolverError(scene.file + ": the initial state could not be set up: " + e.what());
-  }
-  NhSystem system(kind, scene, std::move(sim));
-  return run_system(scene, system, 0.0, out_dir, std::move(integrator),
+  integrator.set("tolerance", nh.newton.tolerance).set("max_iterations", nh.newton.max_iterations);
+  return run_system(scene, *system, 0.0, out_dir, std::move(integrator),
                     [&](Json& summary, const SceneRunSummary& sum) {
-                      if (kind == Kind::Snakeboard)
+                      if (nh.vehicle == Kind::Snakeboard)
                         summary.set("actuation", nh.prescribe_shape ? "velocity" : "torque");
-                      const Sample& cur = system.sample();
-                      summary.set("constraint_violation", Json::object().set("max", sum.constraint_violation_max))
-                          .set("final_pose", Json::object().set("theta", cur.theta).set("x", cur.x).set("y", cur.y));
+                      // The last state's pose: columns theta, x, y of its row.
+                      std::vector<double> row(system->layout().columns.size());
+                      system->row(sum.final_time, row);
+                      summary.set("constraint_violation",
+                                  Json::object().set("max", sum.constraint_violation_max))
+                          .set("final_pose",
+                               Json::object().set("theta", row[1]).set("x", row[2]).set("y", row[3]));
                     });
 }
 

@@ -277,7 +277,7 @@ std::shared_ptr<const Model> urdf_model(const JsonNode& sys, const std::string& 
 // ---------------------------------------------------------------------------------------
 // Parsing: integrator and initial state
 
-void parse_integrator(const JsonNode& in, TreeScene& tree, SceneIntegrator& s) {
+void parse_integrator(const JsonNode& in, TreeScene& tree, sim::FailurePolicy& policy) {
   in.expect_keys({"method", "alpha", "tolerance", "max_iterations", "line_search", "lagrangian",
                   "on_failure", "max_subdivisions"});
   if (const auto n = in.find("method"))
@@ -301,31 +301,16 @@ void parse_integrator(const JsonNode& in, TreeScene& tree, SceneIntegrator& s) {
                               : a == "paper_cached" ? tree::LagrangianAlgorithm::PaperCached
                                                     : tree::LagrangianAlgorithm::PaperUncached;
   }
-  if (const auto n = in.find("on_failure"))
-    s.on_failure = n->one_of({"stop", "subdivide"}) == "stop" ? OnFailure::Stop : OnFailure::Subdivide;
-  if (const auto n = in.find("max_subdivisions")) s.max_subdivisions = n->integer(0, 20);
+  parse_failure_policy(in, policy);
 }
 
-// The largest |h_c(q)| and the name of that constraint.
-std::pair<double, std::string> worst_constraint(const Model& model, tree::Data& data,
-                                                const VecX& q) {
-  if (model.num_constraint_rows() == 0) return {0.0, ""};
-  tree::constraint_terms(model, data, q, nullptr);
-  std::pair<double, std::string> worst{0.0, ""};
-  for (const tree::Constraint& c : model.constraints())
-    for (int r = 0; r < c.rows(); ++r)
-      if (std::abs(data.h[c.first_row + r]) >= worst.first)
-        worst = {std::abs(data.h[c.first_row + r]), c.name};
-  return worst;
-}
-
-void parse_initial_state(const JsonNode& root, TreeScene& tree,
+void parse_initial_state(const JsonNode& root, TreeScene& tree, const std::string& source,
                          const tree::FourBarParams& four_bar_params) {
   const Model& model = *tree.model;
   const int n = model.num_coords();
   tree.q0 = VecX::Zero(n);
   tree.qd0 = VecX::Zero(n);
-  const bool four_bar = tree.source == "four_bar";
+  const bool four_bar = source == "four_bar";
   const std::optional<JsonNode> s = root.find("initial_state");
   if (s) {
     if (four_bar) s->expect_keys({"q", "qd", "crank_angle", "crank_rate", "branch"});
@@ -356,7 +341,7 @@ void parse_initial_state(const JsonNode& root, TreeScene& tree,
     if (const auto q = s->find("q")) q_given = parse_coordinates(*q, model, tree.q0);
     if (const auto qd = s->find("qd")) parse_coordinates(*qd, model, tree.qd0);
   }
-  if (tree.source == "marionette") {
+  if (source == "marionette") {
     // String ends not given hang straight above their attachments at the body's pose.
     const VecX hung = tree::marionette_configuration(model, tree.q0);
     for (int i : model.kinematic_coords())
@@ -385,21 +370,21 @@ void parse_tree(const JsonNode& root, Scene& scene) {
   if (sources != 1) sys.fail("expected exactly one of \"model\", \"frames\", \"urdf\"");
   tree::FourBarParams four_bar_params;
   if (const auto m = sys.find("model")) {
-    tree->source = m->one_of({"n_link_pendulum", "double_pendulum", "four_bar", "marionette"});
-    BuiltinModel built = builtin_model(sys, tree->source);
+    scene.source = m->one_of({"n_link_pendulum", "double_pendulum", "four_bar", "marionette"});
+    BuiltinModel built = builtin_model(sys, scene.source);
     tree->model = std::move(built.model);
     four_bar_params = built.four_bar;
   } else if (sys.has("frames")) {
-    tree->source = "frames";
+    scene.source = "frames";
     tree->model = inline_model(sys);
   } else {
-    tree->source = "urdf";
+    scene.source = "urdf";
     tree->model = urdf_model(sys, scene.file);
   }
   const Model& model = *tree->model;
 
-  if (const auto in = root.find("integrator")) parse_integrator(*in, *tree, scene.integrator);
-  parse_initial_state(root, *tree, four_bar_params);
+  if (const auto in = root.find("integrator")) parse_integrator(*in, *tree, scene.policy);
+  parse_initial_state(root, *tree, scene.source, four_bar_params);
 
   // One signal per kinematic coordinate, by name: its displacement from the initial value.
   tree->kinematic.assign(static_cast<std::size_t>(model.num_kinematic()), nullptr);
@@ -420,240 +405,24 @@ void parse_tree(const JsonNode& root, Scene& scene) {
     if (const auto c = root.find("controls"))
       c->fail("the model has " + std::to_string(model.num_inputs()) + " inputs; scene signals "
               "carry at most " + std::to_string(kMaxInputs));
-    scene.controls = nullptr;  // all zero
+    tree->controls = nullptr;  // all zero
   } else {
-    scene.controls = parse_input(root, "controls", model.num_inputs(), "tree inputs");
+    tree->controls = parse_input(root, "controls", model.num_inputs(), "tree inputs");
   }
-  scene.tree = std::move(tree);
+  scene.system = std::move(*tree);
 }
-
-// ---------------------------------------------------------------------------------------
-// Running
-
-namespace {
-
-// The kinematic coordinates' values, velocities and accelerations at time t: q0 plus the
-// signals' displacements, differentiated by central differences (signals are given as
-// values only).
-class KinematicPath {
- public:
-  explicit KinematicPath(const TreeScene& tree) : tree_(tree), buf_(1) {}
-
-  double displacement(std::size_t i, double t) const {
-    if (!tree_.kinematic[i]) return 0.0;
-    tree_.kinematic[i]->eval(t, buf_);
-    return buf_[0];
-  }
-  // Writes the kinematic entries of q (and qd, qdd if non-null: qdd is num_kinematic long).
-  void at(double t, VecX& q, VecX* qd, VecX* qdd) const {
-    const Model& model = *tree_.model;
-    for (std::size_t i = 0; i < model.kinematic_coords().size(); ++i) {
-      const int c = model.kinematic_coords()[i];
-      const double s = displacement(i, t);
-      q[c] = tree_.q0[c] + s;
-      if (!tree_.kinematic[i]) {
-        if (qd) (*qd)[c] = tree_.qd0[c];
-        if (qdd) (*qdd)[static_cast<Eigen::Index>(i)] = 0.0;
-        continue;
-      }
-      if (qd) (*qd)[c] = (displacement(i, t + kDv) - displacement(i, t - kDv)) / (2.0 * kDv);
-      if (qdd)
-        (*qdd)[static_cast<Eigen::Index>(i)] =
-            (displacement(i, t + kDa) - 2.0 * s + displacement(i, t - kDa)) / (kDa * kDa);
-    }
-  }
-
- private:
-  // Steps balancing truncation against round-off for signals of order one.
-  static constexpr double kDv = 1e-6, kDa = 1e-4;
-  const TreeScene& tree_;
-  mutable InputVec buf_;
-};
-
-// Velocities of the dynamic coordinates from their momenta at q (the kinematic entries of
-// qd given): L is quadratic in qd, so p = M_dd qd_d + M_dk qd_k.
-void velocity_from_momentum(const Model& model, tree::Data& data, const VecX& q, const VecX& p,
-                            VecX& qd) {
-  tree::lagrangian_terms(model, data, q, qd, true);
-  const std::vector<int>& dyn = model.dynamic_coords();
-  const Eigen::Index nd = static_cast<Eigen::Index>(dyn.size());
-  tree::MatX M_dd(nd, nd);
-  VecX rhs = p;
-  for (Eigen::Index a = 0; a < nd; ++a) {
-    for (Eigen::Index b = 0; b < nd; ++b) M_dd(a, b) = data.M(dyn[a], dyn[b]);
-    for (int k : model.kinematic_coords()) rhs[a] -= data.M(dyn[a], k) * qd[k];
-  }
-  const VecX qd_d = M_dd.partialPivLu().solve(rhs);
-  for (Eigen::Index a = 0; a < nd; ++a) qd[dyn[a]] = qd_d[a];
-}
-
-VecX dynamic_part(const Model& model, const VecX& full) {
-  VecX out(model.num_dynamic());
-  for (int a = 0; a < model.num_dynamic(); ++a) out[a] = full[model.dynamic_coords()[a]];
-  return out;
-}
-
-}  // namespace
-
-namespace {
-
-// A tree scene as a sim::System. The midpoint VI carries (t, q, p), RK4 carries (q, qd);
-// the other of qd and p, the energy and the constraint residual are completed after each
-// step (velocity_from_momentum for the midpoint). Kinematic coordinates follow their path.
-class TreeSystem final : public sim::System {
- public:
-  TreeSystem(const Scene& scene, const TreeScene& ts)
-      : scene_(&scene), ts_(&ts), model_(*ts.model), data_(model_), path_(ts),
-        midpoint_(ts.method == TreeMethod::Midpoint), u_(VecX::Zero(model_.num_inputs())),
-        qdd_kin_(model_.num_kinematic()) {
-    const int n = model_.num_coords(), nd = model_.num_dynamic(), nu = model_.num_inputs();
-    std::vector<std::string> q, qd, p, u;
-    for (const auto& c : model_.coords()) q.push_back(c.name);
-    for (const auto& c : model_.coords()) qd.push_back("qd_" + c.name);
-    for (int i : model_.dynamic_coords()) p.push_back("p_" + model_.coords()[i].name);
-    for (int i = 0; i < nu; ++i) u.push_back("u" + std::to_string(i));
-    layout_.add("", {"t"}, {});
-    layout_.add("q", q, {std::size_t(n)});
-    layout_.add("qd", qd, {std::size_t(n)});
-    layout_.add("p", p, {std::size_t(nd)});
-    layout_.add("energy", {"energy"}, {});
-    layout_.add("constraint_residual", {"constraint_residual"}, {});
-    layout_.add("controls", u, {std::size_t(nu)});
-
-    qd_ = ts.qd0;
-    x_.q = ts.q0;
-    path_.at(0.0, x_.q, &qd_, nullptr);
-    if (midpoint_) x_ = tree::midpoint_initial_state(model_, data_, 0.0, x_.q, qd_);
-    else x_.t = 0.0;
-    complete(0.0);
-    q_kin_next_ = x_.q;
-  }
-
-  const sim::Layout& layout() const override { return layout_; }
-  void checkpoint() override {
-    saved_x_ = x_;
-    saved_qd_ = qd_;
-    saved_energy_ = energy_;
-    saved_residual_ = residual_;
-  }
-  void rollback() override {
-    x_ = saved_x_;
-    qd_ = saved_qd_;
-    energy_ = saved_energy_;
-    residual_ = saved_residual_;
-  }
-
-  sim::StepStatus step(double t, double h) override {
-    NewtonStatus status{true, 0, 0.0};
-    if (midpoint_) {
-      path_.at(t + h, q_kin_next_, nullptr, nullptr);
-      VecX q_kin(model_.num_kinematic());
-      for (int i = 0; i < model_.num_kinematic(); ++i)
-        q_kin[i] = q_kin_next_[model_.kinematic_coords()[static_cast<std::size_t>(i)]];
-      tree::TreeState next = x_;
-      status = tree::midpoint_step(model_, data_, ts_->midpoint, h, x_, controls_at(t), q_kin, next);
-      if (!status.converged) return {false, status.iterations, status.residual_norm, {}};
-      x_ = next;
-    } else {
-      rk4(t, h);
-    }
-    x_.t = t + h;
-    complete(t + h);
-    return {true, status.iterations, status.residual_norm, {}};
-  }
-
-  double energy() const override { return energy_; }
-  bool has_constraint() const override { return model_.num_constraint_rows() > 0; }
-  double constraint_violation() const override { return residual_; }
-  void row(double t, std::span<double> out) const override {
-    const VecX& uc = controls_at(t);
-    const int n = model_.num_coords(), nd = model_.num_dynamic();
-    std::size_t c = 0;
-    out[c++] = t;
-    for (int i = 0; i < n; ++i) out[c++] = x_.q[i];
-    for (int i = 0; i < n; ++i) out[c++] = qd_[i];
-    for (int i = 0; i < nd; ++i) out[c++] = x_.p[i];
-    out[c++] = energy_;
-    out[c++] = residual_;
-    for (int i = 0; i < uc.size(); ++i) out[c++] = uc[i];
-  }
-
- private:
-  const VecX& controls_at(double t) const {
-    if (scene_->controls) {
-      scene_->controls->eval(t, u_buf_);
-      u_ = u_buf_;
-    }
-    return u_;
-  }
-
-  // Completes qd and p (whichever the method does not carry), the energy and the residual.
-  void complete(double t) {
-    path_.at(t, x_.q, &qd_, nullptr);
-    if (midpoint_) {
-      velocity_from_momentum(model_, data_, x_.q, x_.p, qd_);
-    } else {
-      tree::lagrangian_terms(model_, data_, x_.q, qd_, false);
-      x_.p = dynamic_part(model_, data_.L_v);
-    }
-    energy_ = tree::energy(model_, data_, x_.q, qd_);
-    residual_ = worst_constraint(model_, data_, x_.q).first;
-  }
-
-  // Classical RK4 on (q, qd) with the controls held over the step: the dynamic entries
-  // integrate, the kinematic ones follow the path.
-  void rk4(double t, double h) {
-    const VecX u_k = controls_at(t);
-    auto f = [&](double tt, VecX qq, VecX vv, VecX& dq, VecX& dv) {
-      path_.at(tt, qq, &vv, &qdd_kin_);
-      dv = tree::continuous_dynamics(model_, data_, qq, vv, u_k, qdd_kin_).qdd;
-      dq = vv;
-    };
-    VecX& q = x_.q;
-    VecX& v = qd_;
-    VecX k1q, k1v, k2q, k2v, k3q, k3v, k4q, k4v;
-    f(t, q, v, k1q, k1v);
-    f(t + 0.5 * h, q + 0.5 * h * k1q, v + 0.5 * h * k1v, k2q, k2v);
-    f(t + 0.5 * h, q + 0.5 * h * k2q, v + 0.5 * h * k2v, k3q, k3v);
-    f(t + h, q + h * k3q, v + h * k3v, k4q, k4v);
-    q += h / 6.0 * (k1q + 2.0 * k2q + 2.0 * k3q + k4q);
-    v += h / 6.0 * (k1v + 2.0 * k2v + 2.0 * k3v + k4v);
-    path_.at(t + h, q, &v, nullptr);
-  }
-
-  const Scene* scene_;
-  const TreeScene* ts_;
-  const Model& model_;
-  tree::Data data_;
-  KinematicPath path_;
-  bool midpoint_;
-  sim::Layout layout_;
-  tree::TreeState x_, saved_x_;
-  VecX qd_, saved_qd_, q_kin_next_;
-  double energy_ = 0.0, residual_ = 0.0, saved_energy_ = 0.0, saved_residual_ = 0.0;
-  mutable InputVec u_buf_;
-  mutable VecX u_;
-  VecX qdd_kin_;
-};
-
-}  // namespace
 
 SceneRunSummary run_tree_scene(const Scene& scene, const std::filesystem::path& out_dir) {
-  const TreeScene& ts = *scene.tree;
-  if (!ts.model) throw InputError(scene.file + ": scene has no system");
-  const Model& model = *ts.model;
-  const int n = model.num_coords();
-  if (ts.q0.size() != n || ts.qd0.size() != n ||
-      ts.kinematic.size() != static_cast<std::size_t>(model.num_kinematic()) ||
-      (scene.controls && scene.controls->size() != model.num_inputs()) || scene.shape)
-    throw InputError(scene.file + ": initial state, kinematic or control sizes do not match the model");
-
-  std::unique_ptr<TreeSystem> system;
+  const TreeScene& ts = std::get<TreeScene>(scene.system);
+  std::unique_ptr<sim::System> system;
   try {
-    system = std::make_unique<TreeSystem>(scene, ts);
+    system = sim::make_tree_system(ts);
+  } catch (const InputError& e) {
+    throw InputError(scene.file + ": " + e.what());
   } catch (const SolverError& e) {
     throw SolverError(scene.file + ": the initial state could not be set up: " + e.what());
   }
+  const Model& model = *ts.model;
 
   const bool midpoint = ts.method == TreeMethod::Midpoint;
   Json integrator = Json::object();
@@ -672,7 +441,7 @@ SceneRunSummary run_tree_scene(const Scene& scene, const std::filesystem::path& 
                       Json coordinates = Json::array(), kinematic = Json::array();
                       for (const auto& c : model.coords())
                         (c.kinematic ? kinematic : coordinates).push_back(c.name);
-                      summary.set("model", ts.source)
+                      summary.set("model", scene.source)
                           .set("dynamic_coordinates", std::move(coordinates))
                           .set("kinematic_coordinates", std::move(kinematic))
                           .set("constraint_rows", model.num_constraint_rows())

@@ -152,12 +152,13 @@ RunSummary simulate(System& system, const RunOptions& o, Recorder& recorder) {
           if (!all_finite(row) || !std::isfinite(system.energy())) {
             st.converged = false;
             st.reason = "the state became NaN or infinite";
+            st.code = "non_finite";
             return false;
           }
         }
         return true;
       } catch (const SolverError& e) {
-        st = StepStatus{false, 0, 0.0, e.what()};
+        st = StepStatus{false, 0, 0.0, e.what(), "error"};
         return false;
       }
     };
@@ -178,7 +179,7 @@ RunSummary simulate(System& system, const RunOptions& o, Recorder& recorder) {
       system.rollback();
       sum.failed_step = n;
       sum.failed_t = t_n;
-      sum.failed_reason = st.reason.empty() ? "not_converged" : st.reason;
+      sum.failed_code = *st.code ? st.code : st.reason.empty() ? "not_converged" : "error";
       fail(failure_message(n, t_n, st, max_level));
       break;
     }

@@ -236,4 +236,16 @@ void constraints_at_current_kinematics(const Model& model, Data& data, const Vec
 
 }  // namespace detail
 
+// The largest |h_c(q)| and the name of that constraint.
+std::pair<double, std::string> worst_constraint(const Model& model, Data& data, const VecX& q) {
+  if (model.num_constraint_rows() == 0) return {0.0, ""};
+  constraint_terms(model, data, q, nullptr);
+  std::pair<double, std::string> worst{0.0, ""};
+  for (const Constraint& c : model.constraints())
+    for (int r = 0; r < c.rows(); ++r)
+      if (std::abs(data.h[c.first_row + r]) >= worst.first)
+        worst = {std::abs(data.h[c.first_row + r]), c.name};
+  return worst;
+}
+
 }  // namespace marsden::tree

@@ -162,18 +162,19 @@ TEST(Scene, ParsesEveryForm) {
                                 "inline");
   EXPECT_EQ(s.system_type, "helicopter");
   EXPECT_EQ(s.steps, 10);  // round(1.04 / 0.1)
-  EXPECT_EQ(s.integrator.method, Method::RK4);
-  EXPECT_EQ(s.integrator.options.map, DiffMap::Exp);
-  EXPECT_EQ(s.integrator.options.tangent, TangentMap::Exact);
-  EXPECT_EQ(s.integrator.on_failure, OnFailure::Subdivide);
-  EXPECT_EQ(s.integrator.max_subdivisions, 3);
+  const VehicleScene& v = std::get<VehicleScene>(s.system);
+  EXPECT_EQ(v.method, Method::RK4);
+  EXPECT_EQ(v.options.map, DiffMap::Exp);
+  EXPECT_EQ(v.options.tangent, TangentMap::Exact);
+  EXPECT_EQ(s.policy.on_failure, OnFailure::Subdivide);
+  EXPECT_EQ(s.policy.max_subdivisions, 3);
   EXPECT_EQ(s.output_every, 3);
-  EXPECT_EQ(s.model->num_controls(), 2);
-  ASSERT_TRUE(s.controls && s.shape);
-  EXPECT_EQ(s.shape->size(), 2) << "absent shape defaults to zero tilt";
-  EXPECT_TRUE(s.initial_state.g.R.isApprox(
+  EXPECT_EQ(v.model->num_controls(), 2);
+  ASSERT_TRUE(v.controls && v.shape);
+  EXPECT_EQ(v.shape->size(), 2) << "absent shape defaults to zero tilt";
+  EXPECT_TRUE(v.initial_state.g.R.isApprox(
       (Mat3() << 0, -1, 0, 1, 0, 0, 0, 0, 1).finished(), 1e-12));
-  EXPECT_EQ(s.initial_state.xi, (Vec6() << 0, 0, 1, 2, 0, 0).finished());
+  EXPECT_EQ(v.initial_state.xi, (Vec6() << 0, 0, 1, 2, 0, 0).finished());
 }
 
 TEST(Scene, ExampleScenesLoad) {

@@ -36,7 +36,7 @@ TEST(MaximalScene, ExampleScenesLoadAndRun) {
   for (const char* name : {"maximal_chain", "maximal_loop", "maximal_urdf_double_pendulum"}) {
     SCOPED_TRACE(name);
     Scene scene = load_scene(example(name));
-    ASSERT_TRUE(scene.maximal);
+    ASSERT_TRUE(std::holds_alternative<MaximalScene>(scene.system));
     EXPECT_EQ(scene.system_type, "maximal");
     scene.steps = std::min(scene.steps, 50);  // a short run is enough here
     TempDir dir;
@@ -60,7 +60,7 @@ TEST(MaximalScene, ChainColumnsAndInitialAngle) {
       chain_scene(R"({"type": "maximal", "mechanism": "pendulum_chain",
                       "parameters": {"n": 2, "initial_angle": 0.3}})",
                   R"(, "output": {"every": 10})")));
-  ASSERT_EQ(scene.maximal->model->num_bodies(), 2);
+  ASSERT_EQ(std::get<MaximalScene>(scene.system).model->num_bodies(), 2);
   EXPECT_EQ(scene.steps, 20);
   const SceneRunSummary s = run_scene(scene, dir / "out");
   ASSERT_TRUE(s.ok) << s.message;
@@ -73,9 +73,9 @@ TEST(MaximalScene, ChainColumnsAndInitialAngle) {
 
 TEST(MaximalScene, UrdfInitialJointCoordinates) {
   Scene scene = load_scene(example("maximal_urdf_double_pendulum"));
-  ASSERT_EQ(scene.maximal->source, "urdf");
+  ASSERT_EQ(scene.source, "urdf");
   // The shoulder at 1 rad: the upper body's centre of mass 0.5 m from the axis at that angle.
-  const Vec3 x = scene.maximal->state0[0].x;
+  const Vec3 x = std::get<MaximalScene>(scene.system).state0[0].x;
   EXPECT_NEAR(std::atan2(x.y(), -x.z()), 1.0, 1e-12);
   EXPECT_NEAR(x.norm(), 0.5, 1e-12);
 }

@@ -36,7 +36,7 @@ TEST(TreeScene, ExampleScenesLoadAndRun) {
        {"double_pendulum", "pendulum_chain", "four_bar", "marionette", "urdf_arm"}) {
     SCOPED_TRACE(name);
     Scene scene = load_scene(example(name));
-    ASSERT_TRUE(scene.tree);
+    ASSERT_TRUE(std::holds_alternative<TreeScene>(scene.system));
     scene.steps = std::min(scene.steps, 20);  // a short run is enough here
     TempDir dir;
     const SceneRunSummary s = run_scene(scene, dir.path());
@@ -53,9 +53,9 @@ TEST(TreeScene, DoublePendulumWritesNamedColumnsAndConservesEnergy) {
   TempDir dir;
   const Scene scene = load_scene(dir.write("scene.json", pendulum_scene()));
   EXPECT_EQ(scene.system_type, "tree");
-  EXPECT_EQ(scene.tree->q0[0], 1.0);
-  EXPECT_EQ(scene.tree->q0[1], 0.0);  // missing coordinates are zero
-  EXPECT_EQ(scene.tree->qd0[1], 0.5);
+  EXPECT_EQ(std::get<TreeScene>(scene.system).q0[0], 1.0);
+  EXPECT_EQ(std::get<TreeScene>(scene.system).q0[1], 0.0);  // missing coordinates are zero
+  EXPECT_EQ(std::get<TreeScene>(scene.system).qd0[1], 0.5);
   const SceneRunSummary s = run_scene(scene, dir / "out");
   ASSERT_TRUE(s.ok) << s.message;
   EXPECT_EQ(s.steps_done, 20);
@@ -71,7 +71,7 @@ TEST(TreeScene, Rk4RunsTheContinuousDynamics) {
   const Scene scene = load_scene(dir.write(
       "scene.json", pendulum_scene(R"({"type": "tree", "model": "double_pendulum"})",
                                    R"({"q": [1.0, 0.0]}, "integrator": {"method": "rk4"})")));
-  EXPECT_EQ(scene.tree->method, TreeMethod::Rk4);
+  EXPECT_EQ(std::get<TreeScene>(scene.system).method, TreeMethod::Rk4);
   const SceneRunSummary s = run_scene(scene, dir.path());
   ASSERT_TRUE(s.ok) << s.message;
   EXPECT_EQ(s.newton_total, 0);
@@ -80,9 +80,7 @@ TEST(TreeScene, Rk4RunsTheContinuousDynamics) {
 
 TEST(TreeScene, Rk4OnAConstrainedModelReportsTheDrift) {
   Scene scene = load_scene(example("four_bar"));
-  auto tree = std::make_shared<TreeScene>(*scene.tree);
-  tree->method = TreeMethod::Rk4;
-  scene.tree = tree;
+  std::get<TreeScene>(scene.system).method = TreeMethod::Rk4;
   scene.steps = 100;
   TempDir dir;
   const SceneRunSummary s = run_scene(scene, dir.path());
@@ -98,13 +96,13 @@ TEST(TreeScene, FourBarIsAssembledFromTheCrank) {
   // Without an initial state: crank at 0, at rest.
   Scene scene = load_scene(dir.write(
       "scene.json", pendulum_scene(R"({"type": "tree", "model": "four_bar"})", "{}")));
-  EXPECT_EQ(scene.tree->q0[0], 0.0);
-  EXPECT_GT(std::abs(scene.tree->q0[2]), 0.1);
+  EXPECT_EQ(std::get<TreeScene>(scene.system).q0[0], 0.0);
+  EXPECT_GT(std::abs(std::get<TreeScene>(scene.system).q0[2]), 0.1);
   scene = load_scene(dir.write(
       "scene.json", pendulum_scene(R"({"type": "tree", "model": "four_bar"})",
                                    R"({"crank_angle": 1.0, "crank_rate": 2.0, "branch": -1})")));
-  EXPECT_EQ(scene.tree->q0[0], 1.0);
-  EXPECT_EQ(scene.tree->qd0[0], 2.0);
+  EXPECT_EQ(std::get<TreeScene>(scene.system).q0[0], 1.0);
+  EXPECT_EQ(std::get<TreeScene>(scene.system).qd0[0], 2.0);
   const SceneRunSummary s = run_scene(scene, dir.path());
   EXPECT_TRUE(s.ok) << s.message;
   EXPECT_LE(s.constraint_violation_max, 1e-10);
@@ -127,8 +125,8 @@ TEST(TreeScene, InlineFramesWithSpringDamperConstraintAndInput) {
       "scene.json",
       pendulum_scene(system, R"({"q": {"theta": 0.2}})", "0.01",
                      R"(, "controls": {"type": "constant", "value": [1.0]})")));
-  EXPECT_EQ(scene.tree->source, "frames");
-  EXPECT_EQ(scene.tree->model->num_inputs(), 1);
+  EXPECT_EQ(scene.source, "frames");
+  EXPECT_EQ(std::get<TreeScene>(scene.system).model->num_inputs(), 1);
   const SceneRunSummary s = run_scene(scene, dir.path());
   EXPECT_TRUE(s.ok) << s.message;
   const std::string csv = read_file(dir / "trajectory.csv");

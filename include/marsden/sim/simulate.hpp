@@ -72,10 +72,11 @@ struct RunSummary {
   long long newton_total = 0;
   int failures = 0;  // step attempts that did not converge, rescued or not
   std::vector<SubdivisionEvent> subdivisions;
-  // The step that ended the run: its index (-1 if none), start time and reason.
+  // The step that ended the run: its index (-1 if none), start time and reason code
+  // (StepStatus::code, or "not_converged", "non_finite", "error").
   int failed_step = -1;
   double failed_t = 0.0;
-  std::string failed_reason;
+  std::string failed_code;
   double energy_initial = 0.0;
   double energy_drift = 0.0;           // max |E - E0| over the steps done, J
   double energy_drift_relative = 0.0;  // energy_drift / |E0| (NaN if E0 == 0)

@@ -29,6 +29,9 @@ struct StepStatus {
   // Why the step failed, when not a plain Newton non-convergence (which residual and
   // iterations describe): e.g. "the state became NaN or infinite". Empty otherwise.
   std::string reason;
+  // The same as a short machine-readable word ("not_converged", "non_finite",
+  // "angular_rate_limit", ...), empty to let the driver choose "not_converged" or "error".
+  const char* code = "";
 };
 
 // An .npz array gathered from the output row: rows x shape, its entries taken from the

@@ -1,6 +1,9 @@
 // Kinematics, Lagrangian terms and continuous dynamics of a tree (tree paper §III-VI).
 #pragma once
 
+#include <string>
+#include <utility>
+
 #include "marsden/tree/data.hpp"
 
 namespace marsden::tree {
@@ -35,6 +38,10 @@ void constraint_terms(const Model& model, Data& data, const VecX& q, const VecX*
 
 // Total energy T + V at (q, qd).
 double energy(const Model& model, Data& data, const VecX& q, const VecX& qd);
+
+// The largest |h_c(q)| over the holonomic constraints and that constraint's name ({0, ""}
+// without constraints).
+std::pair<double, std::string> worst_constraint(const Model& model, Data& data, const VecX& q);
 
 // The continuous dynamics, eq. (14), with constraint forces Dh^T lambda: solves
 //   M qdd = L_q - L_vq qd + Q + Dh^T lambda,   Dh qdd + d/dt(Dh) qd = 0

@@ -1,0 +1,27 @@
+// Mechanisms in maximal coordinates (maximal/) as a sim::System: maximal::step, one step
+// length at a time. A step retried in substeps by the driver keeps the momentum balance
+// exact: the rotational momentum a step carries in is the previous interval's
+// (maximal::Data::last_dt).
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "marsden/maximal/integrator.hpp"
+#include "marsden/sim/system.hpp"
+
+namespace marsden::sim {
+
+struct MaximalSetup {
+  std::shared_ptr<const maximal::Model> model;
+  std::vector<maximal::BodyState> state0;  // consistent with the joints at t = 0
+  maximal::StepOptions step;               // Newton options and solver; dt is the driver's
+};
+
+// Columns t, per body NAME_x, _y, _z, _qw, _qx, _qy, _qz, then energy and
+// constraint_violation; arrays position (bodies x 3), quaternion (bodies x 4), energy,
+// constraint_violation. A failed step reports code "not_converged", "angular_rate_limit"
+// or "non_finite". Throws InputError when the state does not match the mechanism.
+std::unique_ptr<System> make_maximal_system(const MaximalSetup& setup);
+
+}  // namespace marsden::sim

@@ -1,0 +1,117 @@
+#include "marsden/sim/maximal.hpp"
+
+#include <charconv>
+#include <string>
+
+#include "marsden/error.hpp"
+
+namespace marsden::sim {
+namespace {
+
+using maximal::BodyState;
+
+std::string number_text(double x) {
+  char buf[32];
+  const auto res = std::to_chars(buf, buf + sizeof buf, x);
+  return std::string(buf, res.ptr);
+}
+
+const char* failure_code(maximal::StepFailure f) {
+  switch (f) {
+    case maximal::StepFailure::None: return "none";
+    case maximal::StepFailure::NotConverged: return "not_converged";
+    case maximal::StepFailure::AngularRateLimit: return "angular_rate_limit";
+    case maximal::StepFailure::NonFinite: return "non_finite";
+  }
+  return "unknown";
+}
+
+// A maximal mechanism as a sim::System: maximal::step, one dt at a time. The rotational
+// momentum a step carries is the previous interval's (Data::last_dt), so a step retried in
+// substeps keeps the momentum balance exact.
+class MaximalSystem final : public sim::System {
+ public:
+  explicit MaximalSystem(const MaximalSetup& ms)
+      : keep_(ms.model), model_(*keep_), options_(ms.step), data_(model_, ms.state0),
+        last_q_(static_cast<std::size_t>(model_.num_bodies()), Vec4::Zero()) {
+    options_.max_subdivisions = 0;
+    layout_.add("", {"t"}, {});
+    const int nb = model_.num_bodies();
+    for (const maximal::Body& b : model_.bodies())
+      for (const char* c : {"_x", "_y", "_z", "_qw", "_qx", "_qy", "_qz"})
+        layout_.columns.push_back(b.name + c);
+    sim::ArrayLayout position{"position", {std::size_t(nb), 3}, {}};
+    sim::ArrayLayout quaternion{"quaternion", {std::size_t(nb), 4}, {}};
+    for (int b = 0; b < nb; ++b) {
+      for (int i = 0; i < 3; ++i) position.columns.push_back(1 + 7 * b + i);
+      for (int i = 3; i < 7; ++i) quaternion.columns.push_back(1 + 7 * b + i);
+    }
+    layout_.arrays = {std::move(position), std::move(quaternion)};
+    layout_.add("energy", {"energy"}, {});
+    layout_.add("constraint_violation", {"constraint_violation"}, {});
+    saved_ = data_.state;
+  }
+
+  const sim::Layout& layout() const override { return layout_; }
+  void checkpoint() override {
+    saved_ = data_.state;
+    saved_last_dt_ = data_.last_dt;
+  }
+  void rollback() override {
+    data_.state = saved_;
+    data_.last_dt = saved_last_dt_;
+  }
+  sim::StepStatus step(double t, double h) override {
+    options_.dt = h;
+    data_.time = t;
+    const maximal::StepStatus st = maximal::step(model_, data_, options_);
+    if (st.ok()) return {true, st.newton.iterations, st.newton.residual_norm, {}};
+    std::string why = maximal::describe(st.failure);
+    if (st.failure == maximal::StepFailure::NotConverged)
+      why += " (residual " + number_text(st.newton.residual_norm) + " after " +
+             std::to_string(st.newton.iterations) + " iterations)";
+    return {false, st.newton.iterations, st.newton.residual_norm, std::move(why),
+            failure_code(st.failure)};
+  }
+  double energy() const override { return maximal::energy(model_, data_.state); }
+  bool has_constraint() const override { return true; }
+  double constraint_violation() const override {
+    return maximal::max_constraint_violation(model_, data_.state);
+  }
+  void row(double t, std::span<double> out) const override {
+    std::size_t c = 0;
+    out[c++] = t;
+    for (std::size_t b = 0; b < data_.state.size(); ++b) {
+      const BodyState& s = data_.state[b];
+      Vec4 q = s.q.q;
+      // q and -q are the same rotation: keep each body's sign continuous.
+      if (last_q_[b].dot(q) < 0.0) q = -q;
+      last_q_[b] = q;
+      for (int i = 0; i < 3; ++i) out[c++] = s.x[i];
+      for (int i = 0; i < 4; ++i) out[c++] = q[i];
+    }
+    out[c++] = energy();
+    out[c++] = constraint_violation();
+  }
+
+ private:
+  std::shared_ptr<const maximal::Model> keep_;
+  const maximal::Model& model_;
+  maximal::StepOptions options_;
+  maximal::Data data_;
+  sim::Layout layout_;
+  std::vector<BodyState> saved_;
+  double saved_last_dt_ = 0.0;
+  mutable std::vector<Vec4> last_q_;
+};
+
+}  // namespace
+
+std::unique_ptr<System> make_maximal_system(const MaximalSetup& setup) {
+  if (!setup.model) throw InputError("maximal system: no mechanism");
+  if (static_cast<int>(setup.state0.size()) != setup.model->num_bodies())
+    throw InputError("maximal system: the initial state does not match the mechanism");
+  return std::make_unique<MaximalSystem>(setup);
+}
+
+}  // namespace marsden::sim

@@ -1,0 +1,231 @@
+#include "marsden/sim/tree.hpp"
+
+#include <string>
+
+#include <Eigen/LU>
+
+#include "marsden/error.hpp"
+#include "marsden/tree/dynamics.hpp"
+
+namespace marsden::sim {
+namespace {
+
+using tree::MatX;
+using tree::Model;
+using tree::VecX;
+
+
+// The kinematic coordinates' values, velocities and accelerations at time t: q0 plus the
+// signals' displacements, differentiated by central differences (signals are given as
+// values only).
+class KinematicPath {
+ public:
+  explicit KinematicPath(const TreeSetup& tree) : tree_(tree), buf_(1) {}
+
+  double displacement(std::size_t i, double t) const {
+    if (!tree_.kinematic[i]) return 0.0;
+    tree_.kinematic[i]->eval(t, buf_);
+    return buf_[0];
+  }
+  // Writes the kinematic entries of q (and qd, qdd if non-null: qdd is num_kinematic long).
+  void at(double t, VecX& q, VecX* qd, VecX* qdd) const {
+    const Model& model = *tree_.model;
+    for (std::size_t i = 0; i < model.kinematic_coords().size(); ++i) {
+      const int c = model.kinematic_coords()[i];
+      const double s = displacement(i, t);
+      q[c] = tree_.q0[c] + s;
+      if (!tree_.kinematic[i]) {
+        if (qd) (*qd)[c] = tree_.qd0[c];
+        if (qdd) (*qdd)[static_cast<Eigen::Index>(i)] = 0.0;
+        continue;
+      }
+      if (qd) (*qd)[c] = (displacement(i, t + kDv) - displacement(i, t - kDv)) / (2.0 * kDv);
+      if (qdd)
+        (*qdd)[static_cast<Eigen::Index>(i)] =
+            (displacement(i, t + kDa) - 2.0 * s + displacement(i, t - kDa)) / (kDa * kDa);
+    }
+  }
+
+ private:
+  // Steps balancing truncation against round-off for signals of order one.
+  static constexpr double kDv = 1e-6, kDa = 1e-4;
+  const TreeSetup& tree_;
+  mutable InputVec buf_;
+};
+
+// Velocities of the dynamic coordinates from their momenta at q (the kinematic entries of
+// qd given): L is quadratic in qd, so p = M_dd qd_d + M_dk qd_k.
+void velocity_from_momentum(const Model& model, tree::Data& data, const VecX& q, const VecX& p,
+                            VecX& qd) {
+  tree::lagrangian_terms(model, data, q, qd, true);
+  const std::vector<int>& dyn = model.dynamic_coords();
+  const Eigen::Index nd = static_cast<Eigen::Index>(dyn.size());
+  tree::MatX M_dd(nd, nd);
+  VecX rhs = p;
+  for (Eigen::Index a = 0; a < nd; ++a) {
+    for (Eigen::Index b = 0; b < nd; ++b) M_dd(a, b) = data.M(dyn[a], dyn[b]);
+    for (int k : model.kinematic_coords()) rhs[a] -= data.M(dyn[a], k) * qd[k];
+  }
+  const VecX qd_d = M_dd.partialPivLu().solve(rhs);
+  for (Eigen::Index a = 0; a < nd; ++a) qd[dyn[a]] = qd_d[a];
+}
+
+VecX dynamic_part(const Model& model, const VecX& full) {
+  VecX out(model.num_dynamic());
+  for (int a = 0; a < model.num_dynamic(); ++a) out[a] = full[model.dynamic_coords()[a]];
+  return out;
+}
+
+
+// A tree scene as a sim::System. The midpoint VI carries (t, q, p), RK4 carries (q, qd);
+// the other of qd and p, the energy and the constraint residual are completed after each
+// step (velocity_from_momentum for the midpoint). Kinematic coordinates follow their path.
+class TreeSystem final : public sim::System {
+ public:
+  explicit TreeSystem(const TreeSetup& ts)
+      : ts_(ts), model_(*ts_.model), data_(model_), path_(ts_),
+        midpoint_(ts.method == TreeMethod::Midpoint), u_(VecX::Zero(model_.num_inputs())),
+        qdd_kin_(model_.num_kinematic()) {
+    const int n = model_.num_coords(), nd = model_.num_dynamic(), nu = model_.num_inputs();
+    std::vector<std::string> q, qd, p, u;
+    for (const auto& c : model_.coords()) q.push_back(c.name);
+    for (const auto& c : model_.coords()) qd.push_back("qd_" + c.name);
+    for (int i : model_.dynamic_coords()) p.push_back("p_" + model_.coords()[i].name);
+    for (int i = 0; i < nu; ++i) u.push_back("u" + std::to_string(i));
+    layout_.add("", {"t"}, {});
+    layout_.add("q", q, {std::size_t(n)});
+    layout_.add("qd", qd, {std::size_t(n)});
+    layout_.add("p", p, {std::size_t(nd)});
+    layout_.add("energy", {"energy"}, {});
+    layout_.add("constraint_residual", {"constraint_residual"}, {});
+    layout_.add("controls", u, {std::size_t(nu)});
+
+    qd_ = ts.qd0;
+    x_.q = ts.q0;
+    path_.at(0.0, x_.q, &qd_, nullptr);
+    if (midpoint_) x_ = tree::midpoint_initial_state(model_, data_, 0.0, x_.q, qd_);
+    else x_.t = 0.0;
+    complete(0.0);
+    q_kin_next_ = x_.q;
+  }
+
+  const sim::Layout& layout() const override { return layout_; }
+  void checkpoint() override {
+    saved_x_ = x_;
+    saved_qd_ = qd_;
+    saved_energy_ = energy_;
+    saved_residual_ = residual_;
+  }
+  void rollback() override {
+    x_ = saved_x_;
+    qd_ = saved_qd_;
+    energy_ = saved_energy_;
+    residual_ = saved_residual_;
+  }
+
+  sim::StepStatus step(double t, double h) override {
+    NewtonStatus status{true, 0, 0.0};
+    if (midpoint_) {
+      path_.at(t + h, q_kin_next_, nullptr, nullptr);
+      VecX q_kin(model_.num_kinematic());
+      for (int i = 0; i < model_.num_kinematic(); ++i)
+        q_kin[i] = q_kin_next_[model_.kinematic_coords()[static_cast<std::size_t>(i)]];
+      tree::TreeState next = x_;
+      status = tree::midpoint_step(model_, data_, ts_.midpoint, h, x_, controls_at(t), q_kin, next);
+      if (!status.converged) return {false, status.iterations, status.residual_norm, {}};
+      x_ = next;
+    } else {
+      rk4(t, h);
+    }
+    x_.t = t + h;
+    complete(t + h);
+    return {true, status.iterations, status.residual_norm, {}};
+  }
+
+  double energy() const override { return energy_; }
+  bool has_constraint() const override { return model_.num_constraint_rows() > 0; }
+  double constraint_violation() const override { return residual_; }
+  void row(double t, std::span<double> out) const override {
+    const VecX& uc = controls_at(t);
+    const int n = model_.num_coords(), nd = model_.num_dynamic();
+    std::size_t c = 0;
+    out[c++] = t;
+    for (int i = 0; i < n; ++i) out[c++] = x_.q[i];
+    for (int i = 0; i < n; ++i) out[c++] = qd_[i];
+    for (int i = 0; i < nd; ++i) out[c++] = x_.p[i];
+    out[c++] = energy_;
+    out[c++] = residual_;
+    for (int i = 0; i < uc.size(); ++i) out[c++] = uc[i];
+  }
+
+ private:
+  const VecX& controls_at(double t) const {
+    if (ts_.controls) {
+      ts_.controls->eval(t, u_buf_);
+      u_ = u_buf_;
+    }
+    return u_;
+  }
+
+  // Completes qd and p (whichever the method does not carry), the energy and the residual.
+  void complete(double t) {
+    path_.at(t, x_.q, &qd_, nullptr);
+    if (midpoint_) {
+      velocity_from_momentum(model_, data_, x_.q, x_.p, qd_);
+    } else {
+      tree::lagrangian_terms(model_, data_, x_.q, qd_, false);
+      x_.p = dynamic_part(model_, data_.L_v);
+    }
+    energy_ = tree::energy(model_, data_, x_.q, qd_);
+    residual_ = tree::worst_constraint(model_, data_, x_.q).first;
+  }
+
+  // Classical RK4 on (q, qd) with the controls held over the step: the dynamic entries
+  // integrate, the kinematic ones follow the path.
+  void rk4(double t, double h) {
+    const VecX u_k = controls_at(t);
+    auto f = [&](double tt, VecX qq, VecX vv, VecX& dq, VecX& dv) {
+      path_.at(tt, qq, &vv, &qdd_kin_);
+      dv = tree::continuous_dynamics(model_, data_, qq, vv, u_k, qdd_kin_).qdd;
+      dq = vv;
+    };
+    VecX& q = x_.q;
+    VecX& v = qd_;
+    VecX k1q, k1v, k2q, k2v, k3q, k3v, k4q, k4v;
+    f(t, q, v, k1q, k1v);
+    f(t + 0.5 * h, q + 0.5 * h * k1q, v + 0.5 * h * k1v, k2q, k2v);
+    f(t + 0.5 * h, q + 0.5 * h * k2q, v + 0.5 * h * k2v, k3q, k3v);
+    f(t + h, q + h * k3q, v + h * k3v, k4q, k4v);
+    q += h / 6.0 * (k1q + 2.0 * k2q + 2.0 * k3q + k4q);
+    v += h / 6.0 * (k1v + 2.0 * k2v + 2.0 * k3v + k4v);
+    path_.at(t + h, q, &v, nullptr);
+  }
+
+  TreeSetup ts_;
+  const Model& model_;
+  tree::Data data_;
+  KinematicPath path_;
+  bool midpoint_;
+  sim::Layout layout_;
+  tree::TreeState x_, saved_x_;
+  VecX qd_, saved_qd_, q_kin_next_;
+  double energy_ = 0.0, residual_ = 0.0, saved_energy_ = 0.0, saved_residual_ = 0.0;
+  mutable InputVec u_buf_;
+  mutable VecX u_;
+  VecX qdd_kin_;
+};
+
+}  // namespace
+
+std::unique_ptr<System> make_tree_system(const TreeSetup& setup) {
+  if (!setup.model) throw InputError("tree system: no model");
+  const Model& model = *setup.model;
+  const int n = model.num_coords();
+  if (setup.q0.size() != n || setup.qd0.size() != n ||
+      setup.kinematic.size() != static_cast<std::size_t>(model.num_kinematic()) ||
+      (setup.controls && setup.controls->size() != model.num_inputs()))
+    throw InputError("tree system: initial state, kinematic or control sizes do not match the model");
+  return std::make_unique<TreeSystem>(setup);
+}
+
+}  // namespace marsden::sim
