@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "marsden/sim/rk.hpp"
 #include "marsden/nonholonomic/integrators.hpp"
 #include "marsden/nonholonomic/model.hpp"
 #include "marsden/vehicle/rdp.hpp"
@@ -57,7 +58,7 @@ void BM_CarContinuous(benchmark::State& state) {
   for (auto _ : state) {
     const double us = steer_rate(k);
     auto f = [&](double, const CarContinuousState& s) { return car_continuous_rhs(p, s, 0.1, us); };
-    y = kRk4 ? rk4_reference_step(f, t, y, kH) : rk2_reference_step(f, t, y, kH);
+    y = sim::rk_step(kRk4 ? sim::RungeKutta::Classic4 : sim::RungeKutta::Midpoint2, t, kH, y, f);
     benchmark::DoNotOptimize(y);
     t += kH;
     if (++k % kRestart == 0) y << 0, 0, 0, 0, 0, 2.0;
@@ -152,7 +153,7 @@ void BM_SleighContinuous(benchmark::State& state) {
   double t = 0.0;
   auto f = [&](double, const SleighContinuousState& s) { return sleigh_continuous_rhs(p, s); };
   for (auto _ : state) {
-    y = kRk4 ? rk4_reference_step(f, t, y, kH) : rk2_reference_step(f, t, y, kH);
+    y = sim::rk_step(kRk4 ? sim::RungeKutta::Classic4 : sim::RungeKutta::Midpoint2, t, kH, y, f);
     benchmark::DoNotOptimize(y);
     t += kH;
     if (++k % kRestart == 0) y << 0, 0, 0, 1.0, 0.5;

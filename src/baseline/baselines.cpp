@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "marsden/error.hpp"
+#include "marsden/sim/rk.hpp"
 #include "marsden/lie/quaternion.hpp"
 #include "marsden/lie/tangent.hpp"
 
@@ -94,30 +95,25 @@ class ExplicitRK final : public BaselineStepper<G> {
       : BaselineStepper<G>(std::move(model)), order_(order) {}
 
   NewtonStatus step(const Signal* gamma, const Signal* u) override {
+    constexpr int np = Pose::RowsAtCompileTime, nv = Tangent::RowsAtCompileTime;
+    using Y = Eigen::Matrix<double, np + nv, 1>;  // (pose in the chart, body velocity)
     const double h = this->h_, t = this->s_.t;
-    const Pose y0 = C::from_group(this->s_.g);
-    const Tangent xi0 = this->s_.xi;
-    auto stage = [&](double ts, Pose y, const Tangent& xi, Pose& dy, Tangent& dxi) {
-      C::normalize(y);
-      dy = C::rate(y, xi);
-      dxi = this->accel(ts, C::to_group(y), xi, gamma, u);
+    Y y0;
+    y0 << C::from_group(this->s_.g), this->s_.xi;
+    // Each stage reads the pose normalised; the inputs are sampled at the stage time.
+    auto f = [&](double ts, const Y& y) {
+      Pose pose = y.template head<np>();
+      C::normalize(pose);
+      const Tangent xi = y.template tail<nv>();
+      Y dy;
+      dy << C::rate(pose, xi), this->accel(ts, C::to_group(pose), xi, gamma, u);
+      return dy;
     };
-    Pose k1y, k2y, k3y, k4y, y1;
-    Tangent k1v, k2v, k3v, k4v, xi1;
-    stage(t, y0, xi0, k1y, k1v);
-    if (order_ == 2) {
-      stage(t + h, y0 + h * k1y, xi0 + h * k1v, k2y, k2v);
-      y1 = y0 + 0.5 * h * (k1y + k2y);
-      xi1 = xi0 + 0.5 * h * (k1v + k2v);
-    } else {
-      stage(t + 0.5 * h, y0 + 0.5 * h * k1y, xi0 + 0.5 * h * k1v, k2y, k2v);
-      stage(t + 0.5 * h, y0 + 0.5 * h * k2y, xi0 + 0.5 * h * k2v, k3y, k3v);
-      stage(t + h, y0 + h * k3y, xi0 + h * k3v, k4y, k4v);
-      y1 = y0 + h / 6.0 * (k1y + 2.0 * k2y + 2.0 * k3y + k4y);
-      xi1 = xi0 + h / 6.0 * (k1v + 2.0 * k2v + 2.0 * k3v + k4v);
-    }
-    C::normalize(y1);
-    return this->accept(VehicleState<G>{t + h, C::to_group(y1), xi1});
+    const Y y1 = sim::rk_step(order_ == 2 ? sim::RungeKutta::Heun2 : sim::RungeKutta::Classic4,
+                              t, h, y0, f);
+    Pose pose1 = y1.template head<np>();
+    C::normalize(pose1);
+    return this->accept(VehicleState<G>{t + h, C::to_group(pose1), y1.template tail<nv>()});
   }
 
  private:

@@ -11,6 +11,7 @@
 
 #include "experiments/builtin.hpp"
 #include "experiments/statistics.hpp"
+#include "marsden/sim/rk.hpp"
 #include "marsden/vehicle/rdp_models.hpp"
 
 namespace marsden::experiments {
@@ -95,7 +96,7 @@ std::vector<Pose> simulate_car(CarMethod method, const CarParams& p, const CarMo
       };
       const bool rk4 = method == CarMethod::RK4;
       for (int k = 0; k < n; ++k) {
-        y = rk4 ? rk4_reference_step(rhs, k * h, y, h) : rk2_reference_step(rhs, k * h, y, h);
+        y = sim::rk_step(rk4 ? sim::RungeKutta::Classic4 : sim::RungeKutta::Midpoint2, k * h, h, y, rhs);
         if ((k + 1) % every == 0) out.push_back({y[0], y[1], y[2]});
       }
       break;

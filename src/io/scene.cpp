@@ -171,16 +171,18 @@ std::vector<double> input_vector(const JsonNode& n, int expected, const std::str
 
 namespace detail {
 
-std::shared_ptr<const Signal> parse_signal(const JsonNode& sig, int expected,
-                                           const std::string& what) {
+namespace {
+
+std::shared_ptr<const Signal> parse_signal_values(const JsonNode& sig, int expected,
+                                                  const std::string& what) {
   const std::string type = sig.at("type").one_of({"constant", "table", "sinusoid"});
   if (type == "constant") {
-    sig.expect_keys({"type", "value"});
+    sig.expect_keys({"type", "value", "hold"});
     return std::make_shared<const ConstantSignal>(
         to_input(input_vector(sig.at("value"), expected, what)));
   }
   if (type == "table") {
-    sig.expect_keys({"type", "times", "values"});
+    sig.expect_keys({"type", "times", "values", "hold"});
     const JsonNode times_node = sig.at("times");
     const std::vector<double> times = times_node.numbers();
     if (times.empty()) times_node.fail("must not be empty");
@@ -200,7 +202,7 @@ std::shared_ptr<const Signal> parse_signal(const JsonNode& sig, int expected,
       return std::make_shared<const TableSignal>(times, std::move(values));
     });
   }
-  sig.expect_keys({"type", "offset", "amplitude", "frequency_hz", "phase"});
+  sig.expect_keys({"type", "offset", "amplitude", "frequency_hz", "phase", "hold"});
   const InputVec offset = to_input(input_vector(sig.at("offset"), expected, what));
   const InputVec amplitude = to_input(input_vector(sig.at("amplitude"), expected, what));
   const InputVec frequency = to_input(input_vector(sig.at("frequency_hz"), expected, what));
@@ -209,6 +211,18 @@ std::shared_ptr<const Signal> parse_signal(const JsonNode& sig, int expected,
   return with_field(sig, [&] {
     return std::make_shared<const SinusoidSignal>(offset, amplitude, frequency, phase);
   });
+}
+
+}  // namespace
+
+// A signal, sampled where the integrator needs it ("hold": "sampled", the default) or held
+// at each step's start value ("hold": "zero_order").
+std::shared_ptr<const Signal> parse_signal(const JsonNode& sig, int expected,
+                                           const std::string& what) {
+  std::shared_ptr<const Signal> s = parse_signal_values(sig, expected, what);
+  if (const auto h = sig.find("hold"); h && h->one_of({"sampled", "zero_order"}) == "zero_order")
+    return std::make_shared<const HeldSignal>(std::move(s));
+  return s;
 }
 
 // Controls or shape: optional (zero when absent); null when the model takes none.

@@ -368,27 +368,14 @@ void nh_acceleration(const NonholonomicModel& model, const NhVec& q, const NhVec
 
 void nh_rk2_step(const NonholonomicModel& model, double h, const NhVec& u, NhVec& q,
                  NhVec& qdot) {
-  NhVec a1, a2;
-  nh_acceleration(model, q, qdot, u, a1);
-  const NhVec v2 = qdot + 0.5 * h * a1;
-  nh_acceleration(model, NhVec(q + 0.5 * h * qdot), v2, u, a2);
-  q += h * v2;
-  qdot += h * a2;
+  nh_rk_step(model, sim::RungeKutta::Midpoint2, 0.0, h, [&](double, NhVec& u_t) { u_t = u; }, q,
+             qdot);
 }
 
 void nh_rk4_step(const NonholonomicModel& model, double h, const NhVec& u, NhVec& q,
                  NhVec& qdot) {
-  NhVec a1, a2, a3, a4;
-  const NhVec v1 = qdot;
-  nh_acceleration(model, q, v1, u, a1);
-  const NhVec v2 = qdot + 0.5 * h * a1;
-  nh_acceleration(model, NhVec(q + 0.5 * h * v1), v2, u, a2);
-  const NhVec v3 = qdot + 0.5 * h * a2;
-  nh_acceleration(model, NhVec(q + 0.5 * h * v2), v3, u, a3);
-  const NhVec v4 = qdot + h * a3;
-  nh_acceleration(model, NhVec(q + h * v3), v4, u, a4);
-  q += h / 6.0 * (v1 + 2.0 * v2 + 2.0 * v3 + v4);
-  qdot += h / 6.0 * (a1 + 2.0 * a2 + 2.0 * a3 + a4);
+  nh_rk_step(model, sim::RungeKutta::Classic4, 0.0, h, [&](double, NhVec& u_t) { u_t = u; }, q,
+             qdot);
 }
 
 }  // namespace marsden

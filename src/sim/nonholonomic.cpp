@@ -10,6 +10,8 @@
 #include "marsden/error.hpp"
 #include "marsden/nonholonomic/integrators.hpp"
 #include "marsden/nonholonomic/model.hpp"
+#include "marsden/sim/inputs.hpp"
+#include "marsden/sim/rk.hpp"
 
 namespace marsden::sim {
 
@@ -65,12 +67,19 @@ class Sim {
  public:
   virtual ~Sim() = default;
   virtual std::unique_ptr<Sim> clone() const = 0;
-  // One step of size h from time t with the controls u (held over the step).
-  virtual NewtonStatus step(double h, const InputVec& u) = 0;
+  // One step of size h from time t; each method samples the controls u where it needs
+  // them (sim/inputs.hpp).
+  virtual NewtonStatus step(double t, double h, const Signal& u) = 0;
   virtual Sample sample() const = 0;
 };
 
 double wrap_angle(double a) { return std::remainder(a, 2.0 * std::numbers::pi); }
+
+InputVec eval_at(const Signal& s, double t) {
+  InputVec v;
+  s.eval(t, v);
+  return v;
+}
 
 // ---------------------------------------------------------------- RDP on SE(2)
 
@@ -103,9 +112,11 @@ class RdpSim final : public Sim {
   }
   std::unique_ptr<Sim> clone() const override { return std::make_unique<RdpSim>(*this); }
 
-  NewtonStatus step(double h, const InputVec& uin) override {
+  // Forces and prescribed shape velocities act at the quadrature point t + alpha h, where
+  // RDP evaluates the shape r_k+alpha (vehicles eq. (16)).
+  NewtonStatus step(double t, double h, const Signal& u) override {
     ShapeVec f, pres;
-    split(uin, f, pres);
+    split(eval_at(u, t + opt_.alpha * h), f, pres);
     RdpVec x = state_.x;
     for (int i = 0; i < model_->num_shape(); ++i)
       if (model_->velocity_prescribed(i)) x[i] = pres[i];  // exact guess for those rows
@@ -177,7 +188,8 @@ class CarExplicitSim final : public Sim {
     sigma_alpha_ = s_.sigma;
   }
   std::unique_ptr<Sim> clone() const override { return std::make_unique<CarExplicitSim>(*this); }
-  NewtonStatus step(double h, const InputVec& u) override {
+  NewtonStatus step(double t, double h, const Signal& u_signal) override {
+    const InputVec u = eval_at(u_signal, t + nh_->alpha * h);  // the quadrature point
     sigma_alpha_ = s_.sigma + nh_->alpha * h * u[1];
     u_sigma_ = u[1];
     car_explicit_step(nh_->car, h, nh_->alpha, u[0], u[1], s_);
@@ -215,13 +227,13 @@ class CarRk4Sim final : public Sim {
     y_ << nh.theta, nh.x, nh.y, nh.shape[0], nh.shape[1], nh.shape_velocity[0];
   }
   std::unique_ptr<Sim> clone() const override { return std::make_unique<CarRk4Sim>(*this); }
-  NewtonStatus step(double h, const InputVec& u) override {
+  NewtonStatus step(double t, double h, const Signal& u) override {
     const CarParams& p = nh_->car;
-    const double f = u[0], us = u[1];
-    y_ = rk4_reference_step(
-        [&](double, const CarContinuousState& y) { return car_continuous_rhs(p, y, f, us); }, 0.0,
-        y_, h);
-    u_sigma_ = us;
+    y_ = rk_step(RungeKutta::Classic4, t, h, y_, [&](double ts, const CarContinuousState& y) {
+      const InputVec u_t = eval_at(u, ts);  // at the stage time
+      return car_continuous_rhs(p, y, u_t[0], u_t[1]);
+    });
+    u_sigma_ = eval_at(u, t + h)[1];
     return NewtonStatus{true, 0, 0.0};
   }
   Sample sample() const override {
@@ -271,13 +283,20 @@ class FullSim final : public Sim {
   }
   std::unique_ptr<Sim> clone() const override { return std::make_unique<FullSim>(*this); }
 
-  NewtonStatus step(double h, const InputVec& uin) override {
-    NhVec u(model_->num_controls());
-    for (int i = 0; i < u.size(); ++i) u[i] = uin[i];
+  NewtonStatus step(double t, double h, const Signal& u_signal) override {
+    const int nc = model_->num_controls();
+    auto controls_at = [&](double ts, NhVec& u_t) {
+      const InputVec v = eval_at(u_signal, ts);
+      u_t.resize(nc);
+      for (int i = 0; i < nc; ++i) u_t[i] = v[i];
+    };
     if (method_ == NonholonomicMethod::Rk4) {
-      nh_rk4_step(*model_, h, u, q_, p_);
+      nh_rk_step(*model_, RungeKutta::Classic4, t, h, controls_at, q_, p_);  // stage times
       return NewtonStatus{true, 0, 0.0};
     }
+    // GNI and RATTLE apply the controls as impulses at the node t_k.
+    NhVec u;
+    controls_at(t, u);
     NhVec q1 = q_ + h * velocity(), p1;
     NewtonStatus st;
     if (method_ == NonholonomicMethod::Gni) {
@@ -386,7 +405,10 @@ class NhSystem final : public sim::System {
  public:
   // The Sims point into *setup, which the system keeps alive.
   NhSystem(std::shared_ptr<const NonholonomicSetup> setup, std::unique_ptr<Sim> sim)
-      : setup_(std::move(setup)), kind_(setup_->vehicle), controls_(setup_->controls),
+      : setup_(std::move(setup)), kind_(setup_->vehicle),
+        controls_(setup_->controls ? setup_->controls
+                                   : std::make_shared<const ConstantSignal>(
+                                         InputVec::Zero(num_controls(kind_)))),
         sim_(std::move(sim)), nu_(num_controls(kind_)) {
     const NonholonomicVehicle kind = kind_;
     const int nr = num_shape(kind);
@@ -414,7 +436,8 @@ class NhSystem final : public sim::System {
     cur_ = sim_->sample();
   }
   sim::StepStatus step(double t_k, double h) override {
-    const NewtonStatus st = sim_->step(h, controls_at(t_k));
+    controls_.begin_step(t_k);
+    const NewtonStatus st = sim_->step(t_k, h, controls_);
     if (st.converged) cur_ = sim_->sample();
     return {st.converged, st.iterations, st.residual_norm, {}};
   }
@@ -439,14 +462,14 @@ class NhSystem final : public sim::System {
 
  private:
   InputVec controls_at(double t) const {
-    InputVec u = InputVec::Zero(nu_);
-    if (controls_) controls_->eval(t, u);
+    InputVec u;
+    controls_.inner().eval(t, u);
     return u;
   }
 
   std::shared_ptr<const NonholonomicSetup> setup_;
   NonholonomicVehicle kind_;
-  std::shared_ptr<const Signal> controls_;
+  StepSignal controls_;  // zero when the setup has none
   std::unique_ptr<Sim> sim_, saved_;
   int nu_;
   sim::Layout layout_;

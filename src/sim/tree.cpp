@@ -5,6 +5,7 @@
 #include <Eigen/LU>
 
 #include "marsden/error.hpp"
+#include "marsden/sim/rk.hpp"
 #include "marsden/tree/dynamics.hpp"
 
 namespace marsden::sim {
@@ -131,7 +132,9 @@ class TreeSystem final : public sim::System {
       for (int i = 0; i < model_.num_kinematic(); ++i)
         q_kin[i] = q_kin_next_[model_.kinematic_coords()[static_cast<std::size_t>(i)]];
       tree::TreeState next = x_;
-      status = tree::midpoint_step(model_, data_, ts_.midpoint, h, x_, controls_at(t), q_kin, next);
+      // The inputs act at the quadrature point of the discrete Lagrangian (tree/midpoint.hpp).
+      status = tree::midpoint_step(model_, data_, ts_.midpoint, h, x_,
+                                   input_at(t, t + ts_.midpoint.alpha * h), q_kin, next);
       if (!status.converged) return {false, status.iterations, status.residual_norm, {}};
       x_ = next;
     } else {
@@ -159,12 +162,17 @@ class TreeSystem final : public sim::System {
   }
 
  private:
+  // The inputs at time t for the output rows.
   const VecX& controls_at(double t) const {
     if (ts_.controls) {
       ts_.controls->eval(t, u_buf_);
       u_ = u_buf_;
     }
     return u_;
+  }
+  // The inputs a step from t_k samples at time t: t itself, or t_k under a zero-order hold.
+  const VecX& input_at(double t_k, double t) const {
+    return controls_at(ts_.controls && ts_.controls->zero_order_hold() ? t_k : t);
   }
 
   // Completes qd and p (whichever the method does not carry), the energy and the residual.
@@ -180,25 +188,21 @@ class TreeSystem final : public sim::System {
     residual_ = tree::worst_constraint(model_, data_, x_.q).first;
   }
 
-  // Classical RK4 on (q, qd) with the controls held over the step: the dynamic entries
-  // integrate, the kinematic ones follow the path.
+  // Classical RK4 (sim/rk.hpp) on (q, qd) with the inputs sampled at the stage times: the
+  // dynamic entries integrate, the kinematic ones follow the path.
   void rk4(double t, double h) {
-    const VecX u_k = controls_at(t);
-    auto f = [&](double tt, VecX qq, VecX vv, VecX& dq, VecX& dv) {
-      path_.at(tt, qq, &vv, &qdd_kin_);
-      dv = tree::continuous_dynamics(model_, data_, qq, vv, u_k, qdd_kin_).qdd;
-      dq = vv;
-    };
-    VecX& q = x_.q;
-    VecX& v = qd_;
-    VecX k1q, k1v, k2q, k2v, k3q, k3v, k4q, k4v;
-    f(t, q, v, k1q, k1v);
-    f(t + 0.5 * h, q + 0.5 * h * k1q, v + 0.5 * h * k1v, k2q, k2v);
-    f(t + 0.5 * h, q + 0.5 * h * k2q, v + 0.5 * h * k2v, k3q, k3v);
-    f(t + h, q + h * k3q, v + h * k3v, k4q, k4v);
-    q += h / 6.0 * (k1q + 2.0 * k2q + 2.0 * k3q + k4q);
-    v += h / 6.0 * (k1v + 2.0 * k2v + 2.0 * k3v + k4v);
-    path_.at(t + h, q, &v, nullptr);
+    const Eigen::Index n = x_.q.size();
+    VecX y(2 * n);
+    y << x_.q, qd_;
+    const VecX y1 = rk_step(RungeKutta::Classic4, t, h, y, [&](double ts, const VecX& s) {
+      VecX q = s.head(n), v = s.tail(n), ds(2 * n);
+      path_.at(ts, q, &v, &qdd_kin_);
+      ds << v, tree::continuous_dynamics(model_, data_, q, v, input_at(t, ts), qdd_kin_).qdd;
+      return ds;
+    });
+    x_.q = y1.head(n);
+    qd_ = y1.tail(n);
+    path_.at(t + h, x_.q, &qd_, nullptr);
   }
 
   TreeSetup ts_;

@@ -5,6 +5,7 @@
 
 #include "marsden/error.hpp"
 #include "marsden/lie/quaternion.hpp"
+#include "marsden/sim/inputs.hpp"
 
 namespace marsden::sim {
 namespace {
@@ -27,6 +28,8 @@ class VehicleSystem final : public System {
     for (int i = 0; i < ns; ++i) gamma.push_back("gamma" + std::to_string(i));
     layout_.add("controls", u, {std::size_t(nu)});
     layout_.add("shape", gamma, {std::size_t(ns)});
+    if (s.controls) controls_ = std::make_unique<StepSignal>(s.controls);
+    if (s.shape) shape_ = std::make_unique<StepSignal>(s.shape);
   }
 
   const Layout& layout() const override { return layout_; }
@@ -38,11 +41,15 @@ class VehicleSystem final : public System {
     restart_ = true;
   }
 
-  StepStatus step(double, double h) override {
+  // The VI applies the inputs as impulses at the node t_k (vehicles eq. (10)); the
+  // Runge-Kutta baselines sample them at their stage times.
+  StepStatus step(double t_k, double h) override {
     // The VI starts (solving for xi_-1) inside a step, so a failed start is a failed step.
     if (restart_ || h != stepper_->h()) stepper_->reset(cur_, h);
     restart_ = false;
-    const NewtonStatus st = stepper_->step(setup_.shape.get(), setup_.controls.get());
+    if (controls_) controls_->begin_step(t_k);
+    if (shape_) shape_->begin_step(t_k);
+    const NewtonStatus st = stepper_->step(shape_.get(), controls_.get());
     if (st.converged) cur_ = stepper_->state();
     return StepStatus{st.converged, st.iterations, st.residual_norm, {}};
   }
@@ -75,6 +82,7 @@ class VehicleSystem final : public System {
   VehicleSetup setup_;
   Layout layout_;
   std::unique_ptr<VehicleStepper<SE3>> stepper_;
+  std::unique_ptr<StepSignal> controls_, shape_;
   VehicleState<SE3> cur_, saved_;
   bool restart_ = true;
   mutable Vec4 last_q_ = Vec4::Zero();

@@ -3,6 +3,7 @@
 #include <Eigen/LU>
 
 #include "marsden/error.hpp"
+#include "marsden/sim/rk.hpp"
 #include "tree/detail.hpp"
 
 namespace marsden::tree {
@@ -159,18 +160,16 @@ Acceleration continuous_dynamics(const Model& model, Data& data, const VecX& q, 
 
 void rk4_step(const Model& model, Data& data, double dt, const VecX& u, VecX& q, VecX& qd) {
   const VecX qdd_kinematic = VecX::Zero(model.num_kinematic());
-  auto accel = [&](const VecX& x, const VecX& v) {
-    return continuous_dynamics(model, data, x, v, u, qdd_kinematic).qdd;
-  };
-  const VecX a1 = accel(q, qd);
-  const VecX v2 = qd + 0.5 * dt * a1;
-  const VecX a2 = accel(q + 0.5 * dt * qd, v2);
-  const VecX v3 = qd + 0.5 * dt * a2;
-  const VecX a3 = accel(q + 0.5 * dt * v2, v3);
-  const VecX v4 = qd + dt * a3;
-  const VecX a4 = accel(q + dt * v3, v4);
-  q += (dt / 6.0) * (qd + 2.0 * v2 + 2.0 * v3 + v4);
-  qd += (dt / 6.0) * (a1 + 2.0 * a2 + 2.0 * a3 + a4);
+  const Eigen::Index n = q.size();
+  VecX y(2 * n);
+  y << q, qd;
+  const VecX y1 = sim::rk_step(sim::RungeKutta::Classic4, 0.0, dt, y, [&](double, const VecX& s) {
+    VecX ds(2 * n);
+    ds << s.tail(n), continuous_dynamics(model, data, s.head(n), s.tail(n), u, qdd_kinematic).qdd;
+    return ds;
+  });
+  q = y1.head(n);
+  qd = y1.tail(n);
 }
 
 namespace detail {

@@ -11,6 +11,7 @@
 #include <random>
 #include <vector>
 
+#include "marsden/sim/rk.hpp"
 #include "marsden/lie/tangent.hpp"
 #include "marsden/vehicle/rdp_models.hpp"
 #include "support/allocation_counter.hpp"
@@ -363,7 +364,7 @@ CarPose run_car_reference(const CarParams& p, double T, double sigma0, double ps
   const int n = rk2 ? 200000 : 20000;
   const double h = T / n;
   for (int k = 0; k < n; ++k)
-    y = rk2 ? rk2_reference_step(f, k * h, y, h) : rk4_reference_step(f, k * h, y, h);
+    y = sim::rk_step(rk2 ? sim::RungeKutta::Midpoint2 : sim::RungeKutta::Classic4, k * h, h, y, f);
   return {y[0], y[1], y[2], y[3], y[4]};
 }
 
@@ -483,9 +484,8 @@ TEST(RdpSleigh, SecondOrderAgainstContinuousReference) {
   y << 0.0, 0.0, 0.0, 1.0, 0.5;
   const int nref = 30000;
   for (int k = 0; k < nref; ++k)
-    y = rk4_reference_step(
-        [&](double, const SleighContinuousState& s) { return sleigh_continuous_rhs(p, s); },
-        k * T / nref, y, T / nref);
+    y = sim::rk_step(sim::RungeKutta::Classic4, k * T / nref, T / nref, y,
+                     [&](double, const SleighContinuousState& s) { return sleigh_continuous_rhs(p, s); });
   for (const Choice& c : kChoices) {
     RdpOptions opt;
     opt.map = c.map;

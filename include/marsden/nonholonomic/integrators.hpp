@@ -58,6 +58,7 @@
 #pragma once
 
 #include "marsden/nonholonomic/model.hpp"
+#include "marsden/sim/rk.hpp"
 #include "marsden/solve/newton.hpp"
 
 namespace marsden {
@@ -142,5 +143,27 @@ void nh_rk2_step(const NonholonomicModel& model, double h, const NhVec& u, NhVec
 // One classical RK4 step of the continuous equations on (q, qdot), u held constant.
 void nh_rk4_step(const NonholonomicModel& model, double h, const NhVec& u, NhVec& q,
                  NhVec& qdot);
+
+// One explicit Runge-Kutta step (sim/rk.hpp) of the continuous equations on (q, qdot)
+// from time t, with controls u(t) sampled at the stage times: u_at(t, u_t) fills u_t
+// (num_controls()). nh_rk2_step and nh_rk4_step are this with u held.
+template <class ControlsAt>
+void nh_rk_step(const NonholonomicModel& model, sim::RungeKutta method, double t, double h,
+                ControlsAt&& u_at, NhVec& q, NhVec& qdot) {
+  const int n = static_cast<int>(q.size());
+  using Y = NhUnknown;
+  Y y(2 * n);
+  y << q, qdot;
+  NhVec u_t(model.num_controls()), a;
+  const Y y1 = sim::rk_step(method, t, h, y, [&](double ts, const Y& s) {
+    u_at(ts, u_t);
+    nh_acceleration(model, s.head(n), s.tail(n), u_t, a);
+    Y ds(2 * n);
+    ds << s.tail(n), a;
+    return ds;
+  });
+  q = y1.head(n);
+  qdot = y1.tail(n);
+}
 
 }  // namespace marsden

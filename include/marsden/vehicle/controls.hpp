@@ -1,6 +1,7 @@
 // Time-dependent inputs of a vehicle: controls u(t) and actuator (shape) angles gamma(t).
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include <Eigen/Core>
@@ -17,6 +18,22 @@ class Signal {
   virtual ~Signal() = default;
   virtual int size() const = 0;
   virtual void eval(double t, InputVec& out) const = 0;
+  // True for a piecewise-constant input that a step holds at its start value s(t_k)
+  // (e.g. DMOC's controls); false (the default) to sample s where the integrator's
+  // quadrature needs it (sim::StepSignal).
+  virtual bool zero_order_hold() const { return false; }
+};
+
+// The same signal, marked as a zero-order hold.
+class HeldSignal final : public Signal {
+ public:
+  explicit HeldSignal(std::shared_ptr<const Signal> inner) : inner_(std::move(inner)) {}
+  int size() const override { return inner_->size(); }
+  void eval(double t, InputVec& out) const override { inner_->eval(t, out); }
+  bool zero_order_hold() const override { return true; }
+
+ private:
+  std::shared_ptr<const Signal> inner_;
 };
 
 class ConstantSignal final : public Signal {

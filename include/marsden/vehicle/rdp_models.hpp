@@ -139,22 +139,4 @@ class SleighModel final : public ConstantMetricRdpModel {
 using SleighContinuousState = Eigen::Matrix<double, 5, 1>;
 SleighContinuousState sleigh_continuous_rhs(const SleighParams& p, const SleighContinuousState& s);
 
-// ------------------------------------------------------------ reference integrators
-
-// Classical RK4 and RK2 (midpoint) steps of y' = f(t, y) on a small state vector.
-template <class State, class Rhs>
-State rk4_reference_step(Rhs&& f, double t, const State& y, double h) {
-  const State k1 = f(t, y);
-  const State k2 = f(t + 0.5 * h, State(y + 0.5 * h * k1));
-  const State k3 = f(t + 0.5 * h, State(y + 0.5 * h * k2));
-  const State k4 = f(t + h, State(y + h * k3));
-  return y + (h / 6.0) * (k1 + 2.0 * k2 + 2.0 * k3 + k4);
-}
-
-template <class State, class Rhs>
-State rk2_reference_step(Rhs&& f, double t, const State& y, double h) {
-  const State k1 = f(t, y);
-  return y + h * f(t + 0.5 * h, State(y + 0.5 * h * k1));
-}
-
 }  // namespace marsden
