@@ -62,6 +62,14 @@ class BaselineStepper : public VehicleStepper<G> {
     s_ = s0;
   }
   VehicleState<G> state() const override { return s_; }
+  void save() override {
+    saved_ = s_;
+    saved_h_ = this->h_;
+  }
+  void restore() override {
+    s_ = saved_;
+    this->h_ = saved_h_;
+  }
 
  protected:
   typename G::Tangent accel(double t, const G& g, const typename G::Tangent& xi,
@@ -80,7 +88,8 @@ class BaselineStepper : public VehicleStepper<G> {
   }
 
   std::shared_ptr<const HolonomicModel<G>> model_;
-  VehicleState<G> s_;
+  VehicleState<G> s_, saved_;
+  double saved_h_ = 0.0;
   StepInputs in_;
 };
 

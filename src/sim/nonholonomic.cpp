@@ -67,6 +67,8 @@ class Sim {
  public:
   virtual ~Sim() = default;
   virtual std::unique_ptr<Sim> clone() const = 0;
+  // Assigns this state to dst, a Sim of the same class (no allocation).
+  virtual void copy_to(Sim& dst) const = 0;
   // One step of size h from time t; each method samples the controls u where it needs
   // them (sim/inputs.hpp).
   virtual NewtonStatus step(double t, double h, const Signal& u) = 0;
@@ -111,6 +113,7 @@ class RdpSim final : public Sim {
     r_seg_ = state_.r;
   }
   std::unique_ptr<Sim> clone() const override { return std::make_unique<RdpSim>(*this); }
+  void copy_to(Sim& dst) const override { static_cast<RdpSim&>(dst) = *this; }
 
   // Forces and prescribed shape velocities act at the quadrature point t + alpha h, where
   // RDP evaluates the shape r_k+alpha (vehicles eq. (16)).
@@ -188,6 +191,7 @@ class CarExplicitSim final : public Sim {
     sigma_alpha_ = s_.sigma;
   }
   std::unique_ptr<Sim> clone() const override { return std::make_unique<CarExplicitSim>(*this); }
+  void copy_to(Sim& dst) const override { static_cast<CarExplicitSim&>(dst) = *this; }
   NewtonStatus step(double t, double h, const Signal& u_signal) override {
     const InputVec u = eval_at(u_signal, t + nh_->alpha * h);  // the quadrature point
     sigma_alpha_ = s_.sigma + nh_->alpha * h * u[1];
@@ -227,6 +231,7 @@ class CarRk4Sim final : public Sim {
     y_ << nh.theta, nh.x, nh.y, nh.shape[0], nh.shape[1], nh.shape_velocity[0];
   }
   std::unique_ptr<Sim> clone() const override { return std::make_unique<CarRk4Sim>(*this); }
+  void copy_to(Sim& dst) const override { static_cast<CarRk4Sim&>(dst) = *this; }
   NewtonStatus step(double t, double h, const Signal& u) override {
     const CarParams& p = nh_->car;
     y_ = rk_step(RungeKutta::Classic4, t, h, y_, [&](double ts, const CarContinuousState& y) {
@@ -282,6 +287,7 @@ class FullSim final : public Sim {
     p_ = method == NonholonomicMethod::Rk4 ? qdot : NhVec(M * qdot);
   }
   std::unique_ptr<Sim> clone() const override { return std::make_unique<FullSim>(*this); }
+  void copy_to(Sim& dst) const override { static_cast<FullSim&>(dst) = *this; }
 
   NewtonStatus step(double t, double h, const Signal& u_signal) override {
     const int nc = model_->num_controls();
@@ -430,10 +436,14 @@ class NhSystem final : public sim::System {
   }
 
   const sim::Layout& layout() const override { return layout_; }
-  void checkpoint() override { saved_ = sim_->clone(); }
+  void checkpoint() override {
+    if (!saved_) saved_ = sim_->clone();  // once; then copied in place
+    sim_->copy_to(*saved_);
+    saved_cur_ = cur_;
+  }
   void rollback() override {
-    sim_ = saved_->clone();
-    cur_ = sim_->sample();
+    saved_->copy_to(*sim_);
+    cur_ = saved_cur_;
   }
   sim::StepStatus step(double t_k, double h) override {
     controls_.begin_step(t_k);
@@ -473,7 +483,7 @@ class NhSystem final : public sim::System {
   std::unique_ptr<Sim> sim_, saved_;
   int nu_;
   sim::Layout layout_;
-  Sample cur_;
+  Sample cur_, saved_cur_;
 };
 
 }  // namespace

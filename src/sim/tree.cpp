@@ -111,17 +111,27 @@ class TreeSystem final : public sim::System {
   }
 
   const sim::Layout& layout() const override { return layout_; }
+  // The midpoint VI's warm start (its last velocities and multipliers, in Data) is kept
+  // too, so that a step retried after rollback() repeats the first to the bit.
   void checkpoint() override {
     saved_x_ = x_;
     saved_qd_ = qd_;
     saved_energy_ = energy_;
     saved_residual_ = residual_;
+    saved_warm_ = {data_.q_prev_end, data_.v_prev, data_.v_prev2, data_.lambda,
+                   data_.have_prev, data_.have_prev2};
   }
   void rollback() override {
     x_ = saved_x_;
     qd_ = saved_qd_;
     energy_ = saved_energy_;
     residual_ = saved_residual_;
+    data_.q_prev_end = saved_warm_.q_prev_end;
+    data_.v_prev = saved_warm_.v_prev;
+    data_.v_prev2 = saved_warm_.v_prev2;
+    data_.lambda = saved_warm_.lambda;
+    data_.have_prev = saved_warm_.have_prev;
+    data_.have_prev2 = saved_warm_.have_prev2;
   }
 
   sim::StepStatus step(double t, double h) override {
@@ -212,6 +222,10 @@ class TreeSystem final : public sim::System {
   bool midpoint_;
   sim::Layout layout_;
   tree::TreeState x_, saved_x_;
+  struct {
+    VecX q_prev_end, v_prev, v_prev2, lambda;
+    bool have_prev = false, have_prev2 = false;
+  } saved_warm_;
   VecX qd_, saved_qd_, q_kin_next_;
   double energy_ = 0.0, residual_ = 0.0, saved_energy_ = 0.0, saved_residual_ = 0.0;
   mutable InputVec u_buf_;

@@ -33,12 +33,18 @@ class VehicleSystem final : public System {
   }
 
   const Layout& layout() const override { return layout_; }
-  void checkpoint() override { saved_ = cur_; }
-  // The stepper restarts from the restored state: the VI re-derives its velocity of the
-  // last interval from the body velocity, so the momentum carries over exactly.
+  void checkpoint() override {
+    saved_ = cur_;
+    saved_restart_ = restart_;
+    if (!restart_) stepper_->save();
+  }
+  // A step retried with the same length repeats the kept one to the bit; with another
+  // length (a subdivision) the stepper restarts from the state: the VI re-derives its
+  // velocity of the last interval from the body velocity, so the momentum carries over.
   void rollback() override {
     cur_ = saved_;
-    restart_ = true;
+    restart_ = saved_restart_;
+    if (!restart_) stepper_->restore();
   }
 
   // The VI applies the inputs as impulses at the node t_k (vehicles eq. (10)); the
@@ -84,7 +90,7 @@ class VehicleSystem final : public System {
   std::unique_ptr<VehicleStepper<SE3>> stepper_;
   std::unique_ptr<StepSignal> controls_, shape_;
   VehicleState<SE3> cur_, saved_;
-  bool restart_ = true;
+  bool restart_ = true, saved_restart_ = true;
   mutable Vec4 last_q_ = Vec4::Zero();
   mutable InputVec u_, gamma_;
 };

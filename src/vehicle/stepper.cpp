@@ -89,7 +89,25 @@ class VariationalStepper final : public VehicleStepper<G> {
                            model_->inertia_inv() * momentum_plus(*model_, opt_, this->h_, xi_km1_)};
   }
 
+  void save() override { saved_ = {this->h_, t_, g_, xi_km1_, xi_km2_, xi_km3_, history_}; }
+  void restore() override {
+    this->h_ = saved_.h;
+    t_ = saved_.t;
+    g_ = saved_.g;
+    xi_km1_ = saved_.xi_km1;
+    xi_km2_ = saved_.xi_km2;
+    xi_km3_ = saved_.xi_km3;
+    history_ = saved_.history;
+  }
+
  private:
+  struct Saved {
+    double h = 0.0, t = 0.0;
+    G g;
+    typename G::Tangent xi_km1, xi_km2, xi_km3;
+    int history = 0;
+  };
+  Saved saved_;
   std::shared_ptr<const HolonomicModel<G>> model_;
   HolonomicOptions<G> opt_;
   double t_ = 0.0;

@@ -39,6 +39,10 @@ class VehicleStepper {
   // not converged and leaves the state unchanged.
   virtual NewtonStatus step(const Signal* gamma, const Signal* u) = 0;
   virtual VehicleState<G> state() const = 0;
+  // Keep the whole internal state (histories included) and return to it: a step retried
+  // with the same h after restore() repeats the kept one to the bit.
+  virtual void save() = 0;
+  virtual void restore() = 0;
   double h() const { return h_; }
 
  protected:

@@ -1,0 +1,238 @@
+// One generic suite for the step contract: every family's adapter (sim::make_*_system),
+// with each of its methods, is instantiated from a small scene and must pass the same
+// checks: layout and rows, no NaN or infinity written, rollback restoring the state to the
+// bit, a rerun giving bit-identical output, the failure policy (a step that cannot succeed
+// fails with a status, and the run keeps the last good state), subdivision agreeing with
+// the smaller step, and no heap allocation inside a step.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <variant>
+
+#include "marsden/io/scene.hpp"
+#include "marsden/sim/simulate.hpp"
+#include "support/allocation_counter.hpp"
+
+namespace marsden::sim {
+namespace {
+
+struct Case {
+  std::string name;
+  std::string scene;  // a scene file's text
+  bool step_allocates = false;  // documented exceptions to "no allocation inside a step"
+};
+
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+
+std::string scene(const std::string& system, const std::string& integrator, double dt,
+                  const std::string& rest = "") {
+  return R"({"system": )" + system + R"(, "integrator": )" + integrator +
+         R"(, "dt": )" + std::to_string(dt) + R"(, "duration": 0.5)" + rest + "}";
+}
+
+const std::string kCartPole = R"({"type": "tree", "gravity": [0, 0, -9.81],
+    "frames": [
+      {"name": "cart", "type": "ty", "coordinate": "y", "mass": {"mass": 2.0}},
+      {"name": "pole", "parent": "cart", "type": "rx", "coordinate": "theta"},
+      {"name": "tip", "parent": "pole", "type": "tz", "value": 0.5,
+       "mass": {"mass": 0.5, "com": [0, 0, 0], "inertia": [0.01, 0.01, 0.001]}}],
+    "inputs": [{"type": "force", "coordinate": "y"}]})";
+const std::string kForce =
+    R"(, "controls": {"type": "sinusoid", "offset": [0.5], "amplitude": [1.0], "frequency_hz": [1.0]})";
+
+std::vector<Case> cases() {
+  const std::string body = R"({"type": "rigid_body", "inertia": {"J": [1.0, 2.0, 3.0], "mass": 1.0}})";
+  const std::string spin = R"(, "initial_state": {"angular_velocity": [0.3, 2.0, 0.1]})";
+  const std::string heli = R"({"type": "helicopter"})";
+  const std::string heli_u =
+      R"(, "controls": {"type": "sinusoid", "offset": [49.05, 0.0], "amplitude": [2.0, 0.1], "frequency_hz": [0.5, 0.5]})";
+  const std::string car_u =
+      R"(, "initial_state": {"psi_dot": 2.0}, "controls": {"type": "sinusoid", "offset": [0.2, 0.0], "amplitude": [0.5, 0.4], "frequency_hz": [0.7, 0.5]})";
+  const std::string board = R"({"type": "snakeboard"})";
+  const std::string board_u =
+      R"(, "initial_state": {"v1": 0.5}, "controls": {"type": "sinusoid", "offset": [0.0, 0.0], "amplitude": [0.3, 0.2], "frequency_hz": [0.5, 0.5]})";
+  const std::string sleigh_x = R"(, "initial_state": {"omega": 1.0, "v1": 1.0})";
+  const std::string chain =
+      R"({"type": "maximal", "mechanism": "pendulum_chain", "parameters": {"n": 4}})";
+  return {
+      {"rigid_body_vi", scene(body, R"({"method": "vi"})", 0.01, spin)},
+      {"rigid_body_rk4", scene(body, R"({"method": "rk4"})", 0.01, spin)},
+      {"helicopter_vi", scene(heli, R"({"method": "vi"})", 0.01, heli_u)},
+      {"helicopter_rk2", scene(heli, R"({"method": "rk2"})", 0.01, heli_u)},
+      {"helicopter_lie_newmark", scene(heli, R"({"method": "lie_newmark"})", 0.01, heli_u)},
+      {"car_rdp", scene(R"({"type": "car"})", R"({"method": "rdp"})", 0.01, car_u)},
+      {"car_rdp_explicit", scene(R"({"type": "car"})", R"({"method": "rdp_explicit"})", 0.01, car_u)},
+      {"car_rk4", scene(R"({"type": "car"})", R"({"method": "rk4"})", 0.01, car_u)},
+      {"snakeboard_rdp", scene(board, R"({"method": "rdp"})", 0.01, board_u)},
+      {"snakeboard_gni", scene(board, R"({"method": "gni"})", 0.01, board_u)},
+      {"snakeboard_rattle", scene(board, R"({"method": "rattle"})", 0.01, board_u)},
+      {"sleigh_rk4", scene(R"({"type": "sleigh"})", R"({"method": "rk4"})", 0.01, sleigh_x)},
+      {"tree_midpoint", scene(kCartPole, R"({"method": "midpoint"})", 0.01,
+                              kForce + R"(, "initial_state": {"q": {"theta": 0.3}})"), true},
+      {"tree_rk4", scene(kCartPole, R"({"method": "rk4"})", 0.01,
+                         kForce + R"(, "initial_state": {"q": {"theta": 0.3}})"), true},
+      {"maximal_chain", scene(chain, "{}", 0.01), false},
+  };
+}
+
+std::unique_ptr<System> make(const Case& c) {
+  const io::Scene s = io::parse_scene(c.scene, c.name);
+  return std::visit(
+      [](const auto& setup) -> std::unique_ptr<System> {
+        using T = std::decay_t<decltype(setup)>;
+        if constexpr (std::is_same_v<T, VehicleSetup>) return make_vehicle_system(setup);
+        if constexpr (std::is_same_v<T, NonholonomicSetup>) return make_nonholonomic_system(setup);
+        if constexpr (std::is_same_v<T, TreeSetup>) return make_tree_system(setup);
+        if constexpr (std::is_same_v<T, MaximalSetup>) return make_maximal_system(setup);
+      },
+      s.system);
+}
+
+RunOptions options(double dt, int steps, int every = 1) {
+  RunOptions o;
+  o.dt = dt;
+  o.steps = steps;
+  o.output_every = every;
+  return o;
+}
+
+std::vector<double> current_row(const System& s, double t) {
+  std::vector<double> row(s.layout().columns.size());
+  s.row(t, row);
+  return row;
+}
+
+bool bit_equal(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
+class SystemContract : public ::testing::TestWithParam<Case> {};
+
+TEST_P(SystemContract, LayoutRowsAndStatistics) {
+  auto sys = make(GetParam());
+  const Layout& l = sys->layout();
+  ASSERT_FALSE(l.columns.empty());
+  EXPECT_EQ(l.columns[0], "t");
+  for (const ArrayLayout& a : l.arrays) {
+    std::size_t n = 1;
+    for (std::size_t d : a.shape) n *= d;
+    EXPECT_EQ(a.columns.size(), n) << a.name;
+    for (int c : a.columns) EXPECT_LT(std::size_t(c), l.columns.size()) << a.name;
+  }
+  MemoryRecorder rec;
+  const RunSummary s = simulate(*sys, options(0.01, 50, 7), rec);
+  ASSERT_TRUE(s.ok) << s.message;
+  EXPECT_EQ(rec.rows, 1u + 7u + 1u);  // t = 0, every 7th step, the last
+  EXPECT_EQ(s.rows_written, rec.rows);
+  EXPECT_TRUE(rec.finished_ok);
+  for (double x : rec.values) EXPECT_TRUE(std::isfinite(x));
+  EXPECT_DOUBLE_EQ(rec.values[(rec.rows - 1) * l.columns.size()], 0.5);
+  EXPECT_EQ(s.steps_done, 50);
+  EXPECT_EQ(s.failures, 0);
+  EXPECT_LE(s.newton_min, s.newton_max);
+  EXPECT_TRUE(std::isfinite(s.energy_drift));
+}
+
+TEST_P(SystemContract, RollbackRestoresTheStateToTheBit) {
+  auto sys = make(GetParam());
+  MemoryRecorder rec;
+  simulate(*sys, options(0.01, 5), rec);  // leave the start, where histories are empty
+  sys->checkpoint();
+  const auto before = current_row(*sys, 1.0);
+  ASSERT_TRUE(sys->step(0.05, 0.01).converged);
+  const auto after = current_row(*sys, 1.0);
+  EXPECT_FALSE(bit_equal(before, after));
+  sys->rollback();
+  EXPECT_TRUE(bit_equal(before, current_row(*sys, 1.0)));
+  ASSERT_TRUE(sys->step(0.05, 0.01).converged);
+  EXPECT_TRUE(bit_equal(after, current_row(*sys, 1.0)));
+}
+
+TEST_P(SystemContract, RerunIsBitIdentical) {
+  MemoryRecorder a, b;
+  auto s1 = make(GetParam());
+  auto s2 = make(GetParam());
+  simulate(*s1, options(0.01, 30), a);
+  simulate(*s2, options(0.01, 30), b);
+  EXPECT_TRUE(bit_equal(a.values, b.values));
+}
+
+// A system whose steps longer than `limit` fail: the failure policy seen from outside.
+class Fussy final : public System {
+ public:
+  Fussy(std::unique_ptr<System> inner, double limit) : inner_(std::move(inner)), limit_(limit) {}
+  const Layout& layout() const override { return inner_->layout(); }
+  void checkpoint() override { inner_->checkpoint(); }
+  void rollback() override { inner_->rollback(); }
+  StepStatus step(double t, double h) override {
+    if (h > limit_) return {false, 3, 1.0, {}};
+    return inner_->step(t, h);
+  }
+  double energy() const override { return inner_->energy(); }
+  int momentum_size() const override { return inner_->momentum_size(); }
+  void momentum(std::span<double> out) const override { inner_->momentum(out); }
+  bool has_constraint() const override { return inner_->has_constraint(); }
+  double constraint_violation() const override { return inner_->constraint_violation(); }
+  void row(double t, std::span<double> out) const override { inner_->row(t, out); }
+
+ private:
+  std::unique_ptr<System> inner_;
+  double limit_;
+};
+
+TEST_P(SystemContract, SubdivisionMatchesTheSmallerStepAndStopKeepsTheLastGoodState) {
+  // Steps of 0.01 fail; subdivided they run as 4 x 0.0025, like a plain run at 0.0025
+  // (up to the restart a subdivision imposes on multistep histories and Newton guesses).
+  Fussy sub(make(GetParam()), 0.003);
+  RunOptions o = options(0.01, 10);
+  o.policy = {OnFailure::Subdivide, 4};
+  MemoryRecorder r_sub, r_fine;
+  const RunSummary s = simulate(sub, o, r_sub);
+  ASSERT_TRUE(s.ok) << s.message;
+  EXPECT_EQ(s.subdivisions.size(), 10u);
+  EXPECT_EQ(s.subdivisions[0].level, 2);
+  EXPECT_EQ(s.failures, 20);
+  auto fine = make(GetParam());
+  simulate(*fine, options(0.0025, 40, 4), r_fine);
+  ASSERT_EQ(r_sub.values.size(), r_fine.values.size());
+  double diff = 0.0, scale = 1.0;
+  for (std::size_t i = 0; i < r_sub.values.size(); ++i) {
+    diff = std::max(diff, std::abs(r_sub.values[i] - r_fine.values[i]));
+    scale = std::max(scale, std::abs(r_fine.values[i]));
+  }
+  EXPECT_LT(diff, 1e-6 * scale);
+
+  // With "stop" the run ends at the first step, keeping the initial state.
+  Fussy stop(make(GetParam()), 0.003);
+  MemoryRecorder r_stop;
+  const RunSummary st = simulate(stop, options(0.01, 10), r_stop);
+  EXPECT_FALSE(st.ok);
+  EXPECT_EQ(st.steps_done, 0);
+  EXPECT_EQ(st.failed_step, 0);
+  EXPECT_EQ(st.failed_code, "not_converged");
+  EXPECT_EQ(r_stop.rows, 1u);
+  EXPECT_FALSE(r_stop.finished_ok);
+}
+
+TEST_P(SystemContract, NoHeapAllocationInsideAStep) {
+  if (GetParam().step_allocates) GTEST_SKIP() << "this adapter still allocates per step";
+  auto sys = make(GetParam());
+  MemoryRecorder rec;
+  simulate(*sys, options(0.01, 5), rec);
+  double t = 0.05;
+  EXPECT_EQ(test_support::allocations_during([&] {
+              for (int k = 0; k < 10; ++k, t += 0.01) {
+                sys->checkpoint();
+                sys->step(t, 0.01);
+              }
+            }),
+            0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Families, SystemContract, ::testing::ValuesIn(cases()),
+                         [](const auto& info) { return info.param.name; });
+
+}  // namespace
+}  // namespace marsden::sim
