@@ -99,7 +99,39 @@ void urdf_initial_state(const JsonNode& s, double dt, Mechanism& mech) {
   });
 }
 
-// A stable name of the failure for summary.json ("message" has the explanation).
+// The index of the one-degree-of-freedom joint a JSON string names.
+int one_dof_joint(const JsonNode& name_node, const std::vector<maximal::Joint>& joints) {
+  const std::string name = name_node.string();
+  const auto it = std::find_if(joints.begin(), joints.end(),
+                               [&](const maximal::Joint& j) { return j.name == name; });
+  if (it == joints.end()) name_node.fail("no joint named '" + name + "'");
+  if (maximal::joint_dofs(it->type) != 1)
+    name_node.fail("joint '" + name + "' is not a revolute or prismatic joint");
+  return static_cast<int>(it - joints.begin());
+}
+
+// "springs": [{"joint", "stiffness" (>= 0, N m/rad or N/m), "rest" (rad or m, 0)}] and
+// "dampers": [{"joint", "damping" (>= 0, N m s/rad or N s/m)}] on one-dof joints.
+void parse_joint_elements(const JsonNode& sys, std::vector<maximal::Joint>& joints) {
+  if (const auto springs = sys.find("springs")) {
+    for (std::size_t i = 0; i < springs->array_size(); ++i) {
+      const JsonNode e = (*springs)[i];
+      e.expect_keys({"joint", "stiffness", "rest"});
+      maximal::Joint& j = joints[std::size_t(one_dof_joint(e.at("joint"), joints))];
+      j.stiffness = e.at("stiffness").number_at_least(0.0);
+      if (const auto r = e.find("rest")) j.rest = r->number();
+    }
+  }
+  if (const auto dampers = sys.find("dampers")) {
+    for (std::size_t i = 0; i < dampers->array_size(); ++i) {
+      const JsonNode e = (*dampers)[i];
+      e.expect_keys({"joint", "damping"});
+      joints[std::size_t(one_dof_joint(e.at("joint"), joints))].damping =
+          e.at("damping").number_at_least(0.0);
+    }
+  }
+}
+
 }  // namespace
 
 void parse_maximal(const JsonNode& root, Scene& scene) {
@@ -111,14 +143,14 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
   const double dt = root.at("dt").number_greater(0.0);
   std::optional<Mechanism> mech;
   if (const auto m = sys.find("mechanism")) {
-    sys.expect_keys({"type", "mechanism", "parameters", "gravity"});
+    sys.expect_keys({"type", "mechanism", "parameters", "gravity", "inputs", "springs", "dampers"});
     scene.source = m->one_of({"pendulum_chain", "closed_chain", "four_bar_chain", "minitaur_leg"});
     mech.emplace(builtin_mechanism(sys, scene.source));
     if (const auto s = root.find("initial_state"))
       s->fail("built-in mechanisms start from their parameters (e.g. initial_angle); "
               "initial joint coordinates apply to URDF systems only");
   } else {
-    sys.expect_keys({"type", "urdf", "gravity"});
+    sys.expect_keys({"type", "urdf", "gravity", "inputs", "springs", "dampers"});
     scene.source = "urdf";
     const JsonNode file = sys.at("urdf");
     const std::filesystem::path path =
@@ -129,18 +161,21 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
     }));
     if (const auto s = root.find("initial_state")) urdf_initial_state(*s, dt, *mech);
   }
-  // Gravity is the model's: rebuild it around the same bodies and joints.
-  std::shared_ptr<const maximal::Model> model;
-  if (const auto g = sys.find("gravity")) {
-    const Vec3 gravity = g->vec3();
-    model = with_field(*g, [&] {
-      return std::make_shared<const maximal::Model>(mech->model.bodies(), mech->model.joints(),
-                                                    gravity);
-    });
-  } else {
-    model = std::make_shared<const maximal::Model>(mech->model);
+  // Gravity, springs and dampers are the model's: rebuild it around the same bodies and
+  // joints.
+  std::vector<maximal::Joint> joints = mech->model.joints();
+  parse_joint_elements(sys, joints);
+  Vec3 gravity = mech->model.gravity();
+  if (const auto g = sys.find("gravity")) gravity = g->vec3();
+  ms->model = with_field(sys, [&] {
+    return std::make_shared<const maximal::Model>(mech->model.bodies(), joints, gravity);
+  });
+  if (const auto in = sys.find("inputs")) {
+    for (std::size_t i = 0; i < in->array_size(); ++i)
+      ms->input_joints.push_back(one_dof_joint((*in)[i], joints));
+    if (ms->input_joints.size() > std::size_t(kMaxInputs))
+      in->fail("at most " + std::to_string(kMaxInputs) + " inputs");
   }
-  ms->model = std::move(model);
   ms->state0 = std::move(mech->state);
 
   if (const auto in = root.find("integrator")) {
@@ -156,8 +191,11 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
       ms->step.solver = n->one_of({"sparse", "dense"}) == "sparse" ? maximal::LinearSolver::SparseLDU
                                                                    : maximal::LinearSolver::DenseLU;
   }
-  for (const char* key : {"controls", "shape", "kinematic"})
-    if (const auto n = root.find(key)) n->fail("maximal-coordinate systems take no inputs");
+  for (const char* key : {"shape", "kinematic"})
+    if (const auto n = root.find(key))
+      n->fail("maximal-coordinate systems take no such input; use system.inputs and controls");
+  ms->controls = parse_input(root, "controls", int(ms->input_joints.size()),
+                             "joint inputs (one per system.inputs entry) [N m or N]");
   scene.system = std::move(*ms);
 }
 

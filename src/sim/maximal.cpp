@@ -4,6 +4,8 @@
 #include <string>
 
 #include "marsden/error.hpp"
+#include "marsden/maximal/joints.hpp"
+#include "marsden/sim/inputs.hpp"
 
 namespace marsden::sim {
 namespace {
@@ -32,7 +34,8 @@ const char* failure_code(maximal::StepFailure f) {
 class MaximalSystem final : public sim::System {
  public:
   explicit MaximalSystem(const MaximalSetup& ms)
-      : keep_(ms.model), model_(*keep_), options_(ms.step), data_(model_, ms.state0),
+      : keep_(ms.model), model_(*keep_), input_joints_(ms.input_joints),
+        controls_(ms.controls ? std::make_unique<StepSignal>(ms.controls) : nullptr), options_(ms.step), data_(model_, ms.state0),
         last_q_(static_cast<std::size_t>(model_.num_bodies()), Vec4::Zero()) {
     options_.max_subdivisions = 0;
     layout_.add("", {"t"}, {});
@@ -49,6 +52,9 @@ class MaximalSystem final : public sim::System {
     layout_.arrays = {std::move(position), std::move(quaternion)};
     layout_.add("energy", {"energy"}, {});
     layout_.add("constraint_violation", {"constraint_violation"}, {});
+    std::vector<std::string> u;
+    for (std::size_t i = 0; i < input_joints_.size(); ++i) u.push_back("u" + std::to_string(i));
+    layout_.add("controls", u, {input_joints_.size()});
     saved_ = data_.state;
   }
 
@@ -64,6 +70,13 @@ class MaximalSystem final : public sim::System {
   sim::StepStatus step(double t, double h) override {
     options_.dt = h;
     data_.time = t;
+    if (controls_) {
+      // Joint inputs act at the node t_k, where the step evaluates its forces.
+      controls_->begin_step(t);
+      controls_->eval(t, u_);
+      for (std::size_t i = 0; i < input_joints_.size(); ++i)
+        data_.joint_input[std::size_t(input_joints_[i])] = u_[Eigen::Index(i)];
+    }
     const maximal::StepStatus st = maximal::step(model_, data_, options_);
     if (st.ok()) return {true, st.newton.iterations, st.newton.residual_norm, {}};
     std::string why = maximal::describe(st.failure);
@@ -92,11 +105,18 @@ class MaximalSystem final : public sim::System {
     }
     out[c++] = energy();
     out[c++] = constraint_violation();
+    if (controls_) {
+      controls_->inner().eval(t, u_);
+      for (Eigen::Index i = 0; i < u_.size(); ++i) out[c++] = u_[i];
+    }
   }
 
  private:
   std::shared_ptr<const maximal::Model> keep_;
   const maximal::Model& model_;
+  std::vector<int> input_joints_;
+  std::unique_ptr<StepSignal> controls_;
+  mutable InputVec u_;
   maximal::StepOptions options_;
   maximal::Data data_;
   sim::Layout layout_;
@@ -111,6 +131,17 @@ std::unique_ptr<System> make_maximal_system(const MaximalSetup& setup) {
   if (!setup.model) throw InputError("maximal system: no mechanism");
   if (static_cast<int>(setup.state0.size()) != setup.model->num_bodies())
     throw InputError("maximal system: the initial state does not match the mechanism");
+  for (const int j : setup.input_joints) {
+    if (j < 0 || j >= setup.model->num_joints())
+      throw InputError("maximal system: input joint index " + std::to_string(j) + " out of range");
+    if (maximal::joint_dofs(setup.model->joints()[std::size_t(j)].type) != 1)
+      throw InputError("maximal system: input joint '" + setup.model->joints()[std::size_t(j)].name +
+                       "' must have one degree of freedom (revolute or prismatic)");
+  }
+  if ((setup.controls ? std::size_t(setup.controls->size()) : setup.input_joints.size()) !=
+          setup.input_joints.size() ||
+      (!setup.controls && !setup.input_joints.empty()))
+    throw InputError("maximal system: the controls must have one component per input joint");
   return std::make_unique<MaximalSystem>(setup);
 }
 

@@ -9,6 +9,7 @@
 #include "io/temp_dir.hpp"
 #include "marsden/error.hpp"
 #include "marsden/io/scene.hpp"
+#include "marsden/sim/simulate.hpp"
 
 namespace marsden::io {
 namespace {
@@ -159,7 +160,7 @@ TEST(MaximalScene, BadScenesNameTheField) {
   expect_message(dir,
                  load_error(dir, chain_scene(R"({"type": "maximal", "mechanism": "four_bar_chain"})",
                                              R"(, "controls": [1])")),
-                 "controls", "no inputs");
+                 "controls", "takes no joint inputs");
   // Neither or both of mechanism and urdf.
   expect_message(dir, load_error(dir, chain_scene(R"({"type": "maximal"})")), "system",
                  "exactly one of");
@@ -179,6 +180,101 @@ TEST(MaximalScene, BadScenesNameTheField) {
                  load_error(dir, chain_scene(R"({"type": "maximal", "urdf": )" + pendulum + "}",
                                              R"(, "initial_state": {"q": {"wrist": 1}})")),
                  "initial_state.q.wrist", "no joint named 'wrist'");
+}
+
+// The link's angle about world y from its quaternion, unwrapped along the rows.
+std::vector<double> hinge_angles(const sim::MemoryRecorder& rec) {
+  const std::size_t cols = rec.layout.columns.size();
+  std::vector<double> angle;
+  for (std::size_t r = 0; r < rec.rows; ++r) {
+    const double qw = rec.values[r * cols + 4], qy = rec.values[r * cols + 6];
+    double a = 2.0 * std::atan2(qy, qw);
+    if (!angle.empty()) a = angle.back() + std::remainder(a - angle.back(), 2.0 * M_PI);
+    angle.push_back(a);
+  }
+  return angle;
+}
+
+sim::MemoryRecorder run_rows(const Scene& scene) {
+  auto system = sim::make_maximal_system(std::get<MaximalScene>(scene.system));
+  sim::RunOptions o;
+  o.dt = scene.dt;
+  o.steps = scene.steps;
+  sim::MemoryRecorder rec;
+  const sim::RunSummary s = sim::simulate(*system, o, rec);
+  EXPECT_TRUE(s.ok) << s.message;
+  return rec;
+}
+
+TEST(MaximalScene, JointTorqueAgainstADamperReachesTheTerminalRate) {
+  // No gravity, one link on a hinge with damper c and constant torque tau: the rate tends
+  // to tau / c (time constant I / c, about 0.34 s here).
+  const Scene scene = parse_scene(R"({
+    "system": {"type": "maximal", "mechanism": "pendulum_chain", "parameters": {"n": 1},
+               "gravity": [0, 0, 0], "inputs": ["joint0"],
+               "dampers": [{"joint": "joint0", "damping": 2.0}]},
+    "controls": {"type": "constant", "value": [0.5]},
+    "dt": 0.001, "duration": 5.0})", "torque");
+  const sim::MemoryRecorder rec = run_rows(scene);
+  const auto angle = hinge_angles(rec);
+  const double rate = (angle.back() - angle[angle.size() - 101]) / 0.1;
+  EXPECT_NEAR(std::abs(rate), 0.25, 0.25 * 1e-3);
+  // The controls are recorded: column u0.
+  EXPECT_EQ(rec.layout.columns.back(), "u0");
+  EXPECT_EQ(rec.values.back(), 0.5);
+}
+
+TEST(MaximalScene, TheWorkOfAJointTorqueBecomesKineticEnergy) {
+  // No gravity, no damper: E(T) = tau (theta(T) - theta(0)), to the integrator's O(dt).
+  const Scene scene = parse_scene(R"({
+    "system": {"type": "maximal", "mechanism": "pendulum_chain", "parameters": {"n": 1},
+               "gravity": [0, 0, 0], "inputs": ["joint0"]},
+    "controls": {"type": "constant", "value": [0.3]},
+    "dt": 0.0005, "duration": 1.0})", "work");
+  const sim::MemoryRecorder rec = run_rows(scene);
+  const auto angle = hinge_angles(rec);
+  const std::size_t cols = rec.layout.columns.size();
+  const double energy = rec.values[(rec.rows - 1) * cols + 8];
+  const double work = 0.3 * std::abs(angle.back() - angle.front());
+  EXPECT_GT(work, 0.1);
+  EXPECT_NEAR(energy, work, 2e-3 * work);
+}
+
+TEST(MaximalScene, AJointSpringOscillatesWithItsPeriod) {
+  // No gravity, spring k about the rest angle 0, started at 0.5 rad (the initial_angle):
+  // the period is 2 pi sqrt(I / k), I the link's inertia about the hinge.
+  const Scene scene = parse_scene(R"({
+    "system": {"type": "maximal", "mechanism": "pendulum_chain",
+               "parameters": {"n": 1, "link_radius": 0.01}, "gravity": [0, 0, 0],
+               "springs": [{"joint": "joint0", "stiffness": 3.0}]},
+    "dt": 0.0005, "duration": 5.0})", "spring");
+  const sim::MemoryRecorder rec = run_rows(scene);
+  const auto angle = hinge_angles(rec);
+  // Upward zero crossings, linearly interpolated.
+  std::vector<double> crossings;
+  for (std::size_t r = 1; r < angle.size(); ++r)
+    if (angle[r - 1] < 0.0 && angle[r] >= 0.0)
+      crossings.push_back((r - 1 + angle[r - 1] / (angle[r - 1] - angle[r])) * 0.0005);
+  ASSERT_GE(crossings.size(), 2u);
+  const double I = 1.0 / 3.0 + 0.25 * 0.01 * 0.01;  // rod about its end, plus its radius
+  EXPECT_NEAR(crossings[1] - crossings[0], 2.0 * M_PI * std::sqrt(I / 3.0), 2e-3);
+}
+
+TEST(MaximalScene, InputsAndJointElementsAreValidated) {
+  TempDir dir;
+  auto scene = [](const std::string& system_extra, const std::string& extra) {
+    return R"({"system": {"type": "maximal", "mechanism": "pendulum_chain", "parameters": {"n": 2})" +
+           system_extra + R"(}, "dt": 0.01, "duration": 0.1)" + extra + "}";
+  };
+  expect_message(dir, load_error(dir, scene(R"(, "inputs": ["elbow"])", "")), "system.inputs[0]",
+                 "no joint named 'elbow'");
+  expect_message(dir, load_error(dir, scene(R"(, "inputs": ["joint0"])",
+                                  R"(, "controls": {"type": "constant", "value": [1, 2]})")),
+                 "controls.value", "expected 1");
+  expect_message(dir, load_error(dir, scene("", R"(, "controls": {"type": "constant", "value": [1]})")),
+                 "controls", "remove this field");
+  expect_message(dir, load_error(dir, scene(R"(, "dampers": [{"joint": "joint1", "damping": -1}])", "")),
+                 "system.dampers[0].damping", "must be >= 0");
 }
 
 }  // namespace

@@ -74,6 +74,12 @@ std::vector<Case> cases() {
       {"tree_rk4", scene(kCartPole, R"({"method": "rk4"})", 0.01,
                          kForce + R"(, "initial_state": {"q": {"theta": 0.3}})"), true},
       {"maximal_chain", scene(chain, "{}", 0.01), false},
+      {"maximal_driven", scene(R"({"type": "maximal", "mechanism": "pendulum_chain",
+            "parameters": {"n": 3}, "inputs": ["joint0", "joint2"],
+            "springs": [{"joint": "joint1", "stiffness": 2.0}],
+            "dampers": [{"joint": "joint2", "damping": 0.1}]})", "{}", 0.01,
+            R"(, "controls": {"type": "sinusoid", "offset": [0.5, 0.0], "amplitude": [0.2, 0.3], "frequency_hz": [1.0, 2.0]})"),
+       false},
   };
 }
 

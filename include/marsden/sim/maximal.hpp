@@ -9,6 +9,7 @@
 
 #include "marsden/maximal/integrator.hpp"
 #include "marsden/sim/system.hpp"
+#include "marsden/vehicle/controls.hpp"
 
 namespace marsden::sim {
 
@@ -16,12 +17,18 @@ struct MaximalSetup {
   std::shared_ptr<const maximal::Model> model;
   std::vector<maximal::BodyState> state0;  // consistent with the joints at t = 0
   maximal::StepOptions step;               // Newton options and solver; dt is the driver's
+  // Actuated one-degree-of-freedom joints (indices into model->joints()): component i of
+  // `controls` is the generalised force on joint input_joints[i]'s coordinate (N m for a
+  // revolute joint, N for a prismatic one), applied at the node t_k like gravity.
+  std::vector<int> input_joints;
+  std::shared_ptr<const Signal> controls;  // input_joints.size() components, or null
 };
 
-// Columns t, per body NAME_x, _y, _z, _qw, _qx, _qy, _qz, then energy and
-// constraint_violation; arrays position (bodies x 3), quaternion (bodies x 4), energy,
-// constraint_violation. A failed step reports code "not_converged", "angular_rate_limit"
-// or "non_finite". Throws InputError when the state does not match the mechanism.
+// Columns t, per body NAME_x, _y, _z, _qw, _qx, _qy, _qz, then energy,
+// constraint_violation and u0.. (one per actuated joint); arrays position (bodies x 3),
+// quaternion (bodies x 4), energy, constraint_violation, controls. A failed step reports code "not_converged", "angular_rate_limit"
+// or "non_finite". Throws InputError when the state does not match the mechanism, an
+// input joint is not a one-degree-of-freedom joint or the controls' size does not match.
 std::unique_ptr<System> make_maximal_system(const MaximalSetup& setup);
 
 }  // namespace marsden::sim
