@@ -221,8 +221,12 @@ SceneRunSummary run_maximal_scene(const Scene& scene, const std::filesystem::pat
                       int rows_total = 0;
                       for (const maximal::Joint& j : model.joints())
                         rows_total += maximal::constraint_rows(j.type);
+                      Json inputs = Json::array();
+                      for (const int j : ms.input_joints)
+                        inputs.push_back(model.joints()[std::size_t(j)].name);
                       summary.set("mechanism", scene.source)
                           .set("bodies", std::move(body_names))
+                          .set("inputs", std::move(inputs))
                           .set("joints", model.num_joints())
                           .set("constraint_rows", rows_total)
                           .set("constraint_violation",

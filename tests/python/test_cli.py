@@ -110,7 +110,8 @@ def check_maximal_outputs(out, summary, arrays):
     n = arrays["t"].shape[0]
     nb = len(summary["bodies"])
     expected_shapes = {"t": (n,), "position": (n, nb, 3), "quaternion": (n, nb, 4),
-                       "energy": (n,), "constraint_violation": (n,)}
+                       "energy": (n,), "constraint_violation": (n,),
+                       "controls": (n, len(summary["inputs"]))}
     assert set(arrays) == set(expected_shapes)
     for name, shape in expected_shapes.items():
         assert arrays[name].shape == shape, name
