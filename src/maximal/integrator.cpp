@@ -55,7 +55,6 @@ struct Workspace {
     down.resize(topo.num_nodes);
     next.resize(nb);
     trial_next.resize(nb);
-    step_start.resize(nb);
     external.resize(nb);
     momentum_k.resize(nb);
     Gt_parent.resize(nj, Block::Zero());
@@ -78,7 +77,6 @@ struct Workspace {
   std::vector<Block> D, up, down;
   std::vector<Vec6> padded;  // solve_tree's node-padded copy of its vector
   std::vector<BodyState> next, trial_next;
-  std::vector<BodyState> step_start;  // the state a subdivided step restores on failure
   std::vector<Vec6> external;    // explicit forces at t_k (force world, torque body)
   std::vector<Vec6> momentum_k;  // the t_k terms of (26) and (33)
   // Constraint Jacobians at x_k (G) and at x_kp1 chained to (v, omega) (C), stored padded
@@ -536,8 +534,9 @@ bool inputs_finite(const Data& data) {
   return true;
 }
 
-// One step of options.dt, never subdivided.
-StepStatus step_once(const Model& model, Data& data, const StepOptions& options) {
+}  // namespace
+
+StepStatus step(const Model& model, Data& data, const StepOptions& options) {
   Workspace& ws = data.workspace();
   const double dt = options.dt;
   StepStatus status;
@@ -606,50 +605,6 @@ StepStatus step_once(const Model& model, Data& data, const StepOptions& options)
   data.time += dt;
   data.last_dt = dt;
   ++data.steps;
-  return status;
-}
-
-}  // namespace
-
-StepStatus step(const Model& model, Data& data, const StepOptions& options) {
-  StepStatus status = step_once(model, data, options);
-  if (status.ok() || status.failure == StepFailure::NonFinite || options.max_subdivisions == 0) {
-    return status;
-  }
-  Workspace& ws = data.workspace();
-  std::copy(data.state.begin(), data.state.end(), ws.step_start.begin());
-  const double time = data.time;
-  const long steps = data.steps;
-  const double last_dt = data.last_dt;
-  int iterations = status.newton.iterations;
-  int deepest = 0;
-  for (int k = 1; k <= options.max_subdivisions; ++k) {
-    deepest = k;
-    StepOptions sub = options;
-    sub.dt = std::ldexp(options.dt, -k);
-    double residual = 0.0;
-    status = StepStatus{};
-    for (int j = 0; j < (1 << k) && status.ok(); ++j) {
-      status = step_once(model, data, sub);
-      iterations += status.newton.iterations;
-      residual = std::max(residual, status.newton.residual_norm);
-    }
-    if (status.ok()) {
-      status.newton.iterations = iterations;
-      status.newton.residual_norm = residual;
-      status.level = k;
-      data.time = time + options.dt;
-      data.steps = steps + 1;
-      return status;
-    }
-    std::copy(ws.step_start.begin(), ws.step_start.end(), data.state.begin());
-    data.time = time;
-    data.steps = steps;
-    data.last_dt = last_dt;
-    if (status.failure == StepFailure::NonFinite) break;
-  }
-  status.newton.iterations = iterations;
-  status.level = deepest;
   return status;
 }
 

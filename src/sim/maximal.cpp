@@ -37,7 +37,6 @@ class MaximalSystem final : public sim::System {
       : keep_(ms.model), model_(*keep_), input_joints_(ms.input_joints),
         controls_(ms.controls ? std::make_unique<StepSignal>(ms.controls) : nullptr), options_(ms.step), data_(model_, ms.state0),
         last_q_(static_cast<std::size_t>(model_.num_bodies()), Vec4::Zero()) {
-    options_.max_subdivisions = 0;
     layout_.add("", {"t"}, {});
     const int nb = model_.num_bodies();
     for (const maximal::Body& b : model_.bodies())

@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 
 #include "marsden/error.hpp"
+#include "marsden/sim/maximal.hpp"
+#include "marsden/sim/simulate.hpp"
 #include "marsden/maximal/integrator.hpp"
 #include "marsden/maximal/joints.hpp"
 #include "marsden/maximal/setup.hpp"
@@ -392,47 +394,60 @@ TEST(Integrator, AngularRateLimitIsAReportedFailureNotANaN) {
   EXPECT_EQ(data.state[0].q.q, before[0].q.q);
 }
 
+// Subdivision is the driver's (sim::simulate) for every family; these check it on the
+// maximal engine, whose momentum must carry across the change of step.
+sim::RunSummary run_driver(const Mechanism& mech, const StepOptions& options, int steps,
+                           int max_subdivisions, sim::MemoryRecorder& rec) {
+  auto system = sim::make_maximal_system({std::make_shared<const Model>(mech.model), mech.state,
+                                          options, {}, nullptr});
+  sim::RunOptions run;
+  run.dt = options.dt;
+  run.steps = steps;
+  run.policy = {sim::OnFailure::Subdivide, max_subdivisions};
+  return sim::simulate(*system, run, rec);
+}
+
 TEST(Subdivision, RescuedStepEqualsTheSubstepsTakenByHand) {
   std::vector<Body> bodies(1);
   Model model(bodies, {}, Vec3::Zero());
   std::vector<BodyState> state(1);
   state[0].omega = Vec3(0.0, 0.0, 250.0);  // |omega| dt = 2.5 at dt = 0.01, 1.25 at 0.005
-  Data data(model, state);
-  Data by_hand(model, state);
   StepOptions options;
   options.dt = 0.01;
-  options.max_subdivisions = 3;
-  const StepStatus status = step(model, data, options);
-  ASSERT_TRUE(status.ok()) << describe(status.failure);
-  EXPECT_EQ(status.level, 1);
-  EXPECT_EQ(data.time, 0.01);
-  EXPECT_EQ(data.steps, 1);
+  sim::MemoryRecorder rec;
+  const sim::RunSummary s = run_driver({model, state}, options, 1, 3, rec);
+  ASSERT_TRUE(s.ok) << s.message;
+  ASSERT_EQ(s.subdivisions.size(), 1u);
+  EXPECT_EQ(s.subdivisions[0].level, 1);
+  EXPECT_EQ(s.final_time, 0.01);
+  Data by_hand(model, state);
   StepOptions half;
   half.dt = 0.005;
   ASSERT_TRUE(step(model, by_hand, half).ok());
   ASSERT_TRUE(step(model, by_hand, half).ok());
-  EXPECT_LT((data.state[0].q.q - by_hand.state[0].q.q).norm(), 1e-15);
-  EXPECT_LT((data.state[0].omega - by_hand.state[0].omega).norm(), 1e-12);
+  // Row: t, x, y, z, qw, qx, qy, qz, energy, constraint_violation.
+  const double* last = &rec.values[(rec.rows - 1) * rec.layout.columns.size()];
+  Vec4 q(last[4], last[5], last[6], last[7]);
+  if (q.dot(by_hand.state[0].q.q) < 0.0) q = -q;
+  EXPECT_LT((q - by_hand.state[0].q.q).norm(), 1e-15);
+  EXPECT_NEAR(last[8], energy(model, by_hand.state), 1e-12 * last[8]);
 }
 
 TEST(Subdivision, FailedStepLeavesTheStateUnchanged) {
   const Mechanism mech = closed_chain(5);
-  Data data(mech.model, mech.state);
   StepOptions options;
   options.newton.max_iterations = 1;  // never reaches 1e-10 from the warm start
-  options.max_subdivisions = 2;
-  const StepStatus status = step(mech.model, data, options);
-  EXPECT_FALSE(status.ok());
-  EXPECT_EQ(status.failure, StepFailure::NotConverged);
+  sim::MemoryRecorder rec;
+  const sim::RunSummary s = run_driver(mech, options, 3, 2, rec);
+  EXPECT_FALSE(s.ok);
+  EXPECT_EQ(s.failed_code, "not_converged");
   // One iteration at each level k = 0, 1, 2: a level stops at its first failed substep.
-  EXPECT_EQ(status.newton.iterations, 3);
-  EXPECT_EQ(status.level, 2);
-  EXPECT_EQ(data.time, 0.0);
-  EXPECT_EQ(data.steps, 0);
-  for (std::size_t b = 0; b < mech.state.size(); ++b) {
-    EXPECT_EQ(data.state[b].x, mech.state[b].x);
-    EXPECT_EQ(data.state[b].v, mech.state[b].v);
-  }
+  EXPECT_EQ(s.failures, 3);
+  EXPECT_EQ(s.steps_done, 0);
+  // The one row is the initial state, recorded before the step and unchanged by it.
+  ASSERT_EQ(rec.rows, 1u);
+  for (std::size_t b = 0; b < mech.state.size(); ++b)
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(rec.values[1 + 7 * b + std::size_t(i)], mech.state[b].x[i]);
 }
 
 // A large hanging loop folds fast enough that Newton fails at dt = 10 ms (docs/maximal.md);
@@ -446,18 +461,13 @@ TEST(Subdivision, LargeLoopRunsThroughItsFailures) {
     if (!step(mech.model, plain, options).ok()) first_failure = k;
   }
   ASSERT_GE(first_failure, 0) << "the loop no longer fails at dt = 10 ms: the test needs a harder case";
-  options.max_subdivisions = 4;
-  Data data(mech.model, mech.state);
-  int rescued = 0;
-  for (int k = 0; k < 200; ++k) {
-    const StepStatus status = step(mech.model, data, options);
-    ASSERT_TRUE(status.ok()) << "step " << k << ": " << describe(status.failure);
-    rescued += status.level > 0 ? 1 : 0;
-    ASSERT_LT(max_constraint_violation(mech.model, data.state), 2e-10 * options.dt) << "step " << k;
-  }
-  EXPECT_GT(rescued, 0);
-  EXPECT_EQ(data.steps, 200);
-  EXPECT_NEAR(data.time, 2.0, 1e-12);
+  sim::MemoryRecorder rec;
+  const sim::RunSummary s = run_driver(mech, options, 200, 4, rec);
+  ASSERT_TRUE(s.ok) << s.message;
+  EXPECT_GT(s.subdivisions.size(), 0u);
+  EXPECT_LT(s.constraint_violation_max, 2e-10 * options.dt);
+  EXPECT_EQ(s.steps_done, 200);
+  EXPECT_NEAR(s.final_time, 2.0, 1e-12);
 }
 
 TEST(Model, RejectsBadInput) {

@@ -36,11 +36,6 @@ struct StepOptions {
   // Relative threshold below which pivots of the loop Schur complement count as zero
   // (redundant loop constraints).
   double loop_rank_tolerance = 1e-10;
-  // A step that fails (Newton not converged, or |omega| >= 2 / dt) is retried from its
-  // start as 2^k steps of dt / 2^k, for k = 1, 2, ... up to max_subdivisions; 0 reports
-  // the failure instead. The momentum is carried exactly across the change of step
-  // (Data::last_dt); see docs/maximal.md for what it does to the energy.
-  int max_subdivisions = 0;
 };
 
 enum class StepFailure {
@@ -53,11 +48,8 @@ enum class StepFailure {
 const char* describe(StepFailure failure);
 
 struct StepStatus {
-  NewtonStatus newton;  // iterations summed over all attempts; the last attempt's residual
+  NewtonStatus newton;
   StepFailure failure = StepFailure::None;
-  // k > 0: the step was taken as 2^k substeps of dt / 2^k; on failure, the deepest k
-  // attempted (so 1 + level attempts failed).
-  int level = 0;
   bool ok() const { return failure == StepFailure::None; }
 };
 
@@ -93,8 +85,10 @@ class Data {
   std::unique_ptr<Workspace> workspace_;
 };
 
-// Advances data by one step of options.dt (in substeps if max_subdivisions allows). On
-// failure the state is left unchanged and the status says why; nothing returned is NaN.
+// Advances data by one step of options.dt. On failure the state is left unchanged and the
+// status says why; nothing returned is NaN. A failed step is retried in substeps by
+// sim::simulate (sim/maximal.hpp), with the momentum carried exactly across the change of
+// step (Data::last_dt).
 StepStatus step(const Model& model, Data& data, const StepOptions& options);
 
 // Continuous energy at the current state: kinetic (velocities of the last interval),
