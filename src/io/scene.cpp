@@ -419,6 +419,25 @@ Scene load_scene(const std::filesystem::path& path) {
   return build_scene(detail::read_json_file(path));
 }
 
+std::unique_ptr<sim::System> make_system(const Scene& scene) {
+  try {
+    return std::visit(
+        [](const auto& setup) -> std::unique_ptr<sim::System> {
+          using T = std::decay_t<decltype(setup)>;
+          if constexpr (std::is_same_v<T, VehicleScene>) return sim::make_vehicle_system(setup);
+          if constexpr (std::is_same_v<T, NonholonomicScene>)
+            return sim::make_nonholonomic_system(setup);
+          if constexpr (std::is_same_v<T, TreeScene>) return sim::make_tree_system(setup);
+          if constexpr (std::is_same_v<T, MaximalScene>) return sim::make_maximal_system(setup);
+        },
+        scene.system);
+  } catch (const InputError& e) {
+    throw InputError(scene.file + ": " + e.what());
+  } catch (const SolverError& e) {
+    throw SolverError(scene.file + ": the initial state could not be set up: " + e.what());
+  }
+}
+
 SceneRunSummary run_scene(const Scene& scene, const std::filesystem::path& out_dir) {
   if (std::holds_alternative<NonholonomicScene>(scene.system))
     return detail::run_nonholonomic_scene(scene, out_dir);
@@ -426,12 +445,7 @@ SceneRunSummary run_scene(const Scene& scene, const std::filesystem::path& out_d
   if (std::holds_alternative<MaximalScene>(scene.system))
     return detail::run_maximal_scene(scene, out_dir);
   const VehicleScene& v = std::get<VehicleScene>(scene.system);
-  std::unique_ptr<sim::System> system;
-  try {
-    system = sim::make_vehicle_system(v);
-  } catch (const InputError& e) {
-    throw InputError(scene.file + ": " + e.what());
-  }
+  const std::unique_ptr<sim::System> system = make_system(scene);
 
   const auto& opt = v.options;
   Json integrator = Json::object();

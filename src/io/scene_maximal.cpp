@@ -201,12 +201,7 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
 
 SceneRunSummary run_maximal_scene(const Scene& scene, const std::filesystem::path& out_dir) {
   const MaximalScene& ms = std::get<MaximalScene>(scene.system);
-  std::unique_ptr<sim::System> system;
-  try {
-    system = sim::make_maximal_system(ms);
-  } catch (const InputError& e) {
-    throw InputError(scene.file + ": " + e.what());
-  }
+  const std::unique_ptr<sim::System> system = make_system(scene);
   const maximal::Model& model = *ms.model;
   const maximal::StepOptions& options = ms.step;
   Json integrator = Json::object();

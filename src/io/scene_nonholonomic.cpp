@@ -189,14 +189,7 @@ void parse_nonholonomic(const JsonNode& root, Scene& scene) {
 
 SceneRunSummary run_nonholonomic_scene(const Scene& scene, const std::filesystem::path& out_dir) {
   const NonholonomicScene& nh = std::get<NonholonomicScene>(scene.system);
-  std::unique_ptr<sim::System> system;
-  try {
-    system = sim::make_nonholonomic_system(nh);
-  } catch (const InputError& e) {
-    throw InputError(scene.file + ": " + e.what());
-  } catch (const SolverError& e) {
-    throw SolverError(scene.file + ": the initial state could not be set up: " + e.what());
-  }
+  const std::unique_ptr<sim::System> system = make_system(scene);
 
   Json integrator = Json::object();
   integrator.set("method", sim::method_name(nh.method));

@@ -414,14 +414,7 @@ void parse_tree(const JsonNode& root, Scene& scene) {
 
 SceneRunSummary run_tree_scene(const Scene& scene, const std::filesystem::path& out_dir) {
   const TreeScene& ts = std::get<TreeScene>(scene.system);
-  std::unique_ptr<sim::System> system;
-  try {
-    system = sim::make_tree_system(ts);
-  } catch (const InputError& e) {
-    throw InputError(scene.file + ": " + e.what());
-  } catch (const SolverError& e) {
-    throw SolverError(scene.file + ": the initial state could not be set up: " + e.what());
-  }
+  const std::unique_ptr<sim::System> system = make_system(scene);
   const Model& model = *ts.model;
 
   const bool midpoint = ts.method == TreeMethod::Midpoint;

@@ -23,22 +23,11 @@ std::filesystem::path example(const std::string& name) {
   return std::filesystem::path(MARSDEN_SOURCE_DIR) / "examples" / "scenes" / (name + ".json");
 }
 
-std::unique_ptr<System> make_system(const io::Scene& scene) {
-  return std::visit(
-      [](const auto& setup) -> std::unique_ptr<System> {
-        using T = std::decay_t<decltype(setup)>;
-        if constexpr (std::is_same_v<T, VehicleSetup>) return make_vehicle_system(setup);
-        if constexpr (std::is_same_v<T, NonholonomicSetup>) return make_nonholonomic_system(setup);
-        if constexpr (std::is_same_v<T, TreeSetup>) return make_tree_system(setup);
-        if constexpr (std::is_same_v<T, MaximalSetup>) return make_maximal_system(setup);
-      },
-      scene.system);
-}
 
 // The named columns of the final state of `scene` run with step dt.
 std::vector<double> final_values(const io::Scene& scene, double dt,
                                  const std::vector<std::string>& names) {
-  auto system = make_system(scene);
+  auto system = io::make_system(scene);
   RunOptions o;
   o.dt = dt;
   o.steps = static_cast<int>(std::lround(scene.duration / dt));

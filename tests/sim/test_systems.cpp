@@ -84,16 +84,7 @@ std::vector<Case> cases() {
 }
 
 std::unique_ptr<System> make(const Case& c) {
-  const io::Scene s = io::parse_scene(c.scene, c.name);
-  return std::visit(
-      [](const auto& setup) -> std::unique_ptr<System> {
-        using T = std::decay_t<decltype(setup)>;
-        if constexpr (std::is_same_v<T, VehicleSetup>) return make_vehicle_system(setup);
-        if constexpr (std::is_same_v<T, NonholonomicSetup>) return make_nonholonomic_system(setup);
-        if constexpr (std::is_same_v<T, TreeSetup>) return make_tree_system(setup);
-        if constexpr (std::is_same_v<T, MaximalSetup>) return make_maximal_system(setup);
-      },
-      s.system);
+  return io::make_system(io::parse_scene(c.scene, c.name));
 }
 
 RunOptions options(double dt, int steps, int every = 1) {

@@ -55,6 +55,11 @@ Scene parse_scene(std::string_view json_text, const std::string& file_label);
 // What a run did (sim/simulate.hpp): status, Newton statistics, subdivisions, drift.
 using SceneRunSummary = sim::RunSummary;
 
+// The scene's system, ready for sim::simulate (sim::make_*_system on its setup). Throws
+// InputError naming the file when the setup is inconsistent, SolverError when the initial
+// state cannot be set up.
+std::unique_ptr<sim::System> make_system(const Scene& scene);
+
 // Simulates the scene with sim::simulate and writes OUT_DIR/trajectory.csv (streamed row
 // by row), OUT_DIR/trajectory.npz and OUT_DIR/summary.json, each under its final name
 // only when complete; creates OUT_DIR if needed. A step that
