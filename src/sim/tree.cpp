@@ -54,30 +54,6 @@ class KinematicPath {
   mutable InputVec buf_;
 };
 
-// Velocities of the dynamic coordinates from their momenta at q (the kinematic entries of
-// qd given): L is quadratic in qd, so p = M_dd qd_d + M_dk qd_k.
-void velocity_from_momentum(const Model& model, tree::Data& data, const VecX& q, const VecX& p,
-                            VecX& qd) {
-  tree::lagrangian_terms(model, data, q, qd, true);
-  const std::vector<int>& dyn = model.dynamic_coords();
-  const Eigen::Index nd = static_cast<Eigen::Index>(dyn.size());
-  tree::MatX M_dd(nd, nd);
-  VecX rhs = p;
-  for (Eigen::Index a = 0; a < nd; ++a) {
-    for (Eigen::Index b = 0; b < nd; ++b) M_dd(a, b) = data.M(dyn[a], dyn[b]);
-    for (int k : model.kinematic_coords()) rhs[a] -= data.M(dyn[a], k) * qd[k];
-  }
-  const VecX qd_d = M_dd.partialPivLu().solve(rhs);
-  for (Eigen::Index a = 0; a < nd; ++a) qd[dyn[a]] = qd_d[a];
-}
-
-VecX dynamic_part(const Model& model, const VecX& full) {
-  VecX out(model.num_dynamic());
-  for (int a = 0; a < model.num_dynamic(); ++a) out[a] = full[model.dynamic_coords()[a]];
-  return out;
-}
-
-
 // A tree scene as a sim::System. The midpoint VI carries (t, q, p), RK4 carries (q, qd);
 // the other of qd and p, the energy and the constraint residual are completed after each
 // step (velocity_from_momentum for the midpoint). Kinematic coordinates follow their path.
@@ -86,7 +62,9 @@ class TreeSystem final : public sim::System {
   explicit TreeSystem(const TreeSetup& ts)
       : ts_(ts), model_(*ts_.model), data_(model_), path_(ts_),
         midpoint_(ts.method == TreeMethod::Midpoint), u_(VecX::Zero(model_.num_inputs())),
-        qdd_kin_(model_.num_kinematic()) {
+        qdd_kin_(model_.num_kinematic()), q_kin_(model_.num_kinematic()),
+        M_dd_(model_.num_dynamic(), model_.num_dynamic()), rhs_(model_.num_dynamic()),
+        qd_d_(model_.num_dynamic()), lu_(model_.num_dynamic()) {
     const int n = model_.num_coords(), nd = model_.num_dynamic(), nu = model_.num_inputs();
     std::vector<std::string> q, qd, p, u;
     for (const auto& c : model_.coords()) q.push_back(c.name);
@@ -104,8 +82,12 @@ class TreeSystem final : public sim::System {
     qd_ = ts.qd0;
     x_.q = ts.q0;
     path_.at(0.0, x_.q, &qd_, nullptr);
-    if (midpoint_) x_ = tree::midpoint_initial_state(model_, data_, 0.0, x_.q, qd_);
-    else x_.t = 0.0;
+    if (midpoint_) {
+      x_ = tree::midpoint_initial_state(model_, data_, 0.0, x_.q, qd_);
+    } else {
+      x_.t = 0.0;
+      x_.p = VecX::Zero(nd);
+    }
     complete(0.0);
     q_kin_next_ = x_.q;
   }
@@ -138,15 +120,14 @@ class TreeSystem final : public sim::System {
     NewtonStatus status{true, 0, 0.0};
     if (midpoint_) {
       path_.at(t + h, q_kin_next_, nullptr, nullptr);
-      VecX q_kin(model_.num_kinematic());
       for (int i = 0; i < model_.num_kinematic(); ++i)
-        q_kin[i] = q_kin_next_[model_.kinematic_coords()[static_cast<std::size_t>(i)]];
-      tree::TreeState next = x_;
+        q_kin_[i] = q_kin_next_[model_.kinematic_coords()[static_cast<std::size_t>(i)]];
+      next_ = x_;
       // The inputs act at the quadrature point of the discrete Lagrangian (tree/midpoint.hpp).
       status = tree::midpoint_step(model_, data_, ts_.midpoint, h, x_,
-                                   input_at(t, t + ts_.midpoint.alpha * h), q_kin, next);
+                                   input_at(t, t + ts_.midpoint.alpha * h), q_kin_, next_);
       if (!status.converged) return {false, status.iterations, status.residual_norm, {}};
-      x_ = next;
+      x_ = next_;
     } else {
       rk4(t, h);
     }
@@ -188,14 +169,32 @@ class TreeSystem final : public sim::System {
   // Completes qd and p (whichever the method does not carry), the energy and the residual.
   void complete(double t) {
     path_.at(t, x_.q, &qd_, nullptr);
+    const std::vector<int>& dyn = model_.dynamic_coords();
     if (midpoint_) {
-      velocity_from_momentum(model_, data_, x_.q, x_.p, qd_);
+      velocity_from_momentum();
     } else {
       tree::lagrangian_terms(model_, data_, x_.q, qd_, false);
-      x_.p = dynamic_part(model_, data_.L_v);
+      for (std::size_t a = 0; a < dyn.size(); ++a) x_.p[Eigen::Index(a)] = data_.L_v[dyn[a]];
     }
     energy_ = tree::energy(model_, data_, x_.q, qd_);
-    residual_ = tree::worst_constraint(model_, data_, x_.q).first;
+    residual_ = tree::max_constraint_violation(model_, data_, x_.q);
+  }
+
+  // Velocities of the dynamic coordinates from their momenta at q (the kinematic entries
+  // of qd given): L is quadratic in qd, so p = M_dd qd_d + M_dk qd_k. In place, in the
+  // workspace sized by the constructor.
+  void velocity_from_momentum() {
+    tree::lagrangian_terms(model_, data_, x_.q, qd_, true);
+    const std::vector<int>& dyn = model_.dynamic_coords();
+    const Eigen::Index nd = static_cast<Eigen::Index>(dyn.size());
+    rhs_ = x_.p;
+    for (Eigen::Index a = 0; a < nd; ++a) {
+      for (Eigen::Index b = 0; b < nd; ++b) M_dd_(a, b) = data_.M(dyn[a], dyn[b]);
+      for (int k : model_.kinematic_coords()) rhs_[a] -= data_.M(dyn[a], k) * qd_[k];
+    }
+    lu_.compute(M_dd_);
+    qd_d_.noalias() = lu_.solve(rhs_);
+    for (Eigen::Index a = 0; a < nd; ++a) qd_[dyn[a]] = qd_d_[a];
   }
 
   // Classical RK4 (sim/rk.hpp) on (q, qd) with the inputs sampled at the stage times: the
@@ -230,7 +229,11 @@ class TreeSystem final : public sim::System {
   double energy_ = 0.0, residual_ = 0.0, saved_energy_ = 0.0, saved_residual_ = 0.0;
   mutable InputVec u_buf_;
   mutable VecX u_;
-  VecX qdd_kin_;
+  VecX qdd_kin_, q_kin_;
+  tree::TreeState next_;
+  MatX M_dd_;
+  VecX rhs_, qd_d_;
+  Eigen::PartialPivLU<MatX> lu_;
 };
 
 }  // namespace

@@ -235,6 +235,12 @@ void constraints_at_current_kinematics(const Model& model, Data& data, const Vec
 
 }  // namespace detail
 
+double max_constraint_violation(const Model& model, Data& data, const VecX& q) {
+  if (model.num_constraint_rows() == 0) return 0.0;
+  constraint_terms(model, data, q, nullptr);
+  return data.h.lpNorm<Eigen::Infinity>();
+}
+
 // The largest |h_c(q)| and the name of that constraint.
 std::pair<double, std::string> worst_constraint(const Model& model, Data& data, const VecX& q) {
   if (model.num_constraint_rows() == 0) return {0.0, ""};

@@ -70,7 +70,7 @@ std::vector<Case> cases() {
       {"snakeboard_rattle", scene(board, R"({"method": "rattle"})", 0.01, board_u)},
       {"sleigh_rk4", scene(R"({"type": "sleigh"})", R"({"method": "rk4"})", 0.01, sleigh_x)},
       {"tree_midpoint", scene(kCartPole, R"({"method": "midpoint"})", 0.01,
-                              kForce + R"(, "initial_state": {"q": {"theta": 0.3}})"), true},
+                              kForce + R"(, "initial_state": {"q": {"theta": 0.3}})")},
       {"tree_rk4", scene(kCartPole, R"({"method": "rk4"})", 0.01,
                          kForce + R"(, "initial_state": {"q": {"theta": 0.3}})"), true},
       {"maximal_chain", scene(chain, "{}", 0.01), false},

@@ -39,8 +39,9 @@ void constraint_terms(const Model& model, Data& data, const VecX& q, const VecX*
 // Total energy T + V at (q, qd).
 double energy(const Model& model, Data& data, const VecX& q, const VecX& qd);
 
-// The largest |h_c(q)| over the holonomic constraints and that constraint's name ({0, ""}
-// without constraints).
+// The largest |h_c(q)| over the holonomic constraints (0 without constraints), and with the
+// name of that constraint ({0, ""} without constraints).
+double max_constraint_violation(const Model& model, Data& data, const VecX& q);
 std::pair<double, std::string> worst_constraint(const Model& model, Data& data, const VecX& q);
 
 // The continuous dynamics, eq. (14), with constraint forces Dh^T lambda: solves
