@@ -20,10 +20,14 @@ std::string number_text(double x) {
 
 const char* failure_code(maximal::StepFailure f) {
   switch (f) {
-    case maximal::StepFailure::None: return "none";
-    case maximal::StepFailure::NotConverged: return "not_converged";
-    case maximal::StepFailure::AngularRateLimit: return "angular_rate_limit";
-    case maximal::StepFailure::NonFinite: return "non_finite";
+    case maximal::StepFailure::None:
+      return "none";
+    case maximal::StepFailure::NotConverged:
+      return "not_converged";
+    case maximal::StepFailure::AngularRateLimit:
+      return "angular_rate_limit";
+    case maximal::StepFailure::NonFinite:
+      return "non_finite";
   }
   return "unknown";
 }
@@ -34,8 +38,12 @@ const char* failure_code(maximal::StepFailure f) {
 class MaximalSystem final : public sim::System {
  public:
   explicit MaximalSystem(const MaximalSetup& ms)
-      : keep_(ms.model), model_(*keep_), input_joints_(ms.input_joints),
-        controls_(ms.controls ? std::make_unique<StepSignal>(ms.controls) : nullptr), options_(ms.step), data_(model_, ms.state0),
+      : keep_(ms.model),
+        model_(*keep_),
+        input_joints_(ms.input_joints),
+        controls_(ms.controls ? std::make_unique<StepSignal>(ms.controls) : nullptr),
+        options_(ms.step),
+        data_(model_, ms.state0),
         last_q_(static_cast<std::size_t>(model_.num_bodies()), Vec4::Zero()) {
     layout_.add("", {"t"}, {});
     const int nb = model_.num_bodies();
@@ -134,7 +142,8 @@ std::unique_ptr<System> make_maximal_system(const MaximalSetup& setup) {
     if (j < 0 || j >= setup.model->num_joints())
       throw InputError("maximal system: input joint index " + std::to_string(j) + " out of range");
     if (maximal::joint_dofs(setup.model->joints()[std::size_t(j)].type) != 1)
-      throw InputError("maximal system: input joint '" + setup.model->joints()[std::size_t(j)].name +
+      throw InputError("maximal system: input joint '" +
+                       setup.model->joints()[std::size_t(j)].name +
                        "' must have one degree of freedom (revolute or prismatic)");
   }
   if ((setup.controls ? std::size_t(setup.controls->size()) : setup.input_joints.size()) !=

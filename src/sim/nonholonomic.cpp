@@ -1,11 +1,10 @@
 #include "marsden/sim/nonholonomic.hpp"
 
+#include <Eigen/Cholesky>
 #include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <vector>
-
-#include <Eigen/Cholesky>
 
 #include "marsden/error.hpp"
 #include "marsden/nonholonomic/integrators.hpp"
@@ -17,11 +16,16 @@ namespace marsden::sim {
 
 std::string method_name(NonholonomicMethod m) {
   switch (m) {
-    case NonholonomicMethod::Rdp: return "rdp";
-    case NonholonomicMethod::RdpExplicit: return "rdp_explicit";
-    case NonholonomicMethod::Gni: return "gni";
-    case NonholonomicMethod::Rattle: return "rattle";
-    case NonholonomicMethod::Rk4: return "rk4";
+    case NonholonomicMethod::Rdp:
+      return "rdp";
+    case NonholonomicMethod::RdpExplicit:
+      return "rdp_explicit";
+    case NonholonomicMethod::Gni:
+      return "gni";
+    case NonholonomicMethod::Rattle:
+      return "rattle";
+    case NonholonomicMethod::Rk4:
+      return "rk4";
   }
   return "?";
 }
@@ -43,20 +47,22 @@ struct Sample {
 
 // Inf-norm of the nonholonomic constraints in body form at shape r (evaluated where the
 // method imposes them) for shape velocity u and body velocity xi = (omega, v1, v2).
-double constraint_violation(NonholonomicVehicle kind, const NonholonomicSetup& nh, const ShapeVec& r,
-                            const ShapeVec& u, const Vec3& xi) {
+double constraint_violation(NonholonomicVehicle kind, const NonholonomicSetup& nh,
+                            const ShapeVec& r, const ShapeVec& u, const Vec3& xi) {
   const double w = xi[0], v1 = xi[1], v2 = xi[2];
   switch (kind) {
     case NonholonomicVehicle::Car: {
       const CarParams& p = nh.car;
-      return std::max({std::abs(v1 - p.rho * u[0]), std::abs(v2),
-                       std::abs(w - (p.rho / p.l) * r[1] * u[0])});
+      return std::max(
+          {std::abs(v1 - p.rho * u[0]), std::abs(v2), std::abs(w - (p.rho / p.l) * r[1] * u[0])});
     }
     case NonholonomicVehicle::Snakeboard: {
       const double l = nh.snakeboard.l, c = std::cos(r[1]), s = std::sin(r[1]);
-      return std::max(std::abs(-l * c * w - s * v1 + c * v2), std::abs(l * c * w + s * v1 + c * v2));
+      return std::max(std::abs(-l * c * w - s * v1 + c * v2),
+                      std::abs(l * c * w + s * v1 + c * v2));
     }
-    case NonholonomicVehicle::Sleigh: return std::abs(v2 + nh.sleigh.a * w);
+    case NonholonomicVehicle::Sleigh:
+      return std::abs(v2 + nh.sleigh.a * w);
   }
   return 0.0;
 }
@@ -87,8 +93,8 @@ InputVec eval_at(const Signal& s, double t) {
 
 class RdpSim final : public Sim {
  public:
-  RdpSim(NonholonomicVehicle kind, const NonholonomicSetup& nh, std::shared_ptr<const ConstantMetricRdpModel> m,
-         const RdpOptions& opt, const InputVec& u0)
+  RdpSim(NonholonomicVehicle kind, const NonholonomicSetup& nh,
+         std::shared_ptr<const ConstantMetricRdpModel> m, const RdpOptions& opt, const InputVec& u0)
       : kind_(kind), nh_(&nh), model_(std::move(m)), opt_(opt) {
     const int nr = model_->num_shape(), nb = model_->num_symmetry();
     ShapeVec f, pres;
@@ -175,9 +181,9 @@ class RdpSim final : public Sim {
   std::shared_ptr<const ConstantMetricRdpModel> model_;
   RdpOptions opt_;
   RdpState<SE2> state_;
-  double theta_ = 0.0;   // unwrapped heading
-  ShapeVec r_seg_;       // shape at the start of the last segment
-  double h_seg_ = 0.0;   // its length (0 before the first step)
+  double theta_ = 0.0;  // unwrapped heading
+  ShapeVec r_seg_;      // shape at the start of the last segment
+  double h_seg_ = 0.0;  // its length (0 before the first step)
 };
 
 // ------------------------------------------------------ car: explicit RDP, RK4
@@ -227,7 +233,8 @@ class CarExplicitSim final : public Sim {
 
 class CarRk4Sim final : public Sim {
  public:
-  CarRk4Sim(const NonholonomicSetup& nh, double u_sigma0) : nh_(&nh), model_(nh.car), u_sigma_(u_sigma0) {
+  CarRk4Sim(const NonholonomicSetup& nh, double u_sigma0)
+      : nh_(&nh), model_(nh.car), u_sigma_(u_sigma0) {
     y_ << nh.theta, nh.x, nh.y, nh.shape[0], nh.shape[1], nh.shape_velocity[0];
   }
   std::unique_ptr<Sim> clone() const override { return std::make_unique<CarRk4Sim>(*this); }
@@ -268,8 +275,9 @@ class CarRk4Sim final : public Sim {
 
 class FullSim final : public Sim {
  public:
-  FullSim(NonholonomicVehicle kind, const NonholonomicSetup& nh, NonholonomicMethod method, const NewtonOptions& newton,
-          std::shared_ptr<const NonholonomicModel> model, const Vec3& xi0)
+  FullSim(NonholonomicVehicle kind, const NonholonomicSetup& nh, NonholonomicMethod method,
+          const NewtonOptions& newton, std::shared_ptr<const NonholonomicModel> model,
+          const Vec3& xi0)
       : kind_(kind), nh_(&nh), method_(method), newton_(newton), model_(std::move(model)) {
     const int n = model_->dof();
     it_ = kind == NonholonomicVehicle::Snakeboard ? 2 : 0;
@@ -354,7 +362,7 @@ class FullSim final : public Sim {
   NonholonomicMethod method_;
   NewtonOptions newton_;
   std::shared_ptr<const NonholonomicModel> model_;
-  int it_ = 0;  // index of theta in q
+  int it_ = 0;   // index of theta in q
   NhVec q_, p_;  // p: momentum (GNI: p+, RATTLE: p), or the velocity for RK4
   double h_prev_ = 0.0;
 };
@@ -363,11 +371,15 @@ std::unique_ptr<Sim> make_sim(const NonholonomicSetup& nh, const InputVec& u0) {
   const NonholonomicVehicle kind = nh.vehicle;
   std::shared_ptr<const ConstantMetricRdpModel> rdp_model;
   switch (kind) {
-    case NonholonomicVehicle::Car: rdp_model = std::make_shared<const CarModel>(nh.car); break;
+    case NonholonomicVehicle::Car:
+      rdp_model = std::make_shared<const CarModel>(nh.car);
+      break;
     case NonholonomicVehicle::Snakeboard:
       rdp_model = std::make_shared<const SnakeboardModel>(nh.snakeboard, nh.prescribe_shape);
       break;
-    case NonholonomicVehicle::Sleigh: rdp_model = std::make_shared<const SleighModel>(nh.sleigh); break;
+    case NonholonomicVehicle::Sleigh:
+      rdp_model = std::make_shared<const SleighModel>(nh.sleigh);
+      break;
   }
   if (nh.method == NonholonomicMethod::Rdp) {
     RdpOptions opt;
@@ -378,14 +390,14 @@ std::unique_ptr<Sim> make_sim(const NonholonomicSetup& nh, const InputVec& u0) {
     return std::make_unique<RdpSim>(kind, nh, rdp_model, opt, u0);
   }
   if (kind == NonholonomicVehicle::Car) {
-    if (nh.method == NonholonomicMethod::RdpExplicit) return std::make_unique<CarExplicitSim>(nh, u0[1]);
+    if (nh.method == NonholonomicMethod::RdpExplicit)
+      return std::make_unique<CarExplicitSim>(nh, u0[1]);
     if (nh.method == NonholonomicMethod::Rk4) return std::make_unique<CarRk4Sim>(nh, u0[1]);
     throw InputError("method " + method_name(nh.method) + " is not available for the car");
   }
   if (nh.method == NonholonomicMethod::RdpExplicit)
     throw InputError("method rdp_explicit is for the car only");
-  if (nh.prescribe_shape)
-    throw InputError("prescribed shape velocities need method rdp");
+  if (nh.prescribe_shape) throw InputError("prescribed shape velocities need method rdp");
   // Initial body velocity from the same data as the RDP start.
   Vec3 xi0 = Vec3::Zero();
   std::shared_ptr<const NonholonomicModel> full;
@@ -411,11 +423,13 @@ class NhSystem final : public sim::System {
  public:
   // The Sims point into *setup, which the system keeps alive.
   NhSystem(std::shared_ptr<const NonholonomicSetup> setup, std::unique_ptr<Sim> sim)
-      : setup_(std::move(setup)), kind_(setup_->vehicle),
+      : setup_(std::move(setup)),
+        kind_(setup_->vehicle),
         controls_(setup_->controls ? setup_->controls
                                    : std::make_shared<const ConstantSignal>(
                                          InputVec::Zero(num_controls(kind_)))),
-        sim_(std::move(sim)), nu_(num_controls(kind_)) {
+        sim_(std::move(sim)),
+        nu_(num_controls(kind_)) {
     const NonholonomicVehicle kind = kind_;
     const int nr = num_shape(kind);
     std::vector<std::string> shape_names;
@@ -492,7 +506,8 @@ std::unique_ptr<System> make_nonholonomic_system(const NonholonomicSetup& setup)
   const int nr = num_shape(setup.vehicle), nu = num_controls(setup.vehicle);
   if ((setup.controls ? setup.controls->size() : 0) != nu || setup.shape.size() != nr ||
       setup.shape_velocity.size() != nr)
-    throw InputError("nonholonomic vehicle: controls or initial state sizes do not match the vehicle");
+    throw InputError(
+        "nonholonomic vehicle: controls or initial state sizes do not match the vehicle");
   InputVec u0 = InputVec::Zero(nu);
   if (setup.controls) setup.controls->eval(0.0, u0);
   auto owned = std::make_shared<const NonholonomicSetup>(setup);

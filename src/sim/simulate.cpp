@@ -65,12 +65,14 @@ std::string failure_message(int step, double t, const StepStatus& st, int max_le
 
 void check(const RunOptions& o) {
   if (!(o.dt > 0.0) || !std::isfinite(o.dt))
-    throw InputError("simulate: the time step dt must be > 0 and finite (got " +
-                     number_text(o.dt) + ")");
+    throw InputError("simulate: the time step dt must be > 0 and finite (got " + number_text(o.dt) +
+                     ")");
   if (!std::isfinite(o.t0)) throw InputError("simulate: the start time t0 is not finite");
-  if (o.steps < 1) throw InputError("simulate: steps must be >= 1 (got " + std::to_string(o.steps) + ")");
+  if (o.steps < 1)
+    throw InputError("simulate: steps must be >= 1 (got " + std::to_string(o.steps) + ")");
   if (o.output_every < 1)
-    throw InputError("simulate: output_every must be >= 1 (got " + std::to_string(o.output_every) + ")");
+    throw InputError("simulate: output_every must be >= 1 (got " + std::to_string(o.output_every) +
+                     ")");
   if (o.policy.max_subdivisions < 0 || o.policy.max_subdivisions > 30)
     throw InputError("simulate: max_subdivisions must be in [0, 30] (got " +
                      std::to_string(o.policy.max_subdivisions) + ")");
@@ -190,10 +192,12 @@ RunSummary simulate(System& system, const RunOptions& o, Recorder& recorder) {
     if (!mu.empty()) {
       system.momentum(mu);
       for (std::size_t i = 0; i < mu.size(); ++i)
-        sum.momentum_drift = std::max(sum.momentum_drift, std::abs(mu[i] - sum.momentum_initial[i]));
+        sum.momentum_drift =
+            std::max(sum.momentum_drift, std::abs(mu[i] - sum.momentum_initial[i]));
     }
     if (sum.has_constraint)
-      sum.constraint_violation_max = std::max(sum.constraint_violation_max, system.constraint_violation());
+      sum.constraint_violation_max =
+          std::max(sum.constraint_violation_max, system.constraint_violation());
     sum.newton_min = n == 0 ? iterations : std::min(sum.newton_min, iterations);
     sum.newton_max = std::max(sum.newton_max, iterations);
     sum.newton_total += iterations;

@@ -1,8 +1,7 @@
 #include "marsden/sim/tree.hpp"
 
-#include <string>
-
 #include <Eigen/LU>
+#include <string>
 
 #include "marsden/error.hpp"
 #include "marsden/sim/rk.hpp"
@@ -14,7 +13,6 @@ namespace {
 using tree::MatX;
 using tree::Model;
 using tree::VecX;
-
 
 // The kinematic coordinates' values, velocities and accelerations at time t: q0 plus the
 // signals' displacements, differentiated by central differences (signals are given as
@@ -60,11 +58,18 @@ class KinematicPath {
 class TreeSystem final : public sim::System {
  public:
   explicit TreeSystem(const TreeSetup& ts)
-      : ts_(ts), model_(*ts_.model), data_(model_), path_(ts_),
-        midpoint_(ts.method == TreeMethod::Midpoint), u_(VecX::Zero(model_.num_inputs())),
-        qdd_kin_(model_.num_kinematic()), q_kin_(model_.num_kinematic()),
-        M_dd_(model_.num_dynamic(), model_.num_dynamic()), rhs_(model_.num_dynamic()),
-        qd_d_(model_.num_dynamic()), lu_(model_.num_dynamic()) {
+      : ts_(ts),
+        model_(*ts_.model),
+        data_(model_),
+        path_(ts_),
+        midpoint_(ts.method == TreeMethod::Midpoint),
+        u_(VecX::Zero(model_.num_inputs())),
+        qdd_kin_(model_.num_kinematic()),
+        q_kin_(model_.num_kinematic()),
+        M_dd_(model_.num_dynamic(), model_.num_dynamic()),
+        rhs_(model_.num_dynamic()),
+        qd_d_(model_.num_dynamic()),
+        lu_(model_.num_dynamic()) {
     const int n = model_.num_coords(), nd = model_.num_dynamic(), nu = model_.num_inputs();
     std::vector<std::string> q, qd, p, u;
     for (const auto& c : model_.coords()) q.push_back(c.name);
@@ -100,8 +105,8 @@ class TreeSystem final : public sim::System {
     saved_qd_ = qd_;
     saved_energy_ = energy_;
     saved_residual_ = residual_;
-    saved_warm_ = {data_.q_prev_end, data_.v_prev, data_.v_prev2, data_.lambda,
-                   data_.have_prev, data_.have_prev2};
+    saved_warm_ = {data_.q_prev_end, data_.v_prev,    data_.v_prev2,
+                   data_.lambda,     data_.have_prev, data_.have_prev2};
   }
   void rollback() override {
     x_ = saved_x_;
@@ -245,7 +250,8 @@ std::unique_ptr<System> make_tree_system(const TreeSetup& setup) {
   if (setup.q0.size() != n || setup.qd0.size() != n ||
       setup.kinematic.size() != static_cast<std::size_t>(model.num_kinematic()) ||
       (setup.controls && setup.controls->size() != model.num_inputs()))
-    throw InputError("tree system: initial state, kinematic or control sizes do not match the model");
+    throw InputError(
+        "tree system: initial state, kinematic or control sizes do not match the model");
   return std::make_unique<TreeSystem>(setup);
 }
 

@@ -13,7 +13,9 @@ namespace {
 class VehicleSystem final : public System {
  public:
   explicit VehicleSystem(const VehicleSetup& s)
-      : setup_(s), stepper_(make_stepper<SE3>(s.method, s.model, s.options)), cur_(s.initial_state) {
+      : setup_(s),
+        stepper_(make_stepper<SE3>(s.method, s.model, s.options)),
+        cur_(s.initial_state) {
     const int nu = s.controls ? s.controls->size() : 0, ns = s.shape ? s.shape->size() : 0;
     if (nu != s.model->num_controls() || ns != s.model->num_shape())
       throw InputError("vehicle: controls or shape signal size does not match the system");

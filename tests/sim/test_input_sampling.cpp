@@ -23,7 +23,6 @@ std::filesystem::path example(const std::string& name) {
   return std::filesystem::path(MARSDEN_SOURCE_DIR) / "examples" / "scenes" / (name + ".json");
 }
 
-
 // The named columns of the final state of `scene` run with step dt.
 std::vector<double> final_values(const io::Scene& scene, double dt,
                                  const std::vector<std::string>& names) {
@@ -96,7 +95,8 @@ std::string cart_pole(const std::string& method) {
       {"name": "tip", "parent": "pole", "type": "tz", "value": 0.5,
        "mass": {"mass": 0.5, "com": [0, 0, 0], "inertia": [0.01, 0.01, 0.001]}}],
     "inputs": [{"type": "force", "coordinate": "y"}]},
-  "integrator": {"method": ")" + method + R"("},
+  "integrator": {"method": ")" +
+         method + R"("},
   "dt": 0.01, "duration": 2.0,
   "initial_state": {"q": {"theta": 0.3}},
   "controls": {"type": "sinusoid", "offset": [0.5], "amplitude": [3.0], "frequency_hz": [1.3]}
@@ -126,7 +126,8 @@ TEST(InputSampling, CarRk4WithSmoothTorqueAndSteeringIsFourthOrder) {
   "initial_state": {"psi_dot": 2.0},
   "controls": {"type": "sinusoid", "offset": [0.2, 0.0], "amplitude": [0.5, 0.4],
                "frequency_hz": [0.7, 0.5]}
-})", "car rk4");
+})",
+                                          "car rk4");
   const auto [p1, p2] = observed_orders(scene, 0.04, 1e-4, {"theta", "x", "y", "psi_dot"});
   EXPECT_GT(p1, 3.7);
   EXPECT_GT(p2, 3.7);

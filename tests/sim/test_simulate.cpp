@@ -100,7 +100,7 @@ TEST(Simulate, SymplecticEnergyErrorIsBoundedAndMomentumDriftShows) {
   ASSERT_TRUE(s.ok);
   EXPECT_EQ(s.steps_done, 100000);
   EXPECT_LT(s.energy_drift_relative, 0.01);  // h^2 / 4 for Stoermer-Verlet, bounded
-  EXPECT_GT(s.momentum_drift, 0.9);           // v swings through [-1, 1]
+  EXPECT_GT(s.momentum_drift, 0.9);          // v swings through [-1, 1]
   EXPECT_EQ(rec.rows, 100001u);
   EXPECT_EQ(s.newton_total, 100000);
   EXPECT_DOUBLE_EQ(s.newton_mean, 1.0);
@@ -161,7 +161,8 @@ TEST(Simulate, SubdivisionThatCannotRescueReportsTheDeepestLevel) {
   EXPECT_EQ(s.failures, 4);
   EXPECT_EQ(s.steps_done, 0);
   EXPECT_NE(s.message.find("did not converge: residual 1.5 after 7 Newton iterations"),
-            std::string::npos) << s.message;
+            std::string::npos)
+      << s.message;
   EXPECT_NE(s.message.find("also with 8 substeps of dt/8"), std::string::npos) << s.message;
   EXPECT_EQ(osc.x, 1.0);  // rolled back to the start
   EXPECT_EQ(rec.rows, 1u);
@@ -222,9 +223,7 @@ std::size_t count_lines(const std::filesystem::path& p) {
 
 TEST(FileRecorder, FilesAppearUnderFinalNamesOnlyWhenComplete) {
   test::TempDir dir;
-  {
-    std::ofstream(dir.path() / "trajectory.npz") << "stale";
-  }
+  { std::ofstream(dir.path() / "trajectory.npz") << "stale"; }
   Oscillator osc;
   WatchingRecorder rec(dir.path());
   const RunSummary s = simulate(osc, options(0.1, 50), rec);

@@ -20,7 +20,7 @@ namespace {
 
 struct Case {
   std::string name;
-  std::string scene;  // a scene file's text
+  std::string scene;            // a scene file's text
   bool step_allocates = false;  // documented exceptions to "no allocation inside a step"
 };
 
@@ -28,8 +28,8 @@ void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
 
 std::string scene(const std::string& system, const std::string& integrator, double dt,
                   const std::string& rest = "") {
-  return R"({"system": )" + system + R"(, "integrator": )" + integrator +
-         R"(, "dt": )" + std::to_string(dt) + R"(, "duration": 0.5)" + rest + "}";
+  return R"({"system": )" + system + R"(, "integrator": )" + integrator + R"(, "dt": )" +
+         std::to_string(dt) + R"(, "duration": 0.5)" + rest + "}";
 }
 
 const std::string kCartPole = R"({"type": "tree", "gravity": [0, 0, -9.81],
@@ -43,7 +43,8 @@ const std::string kForce =
     R"(, "controls": {"type": "sinusoid", "offset": [0.5], "amplitude": [1.0], "frequency_hz": [1.0]})";
 
 std::vector<Case> cases() {
-  const std::string body = R"({"type": "rigid_body", "inertia": {"J": [1.0, 2.0, 3.0], "mass": 1.0}})";
+  const std::string body =
+      R"({"type": "rigid_body", "inertia": {"J": [1.0, 2.0, 3.0], "mass": 1.0}})";
   const std::string spin = R"(, "initial_state": {"angular_velocity": [0.3, 2.0, 0.1]})";
   const std::string heli = R"({"type": "helicopter"})";
   const std::string heli_u =
@@ -63,7 +64,8 @@ std::vector<Case> cases() {
       {"helicopter_rk2", scene(heli, R"({"method": "rk2"})", 0.01, heli_u)},
       {"helicopter_lie_newmark", scene(heli, R"({"method": "lie_newmark"})", 0.01, heli_u)},
       {"car_rdp", scene(R"({"type": "car"})", R"({"method": "rdp"})", 0.01, car_u)},
-      {"car_rdp_explicit", scene(R"({"type": "car"})", R"({"method": "rdp_explicit"})", 0.01, car_u)},
+      {"car_rdp_explicit",
+       scene(R"({"type": "car"})", R"({"method": "rdp_explicit"})", 0.01, car_u)},
       {"car_rk4", scene(R"({"type": "car"})", R"({"method": "rk4"})", 0.01, car_u)},
       {"snakeboard_rdp", scene(board, R"({"method": "rdp"})", 0.01, board_u)},
       {"snakeboard_gni", scene(board, R"({"method": "gni"})", 0.01, board_u)},
@@ -71,14 +73,19 @@ std::vector<Case> cases() {
       {"sleigh_rk4", scene(R"({"type": "sleigh"})", R"({"method": "rk4"})", 0.01, sleigh_x)},
       {"tree_midpoint", scene(kCartPole, R"({"method": "midpoint"})", 0.01,
                               kForce + R"(, "initial_state": {"q": {"theta": 0.3}})")},
-      {"tree_rk4", scene(kCartPole, R"({"method": "rk4"})", 0.01,
-                         kForce + R"(, "initial_state": {"q": {"theta": 0.3}})"), true},
+      {"tree_rk4",
+       scene(kCartPole, R"({"method": "rk4"})", 0.01,
+             kForce + R"(, "initial_state": {"q": {"theta": 0.3}})"),
+       true},
       {"maximal_chain", scene(chain, "{}", 0.01), false},
-      {"maximal_driven", scene(R"({"type": "maximal", "mechanism": "pendulum_chain",
+      {"maximal_driven",
+       scene(
+           R"({"type": "maximal", "mechanism": "pendulum_chain",
             "parameters": {"n": 3}, "inputs": ["joint0", "joint2"],
             "springs": [{"joint": "joint1", "stiffness": 2.0}],
-            "dampers": [{"joint": "joint2", "damping": 0.1}]})", "{}", 0.01,
-            R"(, "controls": {"type": "sinusoid", "offset": [0.5, 0.0], "amplitude": [0.2, 0.3], "frequency_hz": [1.0, 2.0]})"),
+            "dampers": [{"joint": "joint2", "damping": 0.1}]})",
+           "{}", 0.01,
+           R"(, "controls": {"type": "sinusoid", "offset": [0.5, 0.0], "amplitude": [0.2, 0.3], "frequency_hz": [1.0, 2.0]})"),
        false},
   };
 }

@@ -26,9 +26,10 @@ struct MaximalSetup {
 
 // Columns t, per body NAME_x, _y, _z, _qw, _qx, _qy, _qz, then energy,
 // constraint_violation and u0.. (one per actuated joint); arrays position (bodies x 3),
-// quaternion (bodies x 4), energy, constraint_violation, controls. A failed step reports code "not_converged", "angular_rate_limit"
-// or "non_finite". Throws InputError when the state does not match the mechanism, an
-// input joint is not a one-degree-of-freedom joint or the controls' size does not match.
+// quaternion (bodies x 4), energy, constraint_violation, controls. A failed step reports
+// code "not_converged", "angular_rate_limit" or "non_finite". Throws InputError when the
+// state does not match the mechanism, an input joint is not a one-degree-of-freedom joint
+// or the controls' size does not match.
 std::unique_ptr<System> make_maximal_system(const MaximalSetup& setup);
 
 }  // namespace marsden::sim

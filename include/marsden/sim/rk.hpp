@@ -36,7 +36,8 @@ Y rk_step(RungeKutta method, double t, double h, const Y& y, F&& f, Retract&& re
       const DY k2 = f(t + h, retract(y, DY(h * k1)));
       return retract(y, DY(0.5 * h * (k1 + k2)));
     }
-    case RungeKutta::Classic4: break;
+    case RungeKutta::Classic4:
+      break;
   }
   const DY k2 = f(t + 0.5 * h, retract(y, DY(0.5 * h * k1)));
   const DY k3 = f(t + 0.5 * h, retract(y, DY(0.5 * h * k2)));

@@ -78,8 +78,8 @@ struct RunSummary {
   double failed_t = 0.0;
   std::string failed_code;
   double energy_initial = 0.0;
-  double energy_drift = 0.0;           // max |E - E0| over the steps done, J
-  double energy_drift_relative = 0.0;  // energy_drift / |E0| (NaN if E0 == 0)
+  double energy_drift = 0.0;             // max |E - E0| over the steps done, J
+  double energy_drift_relative = 0.0;    // energy_drift / |E0| (NaN if E0 == 0)
   std::vector<double> momentum_initial;  // empty when the system has no momentum
   double momentum_drift = 0.0;           // max ||mu - mu0||_inf
   double momentum_drift_relative = 0.0;
