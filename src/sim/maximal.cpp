@@ -1,22 +1,16 @@
 #include "marsden/sim/maximal.hpp"
 
-#include <charconv>
 #include <string>
 
 #include "marsden/error.hpp"
 #include "marsden/maximal/joints.hpp"
 #include "marsden/sim/inputs.hpp"
+#include "marsden/sim/simulate.hpp"
 
 namespace marsden::sim {
 namespace {
 
 using maximal::BodyState;
-
-std::string number_text(double x) {
-  char buf[32];
-  const auto res = std::to_chars(buf, buf + sizeof buf, x);
-  return std::string(buf, res.ptr);
-}
 
 const char* failure_code(maximal::StepFailure f) {
   switch (f) {

@@ -36,24 +36,14 @@ void MemoryRecorder::row(std::span<const double> v) {
 
 namespace {
 
-std::string number_text(double x) {
-  char buf[32];
-  const auto res = std::to_chars(buf, buf + sizeof buf, x);
-  return std::string(buf, res.ptr);
-}
-
 bool all_finite(std::span<const double> v) {
   return std::all_of(v.begin(), v.end(), [](double x) { return std::isfinite(x); });
-}
-
-std::string step_text(int step, double t) {
-  return "step " + std::to_string(step) + " (t = " + time_text(t) + ")";
 }
 
 // "step N (t = T) did not converge: residual R after I Newton iterations" or "... failed:
 // REASON", noting the substeps tried when the policy subdivides.
 std::string failure_message(int step, double t, const StepStatus& st, int max_level) {
-  std::string msg = step_text(step, t) + " ";
+  std::string msg = "step " + std::to_string(step) + " (t = " + time_text(t) + ") ";
   msg += st.reason.empty() ? "did not converge: residual " + number_text(st.residual) + " after " +
                                  std::to_string(st.iterations) + " Newton iterations"
                            : "failed: " + st.reason;
@@ -94,6 +84,12 @@ struct FinishGuard {
 };
 
 }  // namespace
+
+std::string number_text(double x) {
+  char buf[32];
+  const auto res = std::to_chars(buf, buf + sizeof buf, x);
+  return std::string(buf, res.ptr);
+}
 
 std::string time_text(double t) { return number_text(t) + " s"; }
 
@@ -141,17 +137,22 @@ RunSummary simulate(System& system, const RunOptions& o, Recorder& recorder) {
   int last_recorded = 0;
   for (int n = 0; sum.ok && n < o.steps; ++n) {
     const double t_n = o.t0 + n * o.dt;
+    const double t_next = o.t0 + (n + 1) * o.dt;
     int iterations = 0;
     StepStatus st;
-    // `count` substeps of size h from the checkpoint; false at the first failure.
+    double energy = 0.0;
+    // `count` substeps of size h from the checkpoint; false at the first failure. Each
+    // substep's row and energy are checked; those of the last are the step's, kept in
+    // `row` and `energy` for the statistics and the recorder.
     auto attempt = [&](int count, double h) {
       try {
         for (int j = 0; j < count; ++j) {
           st = system.step(t_n + j * h, h);
           iterations += st.iterations;
           if (!st.converged) return false;
-          system.row(t_n + (j + 1) * h, row);
-          if (!all_finite(row) || !std::isfinite(system.energy())) {
+          system.row(j + 1 == count ? t_next : t_n + (j + 1) * h, row);
+          energy = system.energy();
+          if (!all_finite(row) || !std::isfinite(energy)) {
             st.converged = false;
             st.reason = "the state became NaN or infinite";
             st.code = "non_finite";
@@ -187,7 +188,6 @@ RunSummary simulate(System& system, const RunOptions& o, Recorder& recorder) {
     }
     if (level > 0) sum.subdivisions.push_back({n, t_n, level});
 
-    const double energy = system.energy();
     sum.energy_drift = std::max(sum.energy_drift, std::abs(energy - sum.energy_initial));
     if (!mu.empty()) {
       system.momentum(mu);
@@ -202,13 +202,11 @@ RunSummary simulate(System& system, const RunOptions& o, Recorder& recorder) {
     sum.newton_max = std::max(sum.newton_max, iterations);
     sum.newton_total += iterations;
     sum.steps_done = n + 1;
-    sum.final_time = o.t0 + (n + 1) * o.dt;
+    sum.final_time = t_next;
 
     if ((n + 1) % o.output_every == 0 || n + 1 == o.steps) {
-      if (!record(sum.final_time)) {
-        fail(step_text(n, t_n) + ": the state is not finite");
-        break;
-      }
+      recorder.row(row);  // checked finite by the attempt
+      ++sum.rows_written;
       last_recorded = n + 1;
     }
   }

@@ -94,7 +94,8 @@ struct RunSummary {
 // (dt <= 0 or not finite, steps < 1, output_every < 1, max_subdivisions outside 0..30).
 RunSummary simulate(System& system, const RunOptions& options, Recorder& recorder);
 
-// "T s", for messages.
+// x in the shortest form that reads back to the same double, for messages; "T s" for a time.
+std::string number_text(double x);
 std::string time_text(double t);
 
 }  // namespace marsden::sim
