@@ -19,7 +19,6 @@
 namespace marsden::io {
 
 using detail::format_number;
-using detail::time_text;
 using detail::JsonNode;
 using detail::parse_boat;
 using detail::parse_helicopter;
@@ -368,8 +367,6 @@ Scene build_scene(const detail::JsonDocument& doc) {
 }  // namespace
 
 namespace detail {
-
-std::string time_text(double t) { return sim::time_text(t); }
 
 SceneRunSummary run_system(const Scene& scene, sim::System& system, double t0,
                            const std::filesystem::path& out_dir, Json integrator,

@@ -89,7 +89,4 @@ SceneRunSummary run_system(const Scene& scene, sim::System& system, double t0,
 // The integrator keys `on_failure` and `max_subdivisions` into `s`, shared by every system.
 void parse_failure_policy(const JsonNode& in, sim::FailurePolicy& s);
 
-// "T s", for messages.
-std::string time_text(double t);
-
 }  // namespace marsden::io::detail
