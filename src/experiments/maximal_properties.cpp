@@ -146,13 +146,13 @@ std::vector<double> newton_history(const Mechanism& mech) {
   Eigen::VectorXd s = inspect::warm_start(mech.model, data);
   std::vector<double> history;
   for (int i = 0; i < 40; ++i) {
-    const Eigen::VectorXd r = inspect::residual(mech.model, data, options, s);
+    const Eigen::VectorXd r = residual(mech.model, data, options.dt, s);
     history.push_back(r.lpNorm<Eigen::Infinity>());
     if (i > 0 && history[i] >= history[i - 1]) break;  // the roundoff floor
     const Eigen::VectorXd dx = inspect::sparse_solve(mech.model, data, options, s, r);
     double alpha = 1.0;
     while (alpha > 1.0 / 64.0 &&
-           !(inspect::residual(mech.model, data, options, s - alpha * dx).lpNorm<Eigen::Infinity>() <
+           !(residual(mech.model, data, options.dt, s - alpha * dx).lpNorm<Eigen::Infinity>() <
              history.back())) {
       alpha *= 0.5;
     }

@@ -653,33 +653,138 @@ double max_constraint_violation(const Model& model, const std::vector<BodyState>
   return worst;
 }
 
-namespace inspect {
-
 int system_size(const Model& model) { return model.topology().size(); }
 
-Eigen::VectorXd residual(const Model& model, const Data& data, const StepOptions& options,
-                         const Eigen::VectorXd& s) {
-  Workspace ws(model);
-  if (!prepare(model, data, ws, options.dt)) throw SolverError(describe(StepFailure::AngularRateLimit));
-  Eigen::VectorXd r(s.size());
-  if (!evaluate(model, data, ws, options.dt, s, r, ws.next, false)) {
+namespace {
+
+// The workspace after prepare() and evaluate() at s; throws where the step has no solution.
+void evaluate_at(const Model& model, const Data& data, Workspace& ws, double dt,
+                 const Eigen::VectorXd& s, Eigen::VectorXd& r, bool jacobian) {
+  if (s.size() != model.topology().size()) {
+    throw InputError("maximal residual: " + std::to_string(s.size()) + " unknowns for a system of " +
+                     std::to_string(model.topology().size()));
+  }
+  r.resize(s.size());
+  if (!prepare(model, data, ws, dt) || !evaluate(model, data, ws, dt, s, r, ws.next, jacobian)) {
     throw SolverError(describe(StepFailure::AngularRateLimit));
   }
+}
+
+// d/d omega_k of the t_k body momentum of eq. (33) as prepare() scales it,
+// (dt_prev / 2 dt) (r(dt_prev) J w - w x J w).
+Mat3 momentum_k_derivative(const Mat3& J, const Vec3& omega, double dt_prev, double dt) {
+  const double root = rate_root(omega, dt_prev);
+  const Vec3 Jw = J * omega;
+  return 0.5 * dt_prev / dt *
+         (root * J - Jw * omega.transpose() / root + Quat::hat(Jw) - Quat::hat(omega) * J);
+}
+
+}  // namespace
+
+Eigen::VectorXd residual(const Model& model, const Data& data, double dt,
+                         const Eigen::VectorXd& s) {
+  Workspace ws(model);
+  Eigen::VectorXd r;
+  evaluate_at(model, data, ws, dt, s, r, false);
   return r;
 }
 
-Eigen::MatrixXd jacobian(const Model& model, const Data& data, const StepOptions& options,
-                         const Eigen::VectorXd& s) {
+void residual_blocks(const Model& model, const Data& data, double dt, const Eigen::VectorXd& s,
+                     ResidualBlocks& out) {
   Workspace ws(model);
-  if (!prepare(model, data, ws, options.dt)) throw SolverError(describe(StepFailure::AngularRateLimit));
-  Eigen::VectorXd r(s.size());
-  if (!evaluate(model, data, ws, options.dt, s, r, ws.next, true)) {
-    throw SolverError(describe(StepFailure::AngularRateLimit));
-  }
+  evaluate_at(model, data, ws, dt, s, out.r, true);
   assemble_tree(model, ws);
   assemble_dense(model, ws);
-  return ws.F_dense;
+  out.J_r_s = ws.F_dense;
+  const int n = model.topology().size();
+  const int nb = model.num_bodies();
+  out.J_r_state.setZero(n, 12 * nb);
+  out.J_r_u.setZero(n, model.num_joints());
+  auto& J_r_state = out.J_r_state;
+  // The t_k momenta and the body torque (applied in the body frame: R_k^T tau).
+  const double dt_prev = data.last_dt > 0.0 ? data.last_dt : dt;
+  for (int b = 0; b < nb; ++b) {
+    const Body& body = model.bodies()[b];
+    const BodyState& st = data.state[b];
+    J_r_state.block<3, 3>(6 * b, 12 * b + 6).diagonal().setConstant(-body.mass / dt);
+    J_r_state.block<3, 3>(6 * b + 3, 12 * b + 9) =
+        -momentum_k_derivative(body.inertia, st.omega, dt_prev, dt);
+    J_r_state.block<3, 3>(6 * b + 3, 12 * b + 3) =
+        -Quat::hat(st.q.matrix().transpose() * data.body_torque[b]);
+  }
+  for (int j = 0; j < model.num_joints(); ++j) {
+    const Joint& joint = model.joints()[j];
+    const int m = constraint_rows(joint.type);
+    const BodyState& a = pose_of(data.state, joint.parent);
+    const BodyState& c = data.state[joint.child];
+    const int ends[2] = {joint.parent, joint.child};
+    // Adds sign * M (rows and columns: parent then child, 6 each) into the body rows and
+    // the columns at col_shift (0: dx, dphi; 6: dv, domega) of the two bodies.
+    auto scatter = [&](const Mat12& M, int col_shift) {
+      for (int i = 0; i < 2; ++i) {
+        for (int k = 0; k < 2; ++k) {
+          if (ends[i] == kWorld || ends[k] == kWorld) continue;
+          J_r_state.block<6, 6>(6 * ends[i], 12 * ends[k] + col_shift) +=
+              M.block<6, 6>(6 * i, 6 * k);
+        }
+      }
+    };
+    // The constraint force -G(x_k)^T lambda.
+    JointVec lambda = lambda_of(model.topology(), j, s, m);
+    scatter(-joint_force_derivative(joint, a, c, lambda), 0);
+    // g(x_kp1) / dt, x_kp1 = x_k + dt v and q_kp1 = q_k f: a perturbation q_k exp(dphi)
+    // moves q_kp1 by exp(R_f^T dphi).
+    JointBlock C_ends[2];
+    joint_jacobians(joint, pose_of(ws.next, joint.parent), ws.next[joint.child], C_ends[0],
+                    C_ends[1]);
+    const int row = row_of(model.topology(), j);
+    for (int i = 0; i < 2; ++i) {
+      if (ends[i] == kWorld) continue;
+      const Mat3 R_f = (data.state[ends[i]].q.inverse() * ws.next[ends[i]].q).matrix();
+      J_r_state.block(row, 12 * ends[i], m, 3) = C_ends[i].leftCols<3>() / dt;
+      J_r_state.block(row, 12 * ends[i] + 3, m, 3) = C_ends[i].rightCols<3>() * R_f.transpose() / dt;
+    }
+    // Spring, damper and input on a one-degree-of-freedom joint: the force f ds enters with
+    // a minus sign, f = -k (s - rest) - c s_dot + u and s_dot = ds . velocities.
+    if (joint.type != JointType::Revolute && joint.type != JointType::Prismatic) continue;
+    Vec6 ds_a, ds_c;
+    const double coord = joint_coordinate(joint, a, c, &ds_a, &ds_c);
+    Vec12 ds, vel;
+    ds << ds_a, ds_c;
+    vel << a.v, a.omega, c.v, c.omega;
+    for (int i = 0; i < 2; ++i) {
+      if (ends[i] != kWorld) out.J_r_u.block<6, 1>(6 * ends[i], j) = -ds.segment<6>(6 * i);
+    }
+    const double f = -joint.stiffness * (coord - joint.rest) - joint.damping * ds.dot(vel) +
+                     data.joint_input[j];
+    if (joint.stiffness == 0.0 && joint.damping == 0.0 && f == 0.0) continue;
+    const Mat12 H = joint_coordinate_derivative(joint, a, c);
+    const Eigen::Matrix<double, 1, 12> J_f_pose =
+        -joint.stiffness * ds.transpose() - joint.damping * vel.transpose() * H;
+    scatter(-(ds * J_f_pose + f * H), 0);
+    scatter(joint.damping * ds * ds.transpose(), 6);
+  }
 }
+
+std::vector<BodyState> retract_state(const std::vector<BodyState>& state,
+                                     const Eigen::VectorXd& delta) {
+  if (delta.size() != 12 * static_cast<Eigen::Index>(state.size())) {
+    throw InputError("maximal retract_state: " + std::to_string(delta.size()) +
+                     " perturbation entries for " + std::to_string(state.size()) +
+                     " bodies (12 each)");
+  }
+  std::vector<BodyState> out = state;
+  for (std::size_t b = 0; b < state.size(); ++b) {
+    const auto d = delta.segment<12>(12 * static_cast<Eigen::Index>(b));
+    out[b].x += d.segment<3>(0);
+    out[b].q = state[b].q * Quat::exp(d.segment<3>(3));
+    out[b].v += d.segment<3>(6);
+    out[b].omega += d.segment<3>(9);
+  }
+  return out;
+}
+
+namespace inspect {
 
 Eigen::VectorXd sparse_solve(const Model& model, Data& data, const StepOptions& options,
                              const Eigen::VectorXd& s, const Eigen::VectorXd& rhs) {

@@ -223,6 +223,128 @@ BodyState place_child(const Joint& joint, const BodyState& parent, const BodySta
   return placed;
 }
 
+namespace {
+
+// Derivative of (D_a^T mu; D_b^T mu), the anchor-gap rows weighted by mu (a constant
+// 3-vector in the parent frame), added into H. D_a^T mu = (-R_a mu, mu x w) and
+// D_b^T mu = (R_a mu, p_b x (R_b^T R_a mu)); a right perturbation R -> R exp(dphi) moves
+// R mu by -R hat(mu) dphi and R^T y by hat(R^T y) dphi.
+void add_anchor_derivative(const Joint& joint, const BodyState& a, const BodyState& b,
+                           const Vec3& mu, Mat12& H) {
+  const AnchorGap gap = anchor_gap<true>(joint, a, b);
+  const Mat3 R_a = a.q.matrix();
+  const Mat3 R_b = b.q.matrix();
+  const Mat3 mu_hat = Quat::hat(mu);
+  const Mat3 R_ba = R_b.transpose() * R_a;
+  const Mat3 p_hat = Quat::hat(joint.p_child);
+  H.block<3, 3>(0, 3) += R_a * mu_hat;
+  H.block<3, 6>(3, 0) += mu_hat * gap.D_a;
+  H.block<3, 6>(3, 6) += mu_hat * gap.D_b;
+  H.block<3, 3>(6, 3) -= R_a * mu_hat;
+  H.block<3, 3>(9, 3) -= p_hat * R_ba * mu_hat;
+  H.block<3, 3>(9, 9) += p_hat * Quat::hat(R_ba * mu);
+}
+
+// Derivative of (V_a^T nu; V_b^T nu), the rows of vec(q_rel) weighted by nu, added into
+// H's rotational blocks: V_a^T nu = (-w nu + nu x v) / 2 and
+// V_b^T nu = R_off^T (w nu + nu x v) / 2, with dw = W dphi and dv = V dphi.
+void add_rotation_derivative(const Joint& joint, const RelativeRotation& rel, const Vec3& nu,
+                             Mat12& H) {
+  const Mat3 R_off_t = joint.q_offset.matrix().transpose();
+  const Mat3 nu_hat = Quat::hat(nu);
+  H.block<3, 3>(3, 3) += 0.5 * (-nu * rel.W_a + nu_hat * rel.V_a);
+  H.block<3, 3>(3, 9) += 0.5 * (-nu * rel.W_b + nu_hat * rel.V_b);
+  H.block<3, 3>(9, 3) += 0.5 * R_off_t * (nu * rel.W_a + nu_hat * rel.V_a);
+  H.block<3, 3>(9, 9) += 0.5 * R_off_t * (nu * rel.W_b + nu_hat * rel.V_b);
+}
+
+// Derivative of the universal joint's row weighted by l: C_a^T l = l axis x u2_a and
+// C_b^T l = l u2_off x (R_b^T R_a axis), with u2_a = R_a^T R_b u2_off.
+void add_universal_derivative(const Joint& joint, const BodyState& a, const BodyState& b,
+                              double l, Mat12& H) {
+  const Mat3 R_ab = a.q.matrix().transpose() * b.q.matrix();
+  const Vec3 u2_off = joint.q_offset.matrix().transpose() * joint.axis2;
+  const Vec3 u2_a = R_ab * u2_off;
+  const Vec3 y = R_ab.transpose() * joint.axis;
+  const Mat3 axis_hat = Quat::hat(joint.axis);
+  const Mat3 u2_off_hat = Quat::hat(u2_off);
+  H.block<3, 3>(3, 3) += l * axis_hat * Quat::hat(u2_a);
+  H.block<3, 3>(3, 9) -= l * axis_hat * R_ab * u2_off_hat;
+  H.block<3, 3>(9, 3) -= l * u2_off_hat * R_ab.transpose() * axis_hat;
+  H.block<3, 3>(9, 9) += l * u2_off_hat * Quat::hat(y);
+}
+
+}  // namespace
+
+Mat12 joint_force_derivative(const Joint& joint, const BodyState& parent,
+                             const BodyState& child, const JointVec& lambda) {
+  Mat12 H = Mat12::Zero();
+  const Mat23 P = uses_axis_basis(joint.type) ? orthogonal_basis(joint.axis) : Mat23::Zero();
+  // The rows of evaluate(): anchor rows first (3, 2 or 1), then rotation rows.
+  int row = 0;
+  switch (joint.type) {
+    case JointType::Prismatic:
+    case JointType::Cylindrical:
+      add_anchor_derivative(joint, parent, child, P.transpose() * lambda.segment<2>(0), H);
+      row = 2;
+      break;
+    case JointType::Planar:
+      add_anchor_derivative(joint, parent, child, lambda(0) * joint.axis, H);
+      row = 1;
+      break;
+    default:
+      add_anchor_derivative(joint, parent, child, lambda.segment<3>(0), H);
+      row = 3;
+  }
+  if (joint.type == JointType::Spherical) return H;
+  if (joint.type == JointType::Universal) {
+    add_universal_derivative(joint, parent, child, lambda(row), H);
+    return H;
+  }
+  const RelativeRotation rel = relative_rotation<true>(joint, parent, child);
+  const Vec3 nu = joint.type == JointType::Fixed || joint.type == JointType::Prismatic
+                      ? Vec3(lambda.segment<3>(row))
+                      : Vec3(P.transpose() * lambda.segment<2>(row));
+  add_rotation_derivative(joint, rel, nu, H);
+  return H;
+}
+
+Mat12 joint_coordinate_derivative(const Joint& joint, const BodyState& parent,
+                                  const BodyState& child) {
+  Mat12 H = Mat12::Zero();
+  if (joint.type == JointType::Prismatic) {
+    add_anchor_derivative(joint, parent, child, joint.axis, H);
+    return H;
+  }
+  // Revolute: ds_x = scale t_x on the rotation columns, t_x = w V_x^T a - sn W_x^T, with
+  // scale = 2 / (w^2 + sn^2) and sn = a . v (see joint_coordinate).
+  const RelativeRotation rel = relative_rotation<true>(joint, parent, child);
+  const Vec3& a = joint.axis;
+  const double w = rel.q_rel(0);
+  const double sn = a.dot(rel.q_rel.tail<3>());
+  const double scale = 2.0 / (w * w + sn * sn);
+  const Mat3 R_off_t = joint.q_offset.matrix().transpose();
+  const Vec3 t_a = w * rel.V_a.transpose() * a - sn * rel.W_a.transpose();
+  const Vec3 t_b = w * rel.V_b.transpose() * a - sn * rel.W_b.transpose();
+  const Mat3 a_hat = Quat::hat(a);
+  for (int y = 0; y < 2; ++y) {  // perturbed body: parent, then child
+    const Mat3& V_y = y == 0 ? rel.V_a : rel.V_b;
+    const Eigen::Matrix<double, 1, 3>& W_y = y == 0 ? rel.W_a : rel.W_b;
+    const Eigen::Matrix<double, 1, 3> dsn = a.transpose() * V_y;
+    const Eigen::Matrix<double, 1, 3> dscale = -scale * scale * (w * W_y + sn * dsn);
+    // d(V_a^T a), d(V_b^T a), d(W_a^T) = V_y / 2 and d(W_b^T) = -R_off^T V_y / 2.
+    const Mat3 dVa = 0.5 * (-a * W_y + a_hat * V_y);
+    const Mat3 dVb = 0.5 * R_off_t * (a * W_y + a_hat * V_y);
+    const Mat3 dt_a = rel.V_a.transpose() * a * W_y + w * dVa - rel.W_a.transpose() * dsn -
+                      sn * 0.5 * V_y;
+    const Mat3 dt_b = rel.V_b.transpose() * a * W_y + w * dVb - rel.W_b.transpose() * dsn +
+                      sn * 0.5 * R_off_t * V_y;
+    H.block<3, 3>(3, 6 * y + 3) = t_a * dscale + scale * dt_a;
+    H.block<3, 3>(9, 6 * y + 3) = t_b * dscale + scale * dt_b;
+  }
+  return H;
+}
+
 double joint_coordinate(const Joint& joint, const BodyState& parent, const BodyState& child,
                         Vec6* ds_parent, Vec6* ds_child) {
   if (joint.type == JointType::Prismatic) {

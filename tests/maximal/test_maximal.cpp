@@ -73,6 +73,39 @@ TEST_P(JointJacobianTest, MatchesCentralDifferencesOnTheManifold) {
   }
 }
 
+// G_parent^T lambda and G_child^T lambda, stacked (12).
+Vec12 constraint_force(const Joint& joint, const BodyState& a, const BodyState& b,
+                       const JointVec& lambda) {
+  JointBlock G_a, G_b;
+  joint_jacobians(joint, a, b, G_a, G_b);
+  Vec12 f;
+  f << G_a.transpose() * lambda, G_b.transpose() * lambda;
+  return f;
+}
+
+TEST_P(JointJacobianTest, ForceDerivativeMatchesCentralDifferencesOnTheManifold) {
+  std::mt19937 rng(17);
+  std::normal_distribution<double> n(0.0, 1.0);
+  for (int trial = 0; trial < 5; ++trial) {
+    const Joint joint = random_joint(GetParam(), rng);
+    const BodyState a = random_pose(rng), b = random_pose(rng);
+    JointVec lambda(constraint_rows(joint.type));
+    for (int i = 0; i < lambda.size(); ++i) lambda(i) = n(rng);
+    const Mat12 H = joint_force_derivative(joint, a, b, lambda);
+    const double h = 1e-6;
+    for (int k = 0; k < 12; ++k) {
+      const bool child = k >= 6;
+      auto at = [&](double e) {
+        return child ? constraint_force(joint, a, perturbed(b, k - 6, e), lambda)
+                     : constraint_force(joint, perturbed(a, k, e), b, lambda);
+      };
+      const Vec12 fd = (at(h) - at(-h)) / (2 * h);
+      EXPECT_LT((fd - H.col(k)).norm(), 1e-7 * (1.0 + fd.norm()))
+          << joint_type_name(joint.type) << " column " << k;
+    }
+  }
+}
+
 TEST_P(JointJacobianTest, PlaceChildSatisfiesTheConstraint) {
   std::mt19937 rng(11);
   const Joint joint = random_joint(GetParam(), rng);
@@ -103,6 +136,33 @@ TEST(JointCoordinate, GradientMatchesCentralDifferences) {
                            joint_coordinate(joint, a, perturbed(b, k, -h), nullptr, nullptr)) / (2 * h);
       EXPECT_NEAR(fd_a, ds_a(k), 1e-7);
       EXPECT_NEAR(fd_b, ds_b(k), 1e-7);
+    }
+  }
+}
+
+TEST(JointCoordinate, GradientDerivativeMatchesCentralDifferences) {
+  std::mt19937 rng(23);
+  for (const JointType type : {JointType::Revolute, JointType::Prismatic}) {
+    for (int trial = 0; trial < 5; ++trial) {
+      const Joint joint = random_joint(type, rng);
+      const BodyState a = random_pose(rng), b = random_pose(rng);
+      const Mat12 H = joint_coordinate_derivative(joint, a, b);
+      auto gradient = [&](const BodyState& pa, const BodyState& pb) {
+        Vec6 ds_a, ds_b;
+        joint_coordinate(joint, pa, pb, &ds_a, &ds_b);
+        Vec12 g;
+        g << ds_a, ds_b;
+        return g;
+      };
+      const double h = 1e-6;
+      for (int k = 0; k < 12; ++k) {
+        const Vec12 fd = k < 6 ? Vec12((gradient(perturbed(a, k, h), b) -
+                                        gradient(perturbed(a, k, -h), b)) / (2 * h))
+                               : Vec12((gradient(a, perturbed(b, k - 6, h)) -
+                                        gradient(a, perturbed(b, k - 6, -h))) / (2 * h));
+        EXPECT_LT((fd - H.col(k)).norm(), 1e-7 * (1.0 + fd.norm()))
+            << joint_type_name(type) << " column " << k;
+      }
     }
   }
 }
@@ -148,6 +208,13 @@ Mechanism mixed_mechanism() {
   return {std::move(model), std::move(state)};
 }
 
+Eigen::MatrixXd newton_jacobian(const Model& model, const Data& data, double dt,
+                                const Eigen::VectorXd& s) {
+  ResidualBlocks blocks;
+  residual_blocks(model, data, dt, s, blocks);
+  return blocks.J_r_s;
+}
+
 Eigen::VectorXd perturbed_start(const Model& model, const Data& data) {
   Eigen::VectorXd s = inspect::warm_start(model, data);
   std::mt19937 rng(1);
@@ -156,21 +223,50 @@ Eigen::VectorXd perturbed_start(const Model& model, const Data& data) {
   return s;
 }
 
-TEST(NewtonJacobian, MatchesCentralDifferencesOfTheResidual) {
+// Every block of residual_blocks against central differences: the unknowns, the state at
+// t_k through retract_state, and the joint inputs, on a mechanism with every joint type,
+// loops, springs, dampers, inputs, a body torque and a previous step of another length.
+TEST(ResidualBlocks, MatchCentralDifferences) {
   const Mechanism mech = mixed_mechanism();
-  const Data data(mech.model, mech.state);
-  StepOptions options;
-  options.dt = 0.01;
+  Data data(mech.model, mech.state);
+  for (int j = 0; j < mech.model.num_joints(); ++j) data.joint_input[j] = 0.3 + 0.1 * j;
+  data.body_torque[1] = Vec3(0.2, -0.1, 0.4);
+  data.body_force[2] = Vec3(-0.3, 0.5, 0.1);
+  data.last_dt = 0.012;
+  const double dt = 0.01;
   const Eigen::VectorXd s = perturbed_start(mech.model, data);
-  const Eigen::MatrixXd F = inspect::jacobian(mech.model, data, options, s);
+  ResidualBlocks blocks;
+  residual_blocks(mech.model, data, dt, s, blocks);
+  EXPECT_LT((blocks.r - residual(mech.model, data, dt, s)).norm(), 1e-12 * blocks.r.norm());
   const double h = 1e-6;
+  auto expect_column = [&](const Eigen::VectorXd& fd, const Eigen::MatrixXd& J, int k,
+                           const char* block) {
+    EXPECT_LT((fd - J.col(k)).norm(), 1e-6 * (1.0 + fd.norm())) << block << " column " << k;
+  };
   for (int k = 0; k < s.size(); ++k) {
     Eigen::VectorXd sp = s, sm = s;
     sp(k) += h;
     sm(k) -= h;
-    const Eigen::VectorXd fd = (inspect::residual(mech.model, data, options, sp) -
-                                inspect::residual(mech.model, data, options, sm)) / (2 * h);
-    EXPECT_LT((fd - F.col(k)).norm(), 1e-6 * (1.0 + F.col(k).norm())) << "column " << k;
+    expect_column((residual(mech.model, data, dt, sp) - residual(mech.model, data, dt, sm)) / (2 * h),
+                  blocks.J_r_s, k, "J_r_s");
+  }
+  auto at_state = [&](const Eigen::VectorXd& delta) {
+    Data moved = data;
+    moved.state = retract_state(data.state, delta);
+    return residual(mech.model, moved, dt, s);
+  };
+  ASSERT_EQ(blocks.J_r_state.cols(), 12 * mech.model.num_bodies());
+  for (int k = 0; k < blocks.J_r_state.cols(); ++k) {
+    const Eigen::VectorXd e = h * Eigen::VectorXd::Unit(blocks.J_r_state.cols(), k);
+    expect_column((at_state(e) - at_state(-e)) / (2 * h), blocks.J_r_state, k, "J_r_state");
+  }
+  ASSERT_EQ(blocks.J_r_u.cols(), mech.model.num_joints());
+  for (int j = 0; j < mech.model.num_joints(); ++j) {
+    Data plus = data, minus = data;
+    plus.joint_input[j] += h;
+    minus.joint_input[j] -= h;
+    expect_column((residual(mech.model, plus, dt, s) - residual(mech.model, minus, dt, s)) / (2 * h),
+                  blocks.J_r_u, j, "J_r_u");
   }
 }
 
@@ -178,7 +274,7 @@ void expect_sparse_equals_dense(const Mechanism& mech) {
   Data data(mech.model, mech.state);
   StepOptions options;
   const Eigen::VectorXd s = perturbed_start(mech.model, data);
-  const Eigen::MatrixXd F = inspect::jacobian(mech.model, data, options, s);
+  const Eigen::MatrixXd F = newton_jacobian(mech.model, data, options.dt, s);
   const Eigen::VectorXd rhs = Eigen::VectorXd::LinSpaced(s.size(), -1.0, 2.0);
   const Eigen::VectorXd dense = F.partialPivLu().solve(rhs);
   const Eigen::VectorXd sparse = inspect::sparse_solve(mech.model, data, options, s, rhs);
@@ -208,7 +304,7 @@ TEST(SparseLDU, SolvesConsistentSystemsWithRedundantLoopConstraints) {
   Data data(mech.model, mech.state);
   StepOptions options;
   const Eigen::VectorXd s = perturbed_start(mech.model, data);
-  const Eigen::MatrixXd F = inspect::jacobian(mech.model, data, options, s);
+  const Eigen::MatrixXd F = newton_jacobian(mech.model, data, options.dt, s);
   const Eigen::VectorXd x = Eigen::VectorXd::LinSpaced(s.size(), -1.0, 2.0);
   const Eigen::VectorXd rhs = F * x;
   const Eigen::VectorXd sparse = inspect::sparse_solve(mech.model, data, options, s, rhs);

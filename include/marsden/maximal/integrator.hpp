@@ -103,15 +103,32 @@ Vec3 angular_momentum(const Model& model, const std::vector<BodyState>& state, d
 // Largest |g| over all joints at the given state.
 double max_constraint_violation(const Model& model, const std::vector<BodyState>& state);
 
+// The discrete residual of one step and its Jacobian blocks (docs/architecture.md: the
+// residual that simulation, optimal control and linearisation share), dense, at the
+// unknowns s (system_size(model): v and omega of every body, then the joints' lambda) and
+// the state of data (poses and velocities at t_k, last_dt, body forces, joint inputs):
+//   r          (n)              f(s) of eqs. (26), (33) and g(x_kp1) / dt, unscaled
+//   J_r_s      (n x n)          the Newton Jacobian
+//   J_r_state  (n x 12 bodies)  w.r.t. each body's (dx, dphi, dv, domega) at t_k, in the
+//                               chart of retract_state
+//   J_r_u      (n x joints)     w.r.t. each joint's input (zero for joints without one dof)
+// Throws SolverError when some |omega| >= 2 / dt (eq. (32) has no solution). Allocates.
+struct ResidualBlocks {
+  Eigen::VectorXd r;
+  Eigen::MatrixXd J_r_s, J_r_state, J_r_u;
+};
+int system_size(const Model& model);
+void residual_blocks(const Model& model, const Data& data, double dt, const Eigen::VectorXd& s,
+                     ResidualBlocks& out);
+// The residual alone (no Jacobians).
+Eigen::VectorXd residual(const Model& model, const Data& data, double dt,
+                         const Eigen::VectorXd& s);
+// The state moved by delta (12 per body): x + dx, q exp(dphi), v + dv, omega + domega.
+std::vector<BodyState> retract_state(const std::vector<BodyState>& state,
+                                     const Eigen::VectorXd& delta);
+
 // Access to one Newton system for tests and benchmarks (these allocate).
 namespace inspect {
-// Number of unknowns (6 per body, then tree joint rows, then loop joint rows).
-int system_size(const Model& model);
-// Unscaled residual f(s) at the current state of data, and its Jacobian F (dense).
-Eigen::VectorXd residual(const Model& model, const Data& data, const StepOptions& options,
-                         const Eigen::VectorXd& s);
-Eigen::MatrixXd jacobian(const Model& model, const Data& data, const StepOptions& options,
-                         const Eigen::VectorXd& s);
 // The solution of F(s) x = rhs by the sparse block LDU (with loop Schur complement).
 Eigen::VectorXd sparse_solve(const Model& model, Data& data, const StepOptions& options,
                              const Eigen::VectorXd& s, const Eigen::VectorXd& rhs);

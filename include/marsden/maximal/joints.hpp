@@ -25,6 +25,9 @@ using JointVec = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1>;
 // Rows: constraints; columns: (dx, dphi) of one body.
 using JointBlock = Eigen::Matrix<double, Eigen::Dynamic, 6, 0, 6, 6>;
 using JointCoords = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 3, 1>;
+// Rows and columns: (dx, dphi) of the parent, then of the child.
+using Mat12 = Eigen::Matrix<double, 12, 12>;
+using Vec12 = Eigen::Matrix<double, 12, 1>;
 
 // The world as a body: at the origin, identity orientation, at rest.
 const BodyState& world_state();
@@ -36,6 +39,14 @@ JointVec joint_residual(const Joint& joint, const BodyState& parent, const BodyS
 // (one evaluation shares the rotations).
 void joint_jacobians(const Joint& joint, const BodyState& parent, const BodyState& child,
                      JointBlock& G_parent, JointBlock& G_child, JointVec* g = nullptr);
+
+// d/d(dx, dphi of both bodies) of (G_parent^T lambda; G_child^T lambda): column c is the
+// derivative of the constraint force rows when the poses move along perturbation c, i.e.
+// the Jacobians of joint_jacobians differentiated once more in the same right-trivialised
+// charts (not symmetric). Used for the step residual's Jacobian with respect to the
+// previous poses, where G is evaluated.
+Mat12 joint_force_derivative(const Joint& joint, const BodyState& parent,
+                             const BodyState& child, const JointVec& lambda);
 
 // Joint coordinates: revolute angle, prismatic slide, spherical rotation vector,
 // cylindrical (slide, angle), planar (two slides in the plane, along a fixed orthonormal
@@ -51,5 +62,11 @@ BodyState place_child(const Joint& joint, const BodyState& parent, const BodySta
 // prismatic slide) and ds/d(dx, dphi) of each body; used by springs, dampers and inputs.
 double joint_coordinate(const Joint& joint, const BodyState& parent, const BodyState& child,
                         Vec6* ds_parent, Vec6* ds_child);
+
+// d(ds_parent; ds_child)/d(dx, dphi of both bodies) for a one-degree-of-freedom joint, in
+// the charts of joint_force_derivative: what a spring, damper or input force f ds adds to
+// the residual's Jacobian with respect to the previous poses.
+Mat12 joint_coordinate_derivative(const Joint& joint, const BodyState& parent,
+                                  const BodyState& child);
 
 }  // namespace marsden::maximal
