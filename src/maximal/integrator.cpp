@@ -1,7 +1,6 @@
 #include "marsden/maximal/integrator.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -10,16 +9,14 @@
 
 #include "marsden/error.hpp"
 #include "marsden/maximal/joints.hpp"
+#include "marsden/solve/tree_ldu.hpp"
 
 namespace marsden::maximal {
 
 namespace {
 
-// Every node block is stored as a fixed 6x6: a joint node with m < 6 rows is padded with
-// an identity diagonal and zero coupling, which leaves the factors of its m rows
-// unchanged and lets the small products and factorisations unroll.
-using Block = Eigen::Matrix<double, 6, 6, Eigen::RowMajor>;
-using Pivots = std::array<int, 6>;
+// Node blocks of the sparse LDU (solve/tree_ldu.hpp), fixed 6x6 and padded.
+using Block = LduBlock;
 // Loop-closing rows are few (§4.3); their Schur complement has inline storage.
 constexpr int kMaxLoopRows = 60;
 using LoopVec = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kMaxLoopRows, 1>;
@@ -33,7 +30,9 @@ struct Workspace {
   Eigen::FullPivLU<LoopMat> loop_lu;  // first: the constructor sizes it
 
   explicit Workspace(const Model& model)
-      : loop_lu(model.topology().loop_rows, model.topology().loop_rows) {
+      : loop_lu(model.topology().loop_rows, model.topology().loop_rows),
+        ldu(model.topology().num_nodes),
+        vectors(model.topology().size()) {
     const Topology& topo = model.topology();
     if (topo.loop_rows > kMaxLoopRows) {
       throw InputError("model: " + std::to_string(topo.loop_rows) +
@@ -44,17 +43,8 @@ struct Workspace {
     const int nb = model.num_bodies();
     const int nj = model.num_joints();
     s.setZero(n);
-    s_trial.setZero(n);
-    r.setZero(n);
-    r_trial.setZero(n);
-    dx.setZero(n);
     weight.setOnes(n);
-    D.resize(topo.num_nodes);
-    up.resize(topo.num_nodes);
-    padded.resize(topo.num_nodes);
-    down.resize(topo.num_nodes);
     next.resize(nb);
-    trial_next.resize(nb);
     external.resize(nb);
     momentum_k.resize(nb);
     Gt_parent.resize(nj, Block::Zero());
@@ -71,12 +61,11 @@ struct Workspace {
     }
   }
 
-  Eigen::VectorXd s, s_trial, r, r_trial, dx, weight;
-  // Per node: up = F(i, parent), down = F(parent, i). factor_tree overwrites D with its
-  // inverse and up with D^-1 up.
-  std::vector<Block> D, up, down;
-  std::vector<Vec6> padded;  // solve_tree's node-padded copy of its vector
-  std::vector<BodyState> next, trial_next;
+  // The tree part of the Newton Jacobian: per node D, up = F(i, parent), down = F(parent, i).
+  TreeLdu ldu;
+  NewtonVectors<Eigen::VectorXd> vectors;
+  Eigen::VectorXd s, weight;
+  std::vector<BodyState> next;  // the poses of the last residual evaluation
   std::vector<Vec6> external;    // explicit forces at t_k (force world, torque body)
   std::vector<Vec6> momentum_k;  // the t_k terms of (26) and (33)
   // Constraint Jacobians at x_k (G) and at x_kp1 chained to (v, omega) (C), stored padded
@@ -243,7 +232,7 @@ bool evaluate(const Model& model, const Data& data, Workspace& ws, double dt,
     d << bodies[b].mass * v / dt, 0.5 * (root * Jw + omega.cross(Jw));
     r.segment<6>(6 * b) = d - ws.momentum_k[b] - ws.external[b];
     if (jacobian) {
-      Block& D = ws.D[b];
+      Block& D = ws.ldu.D[b];
       D.setZero();
       D.topLeftCorner<3, 3>().diagonal().setConstant(bodies[b].mass / dt);
       D.bottomRightCorner<3, 3>() = 0.5 * (root * J - Jw * omega.transpose() / root +
@@ -285,19 +274,6 @@ bool evaluate(const Model& model, const Data& data, Workspace& ws, double dt,
   return true;
 }
 
-// The diagonal block of a joint node with m rows: zero, padded with the identity.
-const Block& joint_diagonal(int m) {
-  static const std::array<Block, 7> blocks = [] {
-    std::array<Block, 7> out;
-    for (int k = 0; k <= 6; ++k) {
-      out[k].setIdentity();
-      out[k].topLeftCorner(k, k).setZero();
-    }
-    return out;
-  }();
-  return blocks[m];
-}
-
 // Off-diagonal tree blocks from the padded joint blocks: C as the coupling F(joint, body),
 // -G^T as F(body, joint).
 void assemble_tree(const Model& model, Workspace& ws) {
@@ -305,99 +281,22 @@ void assemble_tree(const Model& model, Workspace& ws) {
   for (int node = model.num_bodies(); node < topo.num_nodes; ++node) {
     const int j = topo.node_joint[node];
     const Joint& joint = model.joints()[j];
-    ws.D[node] = joint_diagonal(topo.node_size[node]);
+    ws.ldu.D[node] = padded_zero_block(topo.node_size[node]);
     const int tree_parent = topo.parent_node[node];
     const bool parent_side_up = tree_parent == joint.parent && tree_parent >= 0;
     const int tree_child = parent_side_up || tree_parent < 0 ? joint.child : joint.parent;
     const bool child_down = parent_side_up || tree_parent < 0;
     if (tree_parent >= 0) {
-      ws.up[node] = parent_side_up ? ws.C_parent[j] : ws.C_child[j];
-      ws.down[node] = parent_side_up ? ws.Gt_parent[j] : ws.Gt_child[j];
+      ws.ldu.up[node] = parent_side_up ? ws.C_parent[j] : ws.C_child[j];
+      ws.ldu.down[node] = parent_side_up ? ws.Gt_parent[j] : ws.Gt_child[j];
     }
-    ws.up[tree_child] = child_down ? ws.Gt_child[j] : ws.Gt_parent[j];
-    ws.down[tree_child] = child_down ? ws.C_child[j] : ws.C_parent[j];
+    ws.ldu.up[tree_child] = child_down ? ws.Gt_child[j] : ws.Gt_parent[j];
+    ws.ldu.down[tree_child] = child_down ? ws.C_child[j] : ws.C_parent[j];
   }
 }
 
-// LU factors of a block with partial pivoting, in place, for the fixed block size
-// (Eigen's generic LU goes through its blocked triangular solvers, several times slower
-// at 6x6). The diagonal keeps the reciprocals of the pivots, so the solves only multiply.
-// A singular block gives non-finite entries, reported by Newton's loop.
-void lu_factor(Block& A, Pivots& pivots) {
-  for (int c = 0; c < 6; ++c) {
-    int pivot = c;
-    for (int r = c + 1; r < 6; ++r) {
-      if (std::abs(A(r, c)) > std::abs(A(pivot, c))) pivot = r;
-    }
-    pivots[c] = pivot;
-    if (pivot != c) A.row(c).swap(A.row(pivot));
-    const double inv = 1.0 / A(c, c);
-    for (int r = c + 1; r < 6; ++r) {
-      A(r, c) *= inv;
-      for (int k = c + 1; k < 6; ++k) A(r, k) -= A(r, c) * A(c, k);
-    }
-    A(c, c) = inv;
-  }
-}
-
-// A <- A^-1 from its pivoted LU factors, by row operations on the identity (row-major).
-void invert(Block& A) {
-  Pivots pivots;
-  lu_factor(A, pivots);
-  Block B = Block::Identity();
-  for (int c = 0; c < 6; ++c) {
-    if (pivots[c] != c) B.row(c).swap(B.row(pivots[c]));
-  }
-  for (int c = 0; c < 6; ++c) {
-    for (int r = c + 1; r < 6; ++r) B.row(r) -= A(r, c) * B.row(c);
-  }
-  for (int c = 5; c >= 0; --c) {
-    B.row(c) *= A(c, c);
-    for (int r = 0; r < c; ++r) B.row(r) -= A(r, c) * B.row(c);
-  }
-  A = B;
-}
-
-// Algorithm 3, on blocks: children before parents. D_i is replaced by its inverse (each
-// Newton step solves with it three times or more, and a fixed 6x6 product beats two
-// triangular substitutions); with U = D_i^-1 up_i, the parent's block loses down_i U.
-// L = down_i D_i^-1 is applied in the solve, never formed.
-void factor_tree(const Model& model, Workspace& ws) {
-  const Topology& topo = model.topology();
-  for (const int i : topo.order) {
-    invert(ws.D[i]);
-    const int p = topo.parent_node[i];
-    if (p < 0) continue;
-    const Block U = ws.D[i] * ws.up[i];
-    ws.up[i] = U;
-    ws.D[p].noalias() -= ws.down[i] * ws.up[i];
-  }
-}
-
-// Algorithm 4 on the tree rows, in place: y_i = D_i^-1 (x_i - sum over children of
-// down_c y_c) from the leaves up, then x_i = y_i - U_i x_parent from the root down. The
-// sweeps run on a copy padded to 6 rows per node (padding stays zero), so every block
-// product has fixed size.
-template <class Vector>
-void solve_tree(const Model& model, Workspace& ws, Vector&& x) {
-  const Topology& topo = model.topology();
-  std::vector<Vec6>& y = ws.padded;
-  for (int i = 0; i < topo.num_nodes; ++i) {
-    y[i].setZero();
-    y[i].head(topo.node_size[i]) = x.segment(topo.node_offset[i], topo.node_size[i]);
-  }
-  for (const int i : topo.order) {
-    y[i] = (ws.D[i] * y[i]).eval();
-    const int p = topo.parent_node[i];
-    if (p >= 0) y[p].noalias() -= ws.down[i] * y[i];
-  }
-  for (auto it = topo.order.rbegin(); it != topo.order.rend(); ++it) {
-    const int p = topo.parent_node[*it];
-    if (p >= 0) y[*it].noalias() -= ws.up[*it] * y[p];
-  }
-  for (int i = 0; i < topo.num_nodes; ++i) {
-    x.segment(topo.node_offset[i], topo.node_size[i]) = y[i].head(topo.node_size[i]);
-  }
+BlockTree block_tree(const Topology& topo) {
+  return {topo.order, topo.parent_node, topo.node_size, topo.node_offset};
 }
 
 // Loop joints: W = A^-1 B column by column, then S = C W (§4.3 via a Schur complement).
@@ -413,7 +312,7 @@ void factor_loops(const Model& model, Workspace& ws, double rank_tolerance) {
       auto w = ws.W.col(topo.loop_offset[k] + c);
       if (joint.parent != kWorld) w.segment<6>(6 * joint.parent) = ws.Gt_parent[j].col(c);
       w.segment<6>(6 * joint.child) = ws.Gt_child[j].col(c);
-      solve_tree(model, ws, w);
+      ws.ldu.solve(block_tree(topo), w);
     }
   }
   ws.S.setZero();
@@ -436,7 +335,7 @@ void solve_factored(const Model& model, Workspace& ws, const Eigen::VectorXd& rh
                     Eigen::VectorXd& dx) {
   const Topology& topo = model.topology();
   dx = rhs;
-  solve_tree(model, ws, dx.head(topo.tree_rows));
+  ws.ldu.solve(block_tree(topo), dx.head(topo.tree_rows));
   if (topo.loop_rows == 0) return;
   ws.loop_rhs = -rhs.tail(topo.loop_rows);
   for (int k = 0; k < static_cast<int>(topo.loop_joints.size()); ++k) {
@@ -462,13 +361,13 @@ void assemble_dense(const Model& model, Workspace& ws) {
   for (int i = 0; i < topo.num_nodes; ++i) {
     const int oi = topo.node_offset[i];
     const int ni = topo.node_size[i];
-    ws.F_dense.block(oi, oi, ni, ni) = ws.D[i].topLeftCorner(ni, ni);
+    ws.F_dense.block(oi, oi, ni, ni) = ws.ldu.D[i].topLeftCorner(ni, ni);
     const int p = topo.parent_node[i];
     if (p < 0) continue;
     const int op = topo.node_offset[p];
     const int np = topo.node_size[p];
-    ws.F_dense.block(oi, op, ni, np) = ws.up[i].topLeftCorner(ni, np);
-    ws.F_dense.block(op, oi, np, ni) = ws.down[i].topLeftCorner(np, ni);
+    ws.F_dense.block(oi, op, ni, np) = ws.ldu.up[i].topLeftCorner(ni, np);
+    ws.F_dense.block(op, oi, np, ni) = ws.ldu.down[i].topLeftCorner(np, ni);
   }
   for (int k = 0; k < static_cast<int>(topo.loop_joints.size()); ++k) {
     const int j = topo.loop_joints[k];
@@ -494,19 +393,17 @@ void solve_direction(const Model& model, Workspace& ws, const StepOptions& optio
     solve_factored(model, ws, rhs, dx);
 }
 
-// Jacobian at s (evaluated by the last evaluate(..., jacobian = true)), factored, and its
-// solve.
-void newton_direction(const Model& model, Workspace& ws, const StepOptions& options,
-                      const Eigen::VectorXd& rhs, Eigen::VectorXd& dx) {
+// The Jacobian at s (evaluated by the last evaluate(..., jacobian = true)), assembled and
+// factored.
+void factor_jacobian(const Model& model, Workspace& ws, const StepOptions& options) {
   assemble_tree(model, ws);
   if (options.solver == LinearSolver::DenseLU) {
     assemble_dense(model, ws);
     ws.dense_lu.compute(ws.F_dense);
   } else {
-    factor_tree(model, ws);
+    ws.ldu.factor(block_tree(model.topology()));
     factor_loops(model, ws, options.loop_rank_tolerance);
   }
-  solve_direction(model, ws, options, rhs, dx);
 }
 
 double scaled_norm(const Model& model, const Workspace& ws, const Eigen::VectorXd& r, double dt) {
@@ -534,6 +431,29 @@ bool inputs_finite(const Data& data) {
   return true;
 }
 
+
+// One step's Newton problem for newton_iterate (solve/newton.hpp): evaluate() as the
+// residual, the block LDU with the loop Schur complement (or a dense LU) as the linear
+// solver, and the residual scaled to velocities as the norm.
+struct StepProblem {
+  const Model& model;
+  const Data& data;
+  Workspace& ws;
+  const StepOptions& options;
+  double dt;
+  bool rate_limited = false;  // the last evaluation had some |omega| >= 2 / dt
+
+  void residual(const Eigen::VectorXd& s, Eigen::VectorXd& r, bool jacobian) {
+    rate_limited = !evaluate(model, data, ws, dt, s, r, ws.next, jacobian);
+    if (rate_limited) r.setConstant(std::nan(""));
+  }
+  void factor() { factor_jacobian(model, ws, options); }
+  void solve(const Eigen::VectorXd& r, Eigen::VectorXd& dx) {
+    solve_direction(model, ws, options, r, dx);
+  }
+  double norm(const Eigen::VectorXd& r) const { return scaled_norm(model, ws, r, dt); }
+};
+
 }  // namespace
 
 StepStatus step(const Model& model, Data& data, const StepOptions& options) {
@@ -549,57 +469,18 @@ StepStatus step(const Model& model, Data& data, const StepOptions& options) {
     return status;
   }
   load_velocities(model, data, ws.s);  // warm start: last velocities and multipliers
-  const double tol = options.newton.tolerance;
-  bool rate_limited = false;
-  if (!evaluate(model, data, ws, dt, ws.s, ws.r, ws.next, true)) {
-    status.failure = StepFailure::AngularRateLimit;
-    return status;
-  }
-  double norm = scaled_norm(model, ws, ws.r, dt);
-  double contraction = 1.0;  // residual ratio of the last iteration
-  while (std::isfinite(norm) && norm > tol && status.newton.iterations < options.newton.max_iterations) {
-    // Simplified Newton (NewtonOptions::reuse_jacobian): the first iterate's factors serve
-    // while each iteration cuts the residual at least fourfold.
-    if (options.newton.reuse_jacobian && status.newton.iterations > 0 && contraction < 0.25) {
-      solve_direction(model, ws, options, ws.r, ws.dx);
-    } else {
-      if (status.newton.iterations > 0) evaluate(model, data, ws, dt, ws.s, ws.r, ws.next, true);
-      newton_direction(model, ws, options, ws.r, ws.dx);
-    }
-    ++status.newton.iterations;
-    double alpha = 1.0;
-    for (;;) {
-      ws.s_trial = ws.s - alpha * ws.dx;
-      const bool inside = evaluate(model, data, ws, dt, ws.s_trial, ws.r_trial, ws.trial_next, false);
-      const double trial = inside ? scaled_norm(model, ws, ws.r_trial, dt) : std::nan("");
-      rate_limited = !inside;
-      const bool decreased = std::isfinite(trial) && trial <= (1.0 - 1e-4 * alpha) * norm;
-      if (decreased || !options.newton.line_search || (alpha < 1.0 / 64.0 && std::isfinite(trial))) {
-        ws.s.swap(ws.s_trial);
-        ws.r.swap(ws.r_trial);
-        ws.next.swap(ws.trial_next);
-        contraction = trial / norm;
-        norm = trial;
-        break;
-      }
-      if (alpha < 1.0 / 64.0) {
-        norm = std::nan("");
-        break;
-      }
-      alpha *= 0.5;
-    }
-  }
-  status.newton.residual_norm = norm;
-  status.newton.converged = std::isfinite(norm) && norm <= tol;
+  StepProblem problem{model, data, ws, options, dt};
+  status.newton = newton_iterate(problem, ws.s, options.newton.tolerance, options.newton, ws.vectors);
   if (!status.newton.converged) {
-    status.failure = !std::isfinite(norm) && rate_limited ? StepFailure::AngularRateLimit
-                     : !std::isfinite(norm)               ? StepFailure::NonFinite
-                                                          : StepFailure::NotConverged;
-    if (!std::isfinite(norm)) status.newton.residual_norm = -1.0;
+    const bool finite = std::isfinite(status.newton.residual_norm);
+    status.failure = !finite && problem.rate_limited ? StepFailure::AngularRateLimit
+                     : !finite                       ? StepFailure::NonFinite
+                                                     : StepFailure::NotConverged;
+    if (!finite) status.newton.residual_norm = -1.0;
     return status;
   }
   for (int b = 0; b < model.num_bodies(); ++b) {
-    data.state[b] = ws.next[b];
+    data.state[b] = ws.next[b];  // the poses of the last evaluation, at the returned s
     data.state[b].q.q.normalize();
   }
   data.time += dt;
@@ -789,14 +670,12 @@ namespace inspect {
 Eigen::VectorXd sparse_solve(const Model& model, Data& data, const StepOptions& options,
                              const Eigen::VectorXd& s, const Eigen::VectorXd& rhs) {
   Workspace& ws = data.workspace();
-  if (!prepare(model, data, ws, options.dt) ||
-      !evaluate(model, data, ws, options.dt, s, ws.r, ws.next, true)) {
-    throw SolverError(describe(StepFailure::AngularRateLimit));
-  }
+  evaluate_at(model, data, ws, options.dt, s, ws.vectors.r, true);
   StepOptions sparse = options;
   sparse.solver = LinearSolver::SparseLDU;
+  factor_jacobian(model, ws, sparse);
   Eigen::VectorXd dx(rhs.size());
-  newton_direction(model, ws, sparse, rhs, dx);
+  solve_direction(model, ws, sparse, rhs, dx);
   return dx;
 }
 
@@ -810,10 +689,11 @@ void newton_system_solve(const Model& model, Data& data, const StepOptions& opti
   Workspace& ws = data.workspace();
   if (!prepare(model, data, ws, options.dt)) throw SolverError(describe(StepFailure::AngularRateLimit));
   load_velocities(model, data, ws.s);
-  if (!evaluate(model, data, ws, options.dt, ws.s, ws.r, ws.next, true)) {
+  if (!evaluate(model, data, ws, options.dt, ws.s, ws.vectors.r, ws.next, true)) {
     throw SolverError(describe(StepFailure::AngularRateLimit));
   }
-  newton_direction(model, ws, options, ws.r, ws.dx);
+  factor_jacobian(model, ws, options);
+  solve_direction(model, ws, options, ws.vectors.r, ws.vectors.dx);
 }
 
 }  // namespace inspect

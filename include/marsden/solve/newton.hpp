@@ -1,5 +1,6 @@
-// Newton's method on a small fixed-size system with a backtracking line search.
-// It stops on a tolerance, never after a fixed number of iterations, and reports.
+// Newton's method with a backtracking line search: one loop (newton_iterate) for every
+// family, with a dense LU (newton_solve) or the problem's own linear solver. It stops on
+// a tolerance, never after a fixed number of iterations, and reports.
 #pragma once
 
 #include <cmath>
@@ -34,55 +35,55 @@ using SmallVec = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, MaxN, 1>;
 template <int MaxN>
 using SmallMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, MaxN, MaxN>;
 
-// The iterates, residuals and factorisation of newton_solve, kept by a caller that solves
-// many systems of one size (e.g. in its Data) so that run-time sizes do not allocate.
+// The iterates and residuals of a Newton solve, kept by a caller that solves many systems
+// of one size so that run-time sizes do not allocate.
 template <class Vec>
-struct NewtonWorkspace {
-  using Mat = Eigen::Matrix<double, Vec::RowsAtCompileTime, Vec::RowsAtCompileTime, 0,
-                            Vec::MaxRowsAtCompileTime, Vec::MaxRowsAtCompileTime>;
-  explicit NewtonWorkspace(Eigen::Index n) : r(n), r_trial(n), x_trial(n), dx(n), J(n, n), lu(n) {}
+struct NewtonVectors {
+  explicit NewtonVectors(Eigen::Index n) : r(n), r_trial(n), x_trial(n), dx(n) {}
   Vec r, r_trial, x_trial, dx;
-  Mat J;
-  Eigen::PartialPivLU<Mat> lu;
 };
 
-// Solves residual(x) = 0 with the work space ws (sized x.size()).
-// residual(x, r, J) fills r(x) and, when J is not null, J = dr/dx. The Jacobian is
-// requested only where a Newton direction is needed, so a converged solve from a good
-// guess costs one Jacobian and one factorisation. The last call of residual is always at
-// the returned x, so a caller may read quantities that call left behind.
-template <class Vec, class Residual>
-NewtonStatus newton_solve(Residual&& residual, Vec& x, double residual_scale,
-                          const NewtonOptions& opt, NewtonWorkspace<Vec>& ws) {
-  using Mat = typename NewtonWorkspace<Vec>::Mat;
-  auto& [r, r_trial, x_trial, dx, J, lu] = ws;
-  const Eigen::Index n = x.size();
+// Newton's method with a backtracking line search on a problem that keeps its own
+// Jacobian and linear solver (a dense LU below, the block LDU of solve/tree_ldu.hpp in the
+// maximal engine). The problem provides
+//   residual(x, r, jacobian)  r = r(x) (NaN entries where x is outside its domain); with
+//                             jacobian, also evaluates and keeps dr/dx
+//   factor()                  factorises the kept Jacobian
+//   solve(r, dx)              dx = J^-1 r with the last factors
+//   norm(r)                   the norm compared with tol
+// The Jacobian is requested only where a Newton direction is needed, so a converged solve
+// from a good guess costs one Jacobian and one factorisation; with reuse_jacobian the
+// factors are kept while each iteration cuts the norm at least fourfold. The last call of
+// residual is always at the returned x, so a problem may keep quantities that call left.
+template <class Problem, class Vec>
+NewtonStatus newton_iterate(Problem& problem, Vec& x, double tol, const NewtonOptions& opt,
+                            NewtonVectors<Vec>& v) {
+  auto& [r, r_trial, x_trial, dx] = v;
   NewtonStatus status;
-  const double tol = opt.tolerance * (1.0 + residual_scale);
-  residual(x, r, &J);
+  problem.residual(x, r, true);
   bool have_jacobian = true, factored = false;
-  double contraction = 1.0;  // residual ratio of the last iteration
-  status.residual_norm = n > 0 ? r.template lpNorm<Eigen::Infinity>() : 0.0;
+  double contraction = 1.0;  // norm ratio of the last iteration
+  status.residual_norm = problem.norm(r);
   while (std::isfinite(status.residual_norm) && status.residual_norm > tol &&
          status.iterations < opt.max_iterations) {
     if (!(opt.reuse_jacobian && factored && contraction < 0.25)) {
-      if (!have_jacobian) residual(x, r, &J);
-      lu.compute(J);
+      if (!have_jacobian) problem.residual(x, r, true);
+      problem.factor();
       factored = true;
     }
-    dx.noalias() = lu.solve(r);
+    problem.solve(r, dx);
     ++status.iterations;
     double alpha = 1.0;
     for (;;) {
       x_trial = x - alpha * dx;
-      residual(x_trial, r_trial, static_cast<Mat*>(nullptr));
-      const double norm_trial = r_trial.template lpNorm<Eigen::Infinity>();
-      // Sufficient decrease on the inf-norm; give up shrinking at 1/64.
+      problem.residual(x_trial, r_trial, false);
+      const double norm_trial = problem.norm(r_trial);
+      // Sufficient decrease of the norm; give up shrinking at 1/64.
       if (!opt.line_search || (std::isfinite(norm_trial) &&
                                norm_trial <= (1.0 - 1e-4 * alpha) * status.residual_norm) ||
           alpha < 1.0 / 64.0) {
-        x = x_trial;
-        r = r_trial;
+        x.swap(x_trial);
+        r.swap(r_trial);
         contraction = norm_trial / status.residual_norm;
         status.residual_norm = norm_trial;
         have_jacobian = false;
@@ -93,6 +94,39 @@ NewtonStatus newton_solve(Residual&& residual, Vec& x, double residual_scale,
   }
   status.converged = std::isfinite(status.residual_norm) && status.residual_norm <= tol;
   return status;
+}
+
+// The vectors and the dense factorisation of newton_solve.
+template <class Vec>
+struct NewtonWorkspace {
+  using Mat = Eigen::Matrix<double, Vec::RowsAtCompileTime, Vec::RowsAtCompileTime, 0,
+                            Vec::MaxRowsAtCompileTime, Vec::MaxRowsAtCompileTime>;
+  explicit NewtonWorkspace(Eigen::Index n) : vectors(n), J(n, n), lu(n) {}
+  NewtonVectors<Vec> vectors;
+  Mat J;
+  Eigen::PartialPivLU<Mat> lu;
+};
+
+// Solves residual(x) = 0 with the work space ws (sized x.size()), with a dense LU and the
+// inf-norm: converged when ||r||_inf <= tolerance (1 + residual_scale).
+// residual(x, r, J) fills r(x) and, when J is not null, J = dr/dx.
+template <class Vec, class Residual>
+NewtonStatus newton_solve(Residual&& residual, Vec& x, double residual_scale,
+                          const NewtonOptions& opt, NewtonWorkspace<Vec>& ws) {
+  using Mat = typename NewtonWorkspace<Vec>::Mat;
+  struct Dense {
+    Residual& f;
+    NewtonWorkspace<Vec>& ws;
+    void residual(const Vec& x, Vec& r, bool jacobian) {
+      f(x, r, jacobian ? &ws.J : static_cast<Mat*>(nullptr));
+    }
+    void factor() { ws.lu.compute(ws.J); }
+    void solve(const Vec& r, Vec& dx) { dx.noalias() = ws.lu.solve(r); }
+    double norm(const Vec& r) const {
+      return r.size() > 0 ? r.template lpNorm<Eigen::Infinity>() : 0.0;
+    }
+  } problem{residual, ws};
+  return newton_iterate(problem, x, opt.tolerance * (1.0 + residual_scale), opt, ws.vectors);
 }
 
 // Solves residual(x) = 0 for a fixed-size vector (Eigen::Matrix<double, N, 1>) or a
