@@ -92,6 +92,40 @@ class MaximalSystem final : public sim::System {
   double constraint_violation() const override {
     return maximal::max_constraint_violation(model_, data_.state);
   }
+  // z: v, omega of every body and the joints' lambda (maximal::residual_blocks); delta: 12
+  // per body (maximal::retract_state); u: the input joints' generalised forces at t_k.
+  bool has_residual() const override { return true; }
+  ResidualPoint residual_point(double t_k, double) const override {
+    ResidualPoint at;
+    at.z = maximal::inspect::warm_start(model_, data_);
+    at.delta = Eigen::VectorXd::Zero(12 * model_.num_bodies());
+    at.u = Eigen::VectorXd::Zero(Eigen::Index(input_joints_.size()));
+    if (controls_) {
+      controls_->inner().eval(t_k, u_);
+      at.u = u_;
+    }
+    return at;
+  }
+  void residual(double, double dt, const ResidualPoint& at, ResidualBlocks& out,
+                bool jacobians) const override {
+    maximal::Data data = data_;
+    data.state = maximal::retract_state(data_.state, at.delta);
+    for (std::size_t i = 0; i < input_joints_.size(); ++i)
+      data.joint_input[std::size_t(input_joints_[i])] = at.u[Eigen::Index(i)];
+    if (!jacobians) {
+      out.r = maximal::residual(model_, data, dt, at.z);
+      return;
+    }
+    maximal::ResidualBlocks blocks;
+    maximal::residual_blocks(model_, data, dt, at.z, blocks);
+    out.r = std::move(blocks.r);
+    out.J_r_z = std::move(blocks.J_r_s);
+    out.J_r_state = std::move(blocks.J_r_state);
+    out.J_r_u.resize(out.r.size(), Eigen::Index(input_joints_.size()));
+    for (std::size_t i = 0; i < input_joints_.size(); ++i)
+      out.J_r_u.col(Eigen::Index(i)) = blocks.J_r_u.col(input_joints_[i]);
+  }
+
   void row(double t, std::span<double> out) const override {
     std::size_t c = 0;
     out[c++] = t;

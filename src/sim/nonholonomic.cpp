@@ -79,6 +79,10 @@ class Sim {
   // them (sim/inputs.hpp).
   virtual NewtonStatus step(double t, double h, const Signal& u) = 0;
   virtual Sample sample() const = 0;
+  // The step's residual (System::residual), for the implicit methods.
+  virtual bool has_residual() const { return false; }
+  virtual ResidualPoint residual_point(double, double, const Signal&) const { return {}; }
+  virtual void residual(double, const ResidualPoint&, ResidualBlocks&, bool) const {}
 };
 
 double wrap_angle(double a) { return std::remainder(a, 2.0 * std::numbers::pi); }
@@ -143,6 +147,53 @@ class RdpSim final : public Sim {
     state_.g = g1;
     state_.x = x;
     return st;
+  }
+
+  // RDP's residual of eqs. (16)-(17) given the left momenta: z = x_k (shape velocities, then
+  // locked velocities), delta = increments of (r_k, p^-, mu^-), u = the controls at the
+  // quadrature point (forces or prescribed shape velocities, as split() maps them).
+  bool has_residual() const override { return true; }
+  ResidualPoint residual_point(double t, double h, const Signal& u) const override {
+    ResidualPoint at;
+    at.u = eval_at(u, t + opt_.alpha * h);
+    ShapeVec f, pres;
+    split(at.u, f, pres);
+    at.z = state_.x;
+    for (int i = 0; i < model_->num_shape(); ++i)
+      if (model_->velocity_prescribed(i)) at.z[i] = pres[i];
+    at.delta = Eigen::VectorXd::Zero(2 * model_->num_shape() + 3);
+    return at;
+  }
+  void residual(double h, const ResidualPoint& at, ResidualBlocks& out,
+                bool jacobians) const override {
+    const Eigen::Index nr = model_->num_shape(), n = state_.x.size(), nu = at.u.size();
+    if (at.z.size() != n || at.delta.size() != 2 * nr + 3)
+      throw InputError("RDP residual: z or delta has the wrong size");
+    ShapeVec f, pres;
+    split(at.u, f, pres);
+    const ShapeVec r_k = state_.r + at.delta.head(nr);
+    RdpLeftMomentum<SE2> left = state_.left;
+    left.p += at.delta.segment(nr, nr);
+    left.mu += at.delta.tail<3>();
+    RdpResidual<SE2> R;
+    RdpShapeCols J_r_p;
+    Eigen::Matrix<double, Eigen::Dynamic, 3, 0, kRdpMaxUnknowns, 3> J_r_mu;
+    rdp_residual_given_left<SE2>(*model_, opt_, h, r_k, left, RdpVec(at.z), f, pres, jacobians,
+                                 R, &J_r_p, &J_r_mu);
+    out.r = R.r;
+    if (!jacobians) return;
+    out.J_r_z = R.J_r_x_k;
+    out.J_r_state.resize(n, 2 * nr + 3);
+    out.J_r_state << R.J_r_r_k, J_r_p, J_r_mu;
+    // d(f, pres)/du is a selection (split): column i of u is a force or prescribed column.
+    out.J_r_u.setZero(n, nu);
+    for (Eigen::Index i = 0; i < nu; ++i) {
+      InputVec e = InputVec::Zero(nu);
+      e[i] = 1.0;
+      ShapeVec df, dpres;
+      split(e, df, dpres);
+      out.J_r_u.col(i) = R.J_r_f_ka * Eigen::VectorXd(df) + R.J_r_u_pres * Eigen::VectorXd(dpres);
+    }
   }
 
   Sample sample() const override {
@@ -328,6 +379,41 @@ class FullSim final : public Sim {
     return st;
   }
 
+  // GNI: r(q_k+1) of its momentum jump and constraints; RATTLE: (a)-(b) in
+  // (q_k+1, lambda_k). Only the Jacobian in z is provided. u: the controls at t_k (GNI's
+  // impulse weighting for a first step or a change of step is part of its residual).
+  bool has_residual() const override {
+    return method_ == NonholonomicMethod::Gni || method_ == NonholonomicMethod::Rattle;
+  }
+  ResidualPoint residual_point(double t, double h, const Signal& u) const override {
+    ResidualPoint at;
+    const InputVec v = eval_at(u, t);
+    at.u = v.head(model_->num_controls());
+    const NhVec q1 = q_ + h * velocity();
+    const Eigen::Index n = q1.size(), m = method_ == NonholonomicMethod::Rattle ? model_->num_constraints() : 0;
+    at.z = Eigen::VectorXd::Zero(n + m);
+    at.z.head(n) = q1;
+    return at;
+  }
+  void residual(double h, const ResidualPoint& at, ResidualBlocks& out,
+                bool jacobians) const override {
+    const NhVec u = at.u;
+    if (method_ == NonholonomicMethod::Gni) {
+      const NhVec u_eff = u * ((h_prev_ + h) / (2.0 * h));
+      NhVec r;
+      NhMat J;
+      gni_residual(*model_, h, q_, p_, u_eff, NhVec(at.z), r, jacobians ? &J : nullptr);
+      out.r = r;
+      if (jacobians) out.J_r_z = J;
+      return;
+    }
+    NhUnknown r;
+    NhJacobian J;
+    rattle_residual(*model_, h, q_, p_, u, NhUnknown(at.z), r, jacobians ? &J : nullptr);
+    out.r = r;
+    if (jacobians) out.J_r_z = J;
+  }
+
   Sample sample() const override {
     const NhVec qdot = velocity();
     Sample s;
@@ -465,6 +551,17 @@ class NhSystem final : public sim::System {
     if (st.converged) cur_ = sim_->sample();
     return {st.converged, st.iterations, st.residual_norm, {}};
   }
+  bool has_residual() const override { return sim_->has_residual(); }
+  ResidualPoint residual_point(double t_k, double dt) const override {
+    if (!sim_->has_residual()) return System::residual_point(t_k, dt);
+    return sim_->residual_point(t_k, dt, controls_.inner());
+  }
+  void residual(double t_k, double dt, const ResidualPoint& at, ResidualBlocks& out,
+                bool jacobians) const override {
+    if (!sim_->has_residual()) return System::residual(t_k, dt, at, out, jacobians);
+    sim_->residual(dt, at, out, jacobians);
+  }
+
   double energy() const override { return cur_.energy; }
   bool has_constraint() const override { return true; }
   double constraint_violation() const override { return cur_.violation; }

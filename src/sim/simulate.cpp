@@ -5,10 +5,19 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 #include "marsden/error.hpp"
 
 namespace marsden::sim {
+
+ResidualPoint System::residual_point(double, double) const {
+  throw std::logic_error("this method has no discrete residual (an explicit method)");
+}
+
+void System::residual(double, double, const ResidualPoint&, ResidualBlocks&, bool) const {
+  throw std::logic_error("this method has no discrete residual (an explicit method)");
+}
 
 int Layout::add(const std::string& array, const std::vector<std::string>& names,
                 std::vector<std::size_t> shape) {

@@ -141,6 +141,42 @@ class TreeSystem final : public sim::System {
     return {true, status.iterations, status.residual_norm, {}};
   }
 
+  // The midpoint VI's step equations r_a of tree eq. (21) (tree::midpoint_residual_blocks):
+  // z = (q_kp1, lambda_k), delta = increments of (q_k, p_k), u = the inputs at the
+  // quadrature point. Models with kinematic coordinates have no residual blocks yet.
+  bool has_residual() const override { return midpoint_ && model_.num_kinematic() == 0; }
+  ResidualPoint residual_point(double t_k, double dt) const override {
+    if (!has_residual()) return System::residual_point(t_k, dt);
+    const Eigen::Index n = model_.num_coords(), m = model_.num_constraint_rows();
+    ResidualPoint at;
+    at.z.resize(n + m);
+    at.z << x_.q, (data_.lambda.size() == m ? VecX(data_.lambda) : VecX::Zero(m));
+    at.delta = VecX::Zero(2 * n);
+    at.u = input_at(t_k, t_k + ts_.midpoint.alpha * dt);
+    return at;
+  }
+  void residual(double t_k, double dt, const ResidualPoint& at, ResidualBlocks& out,
+                bool jacobians) const override {
+    if (!has_residual()) return System::residual(t_k, dt, at, out, jacobians);
+    const Eigen::Index n = model_.num_coords(), m = model_.num_constraint_rows();
+    if (at.z.size() != n + m || at.delta.size() != 2 * n || at.u.size() != model_.num_inputs())
+      throw InputError("tree residual: z, delta or u has the wrong size");
+    tree::TreeState x_k = x_;
+    x_k.q += at.delta.head(n);
+    x_k.p += at.delta.tail(n);
+    tree::Data data(model_);
+    tree::MidpointResidualBlocks blocks;
+    tree::midpoint_residual_blocks(model_, data, ts_.midpoint, dt, x_k, at.u, at.z.head(n),
+                                   x_k.p, at.z.tail(m), blocks);
+    out.r = blocks.r_a;
+    if (!jacobians) return;
+    out.J_r_z.resize(n + m, n + m);
+    out.J_r_z << blocks.Ja_qkp1, blocks.Ja_lambda;
+    out.J_r_state.resize(n + m, 2 * n);
+    out.J_r_state << blocks.Ja_qk, blocks.Ja_pk;
+    out.J_r_u = blocks.Ja_u;
+  }
+
   double energy() const override { return energy_; }
   bool has_constraint() const override { return model_.num_constraint_rows() > 0; }
   double constraint_violation() const override { return residual_; }

@@ -69,6 +69,42 @@ class VehicleSystem final : public System {
     for (int i = 0; i < 6; ++i) out[std::size_t(i)] = mu[i];
   }
 
+  // The VI's residual r(xi_k) of vehicles eq. (10): z = xi_k, delta = (g_k exp(delta_g),
+  // xi_k-1 + delta_xi), u = (controls, shape) at the node t_k.
+  bool has_residual() const override { return setup_.method == Method::VI; }
+  ResidualPoint residual_point(double t_k, double dt) const override {
+    if (!has_residual()) return System::residual_point(t_k, dt);
+    ResidualPoint at;
+    at.z = velocity_km1(dt);
+    at.delta = Eigen::VectorXd::Zero(12);
+    const StepInputs in = inputs_at(t_k);
+    at.u.resize(in.u.size() + in.gamma.size());
+    at.u << in.u, in.gamma;
+    return at;
+  }
+  void residual(double t_k, double dt, const ResidualPoint& at, ResidualBlocks& out,
+                bool jacobians) const override {
+    if (!has_residual()) return System::residual(t_k, dt, at, out, jacobians);
+    const HolonomicModel<SE3>& model = *setup_.model;
+    const Eigen::Index nu = model.num_controls(), ns = model.num_shape();
+    if (at.z.size() != 6 || at.delta.size() != 12 || at.u.size() != nu + ns)
+      throw InputError("vehicle residual: z, delta or u has the wrong size");
+    const SE3 g_k = cur_.g * SE3::exp(at.delta.head<6>());
+    const Vec6 xi_km1 = velocity_km1(dt) + at.delta.tail<6>();
+    StepInputs in;
+    in.u = at.u.head(nu);
+    in.gamma = at.u.tail(ns);
+    HolonomicResidual<SE3> R;
+    holonomic_residual<SE3>(model, setup_.options, dt, t_k, g_k, xi_km1, at.z, in, jacobians, R);
+    out.r = R.r;
+    if (!jacobians) return;
+    out.J_r_z = R.J_r_xi_k;
+    out.J_r_state.resize(6, 12);
+    out.J_r_state << R.J_r_g_k, R.J_r_xi_km1;
+    out.J_r_u.resize(6, nu + ns);
+    out.J_r_u << R.J_r_u_k, R.J_r_gamma_k;
+  }
+
   void row(double t, std::span<double> out) const override {
     Vec4 q = Quat::from_rotation(cur_.g.R).q;
     // q and -q are the same rotation: keep the sign continuous along the trajectory.
@@ -87,6 +123,21 @@ class VehicleSystem final : public System {
   }
 
  private:
+  // xi_k-1 of the next step: the stepper's, or the one a restart derives from the body
+  // velocity (as step() would).
+  Vec6 velocity_km1(double dt) const {
+    const Vec6* xi_km1 = restart_ ? nullptr : stepper_->velocity_km1();
+    return xi_km1 ? *xi_km1 : initial_xi_km1<SE3>(*setup_.model, setup_.options, dt, cur_.xi);
+  }
+  StepInputs inputs_at(double t) const {
+    StepInputs in;
+    in.u.setZero(setup_.model->num_controls());
+    in.gamma.setZero(setup_.model->num_shape());
+    if (setup_.controls) setup_.controls->eval(t, in.u);
+    if (setup_.shape) setup_.shape->eval(t, in.gamma);
+    return in;
+  }
+
   VehicleSetup setup_;
   Layout layout_;
   std::unique_ptr<VehicleStepper<SE3>> stepper_;

@@ -89,6 +89,10 @@ class VariationalStepper final : public VehicleStepper<G> {
                            model_->inertia_inv() * momentum_plus(*model_, opt_, this->h_, xi_km1_)};
   }
 
+  const typename G::Tangent* velocity_km1() const override {
+    return history_ > 0 ? &xi_km1_ : nullptr;
+  }
+
   void save() override { saved_ = {this->h_, t_, g_, xi_km1_, xi_km2_, xi_km3_, history_}; }
   void restore() override {
     this->h_ = saved_.h;

@@ -3,11 +3,13 @@
 // checks: layout and rows, no NaN or infinity written, rollback restoring the state to the
 // bit, a rerun giving bit-identical output, the failure policy (a step that cannot succeed
 // fails with a status, and the run keeps the last good state), subdivision agreeing with
-// the smaller step, and no heap allocation inside a step.
+// the smaller step, no heap allocation inside a step, and the discrete residual's Jacobian
+// blocks against central differences.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <variant>
 
@@ -235,6 +237,88 @@ TEST_P(SystemContract, NoHeapAllocationInsideAStep) {
             0);
 }
 
+// The residual the step solves (System::residual), a few steps into the run: every block
+// the family provides against central differences in its argument (the unknowns, the state
+// at t_k in the family's chart, the inputs), at a point off the solution.
+class ResidualContract : public ::testing::TestWithParam<Case> {};
+
+// The explicit methods (Runge-Kutta, Lie-Newmark, the car's explicit RDP) solve nothing.
+bool is_explicit(const Case& c) {
+  for (const char* m : {"_rk2", "_rk4", "_lie_newmark", "_rdp_explicit"})
+    if (c.name.ends_with(m)) return true;
+  return false;
+}
+
+std::vector<Case> implicit_cases() {
+  std::vector<Case> out;
+  for (const Case& c : cases())
+    if (!is_explicit(c)) out.push_back(c);
+  return out;
+}
+
+TEST_P(SystemContract, OnlyExplicitMethodsLackAResidual) {
+  const auto system = make(GetParam());
+  EXPECT_EQ(system->has_residual(), !is_explicit(GetParam()));
+  if (!system->has_residual()) {
+    EXPECT_THROW(system->residual_point(0.0, 0.01), std::logic_error);
+  }
+}
+
+TEST_P(ResidualContract, JacobiansMatchCentralDifferences) {
+  const auto system = make(GetParam());
+  ASSERT_TRUE(system->has_residual());
+  const double dt = 0.01;
+  for (int k = 0; k < 5; ++k) ASSERT_TRUE(system->step(k * dt, dt).converged);
+  const double t_k = 5 * dt;
+  ResidualPoint at = system->residual_point(t_k, dt);
+  for (Eigen::Index i = 0; i < at.z.size(); ++i) at.z[i] += 1e-3 * std::sin(1.0 + i);
+  ResidualBlocks blocks;
+  system->residual(t_k, dt, at, blocks, true);
+  const Eigen::Index n = blocks.r.size();
+  ASSERT_GT(n, 0);
+  ASSERT_EQ(blocks.J_r_z.rows(), n);
+  ASSERT_EQ(blocks.J_r_z.cols(), at.z.size());
+  // Every family but GNI and RATTLE (no optimal control yet) provides all three blocks.
+  const bool all_blocks = !GetParam().name.ends_with("_gni") && !GetParam().name.ends_with("_rattle");
+  EXPECT_EQ(blocks.J_r_state.cols() > 0, all_blocks);
+  EXPECT_EQ(blocks.J_r_u.cols() > 0, all_blocks && at.u.size() > 0);
+  // A block a family does not provide has no columns; a provided one has them all.
+  for (const Eigen::MatrixXd* J : {&blocks.J_r_state, &blocks.J_r_u}) {
+    if (J->cols() > 0) {
+      ASSERT_EQ(J->rows(), n);
+    }
+  }
+  if (blocks.J_r_state.cols() > 0) {
+    ASSERT_EQ(blocks.J_r_state.cols(), at.delta.size());
+  }
+  if (blocks.J_r_u.cols() > 0) {
+    ASSERT_EQ(blocks.J_r_u.cols(), at.u.size());
+  }
+  const double h = 1e-6;
+  auto r_at = [&](const ResidualPoint& p) {
+    ResidualBlocks b;
+    system->residual(t_k, dt, p, b, false);
+    return b.r;
+  };
+  auto check = [&](Eigen::VectorXd ResidualPoint::*arg, const Eigen::MatrixXd& J,
+                   const char* name) {
+    for (Eigen::Index c = 0; c < J.cols(); ++c) {
+      ResidualPoint plus = at, minus = at;
+      (plus.*arg)[c] += h;
+      (minus.*arg)[c] -= h;
+      const Eigen::VectorXd fd = (r_at(plus) - r_at(minus)) / (2 * h);
+      EXPECT_LT((fd - J.col(c)).lpNorm<Eigen::Infinity>(),
+                1e-6 * (1.0 + fd.lpNorm<Eigen::Infinity>()))
+          << name << " column " << c;
+    }
+  };
+  check(&ResidualPoint::z, blocks.J_r_z, "J_r_z");
+  check(&ResidualPoint::delta, blocks.J_r_state, "J_r_state");
+  check(&ResidualPoint::u, blocks.J_r_u, "J_r_u");
+}
+
+INSTANTIATE_TEST_SUITE_P(Families, ResidualContract, ::testing::ValuesIn(implicit_cases()),
+                         [](const auto& info) { return info.param.name; });
 INSTANTIATE_TEST_SUITE_P(Families, SystemContract, ::testing::ValuesIn(cases()),
                          [](const auto& info) { return info.param.name; });
 

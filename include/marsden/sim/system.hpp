@@ -9,6 +9,8 @@
 //                        state depends on the step length (a velocity of the last
 //                        interval) carries its momentum exactly across the change
 //   energy, momentum, constraint_violation, row   what the driver records
+//   residual             the discrete residual the step solves, with its Jacobian blocks
+//                        (implicit methods): what optimal control and linearisation use
 //
 // A virtual interface rather than a concept: the driver, the file writers and the Python
 // bindings are compiled once, not once per family, and a virtual call per step is noise
@@ -18,6 +20,8 @@
 #include <span>
 #include <string>
 #include <vector>
+
+#include <Eigen/Core>
 
 namespace marsden::sim {
 
@@ -53,6 +57,21 @@ struct Layout {
           std::vector<std::size_t> shape);
 };
 
+// A point of the discrete residual of the step from the current state at t_k,
+// R(z; x_k (+) delta, u) = 0: z the step's unknowns, delta a tangent perturbation of the
+// state at t_k in the family's chart (a right perturbation g exp(delta) on a Lie group, an
+// increment on a vector), u the step's inputs as the family samples them.
+struct ResidualPoint {
+  Eigen::VectorXd z, delta, u;
+};
+
+// R and its Jacobians d R / d z, d R / d delta (at delta = 0) and d R / d u; a block a
+// family does not provide has no columns.
+struct ResidualBlocks {
+  Eigen::VectorXd r;
+  Eigen::MatrixXd J_r_z, J_r_state, J_r_u;
+};
+
 class System {
  public:
   virtual ~System() = default;
@@ -75,6 +94,17 @@ class System {
   virtual double constraint_violation() const { return 0.0; }
   // The output row of the current state at time t (layout().columns.size() values).
   virtual void row(double t, std::span<double> out) const = 0;
+
+  // Implicit steps (the variational integrators) expose their residual; explicit methods
+  // do not, and the two calls below then throw std::logic_error. Both allocate.
+  virtual bool has_residual() const { return false; }
+  // The step from t_k of length dt as the family starts it: its Newton guess for z,
+  // delta = 0 and the sampled inputs.
+  virtual ResidualPoint residual_point(double t_k, double dt) const;
+  // R at the point; with jacobians, also the blocks (at delta = 0 only: the Jacobians of R
+  // are taken at the current state).
+  virtual void residual(double t_k, double dt, const ResidualPoint& at, ResidualBlocks& out,
+                        bool jacobians) const;
 };
 
 }  // namespace marsden::sim

@@ -43,6 +43,9 @@ class VehicleStepper {
   // with the same h after restore() repeats the kept one to the bit.
   virtual void save() = 0;
   virtual void restore() = 0;
+  // The variational integrator's velocity of the last interval, xi_k-1 (vehicles eq. (10)),
+  // for its residual; null for the other methods and before the first reset().
+  virtual const typename G::Tangent* velocity_km1() const { return nullptr; }
   double h() const { return h_; }
 
  protected:
