@@ -66,17 +66,21 @@ Mechanism builtin_mechanism(const JsonNode& sys, const std::string& name) {
   return with_field(params, [&] { return maximal::minitaur_leg(half); });
 }
 
-// The URDF's joint coordinates from "initial_state": {"q": {joint: value}, "qd": {...}}
-// (rad or m, rad/s or m/s; others zero), turned into poses and discrete velocities.
-void urdf_initial_state(const JsonNode& s, double dt, Mechanism& mech) {
+// "initial_state": {"q": {joint: value}, "qd": {joint: rate}} over the mechanism's own
+// coordinates (rad or m, rad/s or m/s; a number for a one-dof joint, an array of its
+// coordinates otherwise), turned into poses and discrete velocities; a mechanism with loops
+// is then projected onto its loop constraints.
+void joint_initial_state(const JsonNode& s, double dt, Mechanism& mech) {
   s.expect_keys({"q", "qd"});
   const maximal::Model& model = mech.model;
   const auto nj = static_cast<std::size_t>(model.num_joints());
   std::vector<JointCoords> q(nj), qd(nj);
   for (std::size_t j = 0; j < nj; ++j) {
-    const int dofs = maximal::joint_dofs(model.joints()[j].type);
-    q[j] = JointCoords::Zero(dofs);
-    qd[j] = JointCoords::Zero(dofs);
+    const maximal::Joint& joint = model.joints()[j];
+    const maximal::BodyState& parent =
+        joint.parent == maximal::kWorld ? maximal::world_state() : mech.state[std::size_t(joint.parent)];
+    q[j] = maximal::joint_coordinates(joint, parent, mech.state[std::size_t(joint.child)]);
+    qd[j] = JointCoords::Zero(q[j].size());
   }
   auto read = [&](const char* key, std::vector<JointCoords>& out) {
     const auto n = s.find(key);
@@ -88,8 +92,17 @@ void urdf_initial_state(const JsonNode& s, double dt, Mechanism& mech) {
                                    [&](const maximal::Joint& j) { return j.name == item.key(); });
       if (it == model.joints().end()) v.fail("no joint named '" + item.key() + "'");
       const auto j = static_cast<std::size_t>(it - model.joints().begin());
-      if (out[j].size() != 1) v.fail("joint '" + item.key() + "' is fixed: it has no coordinate");
-      out[j](0) = v.number();
+      const auto dofs = static_cast<std::size_t>(out[j].size());
+      if (dofs == 0) v.fail("joint '" + item.key() + "' is fixed: it has no coordinate");
+      if (dofs == 1) {
+        out[j](0) = v.number();
+      } else {
+        const std::vector<double> values = v.numbers();
+        if (values.size() != dofs)
+          v.fail("joint '" + item.key() + "' (" + maximal::joint_type_name(it->type) + ") has " +
+                 std::to_string(dofs) + " coordinates");
+        for (std::size_t i = 0; i < dofs; ++i) out[j](Eigen::Index(i)) = values[i];
+      }
     }
   };
   read("q", q);
@@ -97,6 +110,11 @@ void urdf_initial_state(const JsonNode& s, double dt, Mechanism& mech) {
   mech.state = with_field(s, [&] {
     return maximal::state_from_joint_coordinates(model, mech.state, q, qd, dt);
   });
+  if (model.topology().loop_joints.empty()) return;
+  const maximal::ProjectionReport report = maximal::project_state(model, mech.state);
+  if (!report.converged)
+    s.fail("these joint coordinates cannot close the mechanism's loops (violation " +
+           detail::format_number(report.violation) + " after the projection)");
 }
 
 // The index of the one-degree-of-freedom joint a JSON string names.
@@ -146,9 +164,6 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
     sys.expect_keys({"type", "mechanism", "parameters", "gravity", "inputs", "springs", "dampers"});
     scene.source = m->one_of({"pendulum_chain", "closed_chain", "four_bar_chain", "minitaur_leg"});
     mech.emplace(builtin_mechanism(sys, scene.source));
-    if (const auto s = root.find("initial_state"))
-      s->fail("built-in mechanisms start from their parameters (e.g. initial_angle); "
-              "initial joint coordinates apply to URDF systems only");
   } else {
     sys.expect_keys({"type", "urdf", "gravity", "inputs", "springs", "dampers"});
     scene.source = "urdf";
@@ -159,8 +174,8 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
     mech.emplace(with_field(file, [&] {
       return maximal_from_urdf(read_urdf(path), Vec3(0.0, 0.0, -9.81));
     }));
-    if (const auto s = root.find("initial_state")) urdf_initial_state(*s, dt, *mech);
   }
+  if (const auto s = root.find("initial_state")) joint_initial_state(*s, dt, *mech);
   // Gravity, springs and dampers are the model's: rebuild it around the same bodies and
   // joints.
   std::vector<maximal::Joint> joints = mech->model.joints();

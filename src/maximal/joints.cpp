@@ -192,11 +192,13 @@ void joint_jacobians(const Joint& joint, const BodyState& parent, const BodyStat
   evaluate<true>(joint, parent, child, g != nullptr ? *g : g_local, &G_parent, &G_child);
 }
 
-BodyState place_child(const Joint& joint, const BodyState& parent, const BodyState& child,
-                      const JointCoords& coords) {
+namespace {
+
+// The joint's relative rotation and anchor slide at the given coordinates.
+void joint_motion(const Joint& joint, const JointCoords& coords, Quat& q_rel, Vec3& t) {
   const Vec3& u = joint.axis;
-  Quat q_rel;
-  Vec3 t = Vec3::Zero();
+  q_rel = Quat();
+  t = Vec3::Zero();
   switch (joint.type) {
     case JointType::Fixed: break;
     case JointType::Revolute: q_rel = Quat::exp(coords(0) * u); break;
@@ -206,21 +208,71 @@ BodyState place_child(const Joint& joint, const BodyState& parent, const BodySta
       t = coords(0) * u;
       q_rel = Quat::exp(coords(1) * u);
       break;
-    case JointType::Planar: {
-      const Mat23 P = orthogonal_basis(u);
-      t = P.transpose() * coords.head<2>();
+    case JointType::Planar:
+      t = orthogonal_basis(u).transpose() * coords.head<2>();
       q_rel = Quat::exp(coords(2) * u);
       break;
-    }
     case JointType::Universal:
       q_rel = Quat::exp(coords(0) * u) * Quat::exp(coords(1) * joint.axis2);
       break;
   }
+}
+
+}  // namespace
+
+// q_child = q_parent q_rel q_offset and x_child + R_child p_child = x_parent +
+// R_parent (p_parent + t): solved for the child here, for the parent in place_parent.
+BodyState place_child(const Joint& joint, const BodyState& parent, const BodyState& child,
+                      const JointCoords& coords) {
+  Quat q_rel;
+  Vec3 t;
+  joint_motion(joint, coords, q_rel, t);
   BodyState placed = child;
   placed.q = parent.q * q_rel * joint.q_offset;
   placed.x = parent.x + parent.q.matrix() * (joint.p_parent + t) -
              placed.q.matrix() * joint.p_child;
   return placed;
+}
+
+BodyState place_parent(const Joint& joint, const BodyState& parent, const BodyState& child,
+                       const JointCoords& coords) {
+  Quat q_rel;
+  Vec3 t;
+  joint_motion(joint, coords, q_rel, t);
+  BodyState placed = parent;
+  placed.q = child.q * joint.q_offset.inverse() * q_rel.inverse();
+  placed.x = child.x + child.q.matrix() * joint.p_child -
+             placed.q.matrix() * (joint.p_parent + t);
+  return placed;
+}
+
+JointCoords joint_coordinates(const Joint& joint, const BodyState& parent,
+                              const BodyState& child) {
+  const Vec3& u = joint.axis;
+  const Vec3 Delta = anchor_gap<false>(joint, parent, child).Delta;  // the slide t
+  const Quat q_rel{relative_rotation<false>(joint, parent, child).q_rel};
+  // The angle of a rotation about u, 2 atan2(u . vec, w) (see joint_coordinate).
+  const double angle = 2.0 * std::atan2(u.dot(q_rel.q.tail<3>()), q_rel.q(0));
+  JointCoords c(joint_dofs(joint.type));
+  switch (joint.type) {
+    case JointType::Fixed: break;
+    case JointType::Revolute: c << angle; break;
+    case JointType::Prismatic: c << u.dot(Delta); break;
+    case JointType::Spherical: c = Quat::log(q_rel); break;
+    case JointType::Cylindrical: c << u.dot(Delta), angle; break;
+    case JointType::Planar: c << orthogonal_basis(u) * Delta, angle; break;
+    case JointType::Universal: {
+      // R_rel = Rot(u, c0) Rot(u2, c1) with u orthogonal to u2: R_rel u2 = Rot(u, c0) u2 and
+      // R_rel^T u = Rot(u2, -c1) u.
+      const Vec3& u2 = joint.axis2;
+      const Mat3 R_rel = q_rel.matrix();
+      const Vec3 n = u.cross(u2);
+      c << std::atan2(n.dot(R_rel * u2), u2.dot(R_rel * u2)),
+          std::atan2(n.dot(R_rel.transpose() * u), u.dot(R_rel.transpose() * u));
+      break;
+    }
+  }
+  return c;
 }
 
 namespace {

@@ -63,18 +63,25 @@ std::vector<BodyState> state_from_joint_coordinates(const Model& model,
                        joint_type_name(joint.type) + ") needs " + std::to_string(dofs) +
                        " finite coordinates and rates");
     }
-    const int tree_parent = topo.parent_node[topo.joint_node[j]];
-    if (tree_parent != joint.parent && !(tree_parent < 0 && joint.parent == kWorld)) {
+    // The joint places the body on its far side from the tree: usually its child, but a
+    // joint reached from its child (a loop's spanning tree may do that) places its parent.
+    const int from = topo.parent_node[topo.joint_node[j]];
+    const bool forward = from == joint.parent || (from < 0 && joint.parent == kWorld);
+    const int placed = forward ? joint.child : joint.parent;
+    if (placed == kWorld) {
       throw InputError("joint coordinates: joint " + std::to_string(j) +
-                       " is reached from its child; list joints parent before child");
+                       " would move the world");
     }
     const JointCoords coords_before = coords[j] - dt * rates[j];
-    now[joint.child] = place_child(joint, pose_in(now, joint.parent), now[joint.child], coords[j]);
-    before[joint.child] =
-        place_child(joint, pose_in(before, joint.parent), before[joint.child], coords_before);
-    BodyState& st = now[joint.child];
-    st.v = (st.x - before[joint.child].x) / dt;
-    Vec4 f = (before[joint.child].q.inverse() * st.q).q;
+    auto place = [&](std::vector<BodyState>& poses, const JointCoords& c) {
+      poses[placed] = forward ? place_child(joint, pose_in(poses, joint.parent), poses[placed], c)
+                              : place_parent(joint, poses[placed], poses[joint.child], c);
+    };
+    place(now, coords[j]);
+    place(before, coords_before);
+    BodyState& st = now[placed];
+    st.v = (st.x - before[placed].x) / dt;
+    Vec4 f = (before[placed].q.inverse() * st.q).q;
     if (f(0) < 0.0) f = -f;
     st.omega = 2.0 / dt * f.tail<3>();
   }

@@ -115,6 +115,25 @@ TEST_P(JointJacobianTest, PlaceChildSatisfiesTheConstraint) {
   EXPECT_LT(joint_residual(joint, a, b).norm(), 1e-12);
 }
 
+TEST_P(JointJacobianTest, JointCoordinatesInvertPlaceChild) {
+  std::mt19937 rng(13);
+  std::uniform_real_distribution<double> angle(-1.5, 1.5);
+  for (int trial = 0; trial < 10; ++trial) {
+    const Joint joint = random_joint(GetParam(), rng);
+    const BodyState a = random_pose(rng);
+    JointCoords coords(joint_dofs(joint.type));
+    for (int i = 0; i < coords.size(); ++i) coords(i) = angle(rng);
+    const BodyState b = place_child(joint, a, random_pose(rng), coords);
+    const JointCoords back = joint_coordinates(joint, a, b);
+    ASSERT_EQ(back.size(), coords.size());
+    EXPECT_LT((back - coords).norm(), 1e-12) << joint_type_name(joint.type);
+    // place_parent puts the parent back where it was.
+    const BodyState a2 = place_parent(joint, random_pose(rng), b, coords);
+    EXPECT_LT((a2.x - a.x).norm(), 1e-12);
+    EXPECT_LT((a2.q.matrix() - a.q.matrix()).norm(), 1e-12);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(AllTypes, JointJacobianTest,
                          ::testing::Values(JointType::Fixed, JointType::Revolute,
                                            JointType::Prismatic, JointType::Spherical,

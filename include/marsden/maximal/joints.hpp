@@ -54,9 +54,19 @@ Mat12 joint_force_derivative(const Joint& joint, const BodyState& parent,
 // axis, angle about axis2).
 int joint_dofs(JointType type);
 
-// Child pose that realises the given joint coordinates (forward kinematics).
+// Child pose that realises the given joint coordinates (forward kinematics); velocities
+// are copied from `child`.
 BodyState place_child(const Joint& joint, const BodyState& parent, const BodyState& child,
                       const JointCoords& coords);
+// Parent pose that realises them with the child where it is (a joint traversed from its
+// child); velocities are copied from `parent`.
+BodyState place_parent(const Joint& joint, const BodyState& parent, const BodyState& child,
+                       const JointCoords& coords);
+
+// The joint coordinates of a child pose that satisfies the joint's constraint: the inverse
+// of place_child (angles in (-2 pi, 2 pi], a spherical rotation vector of norm <= 2 pi).
+JointCoords joint_coordinates(const Joint& joint, const BodyState& parent,
+                              const BodyState& child);
 
 // Coordinate s of a one-degree-of-freedom joint (revolute angle in (-2 pi, 2 pi],
 // prismatic slide) and ds/d(dx, dphi) of each body; used by springs, dampers and inputs.

@@ -13,8 +13,8 @@ namespace marsden::maximal {
 // given each joint's coordinates and rates (size joint_dofs, indexed by joint; loop
 // joints are ignored). The velocities are the discrete ones of the interval ending now:
 // the pose at coordinates q - dt q_dot is the previous one, so both poses satisfy the
-// tree constraints exactly. Root bodies keep their pose and velocity from `reference`.
-// Throws InputError when a tree joint is traversed from its child to its parent.
+// tree constraints exactly. Root bodies keep their pose and velocity from `reference`; a
+// joint the spanning tree reaches from its child places its parent (place_parent).
 std::vector<BodyState> state_from_joint_coordinates(const Model& model,
                                                     const std::vector<BodyState>& reference,
                                                     const std::vector<JointCoords>& coords,
