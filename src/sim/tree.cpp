@@ -69,7 +69,11 @@ class TreeSystem final : public sim::System {
         M_dd_(model_.num_dynamic(), model_.num_dynamic()),
         rhs_(model_.num_dynamic()),
         qd_d_(model_.num_dynamic()),
-        lu_(model_.num_dynamic()) {
+        lu_(model_.num_dynamic()),
+        y_(2 * model_.num_coords()),
+        q_stage_(model_.num_coords()),
+        v_stage_(model_.num_coords()),
+        rk_(2 * model_.num_coords()) {
     const int n = model_.num_coords(), nd = model_.num_dynamic(), nu = model_.num_inputs();
     std::vector<std::string> q, qd, p, u;
     for (const auto& c : model_.coords()) q.push_back(c.name);
@@ -239,19 +243,23 @@ class TreeSystem final : public sim::System {
   }
 
   // Classical RK4 (sim/rk.hpp) on (q, qd) with the inputs sampled at the stage times: the
-  // dynamic entries integrate, the kinematic ones follow the path.
+  // dynamic entries integrate, the kinematic ones follow the path. In place, in buffers
+  // sized by the constructor.
   void rk4(double t, double h) {
     const Eigen::Index n = x_.q.size();
-    VecX y(2 * n);
-    y << x_.q, qd_;
-    const VecX y1 = rk_step(RungeKutta::Classic4, t, h, y, [&](double ts, const VecX& s) {
-      VecX q = s.head(n), v = s.tail(n), ds(2 * n);
-      path_.at(ts, q, &v, &qdd_kin_);
-      ds << v, tree::continuous_dynamics(model_, data_, q, v, input_at(t, ts), qdd_kin_).qdd;
-      return ds;
-    });
-    x_.q = y1.head(n);
-    qd_ = y1.tail(n);
+    y_ << x_.q, qd_;
+    rk_step_in_place(
+        RungeKutta::Classic4, t, h, y_,
+        [&](double ts, const VecX& s, VecX& ds) {
+          q_stage_ = s.head(n);
+          v_stage_ = s.tail(n);
+          path_.at(ts, q_stage_, &v_stage_, &qdd_kin_);
+          tree::accelerations(model_, data_, q_stage_, v_stage_, input_at(t, ts), qdd_kin_);
+          ds << v_stage_, data_.qdd;
+        },
+        rk_);
+    x_.q = y_.head(n);
+    qd_ = y_.tail(n);
     path_.at(t + h, x_.q, &qd_, nullptr);
   }
 
@@ -275,6 +283,8 @@ class TreeSystem final : public sim::System {
   MatX M_dd_;
   VecX rhs_, qd_d_;
   Eigen::PartialPivLU<MatX> lu_;
+  VecX y_, q_stage_, v_stage_;  // the RK4 state and a stage's (q, qd)
+  RkWorkspace<VecX> rk_;
 };
 
 }  // namespace

@@ -57,6 +57,12 @@ Data::Data(const Model& model)
   J3_a = J3_b = MatX::Zero(3, n);
   grad_n = VecX::Zero(n);
   hess_n = MatX::Zero(n, n);
+  const int nd = model.num_dynamic();
+  qdd = rhs_dynamics = product_n = VecX::Zero(n);
+  lambda_dynamics = product_m = weight_m = VecX::Zero(m);
+  b_dynamics = x_dynamics = VecX::Zero(nd + m);
+  A_dynamics = MatX::Zero(nd + m, nd + m);
+  lu_dynamics = Eigen::FullPivLU<MatX>(nd + m, nd + m);
 }
 
 namespace {
@@ -109,53 +115,71 @@ double energy(const Model& model, Data& data, const VecX& q, const VecX& qd) {
   return data.kinetic + data.potential;
 }
 
-Acceleration continuous_dynamics(const Model& model, Data& data, const VecX& q, const VecX& qd,
-                                 const VecX& u, const VecX& qdd_kinematic) {
+void accelerations(const Model& model, Data& data, const VecX& q, const VecX& qd, const VecX& u,
+                   const VecX& qdd_kinematic) {
   check_sizes(model, q, qd, "tree dynamics");
   if (qdd_kinematic.size() != model.num_kinematic())
     throw InputError("tree dynamics: qdd_kinematic needs " +
                      std::to_string(model.num_kinematic()) + " entries");
-  const int n = model.num_coords(), nd = model.num_dynamic(), m = model.num_constraint_rows();
+  const int nd = model.num_dynamic(), m = model.num_constraint_rows();
   lagrangian_terms(model, data, q, qd, true);
   detail::forces_at_current_kinematics(model, data, qd, u, false);
   // M qdd = L_q - (d2L/dqd dq) qd + Q + Dh^T lambda, eq. (14).
-  const VecX rhs = data.L_q - data.L_qv.transpose() * qd + data.Q;
+  VecX& rhs = data.rhs_dynamics;
+  rhs = data.L_q + data.Q;
+  rhs.noalias() -= data.L_qv.transpose() * qd;
 
-  VecX qdd = VecX::Zero(n);
+  VecX& qdd = data.qdd;
+  qdd.setZero();
   for (int a = 0; a < model.num_kinematic(); ++a) qdd[model.kinematic_coords()[a]] = qdd_kinematic[a];
 
-  // Velocity product of the constraints, qd^T (d2h_c/dq2) qd, one row at a time.
-  VecX h_dd = VecX::Zero(m);
-  VecX weight = VecX::Zero(m);
+  MatX& A = data.A_dynamics;
+  VecX& b = data.b_dynamics;
+  // The constraints' velocity product, -qd^T (d2h_c/dq2) qd, one row at a time (the last
+  // call leaves Dh(q) in data).
+  VecX& weight = data.weight_m;
   for (int c = 0; c < m; ++c) {
     weight.setZero();
     weight[c] = 1.0;
     constraint_terms(model, data, q, &weight);
-    h_dd[c] = qd.dot(data.h_qq_w * qd);
+    data.product_n.noalias() = data.h_qq_w * qd;
+    b[nd + c] = -qd.dot(data.product_n);
   }
-
-  MatX A = MatX::Zero(nd + m, nd + m);
-  VecX b = VecX::Zero(nd + m);
+  A.setZero();
   const auto& dyn = model.dynamic_coords();
-  const VecX M_qdd_kin = data.M * qdd;  // only the kinematic entries of qdd are set here
-  const VecX Dh_qdd_kin = data.Dh * qdd;
+  // The kinematic accelerations' share of M qdd and Dh qdd (only those entries of qdd are
+  // set here).
+  data.product_n.noalias() = data.M * qdd;
+  data.product_m.noalias() = data.Dh * qdd;
   for (int a = 0; a < nd; ++a) {
     for (int b2 = 0; b2 < nd; ++b2) A(a, b2) = data.M(dyn[a], dyn[b2]);
     for (int c = 0; c < m; ++c) {
       A(a, nd + c) = -data.Dh(c, dyn[a]);
       A(nd + c, a) = data.Dh(c, dyn[a]);
     }
-    b[a] = rhs[dyn[a]] - M_qdd_kin[dyn[a]];
+    b[a] = rhs[dyn[a]] - data.product_n[dyn[a]];
   }
-  for (int c = 0; c < m; ++c) b[nd + c] = -Dh_qdd_kin[c] - h_dd[c];
-  Eigen::FullPivLU<MatX> lu(A);
+  for (int c = 0; c < m; ++c) b[nd + c] -= data.product_m[c];
+  Eigen::FullPivLU<MatX>& lu = data.lu_dynamics;
+  lu.compute(A);
   if (!lu.isInvertible())
     throw SolverError("tree dynamics: the constrained mass matrix is singular (rank " +
                       std::to_string(lu.rank()) + " of " + std::to_string(nd + m) +
                       "); check masses and redundant constraints");
-  const VecX x = lu.solve(b);
-  for (int a = 0; a < nd; ++a) qdd[dyn[a]] = x[a];
-  return Acceleration{qdd, x.tail(m)};
+  // x = Q U^-1 L^-1 P b, in place (FullPivLU::solve would allocate a temporary).
+  VecX& x = data.x_dynamics;
+  x.noalias() = lu.permutationP() * b;
+  lu.matrixLU().triangularView<Eigen::UnitLower>().solveInPlace(x);
+  lu.matrixLU().triangularView<Eigen::Upper>().solveInPlace(x);
+  b.noalias() = lu.permutationQ() * x;
+  for (int a = 0; a < nd; ++a) qdd[dyn[a]] = b[a];
+  data.lambda_dynamics = b.tail(m);
+}
+
+Acceleration continuous_dynamics(const Model& model, Data& data, const VecX& q, const VecX& qd,
+                                 const VecX& u, const VecX& qdd_kinematic) {
+  accelerations(model, data, q, qd, u, qdd_kinematic);
+  return Acceleration{data.qdd, data.lambda_dynamics};
 }
 
 void rk4_step(const Model& model, Data& data, double dt, const VecX& u, VecX& q, VecX& qd) {
@@ -211,7 +235,9 @@ void constraints_at_current_kinematics(const Model& model, Data& data, const Vec
           add_point_hessian(model, data, c.frame_a, p_a, w * n, 1.0, data.h_qq_w);
           add_point_hessian(model, data, c.frame_b, p_b, w * n, -1.0, data.h_qq_w);
           add_direction_hessian(model, data, c.frame_b, n, w * r, data.h_qq_w);
-          data.h_qq_w.noalias() += w * (J_n.transpose() * J_r + J_r.transpose() * J_n);
+          // Two products, each added in place (their sum would be a temporary).
+          data.h_qq_w.noalias() += (w * J_n.transpose()) * J_r;
+          data.h_qq_w.noalias() += (w * J_r.transpose()) * J_n;
         }
         break;
       }

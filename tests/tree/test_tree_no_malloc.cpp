@@ -1,8 +1,10 @@
-// A midpoint step of a tree allocates nothing once its Data exists: built against the
-// step code compiled with EIGEN_RUNTIME_NO_MALLOC, with operator new counted.
+// A midpoint step of a tree, and the continuous dynamics the RK baselines evaluate,
+// allocate nothing once its Data exists: built against the step code compiled with
+// EIGEN_RUNTIME_NO_MALLOC, with operator new counted.
 #include <gtest/gtest.h>
 
 #include "marsden/tree/builtin_models.hpp"
+#include "marsden/tree/dynamics.hpp"
 #include "marsden/tree/midpoint.hpp"
 #include "support/allocation_counter.hpp"
 
@@ -52,6 +54,16 @@ TEST(TreeNoMalloc, MarionetteStepWithKinematicStrings) {
   VecX q_kin(model.num_kinematic());
   for (int a = 0; a < model.num_kinematic(); ++a) q_kin[a] = q0[model.kinematic_coords()[a]];
   expect_steps_without_allocation(model, q0, VecX(), q_kin);
+}
+
+TEST(TreeNoMalloc, ConstrainedAccelerations) {
+  const FourBarParams p;
+  const Model model = four_bar(p);
+  Data data(model);
+  const FourBarState x = four_bar_state(p, 0.3, 0.7);
+  const VecX none;
+  EXPECT_EQ(allocations_during([&] { accelerations(model, data, x.q, x.qd, none, none); }), 0);
+  EXPECT_TRUE(data.qdd.allFinite());
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 
 #include <type_traits>
 
+#include <Eigen/Core>
+
 namespace marsden::sim {
 
 enum class RungeKutta {
@@ -43,6 +45,43 @@ Y rk_step(RungeKutta method, double t, double h, const Y& y, F&& f, Retract&& re
   const DY k3 = f(t + 0.5 * h, retract(y, DY(0.5 * h * k2)));
   const DY k4 = f(t + h, retract(y, DY(h * k3)));
   return retract(y, DY((h / 6.0) * (k1 + 2.0 * k2 + 2.0 * k3 + k4)));
+}
+
+// The stages of rk_step_in_place, sized once.
+template <class Vec>
+struct RkWorkspace {
+  explicit RkWorkspace(Eigen::Index n) : k1(n), k2(n), k3(n), k4(n), y_stage(n) {}
+  Vec k1, k2, k3, k4, y_stage;
+};
+
+// The same steps for a state on a vector space, in place and without allocation for a
+// run-time size: f(t, y, dy) writes dy.
+template <class Vec, class F>
+void rk_step_in_place(RungeKutta method, double t, double h, Vec& y, F&& f,
+                      RkWorkspace<Vec>& ws) {
+  auto& [k1, k2, k3, k4, y_stage] = ws;
+  f(t, y, k1);
+  switch (method) {
+    case RungeKutta::Midpoint2:
+      y_stage = y + 0.5 * h * k1;
+      f(t + 0.5 * h, y_stage, k2);
+      y += h * k2;
+      return;
+    case RungeKutta::Heun2:
+      y_stage = y + h * k1;
+      f(t + h, y_stage, k2);
+      y += 0.5 * h * (k1 + k2);
+      return;
+    case RungeKutta::Classic4:
+      break;
+  }
+  y_stage = y + 0.5 * h * k1;
+  f(t + 0.5 * h, y_stage, k2);
+  y_stage = y + 0.5 * h * k2;
+  f(t + 0.5 * h, y_stage, k3);
+  y_stage = y + h * k3;
+  f(t + h, y_stage, k4);
+  y += (h / 6.0) * (k1 + 2.0 * k2 + 2.0 * k3 + k4);
 }
 
 }  // namespace marsden::sim

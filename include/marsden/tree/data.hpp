@@ -5,6 +5,7 @@
 #include <vector>
 
 #include <Eigen/Core>
+#include <Eigen/LU>
 
 #include "marsden/solve/newton.hpp"
 #include "marsden/tree/model.hpp"
@@ -72,6 +73,14 @@ struct Data {
   VecX q_prev_end, v_prev, v_prev2;
   bool have_prev = false, have_prev2 = false;
   NewtonWorkspace<VecX> newton;
+
+  // --- Work space of the continuous dynamics (accelerations(), the RK baselines): the
+  // accelerations and multipliers of eq. (14), its right side, the saddle-point system of
+  // the dynamic accelerations and multipliers, and its factorisation.
+  VecX qdd, lambda_dynamics;
+  VecX rhs_dynamics, b_dynamics, x_dynamics, product_n, product_m, weight_m;
+  MatX A_dynamics;
+  Eigen::FullPivLU<MatX> lu_dynamics;
 
   // --- Scratch of the point and constraint helpers.
   MatX J3_a, J3_b;

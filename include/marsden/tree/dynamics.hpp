@@ -55,6 +55,9 @@ struct Acceleration {
 };
 Acceleration continuous_dynamics(const Model& model, Data& data, const VecX& q, const VecX& qd,
                                  const VecX& u, const VecX& qdd_kinematic);
+// The same without allocating: qdd into data.qdd and lambda into data.lambda_dynamics.
+void accelerations(const Model& model, Data& data, const VecX& q, const VecX& qd, const VecX& u,
+                   const VecX& qdd_kinematic);
 
 // One classical RK4 step of size dt on (q, qd) over all coordinates, with the inputs u held
 // and the kinematic coordinates unaccelerated: the non-structure-preserving baseline the
