@@ -92,7 +92,8 @@ void BM_Marionette(benchmark::State& state) {
   const MidpointOptions opt;
   TreeState x = midpoint_initial_state(model, data, 0.0, q0, VecX::Zero(model.num_coords())), next;
   VecX q_kin(model.num_kinematic());
-  for (int a = 0; a < model.num_kinematic(); ++a) q_kin[a] = q0[model.kinematic_coords()[a]];
+  for (int a = 0; a < model.num_kinematic(); ++a)
+    q_kin[a] = q0[model.kinematic_coords()[a]];
   const VecX none;
   double iterations = 0.0;
   int steps = 0;

@@ -44,7 +44,7 @@ std::unique_ptr<control::Ocp> parse_tree_problem(const JsonNode& root, const std
   s.integrator = ts.midpoint;
   s.dt = root.at("dt").number_greater(0.0);
   s.steps = root.at("steps").integer(1, 100000);
-  parse_final_time(root, s.dt, s.steps, s.free_final_time, s.h_min, s.h_max, s.time_weight);
+  parse_final_time(root, s.dt, s.steps, s.free_final_time, s.dt_min, s.dt_max, s.time_weight);
   s.q0 = ts.q0;
   s.qd0 = ts.qd0;
 

@@ -389,7 +389,8 @@ void parse_tree(const JsonNode& root, Scene& scene) {
   // One signal per kinematic coordinate, by name: its displacement from the initial value.
   tree->kinematic.assign(static_cast<std::size_t>(model.num_kinematic()), nullptr);
   if (const auto k = root.find("kinematic")) {
-    if (model.num_kinematic() == 0) k->fail("the model has no kinematic coordinates; remove this field");
+    if (model.num_kinematic() == 0)
+      k->fail("the model has no kinematic coordinates; remove this field");
     if (!k->is_object()) k->fail("expected an object {kinematic coordinate: signal}");
     for (const auto& item : k->raw().items()) {
       const JsonNode sig = k->at(item.key());

@@ -121,23 +121,24 @@ class TreeSystem final : public sim::System {
     data_.have_prev2 = saved_warm_.have_prev2;
   }
 
-  sim::StepStatus step(double t, double h) override {
+  sim::StepStatus step(double t, double dt) override {
     NewtonStatus status{true, 0, 0.0};
     if (midpoint_) {
-      path_.at(t + h, q_kin_next_, nullptr, nullptr);
+      path_.at(t + dt, q_kin_next_, nullptr, nullptr);
       for (int i = 0; i < model_.num_kinematic(); ++i)
-        q_kin_[i] = q_kin_next_[model_.kinematic_coords()[static_cast<std::size_t>(i)]];
+        q_kin_[i] =
+            q_kin_next_[model_.kinematic_coords()[static_cast<std::size_t>(i)]];
       next_ = x_;
       // The inputs act at the quadrature point of the discrete Lagrangian (tree/midpoint.hpp).
-      status = tree::midpoint_step(model_, data_, ts_.midpoint, h, x_,
-                                   input_at(t, t + ts_.midpoint.alpha * h), q_kin_, next_);
+      status = tree::midpoint_step(model_, data_, ts_.midpoint, dt, x_,
+                                   input_at(t, t + ts_.midpoint.alpha * dt), q_kin_, next_);
       if (!status.converged) return {false, status.iterations, status.residual_norm, {}};
       x_ = next_;
     } else {
-      rk4(t, h);
+      rk4(t, dt);
     }
-    x_.t = t + h;
-    complete(t + h);
+    x_.t = t + dt;
+    complete(t + dt);
     return {true, status.iterations, status.residual_norm, {}};
   }
 
@@ -204,11 +205,11 @@ class TreeSystem final : public sim::System {
 
   // Classical RK4 (sim/rk.hpp) on (q, qd) with the inputs sampled at the stage times: the
   // dynamic entries integrate, the kinematic ones follow the path.
-  void rk4(double t, double h) {
+  void rk4(double t, double dt) {
     const Eigen::Index n = x_.q.size();
     VecX y(2 * n);
     y << x_.q, qd_;
-    const VecX y1 = rk_step(RungeKutta::Classic4, t, h, y, [&](double ts, const VecX& s) {
+    const VecX y1 = rk_step(RungeKutta::Classic4, t, dt, y, [&](double ts, const VecX& s) {
       VecX q = s.head(n), v = s.tail(n), ds(2 * n);
       path_.at(ts, q, &v, &qdd_kin_);
       ds << v, tree::continuous_dynamics(model_, data_, q, v, input_at(t, ts), qdd_kin_).qdd;
@@ -216,7 +217,7 @@ class TreeSystem final : public sim::System {
     });
     x_.q = y1.head(n);
     qd_ = y1.tail(n);
-    path_.at(t + h, x_.q, &qd_, nullptr);
+    path_.at(t + dt, x_.q, &qd_, nullptr);
   }
 
   TreeSetup ts_;

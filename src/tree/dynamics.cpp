@@ -122,7 +122,8 @@ Acceleration continuous_dynamics(const Model& model, Data& data, const VecX& q, 
   const VecX rhs = data.L_q - data.L_qv.transpose() * qd + data.Q;
 
   VecX qdd = VecX::Zero(n);
-  for (int a = 0; a < model.num_kinematic(); ++a) qdd[model.kinematic_coords()[a]] = qdd_kinematic[a];
+  for (int a = 0; a < model.num_kinematic(); ++a)
+    qdd[model.kinematic_coords()[a]] = qdd_kinematic[a];
 
   // Velocity product of the constraints, qd^T (d2h_c/dq2) qd, one row at a time.
   VecX h_dd = VecX::Zero(m);

@@ -158,7 +158,8 @@ void midpoint_residual(const Model& model, Data& data, const MidpointOptions& op
   if (q_kp1.size() != model.num_coords() || lambda.size() != m)
     throw InputError("tree midpoint residual: q_kp1 or lambda has the wrong size");
   VecX q_kin(model.num_kinematic());
-  for (int a = 0; a < model.num_kinematic(); ++a) q_kin[a] = q_kp1[model.kinematic_coords()[a]];
+  for (int a = 0; a < model.num_kinematic(); ++a)
+    q_kin[a] = q_kp1[model.kinematic_coords()[a]];
   check_step_inputs(model, options, dt, x_k, u, q_kin);
   constraints_at_start(model, data, x_k.q);
   data.q_kp1 = q_kp1;
@@ -277,7 +278,8 @@ void midpoint_step_derivatives(const Model& model, Data& data, const MidpointOpt
   for (int a = 0; a < nd; ++a) {
     const int i = dyn[a];
     for (int b = 0; b < nd; ++b) P_next_dyn(a, b) = d2_jacobian_next(data, alpha, dt, i, dyn[b]);
-    for (int b = 0; b < nk; ++b) P_next_kin(a, b) = d2_jacobian_next(data, alpha, dt, i, kin[b]);
+    for (int b = 0; b < nk; ++b)
+      P_next_kin(a, b) = d2_jacobian_next(data, alpha, dt, i, kin[b]);
     for (int j = 0; j < n; ++j) P_prev(a, j) = d2_jacobian_prev(data, alpha, dt, i, j);
   }
   MatX Q_u_dyn(nd, nu);
@@ -354,9 +356,9 @@ void midpoint_residual_blocks(const Model& model, Data& data, const MidpointOpti
   const VecX force = data.L_q + data.Q;
   const VecX force_dt = (data.L_qv + data.Q_v) * v_dt;
   const VecX momentum_dt = data.M * v_dt;  // d L_v / d dt, L_vv = M
-  out.Ja_h.setZero(n + m);
-  out.Ja_h.head(n) = (1.0 - alpha) * (force + dt * force_dt) - momentum_dt;
-  out.Jb_h = -alpha * (force + dt * force_dt) - momentum_dt;
+  out.Ja_dt.setZero(n + m);
+  out.Ja_dt.head(n) = (1.0 - alpha) * (force + dt * force_dt) - momentum_dt;
+  out.Jb_dt = -alpha * (force + dt * force_dt) - momentum_dt;
 }
 
 }  // namespace marsden::tree

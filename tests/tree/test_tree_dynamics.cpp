@@ -356,19 +356,22 @@ TEST(TreeMidpoint, StepDerivativesMatchFiniteDifferencesOfTheStep) {
       TreeState xp = x0, xm = x0;
       xp.q[j] += h;
       xm.q[j] -= h;
-      check(D.dq_dq, D.dp_dq, j, (step(xp, c.u, c.q_kin) - step(xm, c.u, c.q_kin)) / (2 * h), "q_k");
+      check(D.dq_dq, D.dp_dq, j,
+            (step(xp, c.u, c.q_kin) - step(xm, c.u, c.q_kin)) / (2 * h), "q_k");
     }
     for (int j = 0; j < nd; ++j) {
       TreeState xp = x0, xm = x0;
       xp.p[j] += h;
       xm.p[j] -= h;
-      check(D.dq_dp, D.dp_dp, j, (step(xp, c.u, c.q_kin) - step(xm, c.u, c.q_kin)) / (2 * h), "p_k");
+      check(D.dq_dp, D.dp_dp, j,
+            (step(xp, c.u, c.q_kin) - step(xm, c.u, c.q_kin)) / (2 * h), "p_k");
     }
     for (int j = 0; j < model.num_inputs(); ++j) {
       VecX up = c.u, um = c.u;
       up[j] += h;
       um[j] -= h;
-      check(D.dq_du, D.dp_du, j, (step(x0, up, c.q_kin) - step(x0, um, c.q_kin)) / (2 * h), "u");
+      check(D.dq_du, D.dp_du, j,
+            (step(x0, up, c.q_kin) - step(x0, um, c.q_kin)) / (2 * h), "u");
     }
     for (int j = 0; j < model.num_kinematic(); ++j) {
       VecX kp = c.q_kin, km = c.q_kin;
@@ -482,11 +485,11 @@ double observed_order(double alpha) {
   };
   VecX y(4);
   y << q0, qd0;
-  const double T = 1.0, h_ref = 1e-4;
-  for (int k = 0; k < int(std::lround(T / h_ref)); ++k) {
-    const VecX k1 = f(y), k2 = f(y + 0.5 * h_ref * k1), k3 = f(y + 0.5 * h_ref * k2),
-               k4 = f(y + h_ref * k3);
-    y += h_ref / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4);
+  const double T = 1.0, dt_ref = 1e-4;
+  for (int k = 0; k < int(std::lround(T / dt_ref)); ++k) {
+    const VecX k1 = f(y), k2 = f(y + 0.5 * dt_ref * k1), k3 = f(y + 0.5 * dt_ref * k2),
+               k4 = f(y + dt_ref * k3);
+    y += dt_ref / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4);
   }
   MidpointOptions opt;
   opt.alpha = alpha;

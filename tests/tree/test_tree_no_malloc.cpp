@@ -23,7 +23,8 @@ void expect_steps_without_allocation(const Model& model, const VecX& q0, const V
   bool converged = true;
   const long n = allocations_during([&] {
     for (int k = 0; k < 20; ++k) {
-      converged = converged && midpoint_step(model, data, opt, 0.01, x, u, q_kin, next).converged;
+      converged =
+          converged && midpoint_step(model, data, opt, 0.01, x, u, q_kin, next).converged;
       x.q = next.q;
       x.p = next.p;
       x.t = next.t;
@@ -50,7 +51,8 @@ TEST(TreeNoMalloc, MarionetteStepWithKinematicStrings) {
   const Model model = marionette();
   const VecX q0 = marionette_configuration(model, VecX::Zero(model.num_coords()));
   VecX q_kin(model.num_kinematic());
-  for (int a = 0; a < model.num_kinematic(); ++a) q_kin[a] = q0[model.kinematic_coords()[a]];
+  for (int a = 0; a < model.num_kinematic(); ++a)
+    q_kin[a] = q0[model.kinematic_coords()[a]];
   expect_steps_without_allocation(model, q0, VecX(), q_kin);
 }
 

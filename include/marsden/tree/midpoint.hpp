@@ -69,7 +69,7 @@ void midpoint_residual(const Model& model, Data& data, const MidpointOptions& op
 // r_b = 0; at its result both vanish. J<row>_<argument> is d r_<row> / d <argument>:
 // Ja_qk (nd+m x nd) carries the lambda-weighted constraint Hessian at q_k, Ja_pk
 // (nd+m x nd), Ja_qkp1 (nd+m x nd), Ja_u (nd+m x nu), Ja_lambda (nd+m x m); Jb_qk,
-// Jb_qkp1, Jb_pkp1 (the identity) (nd x nd) and Jb_u (nd x nu); Ja_h (nd+m) and Jb_h (nd)
+// Jb_qkp1, Jb_pkp1 (the identity) (nd x nd) and Jb_u (nd x nu); Ja_dt (nd+m) and Jb_dt (nd)
 // are the derivatives in dt, for a free final time.
 // Only for models without kinematic coordinates (nd = n, the q columns are all
 // coordinates); throws InputError otherwise, and on sizes or non-finite values.
@@ -77,7 +77,7 @@ struct MidpointResidualBlocks {
   VecX r_a, r_b;
   MatX Ja_qk, Ja_pk, Ja_qkp1, Ja_u, Ja_lambda;
   MatX Jb_qk, Jb_qkp1, Jb_pkp1, Jb_u;
-  VecX Ja_h, Jb_h;
+  VecX Ja_dt, Jb_dt;
 };
 void midpoint_residual_blocks(const Model& model, Data& data, const MidpointOptions& options,
                               double dt, const TreeState& x_k, const VecX& u,
