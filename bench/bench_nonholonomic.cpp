@@ -34,15 +34,15 @@ void BM_CarRdpGeneral(benchmark::State& state) {
   const CarModel model{CarParams{}};
   RdpOptions opt;
   opt.map = DiffMap::Exp;
-  ShapeVec r0 = ShapeVec::Zero(2), u0(2), f(2), up(2);
+  ShapeVec r0 = ShapeVec::Zero(2), u0(2), f(2), u_prescribed(2);
   u0 << 2.0, 0.0;
   f << 0.1, 0.0;
   long k = 0;
   auto s = rdp_initial_state<SE2>(model, r0, SE2::identity(), u0, RdpVec(0));
   long iterations = 0;
   for (auto _ : state) {
-    up << 0.0, steer_rate(k);
-    iterations += rdp_advance<SE2>(model, opt, kDt, f, up, s).iterations;
+    u_prescribed << 0.0, steer_rate(k);
+    iterations += rdp_advance<SE2>(model, opt, kDt, f, u_prescribed, s).iterations;
     if (++k % kRestart == 0) s = rdp_initial_state<SE2>(model, r0, SE2::identity(), u0, RdpVec(0));
   }
   state.counters["newton_iterations"] = double(iterations) / double(k);
@@ -69,15 +69,15 @@ void BM_CarContinuous(benchmark::State& state) {
 void BM_SnakeboardRdp(benchmark::State& state) {
   const SnakeboardModel model(SnakeboardParams{}, true);
   RdpOptions opt;
-  ShapeVec r0 = ShapeVec::Zero(2), u0 = ShapeVec::Zero(2), f = ShapeVec::Zero(2), up(2);
+  ShapeVec r0 = ShapeVec::Zero(2), u0 = ShapeVec::Zero(2), f = ShapeVec::Zero(2), u_prescribed(2);
   const RdpVec w0 = RdpVec::Constant(1, 0.5);
   long k = 0;
   auto s = rdp_initial_state<SE2>(model, r0, SE2::identity(), u0, w0);
   long iterations = 0;
   for (auto _ : state) {
     const double t = kDt * double(k % kRestart);
-    up << std::cos(2.0 * t), 0.5 * std::cos(2.0 * t + 1.0);
-    iterations += rdp_advance<SE2>(model, opt, kDt, f, up, s).iterations;
+    u_prescribed << std::cos(2.0 * t), 0.5 * std::cos(2.0 * t + 1.0);
+    iterations += rdp_advance<SE2>(model, opt, kDt, f, u_prescribed, s).iterations;
     if (++k % kRestart == 0) s = rdp_initial_state<SE2>(model, r0, SE2::identity(), u0, w0);
   }
   state.counters["newton_iterations"] = double(iterations) / double(k);

@@ -190,11 +190,11 @@ ShapeVec RdpOcp::shape_at(const VecX& x, int k) const { return x.segment(shape_i
 
 RdpVec RdpOcp::unknowns_at(const VecX& x, int k) const { return x.segment(unknowns_index(k), n_); }
 
-void RdpOcp::controls_at(const VecX& x, int k, ShapeVec& f, ShapeVec& u_pres) const {
+void RdpOcp::controls_at(const VecX& x, int k, ShapeVec& f, ShapeVec& u_prescribed) const {
   f.setZero(nr_);
-  u_pres.setZero(nr_);
+  u_prescribed.setZero(nr_);
   for (int i = 0; i < nr_; ++i)
-    (model_->velocity_prescribed(i) ? u_pres : f)[i] = x[controls_index(k) + i];
+    (model_->prescribed(i) ? u_prescribed : f)[i] = x[controls_index(k) + i];
 }
 
 void RdpOcp::check_size(const VecX& x, const char* what) const {
@@ -296,7 +296,7 @@ void RdpOcp::initial_guess(VecX& x) const {
     x.segment(unknowns_index(k), n_) = xk;
     if (spec_.free_final_time) x[dt_index(k)] = dt;
     for (int i = 0; i < nr_; ++i)
-      if (model_->velocity_prescribed(i)) x[controls_index(k) + i] = xk[i];
+      if (model_->prescribed(i)) x[controls_index(k) + i] = xk[i];
     r += dt * xk.head(nr_);
   }
   x.segment<3>(coords_index(N)) = c[N];
@@ -304,19 +304,19 @@ void RdpOcp::initial_guess(VecX& x) const {
   // affine in f_k+alpha with slope -(1 - alpha) dt (eq. (16)).
   const double slope = (1.0 - spec_.integrator.alpha) * dt;
   RdpResidual<SE2> res;
-  ShapeVec f_k, u_pres_k, f_km1, u_pres_km1;
+  ShapeVec f_k, u_prescribed_k, f_km1, u_prescribed_km1;
   for (int k = 0; k < N && slope > 0.0; ++k) {
-    controls_at(x, k, f_k, u_pres_k);
+    controls_at(x, k, f_k, u_prescribed_k);
     if (k == 0) {
       rdp_residual_given_left(*model_, spec_.integrator, dt, shape_at(x, k), left0_,
-                              unknowns_at(x, k), f_k, u_pres_k, false, res);
+                              unknowns_at(x, k), f_k, u_prescribed_k, false, res);
     } else {
-      controls_at(x, k - 1, f_km1, u_pres_km1);
+      controls_at(x, k - 1, f_km1, u_prescribed_km1);
       rdp_residual(*model_, spec_.integrator, dt, shape_at(x, k), unknowns_at(x, k - 1),
-                   unknowns_at(x, k), f_km1, f_k, u_pres_k, false, res);
+                   unknowns_at(x, k), f_km1, f_k, u_prescribed_k, false, res);
     }
     for (int i = 0; i < nr_; ++i)
-      if (!model_->velocity_prescribed(i)) x[controls_index(k) + i] = res.r[i] / slope;
+      if (!model_->prescribed(i)) x[controls_index(k) + i] = res.r[i] / slope;
   }
   if (spec_.final_shape)
     for (int i = 0; i < nr_; ++i)
@@ -351,13 +351,13 @@ void RdpOcp::constraints(const VecX& x, VecX& g) {
   const RdpOptions& opt = spec_.integrator;
   g.resize(num_constraints());
   RdpResidual<SE2> res;
-  ShapeVec f_k, u_pres_k, f_km1, u_pres_km1;
+  ShapeVec f_k, u_prescribed_k, f_km1, u_prescribed_km1;
   for (int k = 0; k < N; ++k) {
     const int row = k * rows_;
     const double dt = dt_at(x, k);
     const ShapeVec r_k = shape_at(x, k);
     const RdpVec x_k = unknowns_at(x, k);
-    controls_at(x, k, f_k, u_pres_k);
+    controls_at(x, k, f_k, u_prescribed_k);
     // eq. (16), line 1: c_k+1 = coords of g_k tau(dt xi_k)
     const Vec3 xi_k = rdp_segment_velocity(*model_, opt, dt, r_k, x_k);
     g.segment<3>(row) =
@@ -367,10 +367,10 @@ void RdpOcp::constraints(const VecX& x, VecX& g) {
     g.segment(row + 3, nr_) = shape_at(x, k + 1) - r_k - dt * x_k.head(nr_);
     // eqs. (16)-(17); step 0 starts from the continuous momenta of the initial state
     if (k == 0) {
-      rdp_residual_given_left(*model_, opt, dt, r_k, left0_, x_k, f_k, u_pres_k, false, res);
+      rdp_residual_given_left(*model_, opt, dt, r_k, left0_, x_k, f_k, u_prescribed_k, false, res);
     } else {
-      controls_at(x, k - 1, f_km1, u_pres_km1);
-      rdp_residual(*model_, opt, dt, r_k, unknowns_at(x, k - 1), x_k, f_km1, f_k, u_pres_k,
+      controls_at(x, k - 1, f_km1, u_prescribed_km1);
+      rdp_residual(*model_, opt, dt, r_k, unknowns_at(x, k - 1), x_k, f_km1, f_k, u_prescribed_k,
                    false, res);
     }
     g.segment(row + 3 + nr_, n_) = res.r;
@@ -383,7 +383,7 @@ void RdpOcp::jacobian(const VecX& x, BlockSink& sink) {
   const int N = spec_.steps;
   const RdpOptions& opt = spec_.integrator;
   RdpResidual<SE2> res;
-  ShapeVec f_k, u_pres_k, f_km1, u_pres_km1;
+  ShapeVec f_k, u_prescribed_k, f_km1, u_prescribed_km1;
   SegmentJacobian J_xi_r, J_xi_x;
   Chart::JacCC J_c;
   Chart::JacCT J_eta;
@@ -392,7 +392,7 @@ void RdpOcp::jacobian(const VecX& x, BlockSink& sink) {
     const double dt = dt_at(x, k);
     const ShapeVec r_k = shape_at(x, k);
     const RdpVec x_k = unknowns_at(x, k);
-    controls_at(x, k, f_k, u_pres_k);
+    controls_at(x, k, f_k, u_prescribed_k);
 
     // Reconstruction: c_k+1 - compose(c_k, dt xi(r_k, x_k)).
     const Vec3 xi_k = rdp_segment_velocity_jacobians(*model_, opt, dt, r_k, x_k, J_xi_r, J_xi_x);
@@ -418,21 +418,21 @@ void RdpOcp::jacobian(const VecX& x, BlockSink& sink) {
     // Dynamics: every block of the residual. Forces on prescribed dofs do not enter it.
     const int rd = row + 3 + nr_;
     if (k == 0) {
-      rdp_residual_given_left(*model_, opt, dt, r_k, left0_, x_k, f_k, u_pres_k, true, res);
+      rdp_residual_given_left(*model_, opt, dt, r_k, left0_, x_k, f_k, u_prescribed_k, true, res);
     } else {
-      controls_at(x, k - 1, f_km1, u_pres_km1);
-      rdp_residual(*model_, opt, dt, r_k, unknowns_at(x, k - 1), x_k, f_km1, f_k, u_pres_k,
+      controls_at(x, k - 1, f_km1, u_prescribed_km1);
+      rdp_residual(*model_, opt, dt, r_k, unknowns_at(x, k - 1), x_k, f_km1, f_k, u_prescribed_k,
                    true, res);
       sink.block(rd, unknowns_index(k - 1), res.J_r_x_km1);
       for (int i = 0; i < nr_; ++i)
-        if (!model_->velocity_prescribed(i))
+        if (!model_->prescribed(i))
           sink.block(rd, controls_index(k - 1) + i, res.J_r_f_km1a.col(i));
     }
     sink.block(rd, shape_index(k), res.J_r_r_k);
     sink.block(rd, unknowns_index(k), res.J_r_x_k);
     for (int i = 0; i < nr_; ++i) {
-      if (model_->velocity_prescribed(i))
-        sink.block(rd, controls_index(k) + i, res.J_r_u_pres.col(i));
+      if (model_->prescribed(i))
+        sink.block(rd, controls_index(k) + i, res.J_r_u_prescribed.col(i));
       else
         sink.block(rd, controls_index(k) + i, res.J_r_f_ka.col(i));
     }
@@ -449,7 +449,7 @@ void RdpOcp::jacobian(const VecX& x, BlockSink& sink) {
 
 std::string RdpOcp::control_name(int i) const {
   const std::string& name = spec_.shape_names[i];
-  return model_->velocity_prescribed(i) ? "u_" + name + "_in" : "f_" + name;
+  return model_->prescribed(i) ? "u_" + name + "_in" : "f_" + name;
 }
 
 std::string RdpOcp::unknown_name(int i) const {
@@ -510,11 +510,11 @@ double RdpOcp::resimulation_error(const VecX& x) const {
   check_size(x, "resimulation_error");
   const int N = spec_.steps;
   RdpState<SE2> state = rdp_initial_state(*model_, spec_.r0, spec_.g0, spec_.u0, spec_.w0);
-  ShapeVec f, u_pres;
+  ShapeVec f, u_prescribed;
   double err = 0.0;
   for (int k = 0; k < N; ++k) {
-    controls_at(x, k, f, u_pres);
-    rdp_advance(*model_, spec_.integrator, dt_at(x, k), f, u_pres, state, k);
+    controls_at(x, k, f, u_prescribed);
+    rdp_advance(*model_, spec_.integrator, dt_at(x, k), f, u_prescribed, state, k);
     const Vec3 c_kp1 = x.segment<3>(coords_index(k + 1));
     const Vec3 c_sim = Chart::coords(state.g, c_kp1[0]);
     err = std::max(err, (c_sim - c_kp1).lpNorm<Eigen::Infinity>());

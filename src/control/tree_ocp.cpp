@@ -40,9 +40,9 @@ void require_ordered(const VecX& lower, const VecX& upper, const char* field) {
 TreeOcpSpec checked(TreeOcpSpec s) {
   if (!s.model) throw InputError("tree OCP: model is not set");
   const tree::Model& model = *s.model;
-  if (model.num_kinematic() > 0)
-    throw InputError("tree OCP: model has kinematic coordinates (first: " +
-                     model.coords()[model.kinematic_coords()[0]].name +
+  if (model.num_prescribed() > 0)
+    throw InputError("tree OCP: model has prescribed coordinates (first: " +
+                     model.coords()[model.prescribed_coords()[0]].name +
                      "); optimal control needs every coordinate dynamic");
   if (!(s.dt > 0.0) || !std::isfinite(s.dt))
     throw InputError("tree OCP: dt must be positive and finite (got " + std::to_string(s.dt) +
@@ -313,11 +313,11 @@ double TreeOcp::resimulation_error(const VecX& x) const {
   tree::Data data(model);
   tree::TreeState state = tree::midpoint_initial_state(model, data, 0.0, spec_.q0, spec_.qd0);
   tree::TreeState next;
-  const VecX no_kinematic;
+  const VecX no_prescribed;
   double error = 0.0;
   for (int k = 0; k < spec_.steps; ++k) {
     const auto status = tree::midpoint_step(model, data, spec_.integrator, dt_at(x, k), state,
-                                            x.segment(u_offset(k), nu_), no_kinematic, next);
+                                            x.segment(u_offset(k), nu_), no_prescribed, next);
     if (!status.converged)
       throw SolverError("tree OCP re-simulation: step " + std::to_string(k) +
                         " did not converge (" + std::to_string(status.iterations) +

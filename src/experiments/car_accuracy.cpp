@@ -73,7 +73,7 @@ std::vector<Pose> simulate_car(CarMethod method, const CarParams& p, const CarMo
     case CarMethod::RdpGeneralCay: {
       RdpOptions opt;  // alpha = 1/2, C_TLN; the explicit update is the tau = exp case
       opt.map = method == CarMethod::RdpGeneral ? DiffMap::Exp : DiffMap::Cay;
-      ShapeVec r0(2), u0(2), f(2), up(2);
+      ShapeVec r0(2), u0(2), f(2), u_prescribed(2);
       r0 << 0.0, s.sigma0;
       u0 << s.psi_dot0, s.in.steer_rate(0.0);
       RdpState<SE2> st = rdp_initial_state<SE2>(
@@ -81,8 +81,8 @@ std::vector<Pose> simulate_car(CarMethod method, const CarParams& p, const CarMo
       for (int k = 0; k < n; ++k) {
         const double t = (k + opt.alpha) * dt;
         f << s.in.torque(t), 0.0;
-        up << 0.0, s.in.steer_rate(t);
-        rdp_advance(model, opt, dt, f, up, st, k);
+        u_prescribed << 0.0, s.in.steer_rate(t);
+        rdp_advance(model, opt, dt, f, u_prescribed, st, k);
         if ((k + 1) % every == 0) out.push_back({st.g.angle(), st.g.x[0], st.g.x[1]});
       }
       break;

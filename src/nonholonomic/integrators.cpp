@@ -10,28 +10,28 @@
 namespace marsden {
 namespace {
 
-// The prescription q_pres_kp1 is required (size n) when the model prescribes coordinates;
+// The prescription q_prescribed_kp1 is required (size n) when the model prescribes coordinates;
 // nullptr is returned for models without any, so that the caller's pointer is ignored.
-const NhVec* checked_prescription(const NonholonomicModel& model, const NhVec* q_pres,
+const NhVec* checked_prescription(const NonholonomicModel& model, const NhVec* q_prescribed,
                                   const char* where) {
   if (!model.has_prescribed()) return nullptr;
-  if (!q_pres || q_pres->size() != model.dof())
+  if (!q_prescribed || q_prescribed->size() != model.dof())
     throw InputError(std::string(where) +
-                     ": the model has prescribed coordinates; pass q_pres_kp1 of size " +
+                     ": the model has prescribed coordinates; pass q_prescribed_kp1 of size " +
                      std::to_string(model.dof()));
-  return q_pres;
+  return q_prescribed;
 }
 
-// Rows of prescribed coordinates: r_i = dq_i - (q_pres_i - q_k_i), i.e. q_k+1[i] =
-// q_pres[i] in the increment unknown dq = q_k+1 - q_k; J's row i becomes e_i^T (J has
+// Rows of prescribed coordinates: r_i = dq_i - (q_prescribed_i - q_k_i), i.e. q_k+1[i] =
+// q_prescribed[i] in the increment unknown dq = q_k+1 - q_k; J's row i becomes e_i^T (J has
 // n + m columns for SHAKE/RATTLE, n for GNI).
 template <class Vec, class Mat>
-void impose_prescription(const NonholonomicModel& model, const NhVec* q_pres,
+void impose_prescription(const NonholonomicModel& model, const NhVec* q_prescribed,
                          const NhVec& q_k, const NhVec& dq, Vec& r, Mat* J) {
-  if (!q_pres) return;
+  if (!q_prescribed) return;
   for (int i = 0; i < model.dof(); ++i) {
     if (!model.prescribed(i)) continue;
-    r[i] = dq[i] - ((*q_pres)[i] - q_k[i]);
+    r[i] = dq[i] - ((*q_prescribed)[i] - q_k[i]);
     if (J) {
       J->row(i).setZero();
       (*J)(i, i) = 1.0;
@@ -40,8 +40,8 @@ void impose_prescription(const NonholonomicModel& model, const NhVec* q_pres,
 }
 
 // Zeroes the prescribed entries of a momentum whose rows are replaced (Newton's scale).
-void drop_prescribed(const NonholonomicModel& model, const NhVec* q_pres, NhVec& p) {
-  if (!q_pres) return;
+void drop_prescribed(const NonholonomicModel& model, const NhVec* q_prescribed, NhVec& p) {
+  if (!q_prescribed) return;
   for (int i = 0; i < model.dof(); ++i)
     if (model.prescribed(i)) p[i] = 0.0;
 }
@@ -123,16 +123,16 @@ void ld_derivatives(const NonholonomicModel& model, double dt, const NhVec& q0,
 // Solves -D1 L_d(q_k, q_k + dq) = p_minus for the increment dq, prescribed rows replaced,
 // from the guess in q_kp1: the implicit half of GNI and of the projected RATTLE.
 NewtonStatus solve_post_momentum(const NonholonomicModel& model, double dt, const NhVec& q_k,
-                                 NhVec p_minus, const NhVec* q_pres, const NewtonOptions& opt,
+                                 NhVec p_minus, const NhVec* q_prescribed, const NewtonOptions& opt,
                                  NhVec& q_kp1, NhVec& dq) {
-  drop_prescribed(model, q_pres, p_minus);  // rows replaced: keep them out of the scale
+  drop_prescribed(model, q_prescribed, p_minus);  // rows replaced: keep them out of the scale
   auto residual = [&](const NhVec& x, NhVec& r, NhMat* J) {
     NhVec D1, D2;
     NhMat J_D1;
     ld_derivatives(model, dt, q_k, x, D1, D2, J ? &J_D1 : nullptr, nullptr);
     r = -D1 - p_minus;
     if (J) *J = -J_D1;
-    impose_prescription(model, q_pres, q_k, x, r, J);
+    impose_prescription(model, q_prescribed, q_k, x, r, J);
   };
   dq = q_kp1 - q_k;
   const NewtonStatus st = newton_solve(residual, dq, p_minus.lpNorm<Eigen::Infinity>(), opt);
@@ -150,8 +150,8 @@ void midpoint_ld_derivatives(const NonholonomicModel& model, double dt, const Nh
 
 void gni_residual(const NonholonomicModel& model, double dt, const NhVec& q_k,
                   const NhVec& p_plus_k, const NhVec& u_k, const NhVec& q_kp1, NhVec& r,
-                  NhMat* J_r_qkp1, const NhVec* q_pres_kp1) {
-  const NhVec* q_pres = checked_prescription(model, q_pres_kp1, "gni_residual");
+                  NhMat* J_r_qkp1, const NhVec* q_prescribed_kp1) {
+  const NhVec* q_prescribed = checked_prescription(model, q_prescribed_kp1, "gni_residual");
   NhMat P_star, Q_star, J_D1;
   NhVec D1, D2, f;
   nh_projectors(model, q_k, P_star, Q_star);
@@ -161,14 +161,14 @@ void gni_residual(const NonholonomicModel& model, double dt, const NhVec& q_k,
   // p-_k = (P* - Q*) p+_k + dt P* B u  (eq. (6) with the discrete control force).
   r = -D1 - (P_star - Q_star) * p_plus_k - P_star * f;
   if (J_r_qkp1) *J_r_qkp1 = -J_D1;
-  impose_prescription(model, q_pres, q_k, NhVec(q_kp1 - q_k), r, J_r_qkp1);
+  impose_prescription(model, q_prescribed, q_k, NhVec(q_kp1 - q_k), r, J_r_qkp1);
 }
 
 NewtonStatus gni_step(const NonholonomicModel& model, double dt, const NhVec& q_k,
                       const NhVec& p_plus_k, const NhVec& u_k, NhVec& q_kp1,
                       NhVec& p_plus_kp1, NhVec* p_minus_k, const NewtonOptions& opt,
-                      const NhVec* q_pres_kp1) {
-  const NhVec* q_pres = checked_prescription(model, q_pres_kp1, "gni_step");
+                      const NhVec* q_prescribed_kp1) {
+  const NhVec* q_prescribed = checked_prescription(model, q_prescribed_kp1, "gni_step");
   NhMat P_star, Q_star;
   NhVec f;
   nh_projectors(model, q_k, P_star, Q_star);
@@ -178,7 +178,7 @@ NewtonStatus gni_step(const NonholonomicModel& model, double dt, const NhVec& q_
   p_minus.noalias() += (P_star - Q_star) * p_plus_k;
   NhVec dq;
   const NewtonStatus st =
-      solve_post_momentum(model, dt, q_k, p_minus, q_pres, opt, q_kp1, dq);
+      solve_post_momentum(model, dt, q_k, p_minus, q_prescribed, opt, q_kp1, dq);
   NhVec D1;
   ld_derivatives(model, dt, q_k, dq, D1, p_plus_kp1, nullptr, nullptr);
   if (p_minus_k) *p_minus_k = -D1;
@@ -191,7 +191,7 @@ namespace {
 // s mu(q_k)^T lambda, mu(q_m) dq/dt), with the momentum terms known at q_k in `base`.
 void multiplier_residual(const NonholonomicModel& model, double dt, double s,
                          const NhVec& q_k, const NhMat& mu_k, const NhVec& base,
-                         const NhVec* q_pres, const NhUnknown& y, NhUnknown& r,
+                         const NhVec* q_prescribed, const NhUnknown& y, NhUnknown& r,
                          NhJacobian* J) {
   const int n = model.dof(), m = model.num_constraints();
   const NhVec dq = y.head(n);
@@ -208,21 +208,21 @@ void multiplier_residual(const NonholonomicModel& model, double dt, double s,
     J->topRightCorner(n, m) = s * mu_k.transpose();
     J->bottomLeftCorner(m, n) = J_c;
   }
-  impose_prescription(model, q_pres, q_k, dq, r, J);
+  impose_prescription(model, q_prescribed, q_k, dq, r, J);
 }
 
 // Solves multiplier_residual = 0 from the guesses in q_kp1 and lambda (zero if unsized).
 NewtonStatus solve_multiplier_step(const NonholonomicModel& model, double dt, double s,
                                    const NhVec& q_k, const NhMat& mu_k, NhVec base,
-                                   const NhVec* q_pres, NhVec& q_kp1, NhVec& lambda,
+                                   const NhVec* q_prescribed, NhVec& q_kp1, NhVec& lambda,
                                    NhVec& dq, const NewtonOptions& opt) {
-  drop_prescribed(model, q_pres, base);  // rows replaced: keep them out of the scale
+  drop_prescribed(model, q_prescribed, base);  // rows replaced: keep them out of the scale
   const int n = model.dof(), m = model.num_constraints();
   NhUnknown y(n + m);
   y.head(n) = q_kp1 - q_k;
   if (lambda.size() == m) y.tail(m) = lambda; else y.tail(m).setZero();
   auto residual = [&](const NhUnknown& x, NhUnknown& r, NhJacobian* J) {
-    multiplier_residual(model, dt, s, q_k, mu_k, base, q_pres, x, r, J);
+    multiplier_residual(model, dt, s, q_k, mu_k, base, q_prescribed, x, r, J);
   };
   const NewtonStatus st = newton_solve(
       residual, y, base.lpNorm<Eigen::Infinity>(), opt);
@@ -243,54 +243,54 @@ NhUnknown to_increment(const NhUnknown& x, const NhVec& q_k) {
 
 void shake_residual(const NonholonomicModel& model, double dt, const NhVec& q_km1,
                     const NhVec& q_k, const NhVec& u_k, const NhUnknown& x, NhUnknown& r,
-                    NhJacobian* J_r_x, const NhVec* q_pres_kp1) {
-  const NhVec* q_pres = checked_prescription(model, q_pres_kp1, "shake_residual");
+                    NhJacobian* J_r_x, const NhVec* q_prescribed_kp1) {
+  const NhVec* q_prescribed = checked_prescription(model, q_prescribed_kp1, "shake_residual");
   NhVec D1, p_plus, f;
   NhMat mu_k;
   midpoint_ld_derivatives(model, dt, q_km1, q_k, D1, p_plus, nullptr, nullptr);
   control_force(model, dt, q_k, u_k, f);
   model.constraint(q_k, mu_k);
-  multiplier_residual(model, dt, dt, q_k, mu_k, NhVec(p_plus + f), q_pres,
+  multiplier_residual(model, dt, dt, q_k, mu_k, NhVec(p_plus + f), q_prescribed,
                       to_increment(x, q_k), r, J_r_x);
 }
 
 NewtonStatus shake_step(const NonholonomicModel& model, double dt, const NhVec& q_km1,
                         const NhVec& q_k, const NhVec& u_k, NhVec& q_kp1, NhVec& lambda_k,
-                        const NewtonOptions& opt, const NhVec* q_pres_kp1) {
-  const NhVec* q_pres = checked_prescription(model, q_pres_kp1, "shake_step");
+                        const NewtonOptions& opt, const NhVec* q_prescribed_kp1) {
+  const NhVec* q_prescribed = checked_prescription(model, q_prescribed_kp1, "shake_step");
   NhVec D1, p_plus, f;
   NhMat mu_k;
   midpoint_ld_derivatives(model, dt, q_km1, q_k, D1, p_plus, nullptr, nullptr);
   control_force(model, dt, q_k, u_k, f);
   model.constraint(q_k, mu_k);
   NhVec dq;
-  return solve_multiplier_step(model, dt, dt, q_k, mu_k, NhVec(p_plus + f), q_pres, q_kp1,
+  return solve_multiplier_step(model, dt, dt, q_k, mu_k, NhVec(p_plus + f), q_prescribed, q_kp1,
                                lambda_k, dq, opt);
 }
 
 void rattle_residual(const NonholonomicModel& model, double dt, const NhVec& q_k,
                      const NhVec& p_k, const NhVec& u_k, const NhUnknown& x, NhUnknown& r,
-                     NhJacobian* J_r_x, const NhVec* q_pres_kp1) {
-  const NhVec* q_pres = checked_prescription(model, q_pres_kp1, "rattle_residual");
+                     NhJacobian* J_r_x, const NhVec* q_prescribed_kp1) {
+  const NhVec* q_prescribed = checked_prescription(model, q_prescribed_kp1, "rattle_residual");
   NhVec f;
   NhMat mu_k;
   control_force(model, dt, q_k, u_k, f);
   model.constraint(q_k, mu_k);
-  multiplier_residual(model, dt, 0.5 * dt, q_k, mu_k, NhVec(p_k + 0.5 * f), q_pres,
+  multiplier_residual(model, dt, 0.5 * dt, q_k, mu_k, NhVec(p_k + 0.5 * f), q_prescribed,
                       to_increment(x, q_k), r, J_r_x);
 }
 
 NewtonStatus rattle_step(const NonholonomicModel& model, double dt, const NhVec& q_k,
                          const NhVec& p_k, const NhVec& u_k, NhVec& q_kp1, NhVec& p_kp1,
-                         const NewtonOptions& opt, const NhVec* q_pres_kp1) {
-  const NhVec* q_pres = checked_prescription(model, q_pres_kp1, "rattle_step");
+                         const NewtonOptions& opt, const NhVec* q_prescribed_kp1) {
+  const NhVec* q_prescribed = checked_prescription(model, q_prescribed_kp1, "rattle_step");
   NhVec f, lambda;
   NhMat mu_k;
   control_force(model, dt, q_k, u_k, f);
   model.constraint(q_k, mu_k);
   NhVec dq;
   const NewtonStatus st = solve_multiplier_step(model, dt, 0.5 * dt, q_k, mu_k,
-                                                NhVec(p_k + 0.5 * f), q_pres, q_kp1, lambda,
+                                                NhVec(p_k + 0.5 * f), q_prescribed, q_kp1, lambda,
                                                 dq, opt);
   // (c)-(d): the second multiplier only projects, p_k+1 = P*(q_k+1)(D2 L_d + dt/2 B u).
   // D2 is evaluated on the solved increment (q_kp1 - q_k would lose digits far out).
@@ -305,9 +305,9 @@ NewtonStatus rattle_step(const NonholonomicModel& model, double dt, const NhVec&
 
 void projected_rattle_residual(const NonholonomicModel& model, double dt, const NhVec& q_k,
                                const NhVec& p_k, const NhVec& u_k, const NhVec& q_kp1, NhVec& r,
-                               NhMat* J_r_qkp1, const NhVec* q_pres_kp1) {
-  const NhVec* q_pres =
-      checked_prescription(model, q_pres_kp1, "projected_rattle_residual");
+                               NhMat* J_r_qkp1, const NhVec* q_prescribed_kp1) {
+  const NhVec* q_prescribed =
+      checked_prescription(model, q_prescribed_kp1, "projected_rattle_residual");
   NhMat P_star, Q_star, J_D1;
   NhVec D1, D2, f;
   nh_projectors(model, q_k, P_star, Q_star);
@@ -317,14 +317,14 @@ void projected_rattle_residual(const NonholonomicModel& model, double dt, const 
   // (a): -D1 L_d(q_k, q_k+1) - P*(q_k) (p_k + dt/2 B u) = 0.
   r = -D1 - P_star * (p_k + 0.5 * f);
   if (J_r_qkp1) *J_r_qkp1 = -J_D1;
-  impose_prescription(model, q_pres, q_k, dq, r, J_r_qkp1);
+  impose_prescription(model, q_prescribed, q_k, dq, r, J_r_qkp1);
 }
 
 NewtonStatus projected_rattle_step(const NonholonomicModel& model, double dt, const NhVec& q_k,
                                    const NhVec& p_k, const NhVec& u_k, NhVec& q_kp1, NhVec& p_kp1,
-                                   const NewtonOptions& opt, const NhVec* q_pres_kp1) {
-  const NhVec* q_pres =
-      checked_prescription(model, q_pres_kp1, "projected_rattle_step");
+                                   const NewtonOptions& opt, const NhVec* q_prescribed_kp1) {
+  const NhVec* q_prescribed =
+      checked_prescription(model, q_prescribed_kp1, "projected_rattle_step");
   NhMat P_star, Q_star;
   NhVec f;
   nh_projectors(model, q_k, P_star, Q_star);
@@ -332,7 +332,7 @@ NewtonStatus projected_rattle_step(const NonholonomicModel& model, double dt, co
   // The target p-_k of (a) depends on q_k only: compute it once per step.
   NhVec dq;
   const NewtonStatus st = solve_post_momentum(model, dt, q_k, NhVec(P_star * (p_k + 0.5 * f)),
-                                              q_pres, opt, q_kp1, dq);
+                                              q_prescribed, opt, q_kp1, dq);
   // (b), with D2 evaluated on the solved increment (q_kp1 - q_k would lose digits far out).
   NhVec D1, D2, f1;
   ld_derivatives(model, dt, q_k, dq, D1, D2, nullptr, nullptr);

@@ -97,11 +97,11 @@ class RdpSim final : public Sim {
          std::shared_ptr<const ConstantMetricRdpModel> m, const RdpOptions& opt, const InputVec& u0)
       : kind_(kind), nh_(&nh), model_(std::move(m)), opt_(opt) {
     const int nr = model_->num_shape(), nb = model_->num_symmetry();
-    ShapeVec f, pres;
-    split(u0, f, pres);
+    ShapeVec f, u_prescribed;
+    split(u0, f, u_prescribed);
     ShapeVec u = nh.shape_velocity;
     for (int i = 0; i < nr; ++i)
-      if (model_->velocity_prescribed(i)) u[i] = pres[i];
+      if (model_->prescribed(i)) u[i] = u_prescribed[i];
     RdpVec w(nb);
     if (kind == NonholonomicVehicle::Sleigh) {
       w << nh.omega, nh.v1;
@@ -124,15 +124,15 @@ class RdpSim final : public Sim {
   // Forces and prescribed shape velocities act at the quadrature point t + alpha dt, where
   // RDP evaluates the shape r_k+alpha (vehicles eq. (16)).
   NewtonStatus step(double t, double dt, const Signal& u) override {
-    ShapeVec f, pres;
-    split(eval_at(u, t + opt_.alpha * dt), f, pres);
+    ShapeVec f, u_prescribed;
+    split(eval_at(u, t + opt_.alpha * dt), f, u_prescribed);
     RdpVec x = state_.x;
     for (int i = 0; i < model_->num_shape(); ++i)
-      if (model_->velocity_prescribed(i)) x[i] = pres[i];  // exact guess for those rows
+      if (model_->prescribed(i)) x[i] = u_prescribed[i];  // exact guess for those rows
     ShapeVec r1;
     SE2 g1;
     const NewtonStatus st = rdp_step<SE2>(*model_, opt_, dt, state_.r, state_.g, state_.left, f,
-                                          pres, x, r1, g1);
+                                          u_prescribed, x, r1, g1);
     if (!st.converged) return st;
     rdp_left_momentum<SE2>(*model_, opt_, dt, r1, x, f, state_.left,
                            static_cast<RdpLeftJacobians<SE2>*>(nullptr));
@@ -164,15 +164,15 @@ class RdpSim final : public Sim {
 
  private:
   // Controls -> forces on the shape and prescribed shape velocities.
-  void split(const InputVec& u, ShapeVec& f, ShapeVec& pres) const {
+  void split(const InputVec& u, ShapeVec& f, ShapeVec& u_prescribed) const {
     const int nr = model_->num_shape();
     f = ShapeVec::Zero(nr);
-    pres = ShapeVec::Zero(nr);
+    u_prescribed = ShapeVec::Zero(nr);
     if (kind_ == NonholonomicVehicle::Car) {
       f[0] = u[0];
-      pres[1] = u[1];
+      u_prescribed[1] = u[1];
     } else if (kind_ == NonholonomicVehicle::Snakeboard) {
-      (nh_->prescribe_shape ? pres : f) << u[0], u[1];
+      (nh_->prescribe_shape ? u_prescribed : f) << u[0], u[1];
     }
   }
 

@@ -110,11 +110,11 @@ double energy(const Model& model, Data& data, const VecX& q, const VecX& qd) {
 }
 
 Acceleration continuous_dynamics(const Model& model, Data& data, const VecX& q, const VecX& qd,
-                                 const VecX& u, const VecX& qdd_kinematic) {
+                                 const VecX& u, const VecX& qdd_prescribed) {
   check_sizes(model, q, qd, "tree dynamics");
-  if (qdd_kinematic.size() != model.num_kinematic())
-    throw InputError("tree dynamics: qdd_kinematic needs " +
-                     std::to_string(model.num_kinematic()) + " entries");
+  if (qdd_prescribed.size() != model.num_prescribed())
+    throw InputError("tree dynamics: qdd_prescribed needs " +
+                     std::to_string(model.num_prescribed()) + " entries");
   const int n = model.num_coords(), nd = model.num_dynamic(), m = model.num_constraint_rows();
   lagrangian_terms(model, data, q, qd, true);
   detail::forces_at_current_kinematics(model, data, qd, u, false);
@@ -122,8 +122,8 @@ Acceleration continuous_dynamics(const Model& model, Data& data, const VecX& q, 
   const VecX rhs = data.L_q - data.L_qv.transpose() * qd + data.Q;
 
   VecX qdd = VecX::Zero(n);
-  for (int a = 0; a < model.num_kinematic(); ++a)
-    qdd[model.kinematic_coords()[a]] = qdd_kinematic[a];
+  for (int a = 0; a < model.num_prescribed(); ++a)
+    qdd[model.prescribed_coords()[a]] = qdd_prescribed[a];
 
   // Velocity product of the constraints, qd^T (d2h_c/dq2) qd, one row at a time.
   VecX h_dd = VecX::Zero(m);
@@ -138,17 +138,17 @@ Acceleration continuous_dynamics(const Model& model, Data& data, const VecX& q, 
   MatX A = MatX::Zero(nd + m, nd + m);
   VecX b = VecX::Zero(nd + m);
   const auto& dyn = model.dynamic_coords();
-  const VecX M_qdd_kin = data.M * qdd;  // only the kinematic entries of qdd are set here
-  const VecX Dh_qdd_kin = data.Dh * qdd;
+  const VecX M_qdd_prescribed = data.M * qdd;  // only the prescribed entries of qdd are set here
+  const VecX Dh_qdd_prescribed = data.Dh * qdd;
   for (int a = 0; a < nd; ++a) {
     for (int b2 = 0; b2 < nd; ++b2) A(a, b2) = data.M(dyn[a], dyn[b2]);
     for (int c = 0; c < m; ++c) {
       A(a, nd + c) = -data.Dh(c, dyn[a]);
       A(nd + c, a) = data.Dh(c, dyn[a]);
     }
-    b[a] = rhs[dyn[a]] - M_qdd_kin[dyn[a]];
+    b[a] = rhs[dyn[a]] - M_qdd_prescribed[dyn[a]];
   }
-  for (int c = 0; c < m; ++c) b[nd + c] = -Dh_qdd_kin[c] - h_dd[c];
+  for (int c = 0; c < m; ++c) b[nd + c] = -Dh_qdd_prescribed[c] - h_dd[c];
   Eigen::FullPivLU<MatX> lu(A);
   if (!lu.isInvertible())
     throw SolverError("tree dynamics: the constrained mass matrix is singular (rank " +
@@ -160,13 +160,13 @@ Acceleration continuous_dynamics(const Model& model, Data& data, const VecX& q, 
 }
 
 void rk4_step(const Model& model, Data& data, double dt, const VecX& u, VecX& q, VecX& qd) {
-  const VecX qdd_kinematic = VecX::Zero(model.num_kinematic());
+  const VecX qdd_prescribed = VecX::Zero(model.num_prescribed());
   const Eigen::Index n = q.size();
   VecX y(2 * n);
   y << q, qd;
   const VecX y1 = sim::rk_step(sim::RungeKutta::Classic4, 0.0, dt, y, [&](double, const VecX& s) {
     VecX ds(2 * n);
-    ds << s.tail(n), continuous_dynamics(model, data, s.head(n), s.tail(n), u, qdd_kinematic).qdd;
+    ds << s.tail(n), continuous_dynamics(model, data, s.head(n), s.tail(n), u, qdd_prescribed).qdd;
     return ds;
   });
   q = y1.head(n);

@@ -128,7 +128,7 @@ template <class G>
 void rdp_residual_given_left(
     const RdpModel<G>& model, const RdpOptions& opt, double dt, const ShapeVec& r_k,
     const RdpLeftMomentum<G>& left, const RdpVec& x_k, const ShapeVec& f_ka,
-    const ShapeVec& u_pres, bool want_jacobians, RdpResidual<G>& out,
+    const ShapeVec& u_prescribed, bool want_jacobians, RdpResidual<G>& out,
     RdpShapeCols* J_r_p_left,
     Eigen::Matrix<double, Eigen::Dynamic, G::kDim, 0, kRdpMaxUnknowns, G::kDim>* J_r_mu_left) {
   using Tangent = typename G::Tangent;
@@ -160,7 +160,7 @@ void rdp_residual_given_left(
   out.r.head(nr).noalias() -= A_k.transpose() * dep;
   out.r.tail(nb).noalias() = E_k.transpose() * dep;
   for (int i = 0; i < nr; ++i)
-    if (model.velocity_prescribed(i)) out.r[i] = u[i] - u_pres[i];
+    if (model.prescribed(i)) out.r[i] = u[i] - u_prescribed[i];
   if (!want_jacobians) return;
 
   const Jac D = tangent_c_transpose_derivative<G>(opt.map, opt.tangent, dt * seg.xi, mu);
@@ -190,7 +190,7 @@ void rdp_residual_given_left(
   out.J_r_dt.tail(nb).noalias() = E_k.transpose() * ddep_dt;
   out.J_r_f_ka.setZero(n, nr);
   out.J_r_f_ka.topRows(nr).diagonal().setConstant(-(1.0 - a) * dt);
-  out.J_r_u_pres.setZero(n, nr);
+  out.J_r_u_prescribed.setZero(n, nr);
   if (J_r_p_left) {
     J_r_p_left->setZero(n, nr);
     J_r_p_left->topRows(nr).diagonal().setConstant(-1.0);
@@ -201,13 +201,13 @@ void rdp_residual_given_left(
     J_r_mu_left->bottomRows(nb) = -E_k.transpose();
   }
   for (int i = 0; i < nr; ++i) {
-    if (!model.velocity_prescribed(i)) continue;
+    if (!model.prescribed(i)) continue;
     out.J_r_x_k.row(i).setZero();
     out.J_r_x_k(i, i) = 1.0;
     out.J_r_r_k.row(i).setZero();
     out.J_r_dt[i] = 0.0;
     out.J_r_f_ka.row(i).setZero();
-    out.J_r_u_pres(i, i) = -1.0;
+    out.J_r_u_prescribed(i, i) = -1.0;
     if (J_r_p_left) J_r_p_left->row(i).setZero();
     if (J_r_mu_left) J_r_mu_left->row(i).setZero();
   }
@@ -216,14 +216,14 @@ void rdp_residual_given_left(
 template <class G>
 void rdp_residual(const RdpModel<G>& model, const RdpOptions& opt, double dt, const ShapeVec& r_k,
                   const RdpVec& x_km1, const RdpVec& x_k, const ShapeVec& f_km1a,
-                  const ShapeVec& f_ka, const ShapeVec& u_pres, bool want_jacobians,
+                  const ShapeVec& f_ka, const ShapeVec& u_prescribed, bool want_jacobians,
                   RdpResidual<G>& out) {
   RdpLeftMomentum<G> left;
   RdpLeftJacobians<G> LJ;
   rdp_left_momentum(model, opt, dt, r_k, x_km1, f_km1a, left, want_jacobians ? &LJ : nullptr);
   RdpShapeCols J_p;
   Eigen::Matrix<double, Eigen::Dynamic, G::kDim, 0, kRdpMaxUnknowns, G::kDim> J_mu;
-  rdp_residual_given_left(model, opt, dt, r_k, left, x_k, f_ka, u_pres, want_jacobians, out,
+  rdp_residual_given_left(model, opt, dt, r_k, left, x_k, f_ka, u_prescribed, want_jacobians, out,
                           want_jacobians ? &J_p : nullptr, want_jacobians ? &J_mu : nullptr);
   if (!want_jacobians) return;
   // Chain rule through the left momenta.
@@ -239,19 +239,19 @@ void rdp_residual(const RdpModel<G>& model, const RdpOptions& opt, double dt, co
 template <class G>
 NewtonStatus rdp_step(const RdpModel<G>& model, const RdpOptions& opt, double dt,
                       const ShapeVec& r_k, const G& g_k, const RdpLeftMomentum<G>& left,
-                      const ShapeVec& f_ka, const ShapeVec& u_pres, RdpVec& x_k,
+                      const ShapeVec& f_ka, const ShapeVec& u_prescribed, RdpVec& x_k,
                       ShapeVec& r_kp1, G& g_kp1) {
   const int nr = model.num_shape();
-  if (r_k.size() != nr || f_ka.size() != nr || u_pres.size() != nr ||
+  if (r_k.size() != nr || f_ka.size() != nr || u_prescribed.size() != nr ||
       x_k.size() != nr + model.num_symmetry())
     throw InputError(
-        "rdp_step: sizes of r_k, f_ka, u_pres (n_r) or x_k (n_r + n_b) do not "
+        "rdp_step: sizes of r_k, f_ka, u_prescribed (n_r) or x_k (n_r + n_b) do not "
         "match the model");
   for (int i = 0; i < nr; ++i)
-    if (model.velocity_prescribed(i)) x_k[i] = u_pres[i];
+    if (model.prescribed(i)) x_k[i] = u_prescribed[i];
   RdpResidual<G> res;
   auto residual = [&](const RdpVec& x, RdpVec& r, RdpMat* J) {
-    rdp_residual_given_left(model, opt, dt, r_k, left, x, f_ka, u_pres, J != nullptr, res);
+    rdp_residual_given_left(model, opt, dt, r_k, left, x, f_ka, u_prescribed, J != nullptr, res);
     r = res.r;
     if (J) *J = res.J_r_x_k;
   };
@@ -290,13 +290,13 @@ RdpState<G> rdp_initial_state(const RdpModel<G>& model, const ShapeVec& r_0, con
 
 template <class G>
 NewtonStatus rdp_advance(const RdpModel<G>& model, const RdpOptions& opt, double dt,
-                         const ShapeVec& f_ka, const ShapeVec& u_pres, RdpState<G>& state,
+                         const ShapeVec& f_ka, const ShapeVec& u_prescribed, RdpState<G>& state,
                          int step_index) {
   RdpVec x = state.x;
   ShapeVec r_kp1;
   G g_kp1;
   NewtonStatus st =
-      rdp_step(model, opt, dt, state.r, state.g, state.left, f_ka, u_pres, x, r_kp1, g_kp1);
+      rdp_step(model, opt, dt, state.r, state.g, state.left, f_ka, u_prescribed, x, r_kp1, g_kp1);
   if (!st.converged) {
     std::ostringstream msg;
     msg << "RDP step " << step_index << ": Newton did not converge after " << st.iterations

@@ -184,7 +184,7 @@ TEST(MidpointResidualBlocks, VanishAtTheSimulatedStep) {
   }
 }
 
-TEST(MidpointResidualBlocks, RejectsKinematicCoordinates) {
+TEST(MidpointResidualBlocks, RejectsPrescribedCoordinates) {
   tree::ModelBuilder b;
   const int f = b.add_joint_frame("cart", tree::kWorld, tree::Transform::Ty, "x", true);
   const int g = b.add_joint_frame("pole", f, tree::Transform::Rx, "theta");
@@ -198,7 +198,7 @@ TEST(MidpointResidualBlocks, RejectsKinematicCoordinates) {
                                    VecX::Zero(1), VecX(), B);
     FAIL() << "expected InputError";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("kinematic"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("prescribed"), std::string::npos) << e.what();
   }
 }
 

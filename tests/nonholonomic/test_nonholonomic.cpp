@@ -150,7 +150,7 @@ class PerModel : public ::testing::TestWithParam<int> {
   const Named& named() const { return kModels[GetParam()]; }
 };
 
-// Every exact Jacobian against central differences; q_pres (random, size n) is passed to
+// Every exact Jacobian against central differences; q_prescribed (random, size n) is passed to
 // the residuals when the model prescribes coordinates.
 void check_residual_jacobians(const Named& named_model, bool with_prescription) {
   const auto model = named_model.make();
@@ -164,8 +164,8 @@ void check_residual_jacobians(const Named& named_model, bool with_prescription) 
     const NhVec q2 = q1 + random_vec(rng, n, 0.1);
     const NhVec p = random_vec(rng, n, 1.0);
     const NhVec u = random_vec(rng, c, 1.0);
-    const NhVec q_pres_v = q2 + random_vec(rng, n, 0.05);
-    const NhVec* q_pres = with_prescription ? &q_pres_v : nullptr;
+    const NhVec q_prescribed_v = q2 + random_vec(rng, n, 0.05);
+    const NhVec* q_prescribed = with_prescription ? &q_prescribed_v : nullptr;
     // Discrete Lagrangian derivatives, with respect to q1.
     NhVec D1, D2;
     NhMat J1, J2;
@@ -199,10 +199,10 @@ void check_residual_jacobians(const Named& named_model, bool with_prescription) 
     // GNI.
     NhVec r;
     NhMat Jg;
-    gni_residual(*model, dt, q1, p, u, q2, r, &Jg, q_pres);
+    gni_residual(*model, dt, q1, p, u, q2, r, &Jg, q_prescribed);
     auto gni = [&](const Eigen::VectorXd& x) {
       NhVec rr;
-      gni_residual(*model, dt, q1, p, u, NhVec(x), rr, nullptr, q_pres);
+      gni_residual(*model, dt, q1, p, u, NhVec(x), rr, nullptr, q_prescribed);
       return Eigen::VectorXd(rr);
     };
     expect_close(Jg, central_difference(gni, q2, 1e-6), 1e-7, "GNI", named().name);
@@ -210,17 +210,17 @@ void check_residual_jacobians(const Named& named_model, bool with_prescription) 
     NhUnknown x(n + m), rx;
     x << q2, random_vec(rng, m, 1.0);
     NhJacobian Jx;
-    shake_residual(*model, dt, q0, q1, u, x, rx, &Jx, q_pres);
+    shake_residual(*model, dt, q0, q1, u, x, rx, &Jx, q_prescribed);
     auto shake = [&](const Eigen::VectorXd& y) {
       NhUnknown rr;
-      shake_residual(*model, dt, q0, q1, u, NhUnknown(y), rr, nullptr, q_pres);
+      shake_residual(*model, dt, q0, q1, u, NhUnknown(y), rr, nullptr, q_prescribed);
       return Eigen::VectorXd(rr);
     };
     expect_close(Jx, central_difference(shake, x, 1e-6), 1e-7, "SHAKE", named().name);
-    rattle_residual(*model, dt, q1, p, u, x, rx, &Jx, q_pres);
+    rattle_residual(*model, dt, q1, p, u, x, rx, &Jx, q_prescribed);
     auto rattle = [&](const Eigen::VectorXd& y) {
       NhUnknown rr;
-      rattle_residual(*model, dt, q1, p, u, NhUnknown(y), rr, nullptr, q_pres);
+      rattle_residual(*model, dt, q1, p, u, NhUnknown(y), rr, nullptr, q_prescribed);
       return Eigen::VectorXd(rr);
     };
     expect_close(Jx, central_difference(rattle, x, 1e-6), 1e-7, "RATTLE", named().name);
@@ -228,21 +228,21 @@ void check_residual_jacobians(const Named& named_model, bool with_prescription) 
     NhVec r_pr;
     NhMat J_pr;
     const NhVec p_adm = admissible_velocity(*model, q1, p);
-    projected_rattle_residual(*model, dt, q1, p_adm, u, q2, r_pr, &J_pr, q_pres);
+    projected_rattle_residual(*model, dt, q1, p_adm, u, q2, r_pr, &J_pr, q_prescribed);
     auto projected = [&](const Eigen::VectorXd& y) {
       NhVec rr;
-      projected_rattle_residual(*model, dt, q1, p_adm, u, NhVec(y), rr, nullptr, q_pres);
+      projected_rattle_residual(*model, dt, q1, p_adm, u, NhVec(y), rr, nullptr, q_prescribed);
       return Eigen::VectorXd(rr);
     };
     expect_close(J_pr, central_difference(projected, q2, 1e-6), 1e-7, "projected RATTLE",
                  named().name);
-    if (q_pres) {
-      // The prescribed rows are exactly q_k+1[i] - q_pres[i].
+    if (q_prescribed) {
+      // The prescribed rows are exactly q_k+1[i] - q_prescribed[i].
       for (int i = 0; i < n; ++i) {
         if (!model->prescribed(i)) continue;
-        EXPECT_NEAR(r[i], q2[i] - (*q_pres)[i], 1e-14) << named().name;
-        EXPECT_NEAR(rx[i], q2[i] - (*q_pres)[i], 1e-14) << named().name;
-        EXPECT_NEAR(r_pr[i], q2[i] - (*q_pres)[i], 1e-14) << named().name;
+        EXPECT_NEAR(r[i], q2[i] - (*q_prescribed)[i], 1e-14) << named().name;
+        EXPECT_NEAR(rx[i], q2[i] - (*q_prescribed)[i], 1e-14) << named().name;
+        EXPECT_NEAR(r_pr[i], q2[i] - (*q_prescribed)[i], 1e-14) << named().name;
       }
     }
     // Continuous acceleration: the constraint holds to second order, d/dt (mu qdot) = 0.
@@ -288,20 +288,20 @@ TEST_P(PerPrescribedModel, StepsRequireThePrescription) {
   NhVec r;
   EXPECT_THROW(gni_residual(*model, 0.1, q, p, u, q1, r, nullptr), InputError);
   // With it, the prescribed entries are hit exactly.
-  NhVec q_pres = q;
+  NhVec q_prescribed = q;
   for (int i = 0; i < n; ++i)
-    if (model->prescribed(i)) q_pres[i] += 0.01;
+    if (model->prescribed(i)) q_prescribed[i] += 0.01;
   q1 = q;
-  ASSERT_TRUE(rattle_step(*model, 0.1, q, p, u, q1, p1, {}, &q_pres).converged);
+  ASSERT_TRUE(rattle_step(*model, 0.1, q, p, u, q1, p1, {}, &q_prescribed).converged);
   for (int i = 0; i < n; ++i)
     if (model->prescribed(i)) {
-      EXPECT_NEAR(q1[i], q_pres[i], 1e-15);
+      EXPECT_NEAR(q1[i], q_prescribed[i], 1e-15);
     }
   q1 = q;
-  ASSERT_TRUE(gni_step(*model, 0.1, q, p, u, q1, p1, nullptr, {}, &q_pres).converged);
+  ASSERT_TRUE(gni_step(*model, 0.1, q, p, u, q1, p1, nullptr, {}, &q_prescribed).converged);
   for (int i = 0; i < n; ++i)
     if (model->prescribed(i)) {
-      EXPECT_NEAR(q1[i], q_pres[i], 1e-15);
+      EXPECT_NEAR(q1[i], q_prescribed[i], 1e-15);
     }
 }
 
@@ -939,18 +939,18 @@ NhVec car_run(const NhCar& car, int method, double T, int steps, const NhVec& q0
   NhMat M;
   car.mass(q0, M);
   auto prescription = [&](const NhVec& q, int k) {
-    NhVec q_pres = q;
-    q_pres[1] = sigma((k + 1) * dt);
-    return q_pres;
+    NhVec q_prescribed = q;
+    q_prescribed[1] = sigma((k + 1) * dt);
+    return q_prescribed;
   };
   if (method == 0) {
     GniRun g = gni_start(car, q0, qd0);
     for (int k = 0; k < steps; ++k) {
-      const NhVec q_pres = prescription(g.q, k);
+      const NhVec q_prescribed = prescription(g.q, k);
       NhVec q1 = g.q + dt * velocity_of(car, g.q, g.p_plus), p1;
-      q1[1] = q_pres[1];
+      q1[1] = q_prescribed[1];
       EXPECT_TRUE(gni_step(car, dt, g.q, g.p_plus, k == 0 ? NhVec(0.5 * u) : u, q1, p1, nullptr,
-                           {}, &q_pres)
+                           {}, &q_prescribed)
                       .converged);
       if (observe) observe(g.q, q1, p1);
       g.q = q1;
@@ -961,16 +961,16 @@ NhVec car_run(const NhCar& car, int method, double T, int steps, const NhVec& q0
   NhVec q = q0, p = M * qd0, q1, p1;
   NhVec prev, lambda;
   for (int k = 0; k < steps; ++k) {
-    const NhVec q_pres = prescription(q, k);
+    const NhVec q_prescribed = prescription(q, k);
     if (method == 2 || k == 0) {  // SHAKE starts from RATTLE's first step
       q1 = q + dt * velocity_of(car, q, p);
-      q1[1] = q_pres[1];
-      EXPECT_TRUE(rattle_step(car, dt, q, p, u, q1, p1, {}, &q_pres).converged);
+      q1[1] = q_prescribed[1];
+      EXPECT_TRUE(rattle_step(car, dt, q, p, u, q1, p1, {}, &q_prescribed).converged);
       if (observe) observe(q, q1, method == 2 ? p1 : NhVec());
     } else {
       q1 = 2.0 * q - prev;
-      q1[1] = q_pres[1];
-      EXPECT_TRUE(shake_step(car, dt, prev, q, u, q1, lambda, {}, &q_pres).converged);
+      q1[1] = q_prescribed[1];
+      EXPECT_TRUE(shake_step(car, dt, prev, q, u, q1, lambda, {}, &q_prescribed).converged);
       if (observe) observe(q, q1, NhVec());
     }
     prev = q;

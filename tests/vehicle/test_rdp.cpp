@@ -51,7 +51,7 @@ class GenericTestModel final : public RdpModel<G> {
   }
   int num_shape() const override { return 2; }
   int num_symmetry() const override { return nb_; }
-  bool velocity_prescribed(int i) const override { return prescribe_ && i == 1; }
+  bool prescribed(int i) const override { return prescribe_ && i == 1; }
 
   // l = 1/2 z^T M z + 1/2 c(r) |u|^2 + s(r) xi_0 u_1 - k |r|^2 / 2, z = (u, xi).
   double lagrangian(const ShapeVec& r, const ShapeVec& u, const Tangent& xi, LagVec* grad,
@@ -126,7 +126,7 @@ class GenericTestModel final : public RdpModel<G> {
 // step of each vehicle, residual and Jacobians included, must not touch the heap.
 template <class G = SE2>
 void steps_without_malloc(const RdpModel<G>& model, const ShapeVec& r0, const ShapeVec& u0,
-                          const RdpVec& w0, const ShapeVec& f, const ShapeVec& up) {
+                          const RdpVec& w0, const ShapeVec& f, const ShapeVec& u_prescribed) {
   for (DiffMap map : {DiffMap::Cay, DiffMap::Exp})
     for (TangentMap tan : {TangentMap::TLN, TangentMap::Exact}) {
       RdpOptions opt;
@@ -136,8 +136,8 @@ void steps_without_malloc(const RdpModel<G>& model, const ShapeVec& r0, const Sh
       RdpResidual<G> res;
       EXPECT_EQ(test_support::allocations_during([&] {
                   for (int k = 0; k < 5; ++k) {
-                    rdp_residual(model, opt, 0.05, s.r, s.x, s.x, f, f, up, true, res);
-                    rdp_advance(model, opt, 0.05, f, up, s, k);
+                    rdp_residual(model, opt, 0.05, s.r, s.x, s.x, f, f, u_prescribed, true, res);
+                    rdp_advance(model, opt, 0.05, f, u_prescribed, s, k);
                   }
                 }),
                 0);
@@ -197,9 +197,9 @@ void expect_close(const Eigen::MatrixXd& analytic, const Eigen::MatrixXd& fd, do
 template <class G>
 void check_all_blocks(const RdpModel<G>& model, const RdpOptions& opt, double dt,
                       const ShapeVec& r_k, const RdpVec& x_km1, const RdpVec& x_k,
-                      const ShapeVec& f_km1a, const ShapeVec& f_ka, const ShapeVec& u_pres) {
+                      const ShapeVec& f_km1a, const ShapeVec& f_ka, const ShapeVec& u_prescribed) {
   RdpResidual<G> res;
-  rdp_residual(model, opt, dt, r_k, x_km1, x_k, f_km1a, f_ka, u_pres, true, res);
+  rdp_residual(model, opt, dt, r_k, x_km1, x_k, f_km1a, f_ka, u_prescribed, true, res);
   auto eval = [&](const RdpVec& a, const RdpVec& b, const ShapeVec& r, const ShapeVec& f1,
                   const ShapeVec& f2, const ShapeVec& up) {
     RdpResidual<G> t;
@@ -210,14 +210,14 @@ void check_all_blocks(const RdpModel<G>& model, const RdpOptions& opt, double dt
   expect_close(res.J_r_x_k,
                fd_jacobian(
                    [&](const Eigen::VectorXd& v) {
-                     return eval(x_km1, RdpVec(v), r_k, f_km1a, f_ka, u_pres);
+                     return eval(x_km1, RdpVec(v), r_k, f_km1a, f_ka, u_prescribed);
                    },
                    Eigen::VectorXd(x_k)),
                tol, "J_r_x_k");
   expect_close(res.J_r_x_km1,
                fd_jacobian(
                    [&](const Eigen::VectorXd& v) {
-                     return eval(RdpVec(v), x_k, r_k, f_km1a, f_ka, u_pres);
+                     return eval(RdpVec(v), x_k, r_k, f_km1a, f_ka, u_prescribed);
                    },
                    Eigen::VectorXd(x_km1)),
                tol, "J_r_x_km1");
@@ -225,7 +225,7 @@ void check_all_blocks(const RdpModel<G>& model, const RdpOptions& opt, double dt
                fd_jacobian(
                    [&](const Eigen::VectorXd& v) {
                      RdpResidual<G> t;
-                     rdp_residual(model, opt, v[0], r_k, x_km1, x_k, f_km1a, f_ka, u_pres,
+                     rdp_residual(model, opt, v[0], r_k, x_km1, x_k, f_km1a, f_ka, u_prescribed,
                                   false, t);
                      return Eigen::VectorXd(t.r);
                    },
@@ -235,31 +235,31 @@ void check_all_blocks(const RdpModel<G>& model, const RdpOptions& opt, double dt
   expect_close(res.J_r_r_k,
                fd_jacobian(
                    [&](const Eigen::VectorXd& v) {
-                     return eval(x_km1, x_k, ShapeVec(v), f_km1a, f_ka, u_pres);
+                     return eval(x_km1, x_k, ShapeVec(v), f_km1a, f_ka, u_prescribed);
                    },
                    Eigen::VectorXd(r_k)),
                tol, "J_r_r_k");
   expect_close(res.J_r_f_km1a,
                fd_jacobian(
                    [&](const Eigen::VectorXd& v) {
-                     return eval(x_km1, x_k, r_k, ShapeVec(v), f_ka, u_pres);
+                     return eval(x_km1, x_k, r_k, ShapeVec(v), f_ka, u_prescribed);
                    },
                    Eigen::VectorXd(f_km1a)),
                tol, "J_r_f_km1a");
   expect_close(res.J_r_f_ka,
                fd_jacobian(
                    [&](const Eigen::VectorXd& v) {
-                     return eval(x_km1, x_k, r_k, f_km1a, ShapeVec(v), u_pres);
+                     return eval(x_km1, x_k, r_k, f_km1a, ShapeVec(v), u_prescribed);
                    },
                    Eigen::VectorXd(f_ka)),
                tol, "J_r_f_ka");
-  expect_close(res.J_r_u_pres,
+  expect_close(res.J_r_u_prescribed,
                fd_jacobian(
                    [&](const Eigen::VectorXd& v) {
                      return eval(x_km1, x_k, r_k, f_km1a, f_ka, ShapeVec(v));
                    },
-                   Eigen::VectorXd(u_pres)),
-               tol, "J_r_u_pres");
+                   Eigen::VectorXd(u_prescribed)),
+               tol, "J_r_u_prescribed");
 }
 
 struct Choice {
@@ -333,12 +333,12 @@ CarPose run_car_general(const CarModel& car, const RdpOptions& opt, double dt, i
   r0 << 0.0, sigma0;
   u0 << psid0, car_steer_rate(0.0);
   RdpState<SE2> s = rdp_initial_state<SE2>(car, r0, SE2::identity(), u0, RdpVec(0));
-  ShapeVec f(2), up(2);
+  ShapeVec f(2), u_prescribed(2);
   for (int k = 0; k < steps; ++k) {
     const double t = (k + opt.alpha) * dt;
     f << car_force(t), 0.0;
-    up << 0.0, car_steer_rate(t);
-    rdp_advance(car, opt, dt, f, up, s, k);
+    u_prescribed << 0.0, car_steer_rate(t);
+    rdp_advance(car, opt, dt, f, u_prescribed, s, k);
     if (u_psi) u_psi->push_back(s.x[0]);
   }
   return {s.g.angle(), s.g.x[0], s.g.x[1], s.r[0], s.r[1]};

@@ -6,7 +6,7 @@
 //   [c_k (3), r_k (n_r), x_k = (u_k, w_k) (n_r + n_b), q_k (n_r), dt_k (free final time only)]
 //   for k = 0..N-1, then [c_N (3), r_N (n_r)],
 // with c = (theta, x, y) the pose coordinates of PoseChart<SE2> and q_k the controls of step
-// k: q_k[i] is the force f_k+alpha on shape dof i, or its prescribed velocity u_pres where
+// k: q_k[i] is the force f_k+alpha on shape dof i, or its prescribed velocity u_prescribed where
 // the model prescribes that velocity (the car's steering rate).
 // Constraints of step k (all equalities):
 //   reconstruction  c_k+1 - compose(c_k, dt xi_k)  (3)       eq. (16), line 1
@@ -129,8 +129,8 @@ class RdpOcp final : public Ocp {
   ShapeVec shape_at(const VecX& x, int k) const;
   RdpVec unknowns_at(const VecX& x, int k) const;
   // Step k's controls split into forces f (zero on prescribed dofs) and prescribed
-  // velocities u_pres (zero on free dofs), as the residual takes them.
-  void controls_at(const VecX& x, int k, ShapeVec& f, ShapeVec& u_pres) const;
+  // velocities u_prescribed (zero on free dofs), as the residual takes them.
+  void controls_at(const VecX& x, int k, ShapeVec& f, ShapeVec& u_prescribed) const;
   void check_size(const VecX& x, const char* what) const;
   std::string control_name(int i) const;
   std::string unknown_name(int i) const;

@@ -25,7 +25,7 @@ namespace marsden::control {
 
 // Sizes: n = model->num_coords(), nu = model->num_inputs(). SI units (s, m, rad, N, N m).
 struct TreeOcpSpec {
-  std::shared_ptr<const tree::Model> model;  // no kinematic coordinates
+  std::shared_ptr<const tree::Model> model;  // no prescribed coordinates
   double dt = 0.05;                          // s, > 0
   int steps = 40;                            // N >= 1
   VecX q0, qd0;                              // initial state (n each); q0 meets h(q0) = 0

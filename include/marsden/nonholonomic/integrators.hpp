@@ -75,8 +75,8 @@ void midpoint_ld_derivatives(const NonholonomicModel& model, double dt, const Nh
 // Prescribed coordinates (NonholonomicModel::prescribed, e.g. the car's steering): in every
 // residual and step below, the row of such a coordinate i in the first n equations (the
 // momentum jump of GNI, the discrete Euler-Lagrange equation of SHAKE, RATTLE's (a)) is
-// replaced by q_k+1[i] - q_pres[i] = 0, with q_pres = *q_pres_kp1 (size n,
-// only prescribed entries read). q_pres_kp1 is required (InputError otherwise) when the
+// replaced by q_k+1[i] - q_prescribed[i] = 0, with q_prescribed = *q_prescribed_kp1 (size n,
+// only prescribed entries read). q_prescribed_kp1 is required (InputError otherwise) when the
 // model prescribes coordinates and ignored when it does not. Where mu(q) M(q)^-1 e_i = 0 (no
 // constraint on qdot_i, M not coupling i: the car), this is exactly the scheme with an unknown
 // actuator force along e_i, P* e_i = e_i, and nothing else of the step (RATTLE's projection
@@ -89,7 +89,7 @@ void midpoint_ld_derivatives(const NonholonomicModel& model, double dt, const Nh
 // GNI residual r(q_k+1) (n) and J_r_qkp1 (n x n) for given q_k, p+_k and u_k.
 void gni_residual(const NonholonomicModel& model, double dt, const NhVec& q_k,
                   const NhVec& p_plus_k, const NhVec& u_k, const NhVec& q_kp1, NhVec& r,
-                  NhMat* J_r_qkp1, const NhVec* q_pres_kp1 = nullptr);
+                  NhMat* J_r_qkp1, const NhVec* q_prescribed_kp1 = nullptr);
 
 // One GNI step on the state (q_k, p+_k): q_kp1 holds the guess on entry (q_k + dt M^-1 p+_k
 // is good) and the solution on return, with p+_k+1 = D2 L_d(q_k, q_k+1) and optionally
@@ -99,38 +99,38 @@ void gni_residual(const NonholonomicModel& model, double dt, const NhVec& q_k,
 NewtonStatus gni_step(const NonholonomicModel& model, double dt, const NhVec& q_k,
                       const NhVec& p_plus_k, const NhVec& u_k, NhVec& q_kp1,
                       NhVec& p_plus_kp1, NhVec* p_minus_k = nullptr,
-                      const NewtonOptions& opt = {}, const NhVec* q_pres_kp1 = nullptr);
+                      const NewtonOptions& opt = {}, const NhVec* q_prescribed_kp1 = nullptr);
 
 // SHAKE residual in x = (q_k+1, lambda_k) (n + m), with J_r_x.
 void shake_residual(const NonholonomicModel& model, double dt, const NhVec& q_km1,
                     const NhVec& q_k, const NhVec& u_k, const NhUnknown& x, NhUnknown& r,
-                    NhJacobian* J_r_x, const NhVec* q_pres_kp1 = nullptr);
+                    NhJacobian* J_r_x, const NhVec* q_prescribed_kp1 = nullptr);
 
 NewtonStatus shake_step(const NonholonomicModel& model, double dt, const NhVec& q_km1,
                         const NhVec& q_k, const NhVec& u_k, NhVec& q_kp1, NhVec& lambda_k,
-                        const NewtonOptions& opt = {}, const NhVec* q_pres_kp1 = nullptr);
+                        const NewtonOptions& opt = {}, const NhVec* q_prescribed_kp1 = nullptr);
 
 // RATTLE residual of (a)-(b) in x = (q_k+1, lambda_k) (n + m), with J_r_x.
 void rattle_residual(const NonholonomicModel& model, double dt, const NhVec& q_k,
                      const NhVec& p_k, const NhVec& u_k, const NhUnknown& x, NhUnknown& r,
-                     NhJacobian* J_r_x, const NhVec* q_pres_kp1 = nullptr);
+                     NhJacobian* J_r_x, const NhVec* q_prescribed_kp1 = nullptr);
 
 // One RATTLE step (a)-(d): (q_k, p_k) -> (q_k+1, p_k+1); q_kp1 holds the guess on entry.
 NewtonStatus rattle_step(const NonholonomicModel& model, double dt, const NhVec& q_k,
                          const NhVec& p_k, const NhVec& u_k, NhVec& q_kp1, NhVec& p_kp1,
-                         const NewtonOptions& opt = {}, const NhVec* q_pres_kp1 = nullptr);
+                         const NewtonOptions& opt = {}, const NhVec* q_prescribed_kp1 = nullptr);
 
 // Projected RATTLE residual of (a), r(q_k+1) (n), with J_r_qkp1 (n x n).
 void projected_rattle_residual(const NonholonomicModel& model, double dt, const NhVec& q_k,
                                const NhVec& p_k, const NhVec& u_k, const NhVec& q_kp1,
-                               NhVec& r, NhMat* J_r_qkp1, const NhVec* q_pres_kp1 = nullptr);
+                               NhVec& r, NhMat* J_r_qkp1, const NhVec* q_prescribed_kp1 = nullptr);
 
 // One projected RATTLE step (a)-(b): (q_k, p_k) -> (q_k+1, p_k+1); q_kp1 holds the guess on
 // entry (q_k + dt M^-1 p_k is good).
 NewtonStatus projected_rattle_step(const NonholonomicModel& model, double dt,
                                    const NhVec& q_k, const NhVec& p_k, const NhVec& u_k,
                                    NhVec& q_kp1, NhVec& p_kp1, const NewtonOptions& opt = {},
-                                   const NhVec* q_pres_kp1 = nullptr);
+                                   const NhVec* q_prescribed_kp1 = nullptr);
 
 // Continuous Lagrange-d'Alembert acceleration and multiplier (size m).
 void nh_acceleration(const NonholonomicModel& model, const NhVec& q, const NhVec& qdot,

@@ -42,7 +42,7 @@ class CarModel final : public ConstantMetricRdpModel {
  public:
   explicit CarModel(const CarParams& p);
   const CarParams& params() const { return p_; }
-  bool velocity_prescribed(int i) const override { return i == 1; }
+  bool prescribed(int i) const override { return i == 1; }
   // eq. (18): A = [[-(rho/l) sigma, 0], [-rho, 0], [0, 0]].
   void connection(const ShapeVec& r, ConnectionMat<SE2>& A,
                   std::array<ConnectionMat<SE2>, kRdpMaxShape>* dA) const override;
@@ -96,7 +96,7 @@ class SnakeboardModel final : public ConstantMetricRdpModel {
  public:
   SnakeboardModel(const SnakeboardParams& p, bool prescribe_shape);
   const SnakeboardParams& params() const { return p_; }
-  bool velocity_prescribed(int) const override { return prescribe_; }
+  bool prescribed(int) const override { return prescribe_; }
   // NOTES.md: A = [[(I/(m l^2)) sin^2 phi, 0], [-(I/(2 m l)) sin 2phi, 0], [0, 0]].
   void connection(const ShapeVec& r, ConnectionMat<SE2>& A,
                   std::array<ConnectionMat<SE2>, kRdpMaxShape>* dA) const override;
