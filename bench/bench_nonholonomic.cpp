@@ -13,7 +13,7 @@
 namespace marsden {
 namespace {
 
-constexpr double kH = 0.01;
+constexpr double kDt = 0.01;
 constexpr int kRestart = 4096;  // steps before restarting, so every run stays in one regime
 
 // Car (vehicles §5.2.1): torque 0.1 N m on the wheel, steering rate alternating in sign.
@@ -24,7 +24,7 @@ void BM_CarRdpExplicit(benchmark::State& state) {
   long k = 0;
   CarExplicitState s = car_explicit_initial(p, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0);
   for (auto _ : state) {
-    car_explicit_step(p, kH, 0.5, 0.1, steer_rate(k), s);
+    car_explicit_step(p, kDt, 0.5, 0.1, steer_rate(k), s);
     benchmark::DoNotOptimize(s);
     if (++k % kRestart == 0) s = car_explicit_initial(p, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0);
   }
@@ -34,15 +34,15 @@ void BM_CarRdpGeneral(benchmark::State& state) {
   const CarModel model{CarParams{}};
   RdpOptions opt;
   opt.map = DiffMap::Exp;
-  ShapeVec r0 = ShapeVec::Zero(2), u0(2), f(2), up(2);
+  ShapeVec r0 = ShapeVec::Zero(2), u0(2), f(2), u_prescribed(2);
   u0 << 2.0, 0.0;
   f << 0.1, 0.0;
   long k = 0;
   auto s = rdp_initial_state<SE2>(model, r0, SE2::identity(), u0, RdpVec(0));
   long iterations = 0;
   for (auto _ : state) {
-    up << 0.0, steer_rate(k);
-    iterations += rdp_advance<SE2>(model, opt, kH, f, up, s).iterations;
+    u_prescribed << 0.0, steer_rate(k);
+    iterations += rdp_advance<SE2>(model, opt, kDt, f, u_prescribed, s).iterations;
     if (++k % kRestart == 0) s = rdp_initial_state<SE2>(model, r0, SE2::identity(), u0, RdpVec(0));
   }
   state.counters["newton_iterations"] = double(iterations) / double(k);
@@ -58,9 +58,9 @@ void BM_CarContinuous(benchmark::State& state) {
   for (auto _ : state) {
     const double us = steer_rate(k);
     auto f = [&](double, const CarContinuousState& s) { return car_continuous_rhs(p, s, 0.1, us); };
-    y = sim::rk_step(kRk4 ? sim::RungeKutta::Classic4 : sim::RungeKutta::Midpoint2, t, kH, y, f);
+    y = sim::rk_step(kRk4 ? sim::RungeKutta::Classic4 : sim::RungeKutta::Midpoint2, t, kDt, y, f);
     benchmark::DoNotOptimize(y);
-    t += kH;
+    t += kDt;
     if (++k % kRestart == 0) y << 0, 0, 0, 0, 0, 2.0;
   }
 }
@@ -69,15 +69,15 @@ void BM_CarContinuous(benchmark::State& state) {
 void BM_SnakeboardRdp(benchmark::State& state) {
   const SnakeboardModel model(SnakeboardParams{}, true);
   RdpOptions opt;
-  ShapeVec r0 = ShapeVec::Zero(2), u0 = ShapeVec::Zero(2), f = ShapeVec::Zero(2), up(2);
+  ShapeVec r0 = ShapeVec::Zero(2), u0 = ShapeVec::Zero(2), f = ShapeVec::Zero(2), u_prescribed(2);
   const RdpVec w0 = RdpVec::Constant(1, 0.5);
   long k = 0;
   auto s = rdp_initial_state<SE2>(model, r0, SE2::identity(), u0, w0);
   long iterations = 0;
   for (auto _ : state) {
-    const double t = kH * double(k % kRestart);
-    up << std::cos(2.0 * t), 0.5 * std::cos(2.0 * t + 1.0);
-    iterations += rdp_advance<SE2>(model, opt, kH, f, up, s).iterations;
+    const double t = kDt * double(k % kRestart);
+    u_prescribed << std::cos(2.0 * t), 0.5 * std::cos(2.0 * t + 1.0);
+    iterations += rdp_advance<SE2>(model, opt, kDt, f, u_prescribed, s).iterations;
     if (++k % kRestart == 0) s = rdp_initial_state<SE2>(model, r0, SE2::identity(), u0, w0);
   }
   state.counters["newton_iterations"] = double(iterations) / double(k);
@@ -94,7 +94,7 @@ void BM_SleighRdp(benchmark::State& state) {
   auto s = rdp_initial_state<SE2>(model, none, SE2::identity(), none, w0);
   long iterations = 0;
   for (auto _ : state) {
-    iterations += rdp_advance<SE2>(model, opt, kH, none, none, s).iterations;
+    iterations += rdp_advance<SE2>(model, opt, kDt, none, none, s).iterations;
     if (++k % kRestart == 0) s = rdp_initial_state<SE2>(model, none, SE2::identity(), none, w0);
   }
   state.counters["newton_iterations"] = double(iterations) / double(k);
@@ -113,8 +113,8 @@ void BM_SleighGni(benchmark::State& state) {
   NhVec q = s.q0, p = M * s.qdot0, q1(3), p1(3);
   long k = 0, iterations = 0;
   for (auto _ : state) {
-    q1 = q + kH * s.qdot0;
-    iterations += gni_step(s.model, kH, q, p, s.u, q1, p1).iterations;
+    q1 = q + kDt * s.qdot0;
+    iterations += gni_step(s.model, kDt, q, p, s.u, q1, p1).iterations;
     q = q1;
     p = p1;
     if (++k % kRestart == 0) {
@@ -132,8 +132,8 @@ void BM_SleighRattle(benchmark::State& state) {
   NhVec q = s.q0, p = M * s.qdot0, q1(3), p1(3);
   long k = 0, iterations = 0;
   for (auto _ : state) {
-    q1 = q + kH * s.qdot0;
-    iterations += rattle_step(s.model, kH, q, p, s.u, q1, p1).iterations;
+    q1 = q + kDt * s.qdot0;
+    iterations += rattle_step(s.model, kDt, q, p, s.u, q1, p1).iterations;
     q = q1;
     p = p1;
     if (++k % kRestart == 0) {
@@ -153,9 +153,9 @@ void BM_SleighContinuous(benchmark::State& state) {
   double t = 0.0;
   auto f = [&](double, const SleighContinuousState& s) { return sleigh_continuous_rhs(p, s); };
   for (auto _ : state) {
-    y = sim::rk_step(kRk4 ? sim::RungeKutta::Classic4 : sim::RungeKutta::Midpoint2, t, kH, y, f);
+    y = sim::rk_step(kRk4 ? sim::RungeKutta::Classic4 : sim::RungeKutta::Midpoint2, t, kDt, y, f);
     benchmark::DoNotOptimize(y);
-    t += kH;
+    t += kDt;
     if (++k % kRestart == 0) y << 0, 0, 0, 1.0, 0.5;
   }
 }
@@ -165,7 +165,7 @@ void BM_SleighRk4FullCoordinates(benchmark::State& state) {
   NhVec q = s.q0, qd = s.qdot0;
   long k = 0;
   for (auto _ : state) {
-    nh_rk4_step(s.model, kH, s.u, q, qd);
+    nh_rk4_step(s.model, kDt, s.u, q, qd);
     benchmark::DoNotOptimize(q);
     if (++k % kRestart == 0) {
       q = s.q0;
@@ -184,7 +184,7 @@ void BM_SnakeboardContinuous(benchmark::State& state) {
   NhVec q = q0, qd = qd0;
   long k = 0;
   for (auto _ : state) {
-    (kRk4 ? nh_rk4_step : nh_rk2_step)(model, kH, u, q, qd);
+    (kRk4 ? nh_rk4_step : nh_rk2_step)(model, kDt, u, q, qd);
     benchmark::DoNotOptimize(q);
     if (++k % kRestart == 0) {
       q = q0;

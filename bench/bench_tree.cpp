@@ -91,13 +91,14 @@ void BM_Marionette(benchmark::State& state) {
   const VecX q0 = marionette_configuration(model, VecX::Zero(model.num_coords()));
   const MidpointOptions opt;
   TreeState x = midpoint_initial_state(model, data, 0.0, q0, VecX::Zero(model.num_coords())), next;
-  VecX q_kin(model.num_kinematic());
-  for (int a = 0; a < model.num_kinematic(); ++a) q_kin[a] = q0[model.kinematic_coords()[a]];
+  VecX q_prescribed(model.num_prescribed());
+  for (int a = 0; a < model.num_prescribed(); ++a)
+    q_prescribed[a] = q0[model.prescribed_coords()[a]];
   const VecX none;
   double iterations = 0.0;
   int steps = 0;
   for (auto _ : state) {
-    const NewtonStatus s = midpoint_step(model, data, opt, kDt, x, none, q_kin, next);
+    const NewtonStatus s = midpoint_step(model, data, opt, kDt, x, none, q_prescribed, next);
     if (!s.converged) state.SkipWithError("Newton did not converge");
     iterations += s.iterations;
     ++steps;

@@ -52,8 +52,8 @@ void BM_Step(benchmark::State& state, int model, Method method, DiffMap map, Tan
   opt.map = map;
   opt.tangent = tangent;
   auto stepper = make_stepper<SE3>(method, sc.model, opt);
-  const double h = 0.01;
-  stepper->reset(sc.s0, h);
+  const double dt = 0.01;
+  stepper->reset(sc.s0, dt);
   long iterations = 0, steps = 0;
   for (auto _ : state) {
     const NewtonStatus st = stepper->step(sc.gamma.get(), sc.u.get());
@@ -66,7 +66,7 @@ void BM_Step(benchmark::State& state, int model, Method method, DiffMap map, Tan
     // Restart now and then so the state stays in the same regime.
     if (steps % 4096 == 0) {
       state.PauseTiming();
-      stepper->reset(sc.s0, h);
+      stepper->reset(sc.s0, dt);
       state.ResumeTiming();
     }
   }
@@ -78,13 +78,13 @@ void BM_Step(benchmark::State& state, int model, Method method, DiffMap map, Tan
 void BM_HolonomicStepDirect(benchmark::State& state) {
   Scenario sc = make_scenario(0);
   HolonomicOptions<SE3> opt;
-  const double h = 0.01;
-  Vec6 xi_km1 = initial_xi_km1(*sc.model, opt, h, sc.s0.xi), xi_k;
+  const double dt = 0.01;
+  Vec6 xi_km1 = initial_xi_km1(*sc.model, opt, dt, sc.s0.xi), xi_k;
   SE3 g = sc.s0.g, g_next;
   StepInputs in;
   for (auto _ : state) {
     xi_k = xi_km1;
-    holonomic_step(*sc.model, opt, h, 0.0, g, xi_km1, in, xi_k, g_next);
+    holonomic_step(*sc.model, opt, dt, 0.0, g, xi_km1, in, xi_k, g_next);
     xi_km1 = xi_k;
     g = g_next;
     benchmark::DoNotOptimize(g_next);

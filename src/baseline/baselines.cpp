@@ -56,19 +56,19 @@ class BaselineStepper : public VehicleStepper<G> {
  public:
   explicit BaselineStepper(std::shared_ptr<const HolonomicModel<G>> model)
       : model_(std::move(model)) {}
-  void reset(const VehicleState<G>& s0, double h) override {
-    if (!(h > 0.0)) throw InputError("time step must be > 0");
-    this->h_ = h;
+  void reset(const VehicleState<G>& s0, double dt) override {
+    if (!(dt > 0.0)) throw InputError("time step must be > 0");
+    this->dt_ = dt;
     s_ = s0;
   }
   VehicleState<G> state() const override { return s_; }
   void save() override {
     saved_ = s_;
-    saved_h_ = this->h_;
+    saved_dt_ = this->dt_;
   }
   void restore() override {
     s_ = saved_;
-    this->h_ = saved_h_;
+    this->dt_ = saved_dt_;
   }
 
  protected:
@@ -89,7 +89,7 @@ class BaselineStepper : public VehicleStepper<G> {
 
   std::shared_ptr<const HolonomicModel<G>> model_;
   VehicleState<G> s_, saved_;
-  double saved_h_ = 0.0;
+  double saved_dt_ = 0.0;
   StepInputs in_;
 };
 
@@ -106,7 +106,7 @@ class ExplicitRK final : public BaselineStepper<G> {
   NewtonStatus step(const Signal* gamma, const Signal* u) override {
     constexpr int np = Pose::RowsAtCompileTime, nv = Tangent::RowsAtCompileTime;
     using Y = Eigen::Matrix<double, np + nv, 1>;  // (pose in the chart, body velocity)
-    const double h = this->h_, t = this->s_.t;
+    const double dt = this->dt_, t = this->s_.t;
     Y y0;
     y0 << C::from_group(this->s_.g), this->s_.xi;
     // Each stage reads the pose normalised; the inputs are sampled at the stage time.
@@ -119,10 +119,10 @@ class ExplicitRK final : public BaselineStepper<G> {
       return dy;
     };
     const Y y1 = sim::rk_step(order_ == 2 ? sim::RungeKutta::Heun2 : sim::RungeKutta::Classic4,
-                              t, h, y0, f);
+                              t, dt, y0, f);
     Pose pose1 = y1.template head<np>();
     C::normalize(pose1);
-    return this->accept(VehicleState<G>{t + h, C::to_group(pose1), y1.template tail<nv>()});
+    return this->accept(VehicleState<G>{t + dt, C::to_group(pose1), y1.template tail<nv>()});
   }
 
  private:
@@ -142,37 +142,37 @@ class ImplicitMidpoint final : public BaselineStepper<G> {
 
   NewtonStatus step(const Signal* gamma, const Signal* u) override {
     const HolonomicModel<G>& model = *this->model_;
-    const double h = this->h_, t = this->s_.t;
+    const double dt = this->dt_, t = this->s_.t;
     const G& g0 = this->s_.g;
     const Tangent xi0 = this->s_.xi;
-    eval_inputs(model, gamma, u, t + 0.5 * h, this->in_);
+    eval_inputs(model, gamma, u, t + 0.5 * dt, this->in_);
     Tangent f_u;
     model.control_wrench(this->in_.gamma, this->in_.u, f_u, nullptr, nullptr);
     const Jac& I = model.inertia();
-    // I (xi1 - xi0) = h (ad_m^T I m + F u + f_ext(g0, m)), m = (xi0 + xi1)/2; the pose is
+    // I (xi1 - xi0) = dt (ad_m^T I m + F u + f_ext(g0, m)), m = (xi0 + xi1)/2; the pose is
     // frozen at g_k inside the dynamics, as the dynamics and reconstruction are split.
     auto residual = [&](const Tangent& xi1, Tangent& r, Jac* J) {
       const Tangent m = 0.5 * (xi0 + xi1);
       const Tangent mu = I * m;
       Tangent f_ext;
       Jac J_fe_xi;
-      model.external_wrench(t + 0.5 * h, g0, m, f_ext, nullptr, J ? &J_fe_xi : nullptr);
-      r = I * (xi1 - xi0) - h * (G::ad(m).transpose() * mu + f_u + f_ext);
+      model.external_wrench(t + 0.5 * dt, g0, m, f_ext, nullptr, J ? &J_fe_xi : nullptr);
+      r = I * (xi1 - xi0) - dt * (G::ad(m).transpose() * mu + f_u + f_ext);
       if (J)
-        *J = I - 0.5 * h * (G::ad(m).transpose() * I + ad_transpose_derivative<G>(mu) + J_fe_xi);
+        *J = I - 0.5 * dt * (G::ad(m).transpose() * I + ad_transpose_derivative<G>(mu) + J_fe_xi);
     };
-    Tangent xi1 = xi0 + h * model.inertia_inv() * (G::ad(xi0).transpose() * (I * xi0) + f_u);
+    Tangent xi1 = xi0 + dt * model.inertia_inv() * (G::ad(xi0).transpose() * (I * xi0) + f_u);
     const NewtonStatus st =
         newton_solve(residual, xi1, (I * xi0).template lpNorm<Eigen::Infinity>(), newton_);
     if (!st.converged) return st;
     // Heun on the reconstruction with the old and the new velocity.
     const Pose y0 = C::from_group(g0);
     const Pose k1 = C::rate(y0, xi0);
-    Pose y_pred = y0 + h * k1;
+    Pose y_pred = y0 + dt * k1;
     C::normalize(y_pred);
-    Pose y1 = y0 + 0.5 * h * (k1 + C::rate(y_pred, xi1));
+    Pose y1 = y0 + 0.5 * dt * (k1 + C::rate(y_pred, xi1));
     C::normalize(y1);
-    return this->accept(VehicleState<G>{t + h, C::to_group(y1), xi1}, st.iterations,
+    return this->accept(VehicleState<G>{t + dt, C::to_group(y1), xi1}, st.iterations,
                         st.residual_norm);
   }
 
@@ -188,12 +188,12 @@ class LieNewmark final : public BaselineStepper<G> {
   using BaselineStepper<G>::BaselineStepper;
 
   NewtonStatus step(const Signal* gamma, const Signal* u) override {
-    const double h = this->h_, t = this->s_.t;
+    const double dt = this->dt_, t = this->s_.t;
     const Tangent a0 = this->accel(t, this->s_.g, this->s_.xi, gamma, u);
-    const Tangent xi_half = this->s_.xi + 0.5 * h * a0;
-    const G g1 = this->s_.g * G::exp(h * xi_half);
-    const Tangent a1 = this->accel(t + h, g1, xi_half + 0.5 * h * a0, gamma, u);
-    return this->accept(VehicleState<G>{t + h, g1, xi_half + 0.5 * h * a1});
+    const Tangent xi_half = this->s_.xi + 0.5 * dt * a0;
+    const G g1 = this->s_.g * G::exp(dt * xi_half);
+    const Tangent a1 = this->accel(t + dt, g1, xi_half + 0.5 * dt * a0, gamma, u);
+    return this->accept(VehicleState<G>{t + dt, g1, xi_half + 0.5 * dt * a1});
   }
 };
 

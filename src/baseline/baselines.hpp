@@ -37,8 +37,8 @@ std::unique_ptr<VehicleStepper<G>> make_implicit_midpoint(
     std::shared_ptr<const HolonomicModel<G>> model, const NewtonOptions& newton);
 
 // Explicit Lie-Newmark (Krysl and Endres 2005) extended from SO(3) to the whole group:
-//   xi_k+1/2 = xi_k + h/2 a(g_k, xi_k),   g_k+1 = g_k exp(h xi_k+1/2),
-//   xi_k+1 = xi_k+1/2 + h/2 a(g_k+1, xi_k+1/2 + h/2 a_k).
+//   xi_k+1/2 = xi_k + dt/2 a(g_k, xi_k),   g_k+1 = g_k exp(dt xi_k+1/2),
+//   xi_k+1 = xi_k+1/2 + dt/2 a(g_k+1, xi_k+1/2 + dt/2 a_k).
 template <class G>
 std::unique_ptr<VehicleStepper<G>> make_lie_newmark(std::shared_ptr<const HolonomicModel<G>> model);
 

@@ -139,10 +139,10 @@ HolonomicOcp<G>::HolonomicOcp(HolonomicOcpSpec<G> spec)
   }
 
   if (spec_.free_final_time) {
-    if (!(spec_.h_min > 0.0) || !(spec_.h_min <= spec_.dt) || !(spec_.dt <= spec_.h_max))
-      throw InputError("final time: needs 0 < h_min <= dt <= h_max (got h_min " +
-                       std::to_string(spec_.h_min) + ", dt " + std::to_string(spec_.dt) +
-                       ", h_max " + std::to_string(spec_.h_max) + ")");
+    if (!(spec_.dt_min > 0.0) || !(spec_.dt_min <= spec_.dt) || !(spec_.dt <= spec_.dt_max))
+      throw InputError("final time: needs 0 < dt_min <= dt <= dt_max (got dt_min " +
+                       std::to_string(spec_.dt_min) + ", dt " + std::to_string(spec_.dt) +
+                       ", dt_max " + std::to_string(spec_.dt_max) + ")");
     if (!(spec_.time_weight >= 0.0) || !std::isfinite(spec_.time_weight))
       throw InputError("final time: the weight must be finite and non-negative");
     if (spec_.path.hazard_weight > 0.0)
@@ -176,15 +176,15 @@ typename HolonomicOcp<G>::Chart::Coords HolonomicOcp<G>::coords_at(const VecX& x
 }
 
 template <class G>
-double HolonomicOcp<G>::h_at(const VecX& x, int k) const {
-  return spec_.free_final_time ? x[h_index(k)] : spec_.dt;
+double HolonomicOcp<G>::dt_at(const VecX& x, int k) const {
+  return spec_.free_final_time ? x[dt_index(k)] : spec_.dt;
 }
 
 template <class G>
 typename HolonomicOcp<G>::Tangent HolonomicOcp<G>::xi_at(const VecX& x, int k) const {
   if (k >= 0) return x.template segment<kNt>(xi_index(k));
   if (!spec_.free_final_time) return xi_m1_;
-  return initial_xi_km1<G>(*spec_.model, spec_.integrator, h_at(x, 0), spec_.xi0);
+  return initial_xi_km1<G>(*spec_.model, spec_.integrator, dt_at(x, 0), spec_.xi0);
 }
 
 template <class G>
@@ -210,8 +210,8 @@ void HolonomicOcp<G>::bounds(VecX& x_l, VecX& x_u, VecX& g_l, VecX& g_u) const {
     x_l.segment(gamma_index(k), ns_) = spec_.gamma_lower;
     x_u.segment(gamma_index(k), ns_) = spec_.gamma_upper;
     if (spec_.free_final_time) {
-      x_l[h_index(k)] = spec_.h_min;
-      x_u[h_index(k)] = spec_.h_max;
+      x_l[dt_index(k)] = spec_.dt_min;
+      x_u[dt_index(k)] = spec_.dt_max;
     }
   }
   for (int k = 1; k <= N; ++k)
@@ -244,7 +244,7 @@ void HolonomicOcp<G>::bounds(VecX& x_l, VecX& x_u, VecX& g_l, VecX& g_u) const {
 template <class G>
 void HolonomicOcp<G>::initial_guess(VecX& x) const {
   const int N = spec_.steps;
-  const double h = spec_.dt;
+  const double dt = spec_.dt;
   const HolonomicModel<G>& model = *spec_.model;
   x = VecX::Zero(num_vars_);
   std::vector<G> poses(N + 1);
@@ -255,8 +255,8 @@ void HolonomicOcp<G>::initial_guess(VecX& x) const {
     Tangent xi_prev = xi_m1_;
     for (int k = 0; k < N; ++k) {
       Tangent xi = xi_prev;
-      const NewtonStatus st =
-          holonomic_step<G>(model, spec_.integrator, h, k * h, poses[k], xi_prev, in, xi, poses[k + 1]);
+      const NewtonStatus st = holonomic_step<G>(model, spec_.integrator, dt, k * dt, poses[k],
+                                                xi_prev, in, xi, poses[k + 1]);
       if (!st.converged)
         throw SolverError("initial guess: simulating the guessed controls failed at step " +
                           std::to_string(k) + " (residual " + std::to_string(st.residual_norm) + ")");
@@ -279,7 +279,7 @@ void HolonomicOcp<G>::initial_guess(VecX& x) const {
       poses[k] = with_position(orientation_at(spec_.g0, target, s), point_on_polyline(pts, s));
     }
     for (int k = 0; k < N; ++k)
-      xis[k] = tau_inv<G>(spec_.integrator.map, poses[k].inverse() * poses[k + 1]) / h;
+      xis[k] = tau_inv<G>(spec_.integrator.map, poses[k].inverse() * poses[k + 1]) / dt;
   }
   // Coordinates by the reconstruction itself, so the guess meets eq. (9) exactly.
   typename Chart::Coords c = c0_;
@@ -288,8 +288,8 @@ void HolonomicOcp<G>::initial_guess(VecX& x) const {
     x.template segment<kNt>(xi_index(k)) = xis[k];
     x.segment(u_index(k), nu_) = spec_.u_guess;
     x.segment(gamma_index(k), ns_) = spec_.gamma_guess;
-    if (spec_.free_final_time) x[h_index(k)] = h;
-    c = Chart::compose(c, spec_.integrator.map, h * xis[k], nullptr, nullptr);
+    if (spec_.free_final_time) x[dt_index(k)] = dt;
+    c = Chart::compose(c, spec_.integrator.map, dt * xis[k], nullptr, nullptr);
   }
   x.template segment<kNc>(coords_index(N)) = c;
 }
@@ -299,23 +299,23 @@ double HolonomicOcp<G>::cost(const VecX& x, VecX* grad) {
   if (grad) grad->setZero(num_vars_);
   double c = 0.0;
   for (int k = 0; k < spec_.steps; ++k) {
-    const double h = h_at(x, k);
-    double rate = 0.0;  // the integrand, d cost / d h_k
+    const double dt = dt_at(x, k);
+    double rate = 0.0;  // the integrand, d cost / d dt_k
     for (int i = 0; i < nu_; ++i) {
       const double d = x[u_index(k) + i] - spec_.u_reference[i];
       rate += spec_.u_weights[i] * d * d;
-      if (grad) (*grad)[u_index(k) + i] += 2.0 * h * spec_.u_weights[i] * d;
+      if (grad) (*grad)[u_index(k) + i] += 2.0 * dt * spec_.u_weights[i] * d;
     }
     for (int i = 0; i < ns_; ++i) {
       const double gi = x[gamma_index(k) + i];
       rate += spec_.gamma_weights[i] * gi * gi;
-      if (grad) (*grad)[gamma_index(k) + i] += 2.0 * h * spec_.gamma_weights[i] * gi;
+      if (grad) (*grad)[gamma_index(k) + i] += 2.0 * dt * spec_.gamma_weights[i] * gi;
     }
     if (spec_.free_final_time) {
       rate += spec_.time_weight;
-      if (grad) (*grad)[h_index(k)] += rate;
+      if (grad) (*grad)[dt_index(k)] += rate;
     }
-    c += h * rate;
+    c += dt * rate;
   }
   return c + path_.cost(x, grad);
 }
@@ -343,16 +343,17 @@ template <class G>
 void HolonomicOcp<G>::constraints(const VecX& x, VecX& g) {
   g.resize(num_cons_);
   for (int k = 0; k < spec_.steps; ++k) {
-    const double h = h_at(x, k);
+    const double dt = dt_at(x, k);
     const auto c_k = coords_at(x, k);
     const Tangent xi_k = xi_at(x, k);
     const int row = k * step_rows_;
     g.template segment<kNc>(row) =
-        coords_at(x, k + 1) - Chart::compose(c_k, spec_.integrator.map, h * xi_k, nullptr, nullptr);
-    holonomic_residual<G>(*spec_.model, spec_.integrator, h, k * h, Chart::pose(c_k),
+        coords_at(x, k + 1) -
+        Chart::compose(c_k, spec_.integrator.map, dt * xi_k, nullptr, nullptr);
+    holonomic_residual<G>(*spec_.model, spec_.integrator, dt, k * dt, Chart::pose(c_k),
                           xi_at(x, k - 1), xi_k, inputs_at(x, k), false, res_);
     g.template segment<kNt>(row + kNc) = res_.r;
-    if (spec_.free_final_time && k > 0) g[equal_row0_ + k - 1] = h - h_at(x, k - 1);
+    if (spec_.free_final_time && k > 0) g[equal_row0_ + k - 1] = dt - dt_at(x, k - 1);
   }
   path_.constraints(x, g.data() + path_row0_);
   if (heading_row_ >= 0) g[heading_row_] = heading_residual(x, nullptr);
@@ -365,19 +366,19 @@ void HolonomicOcp<G>::jacobian(const VecX& x, BlockSink& sink) {
   JacCC J_c;
   JacCT J_eta;
   for (int k = 0; k < spec_.steps; ++k) {
-    const double h = h_at(x, k);
+    const double dt = dt_at(x, k);
     const auto c_k = coords_at(x, k);
     const Tangent xi_k = xi_at(x, k);
     const int row = k * step_rows_;
-    Chart::compose(c_k, spec_.integrator.map, h * xi_k, &J_c, &J_eta);
+    Chart::compose(c_k, spec_.integrator.map, dt * xi_k, &J_c, &J_eta);
     sink.block(row, coords_index(k + 1), JacCC::Identity());
     sink.block(row, coords_index(k), -J_c);
-    sink.block(row, xi_index(k), -h * J_eta);
+    sink.block(row, xi_index(k), -dt * J_eta);
     if (spec_.free_final_time)
-      sink.block(row, h_index(k), typename Chart::Coords(-J_eta * xi_k));
+      sink.block(row, dt_index(k), typename Chart::Coords(-J_eta * xi_k));
 
     const Tangent xi_km1 = xi_at(x, k - 1);
-    holonomic_residual<G>(*spec_.model, spec_.integrator, h, k * h, Chart::pose(c_k), xi_km1,
+    holonomic_residual<G>(*spec_.model, spec_.integrator, dt, k * dt, Chart::pose(c_k), xi_km1,
                           xi_k, inputs_at(x, k), true, res_);
     const int drow = row + kNc;
     sink.block(drow, coords_index(k), res_.J_r_g_k * Chart::right_from_coords(c_k));
@@ -386,16 +387,16 @@ void HolonomicOcp<G>::jacobian(const VecX& x, BlockSink& sink) {
     if (nu_ > 0) sink.block(drow, u_index(k), res_.J_r_u_k.leftCols(nu_));
     if (ns_ > 0) sink.block(drow, gamma_index(k), res_.J_r_gamma_k.leftCols(ns_));
     if (spec_.free_final_time) {
-      // Step 0's xi_-1 moves with h_0 (the Legendre transform at t_0).
-      const Tangent J_r_h =
-          k > 0 ? res_.J_r_h
-                : Tangent(res_.J_r_h + res_.J_r_xi_km1 * initial_xi_km1_dh<G>(
-                                                            *spec_.model, spec_.integrator, h,
+      // Step 0's xi_-1 moves with dt_0 (the Legendre transform at t_0).
+      const Tangent J_r_dt =
+          k > 0 ? res_.J_r_dt
+                : Tangent(res_.J_r_dt + res_.J_r_xi_km1 * initial_xi_km1_ddt<G>(
+                                                            *spec_.model, spec_.integrator, dt,
                                                             xi_km1));
-      sink.block(drow, h_index(k), J_r_h);
+      sink.block(drow, dt_index(k), J_r_dt);
       if (k > 0) {
-        sink.entry(equal_row0_ + k - 1, h_index(k), 1.0);
-        sink.entry(equal_row0_ + k - 1, h_index(k - 1), -1.0);
+        sink.entry(equal_row0_ + k - 1, dt_index(k), 1.0);
+        sink.entry(equal_row0_ + k - 1, dt_index(k - 1), -1.0);
       }
     }
   }
@@ -454,7 +455,7 @@ void HolonomicOcp<G>::tables(const VecX& x, Table& states, Table& controls) cons
     const Tangent xi = k == 0 ? spec_.xi0 : xi_at(x, k - 1);
     const auto c = coords_at(x, k);
     states.rows(k, 0) = t;
-    if (k < N) t += h_at(x, k);
+    if (k < N) t += dt_at(x, k);
     states.rows.row(k).template segment<kNc>(1) = c.transpose();
     states.rows.row(k).template segment<kNt>(1 + kNc) = xi.transpose();
     states.rows(k, 1 + kNc + kNt) = vehicle_energy<G>(model, Chart::pose(c), xi);
@@ -472,15 +473,15 @@ void HolonomicOcp<G>::tables(const VecX& x, Table& states, Table& controls) cons
 
 template <class G>
 double HolonomicOcp<G>::resimulation_error(const VecX& x) const {
-  // One step length, h_0 (the others equal it at a solution, to the constraint tolerance).
-  const double h = h_at(x, 0);
+  // One step length, dt_0 (the others equal it at a solution, to the constraint tolerance).
+  const double dt = dt_at(x, 0);
   G g = spec_.g0;
   Tangent xi_prev = xi_at(x, -1);
   double err = 0.0;
   for (int k = 0; k < spec_.steps; ++k) {
     Tangent xi = xi_prev;
     G g_next;
-    const NewtonStatus st = holonomic_step<G>(*spec_.model, spec_.integrator, h, k * h, g,
+    const NewtonStatus st = holonomic_step<G>(*spec_.model, spec_.integrator, dt, k * dt, g,
                                               xi_prev, inputs_at(x, k), xi, g_next);
     if (!st.converged)
       throw SolverError("re-simulation: step " + std::to_string(k) + " did not converge (residual " +

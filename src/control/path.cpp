@@ -69,8 +69,8 @@ double signed_distance(const Obstacle& o, int dim, const Vec3& p_in, Vec3* grad)
 }
 
 PathTerms::PathTerms(PathSpec spec, int dim, int steps, int stage_size, int position_offset,
-                     double h)
-    : spec_(std::move(spec)), dim_(dim), h_(h) {
+                     double dt)
+    : spec_(std::move(spec)), dim_(dim), dt_(dt) {
   if (dim_ != 2 && dim_ != 3) throw InputError("path terms: dimension must be 2 or 3");
   if (steps < 1) throw InputError("path terms: need at least two knots");
   for (int k = 0; k <= steps; ++k) offsets_.push_back(k * stage_size + position_offset);
@@ -146,7 +146,7 @@ double PathTerms::cost(const VecX& x, VecX* grad) const {
     }
   }
   if (spec_.hazard_weight != 0.0) {
-    const double w = spec_.hazard_weight * h_, D = spec_.hazard_distance;
+    const double w = spec_.hazard_weight * dt_, D = spec_.hazard_distance;
     for (int k = 1; k <= N; ++k) {
       const Vec3 p = position(x, k);
       for (const auto& o : spec_.obstacles) {

@@ -105,11 +105,11 @@ RdpOcpSpec validated(RdpOcpSpec s) {
   if (!(s.guess_speed >= 0.0) || !std::isfinite(s.guess_speed))
     bad("guess_speed", "must be finite and non-negative");
   if (s.free_final_time) {
-    if (!(s.h_min > 0.0) || !(s.h_min <= s.dt) || !(s.dt <= s.h_max)) {
+    if (!(s.dt_min > 0.0) || !(s.dt_min <= s.dt) || !(s.dt <= s.dt_max)) {
       std::ostringstream msg;
-      msg << "needs 0 < h_min <= dt <= h_max (got h_min " << s.h_min << ", dt " << s.dt
-          << ", h_max " << s.h_max << ")";
-      bad("h_min", msg.str());
+      msg << "needs 0 < dt_min <= dt <= dt_max (got dt_min " << s.dt_min << ", dt " << s.dt
+          << ", dt_max " << s.dt_max << ")";
+      bad("dt_min", msg.str());
     }
     if (!(s.time_weight >= 0.0) || !std::isfinite(s.time_weight))
       bad("time_weight", "must be finite and non-negative");
@@ -137,11 +137,11 @@ std::pair<Vec2, double> along(const std::vector<Vec2>& P, double s) {
 
 }  // namespace
 
-Vec3 rdp_segment_velocity_jacobians(const RdpModel<SE2>& model, const RdpOptions& opt, double h,
+Vec3 rdp_segment_velocity_jacobians(const RdpModel<SE2>& model, const RdpOptions& opt, double dt,
                                     const ShapeVec& r_k, const RdpVec& x_k, SegmentJacobian& J_xi_r,
                                     SegmentJacobian& J_xi_x) {
   const int nr = model.num_shape(), nb = model.num_symmetry();
-  const double s = opt.alpha * h;  // d r_k+alpha / d u_k
+  const double s = opt.alpha * dt;  // d r_k+alpha / d u_k
   const ShapeVec u = x_k.head(nr);
   const RdpVec w = x_k.tail(nb);
   const ShapeVec rho = r_k + s * u;
@@ -182,19 +182,19 @@ int RdpOcp::num_variables() const { return spec_.steps * block_ + 3 + nr_; }
 
 int RdpOcp::num_constraints() const { return path_row0_ + path_.num_constraints(); }
 
-double RdpOcp::h_at(const VecX& x, int k) const {
-  return spec_.free_final_time ? x[h_index(k)] : spec_.dt;
+double RdpOcp::dt_at(const VecX& x, int k) const {
+  return spec_.free_final_time ? x[dt_index(k)] : spec_.dt;
 }
 
 ShapeVec RdpOcp::shape_at(const VecX& x, int k) const { return x.segment(shape_index(k), nr_); }
 
 RdpVec RdpOcp::unknowns_at(const VecX& x, int k) const { return x.segment(unknowns_index(k), n_); }
 
-void RdpOcp::controls_at(const VecX& x, int k, ShapeVec& f, ShapeVec& u_pres) const {
+void RdpOcp::controls_at(const VecX& x, int k, ShapeVec& f, ShapeVec& u_prescribed) const {
   f.setZero(nr_);
-  u_pres.setZero(nr_);
+  u_prescribed.setZero(nr_);
   for (int i = 0; i < nr_; ++i)
-    (model_->velocity_prescribed(i) ? u_pres : f)[i] = x[controls_index(k) + i];
+    (model_->prescribed(i) ? u_prescribed : f)[i] = x[controls_index(k) + i];
 }
 
 void RdpOcp::check_size(const VecX& x, const char* what) const {
@@ -215,7 +215,7 @@ void RdpOcp::bounds(VecX& x_l, VecX& x_u, VecX& g_l, VecX& g_u) const {
   auto fix = [&](int j, double v) { x_l[j] = x_u[j] = v; };
   for (int k = 0; k < N; ++k) {
     for (int i = 0; i < nr_; ++i) limit(controls_index(k) + i, spec_.control_bounds[i]);
-    if (spec_.free_final_time) limit(h_index(k), Interval{spec_.h_min, spec_.h_max});
+    if (spec_.free_final_time) limit(dt_index(k), Interval{spec_.dt_min, spec_.dt_max});
   }
   for (int k = 1; k <= N; ++k) {
     for (int i = 0; i < nr_; ++i) limit(shape_index(k) + i, spec_.shape_bounds[i]);
@@ -244,7 +244,7 @@ void RdpOcp::bounds(VecX& x_l, VecX& x_u, VecX& g_l, VecX& g_u) const {
 
 void RdpOcp::initial_guess(VecX& x) const {
   const int N = spec_.steps;
-  const double h = spec_.dt;
+  const double dt = spec_.dt;
   x.setZero(num_variables());
 
   // Knot positions and headings along the polyline.
@@ -255,7 +255,7 @@ void RdpOcp::initial_guess(VecX& x) const {
     P.push_back(spec_.final_coords->tail<2>());
   double length = 0.0;
   for (std::size_t i = 0; i + 1 < P.size(); ++i) length += (P[i + 1] - P[i]).norm();
-  const double T = N * h;
+  const double T = N * dt;
   auto arc = [&](double t) {
     if (spec_.guess_speed > 0.0) return spec_.guess_speed * t;
     const double phase = 2.0 * std::numbers::pi * t / T;
@@ -263,7 +263,7 @@ void RdpOcp::initial_guess(VecX& x) const {
   };
   std::vector<Vec3> c(static_cast<std::size_t>(N) + 1, c0);
   for (int k = 1; k <= N; ++k) {
-    const double s = arc(k * h);
+    const double s = arc(k * dt);
     // Without a polyline: straight ahead along the initial heading.
     const auto [p, heading] =
         length > 0.0
@@ -284,8 +284,8 @@ void RdpOcp::initial_guess(VecX& x) const {
   for (int k = 0; k < N; ++k) {
     const Vec2 dp = c[k + 1].tail<2>() - c[k].tail<2>();
     Vec3 xi;
-    xi[0] = (c[k + 1][0] - c[k][0]) / h;
-    xi.tail<2>() = Chart::pose(c[k]).R.transpose() * dp / h;
+    xi[0] = (c[k + 1][0] - c[k][0]) / dt;
+    xi.tail<2>() = Chart::pose(c[k]).R.transpose() * dp / dt;
     model_->connection(r, A, nullptr);
     model_->symmetry_basis(r, E, nullptr);
     M.leftCols(nr_) = -A;
@@ -294,29 +294,29 @@ void RdpOcp::initial_guess(VecX& x) const {
     x.segment<3>(coords_index(k)) = c[k];
     x.segment(shape_index(k), nr_) = r;
     x.segment(unknowns_index(k), n_) = xk;
-    if (spec_.free_final_time) x[h_index(k)] = h;
+    if (spec_.free_final_time) x[dt_index(k)] = dt;
     for (int i = 0; i < nr_; ++i)
-      if (model_->velocity_prescribed(i)) x[controls_index(k) + i] = xk[i];
-    r += h * xk.head(nr_);
+      if (model_->prescribed(i)) x[controls_index(k) + i] = xk[i];
+    r += dt * xk.head(nr_);
   }
   x.segment<3>(coords_index(N)) = c[N];
   // Forces that zero each free shape row of the residual given the previous ones: the row is
-  // affine in f_k+alpha with slope -(1 - alpha) h (eq. (16)).
-  const double slope = (1.0 - spec_.integrator.alpha) * h;
+  // affine in f_k+alpha with slope -(1 - alpha) dt (eq. (16)).
+  const double slope = (1.0 - spec_.integrator.alpha) * dt;
   RdpResidual<SE2> res;
-  ShapeVec f_k, u_pres_k, f_km1, u_pres_km1;
+  ShapeVec f_k, u_prescribed_k, f_km1, u_prescribed_km1;
   for (int k = 0; k < N && slope > 0.0; ++k) {
-    controls_at(x, k, f_k, u_pres_k);
+    controls_at(x, k, f_k, u_prescribed_k);
     if (k == 0) {
-      rdp_residual_given_left(*model_, spec_.integrator, h, shape_at(x, k), left0_,
-                              unknowns_at(x, k), f_k, u_pres_k, false, res);
+      rdp_residual_given_left(*model_, spec_.integrator, dt, shape_at(x, k), left0_,
+                              unknowns_at(x, k), f_k, u_prescribed_k, false, res);
     } else {
-      controls_at(x, k - 1, f_km1, u_pres_km1);
-      rdp_residual(*model_, spec_.integrator, h, shape_at(x, k), unknowns_at(x, k - 1),
-                   unknowns_at(x, k), f_km1, f_k, u_pres_k, false, res);
+      controls_at(x, k - 1, f_km1, u_prescribed_km1);
+      rdp_residual(*model_, spec_.integrator, dt, shape_at(x, k), unknowns_at(x, k - 1),
+                   unknowns_at(x, k), f_km1, f_k, u_prescribed_k, false, res);
     }
     for (int i = 0; i < nr_; ++i)
-      if (!model_->velocity_prescribed(i)) x[controls_index(k) + i] = res.r[i] / slope;
+      if (!model_->prescribed(i)) x[controls_index(k) + i] = res.r[i] / slope;
   }
   if (spec_.final_shape)
     for (int i = 0; i < nr_; ++i)
@@ -328,20 +328,20 @@ double RdpOcp::cost(const VecX& x, VecX* grad) {
   const int N = spec_.steps;
   if (grad) grad->setZero(num_variables());
   double c = 0.0;
-  // Step k weighs its controls and the shape at knot k+1 by h_k; rate is d cost / d h_k.
+  // Step k weighs its controls and the shape at knot k+1 by dt_k; rate is d cost / d dt_k.
   for (int k = 0; k < N; ++k) {
-    const double h = h_at(x, k);
+    const double dt = dt_at(x, k);
     double rate = spec_.free_final_time ? spec_.time_weight : 0.0;
     auto add = [&](int j, double w) {
       rate += w * x[j] * x[j];
-      if (grad) (*grad)[j] += 2.0 * h * w * x[j];
+      if (grad) (*grad)[j] += 2.0 * dt * w * x[j];
     };
     for (int i = 0; i < nr_; ++i) {
       add(controls_index(k) + i, spec_.control_weights[i]);
       add(shape_index(k + 1) + i, spec_.shape_weights[i]);
     }
-    c += h * rate;
-    if (grad && spec_.free_final_time) (*grad)[h_index(k)] += rate;
+    c += dt * rate;
+    if (grad && spec_.free_final_time) (*grad)[dt_index(k)] += rate;
   }
   return c + path_.cost(x, grad);
 }
@@ -351,30 +351,30 @@ void RdpOcp::constraints(const VecX& x, VecX& g) {
   const RdpOptions& opt = spec_.integrator;
   g.resize(num_constraints());
   RdpResidual<SE2> res;
-  ShapeVec f_k, u_pres_k, f_km1, u_pres_km1;
+  ShapeVec f_k, u_prescribed_k, f_km1, u_prescribed_km1;
   for (int k = 0; k < N; ++k) {
     const int row = k * rows_;
-    const double h = h_at(x, k);
+    const double dt = dt_at(x, k);
     const ShapeVec r_k = shape_at(x, k);
     const RdpVec x_k = unknowns_at(x, k);
-    controls_at(x, k, f_k, u_pres_k);
-    // eq. (16), line 1: c_k+1 = coords of g_k tau(h xi_k)
-    const Vec3 xi_k = rdp_segment_velocity(*model_, opt, h, r_k, x_k);
+    controls_at(x, k, f_k, u_prescribed_k);
+    // eq. (16), line 1: c_k+1 = coords of g_k tau(dt xi_k)
+    const Vec3 xi_k = rdp_segment_velocity(*model_, opt, dt, r_k, x_k);
     g.segment<3>(row) =
         x.segment<3>(coords_index(k + 1)) -
-        Chart::compose(x.segment<3>(coords_index(k)), opt.map, h * xi_k, nullptr, nullptr);
+        Chart::compose(x.segment<3>(coords_index(k)), opt.map, dt * xi_k, nullptr, nullptr);
     // eq. (16), line 2
-    g.segment(row + 3, nr_) = shape_at(x, k + 1) - r_k - h * x_k.head(nr_);
+    g.segment(row + 3, nr_) = shape_at(x, k + 1) - r_k - dt * x_k.head(nr_);
     // eqs. (16)-(17); step 0 starts from the continuous momenta of the initial state
     if (k == 0) {
-      rdp_residual_given_left(*model_, opt, h, r_k, left0_, x_k, f_k, u_pres_k, false, res);
+      rdp_residual_given_left(*model_, opt, dt, r_k, left0_, x_k, f_k, u_prescribed_k, false, res);
     } else {
-      controls_at(x, k - 1, f_km1, u_pres_km1);
-      rdp_residual(*model_, opt, h, r_k, unknowns_at(x, k - 1), x_k, f_km1, f_k, u_pres_k, false,
-                   res);
+      controls_at(x, k - 1, f_km1, u_prescribed_km1);
+      rdp_residual(*model_, opt, dt, r_k, unknowns_at(x, k - 1), x_k, f_km1, f_k, u_prescribed_k,
+                   false, res);
     }
     g.segment(row + 3 + nr_, n_) = res.r;
-    if (spec_.free_final_time && k > 0) g[N * rows_ + k - 1] = h - h_at(x, k - 1);
+    if (spec_.free_final_time && k > 0) g[N * rows_ + k - 1] = dt - dt_at(x, k - 1);
   }
   path_.constraints(x, g.data() + path_row0_);
 }
@@ -383,64 +383,64 @@ void RdpOcp::jacobian(const VecX& x, BlockSink& sink) {
   const int N = spec_.steps;
   const RdpOptions& opt = spec_.integrator;
   RdpResidual<SE2> res;
-  ShapeVec f_k, u_pres_k, f_km1, u_pres_km1;
+  ShapeVec f_k, u_prescribed_k, f_km1, u_prescribed_km1;
   SegmentJacobian J_xi_r, J_xi_x;
   Chart::JacCC J_c;
   Chart::JacCT J_eta;
   for (int k = 0; k < N; ++k) {
     const int row = k * rows_;
-    const double h = h_at(x, k);
+    const double dt = dt_at(x, k);
     const ShapeVec r_k = shape_at(x, k);
     const RdpVec x_k = unknowns_at(x, k);
-    controls_at(x, k, f_k, u_pres_k);
+    controls_at(x, k, f_k, u_prescribed_k);
 
-    // Reconstruction: c_k+1 - compose(c_k, h xi(r_k, x_k)).
-    const Vec3 xi_k = rdp_segment_velocity_jacobians(*model_, opt, h, r_k, x_k, J_xi_r, J_xi_x);
-    Chart::compose(x.segment<3>(coords_index(k)), opt.map, h * xi_k, &J_c, &J_eta);
+    // Reconstruction: c_k+1 - compose(c_k, dt xi(r_k, x_k)).
+    const Vec3 xi_k = rdp_segment_velocity_jacobians(*model_, opt, dt, r_k, x_k, J_xi_r, J_xi_x);
+    Chart::compose(x.segment<3>(coords_index(k)), opt.map, dt * xi_k, &J_c, &J_eta);
     sink.block(row, coords_index(k), -J_c);
-    sink.block(row, shape_index(k), -h * J_eta * J_xi_r);
-    sink.block(row, unknowns_index(k), -h * J_eta * J_xi_x);
+    sink.block(row, shape_index(k), -dt * J_eta * J_xi_r);
+    sink.block(row, unknowns_index(k), -dt * J_eta * J_xi_x);
     sink.block(row, coords_index(k + 1), Mat3::Identity());
     if (spec_.free_final_time) {
-      // d (h xi_k) / d h = xi_k + h alpha (d xi / d r) u_k: h also moves r_k+alpha.
-      const Vec3 J_hxi_h = xi_k + h * opt.alpha * (J_xi_r * x_k.head(nr_));
-      sink.block(row, h_index(k), Vec3(-J_eta * J_hxi_h));
+      // d (dt xi_k) / d(dt) = xi_k + dt alpha (d xi / d r) u_k: dt also moves r_k+alpha.
+      const Vec3 J_dtxi_dt = xi_k + dt * opt.alpha * (J_xi_r * x_k.head(nr_));
+      sink.block(row, dt_index(k), Vec3(-J_eta * J_dtxi_dt));
     }
 
-    // Shape update: r_k+1 - r_k - h u_k, diagonal blocks.
+    // Shape update: r_k+1 - r_k - dt u_k, diagonal blocks.
     for (int i = 0; i < nr_; ++i) {
       sink.entry(row + 3 + i, shape_index(k) + i, -1.0);
-      sink.entry(row + 3 + i, unknowns_index(k) + i, -h);
+      sink.entry(row + 3 + i, unknowns_index(k) + i, -dt);
       sink.entry(row + 3 + i, shape_index(k + 1) + i, 1.0);
-      if (spec_.free_final_time) sink.entry(row + 3 + i, h_index(k), -x_k[i]);
+      if (spec_.free_final_time) sink.entry(row + 3 + i, dt_index(k), -x_k[i]);
     }
 
     // Dynamics: every block of the residual. Forces on prescribed dofs do not enter it.
     const int rd = row + 3 + nr_;
     if (k == 0) {
-      rdp_residual_given_left(*model_, opt, h, r_k, left0_, x_k, f_k, u_pres_k, true, res);
+      rdp_residual_given_left(*model_, opt, dt, r_k, left0_, x_k, f_k, u_prescribed_k, true, res);
     } else {
-      controls_at(x, k - 1, f_km1, u_pres_km1);
-      rdp_residual(*model_, opt, h, r_k, unknowns_at(x, k - 1), x_k, f_km1, f_k, u_pres_k, true,
-                   res);
+      controls_at(x, k - 1, f_km1, u_prescribed_km1);
+      rdp_residual(*model_, opt, dt, r_k, unknowns_at(x, k - 1), x_k, f_km1, f_k, u_prescribed_k,
+                   true, res);
       sink.block(rd, unknowns_index(k - 1), res.J_r_x_km1);
       for (int i = 0; i < nr_; ++i)
-        if (!model_->velocity_prescribed(i))
+        if (!model_->prescribed(i))
           sink.block(rd, controls_index(k - 1) + i, res.J_r_f_km1a.col(i));
     }
     sink.block(rd, shape_index(k), res.J_r_r_k);
     sink.block(rd, unknowns_index(k), res.J_r_x_k);
     for (int i = 0; i < nr_; ++i) {
-      if (model_->velocity_prescribed(i))
-        sink.block(rd, controls_index(k) + i, res.J_r_u_pres.col(i));
+      if (model_->prescribed(i))
+        sink.block(rd, controls_index(k) + i, res.J_r_u_prescribed.col(i));
       else
         sink.block(rd, controls_index(k) + i, res.J_r_f_ka.col(i));
     }
     if (spec_.free_final_time) {
-      sink.block(rd, h_index(k), res.J_r_h);
+      sink.block(rd, dt_index(k), res.J_r_dt);
       if (k > 0) {
-        sink.entry(N * rows_ + k - 1, h_index(k), 1.0);
-        sink.entry(N * rows_ + k - 1, h_index(k - 1), -1.0);
+        sink.entry(N * rows_ + k - 1, dt_index(k), 1.0);
+        sink.entry(N * rows_ + k - 1, dt_index(k - 1), -1.0);
       }
     }
   }
@@ -449,7 +449,7 @@ void RdpOcp::jacobian(const VecX& x, BlockSink& sink) {
 
 std::string RdpOcp::control_name(int i) const {
   const std::string& name = spec_.shape_names[i];
-  return model_->velocity_prescribed(i) ? "u_" + name + "_in" : "f_" + name;
+  return model_->prescribed(i) ? "u_" + name + "_in" : "f_" + name;
 }
 
 std::string RdpOcp::unknown_name(int i) const {
@@ -491,7 +491,7 @@ void RdpOcp::tables(const VecX& x, Table& states, Table& controls) const {
   double t = 0.0;
   for (int k = 0; k <= N; ++k) {
     states.rows(k, 0) = t;
-    if (k < N) t += h_at(x, k);
+    if (k < N) t += dt_at(x, k);
     states.rows.row(k).segment(1, 3) = x.segment<3>(coords_index(k)).transpose();
     states.rows.row(k).tail(nr_) = shape_at(x, k).transpose();
   }
@@ -510,11 +510,11 @@ double RdpOcp::resimulation_error(const VecX& x) const {
   check_size(x, "resimulation_error");
   const int N = spec_.steps;
   RdpState<SE2> state = rdp_initial_state(*model_, spec_.r0, spec_.g0, spec_.u0, spec_.w0);
-  ShapeVec f, u_pres;
+  ShapeVec f, u_prescribed;
   double err = 0.0;
   for (int k = 0; k < N; ++k) {
-    controls_at(x, k, f, u_pres);
-    rdp_advance(*model_, spec_.integrator, h_at(x, k), f, u_pres, state, k);
+    controls_at(x, k, f, u_prescribed);
+    rdp_advance(*model_, spec_.integrator, dt_at(x, k), f, u_prescribed, state, k);
     const Vec3 c_kp1 = x.segment<3>(coords_index(k + 1));
     const Vec3 c_sim = Chart::coords(state.g, c_kp1[0]);
     err = std::max(err, (c_sim - c_kp1).lpNorm<Eigen::Infinity>());

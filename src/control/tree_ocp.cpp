@@ -40,9 +40,9 @@ void require_ordered(const VecX& lower, const VecX& upper, const char* field) {
 TreeOcpSpec checked(TreeOcpSpec s) {
   if (!s.model) throw InputError("tree OCP: model is not set");
   const tree::Model& model = *s.model;
-  if (model.num_kinematic() > 0)
-    throw InputError("tree OCP: model has kinematic coordinates (first: " +
-                     model.coords()[model.kinematic_coords()[0]].name +
+  if (model.num_prescribed() > 0)
+    throw InputError("tree OCP: model has prescribed coordinates (first: " +
+                     model.coords()[model.prescribed_coords()[0]].name +
                      "); optimal control needs every coordinate dynamic");
   if (!(s.dt > 0.0) || !std::isfinite(s.dt))
     throw InputError("tree OCP: dt must be positive and finite (got " + std::to_string(s.dt) +
@@ -78,10 +78,10 @@ TreeOcpSpec checked(TreeOcpSpec s) {
   require_ordered(s.q_lower, s.q_upper, "q");
   if (s.u_guess.size() == 0) s.u_guess = VecX::Zero(nu);
   if (s.free_final_time) {
-    if (!(s.h_min > 0.0) || !(s.h_min <= s.dt) || !(s.dt <= s.h_max))
-      throw InputError("tree OCP: h_min: needs 0 < h_min <= dt <= h_max (got h_min " +
-                       std::to_string(s.h_min) + ", dt " + std::to_string(s.dt) + ", h_max " +
-                       std::to_string(s.h_max) + ")");
+    if (!(s.dt_min > 0.0) || !(s.dt_min <= s.dt) || !(s.dt <= s.dt_max))
+      throw InputError("tree OCP: dt_min: needs 0 < dt_min <= dt <= dt_max (got dt_min " +
+                       std::to_string(s.dt_min) + ", dt " + std::to_string(s.dt) + ", dt_max " +
+                       std::to_string(s.dt_max) + ")");
     if (!(s.time_weight >= 0.0) || !std::isfinite(s.time_weight))
       throw InputError("tree OCP: time_weight must be finite and >= 0");
   }
@@ -116,8 +116,8 @@ int TreeOcp::num_constraints() const {
   return spec_.steps * (2 * n_ + m_) + (spec_.free_final_time ? spec_.steps - 1 : 0);
 }
 
-double TreeOcp::h_at(const VecX& x, int k) const {
-  return spec_.free_final_time ? x[h_offset(k)] : spec_.dt;
+double TreeOcp::dt_at(const VecX& x, int k) const {
+  return spec_.free_final_time ? x[dt_offset(k)] : spec_.dt;
 }
 
 void TreeOcp::bounds(VecX& x_l, VecX& x_u, VecX& g_l, VecX& g_u) const {
@@ -131,8 +131,8 @@ void TreeOcp::bounds(VecX& x_l, VecX& x_u, VecX& g_l, VecX& g_u) const {
     x_l.segment(u_offset(k), nu_) = spec_.u_lower;
     x_u.segment(u_offset(k), nu_) = spec_.u_upper;
     if (spec_.free_final_time) {
-      x_l[h_offset(k)] = spec_.h_min;
-      x_u[h_offset(k)] = spec_.h_max;
+      x_l[dt_offset(k)] = spec_.dt_min;
+      x_u[dt_offset(k)] = spec_.dt_max;
     }
   }
   for (int k = 1; k <= N; ++k) {
@@ -162,7 +162,7 @@ void TreeOcp::initial_guess(VecX& x) const {
     x.segment(q_offset(k), n_) = q;
     x.segment(p_offset(k), n_) = data.L_v;
     if (k < N) x.segment(u_offset(k), nu_) = spec_.u_guess;
-    if (k < N && spec_.free_final_time) x[h_offset(k)] = spec_.dt;
+    if (k < N && spec_.free_final_time) x[dt_offset(k)] = spec_.dt;
   }
   x.segment(p_offset(0), n_) = x0_.p;
   if (spec_.final_at_rest) x.segment(p_offset(N), n_).setZero();
@@ -183,11 +183,11 @@ void TreeOcp::evaluate(const VecX& x) {
   for (int k = 0; k < spec_.steps; ++k) {
     x_k_.q = x.segment(q_offset(k), n_);
     x_k_.p = x.segment(p_offset(k), n_);
-    tree::midpoint_residual_blocks(*spec_.model, data_, spec_.integrator, h_at(x, k), x_k_,
+    tree::midpoint_residual_blocks(*spec_.model, data_, spec_.integrator, dt_at(x, k), x_k_,
                                    x.segment(u_offset(k), nu_), x.segment(q_offset(k + 1), n_),
                                    x.segment(p_offset(k + 1), n_),
                                    x.segment(lambda_offset(k), m_), blocks_[k]);
-    x_k_.t += h_at(x, k);
+    x_k_.t += dt_at(x, k);
   }
   x_evaluated_ = x;
 }
@@ -198,14 +198,14 @@ double TreeOcp::cost(const VecX& x, VecX* grad) {
   double f = 0.0;
   if (grad) grad->setZero(num_variables());
   for (int k = 0; k < spec_.steps; ++k) {
-    const double h = h_at(x, k);
+    const double dt = dt_at(x, k);
     const auto u = x.segment(u_offset(k), nu_);
     const double rate =
         u.dot(w.cwiseProduct(u)) + (spec_.free_final_time ? spec_.time_weight : 0.0);
-    f += h * rate;
+    f += dt * rate;
     if (grad) {
-      grad->segment(u_offset(k), nu_) = (2.0 * h) * w.cwiseProduct(u);
-      if (spec_.free_final_time) (*grad)[h_offset(k)] = rate;
+      grad->segment(u_offset(k), nu_) = (2.0 * dt) * w.cwiseProduct(u);
+      if (spec_.free_final_time) (*grad)[dt_offset(k)] = rate;
     }
   }
   return f;
@@ -219,7 +219,7 @@ void TreeOcp::constraints(const VecX& x, VecX& g) {
   for (int k = 0; k < spec_.steps; ++k) {
     g.segment(k * rows, n_ + m_) = blocks_[k].r_a;
     g.segment(k * rows + n_ + m_, n_) = blocks_[k].r_b;
-    if (spec_.free_final_time && k > 0) g[equal_row0 + k - 1] = h_at(x, k) - h_at(x, k - 1);
+    if (spec_.free_final_time && k > 0) g[equal_row0 + k - 1] = dt_at(x, k) - dt_at(x, k - 1);
   }
 }
 
@@ -234,8 +234,8 @@ void TreeOcp::jacobian(const VecX& x, BlockSink& sink) {
     shapes.Ja_u = MatX::Zero(n_ + m_, nu_);
     shapes.Jb_u = MatX::Zero(n_, nu_);
     shapes.Ja_lambda = MatX::Zero(n_ + m_, m_);
-    shapes.Ja_h = VecX::Zero(n_ + m_);
-    shapes.Jb_h = VecX::Zero(n_);
+    shapes.Ja_dt = VecX::Zero(n_ + m_);
+    shapes.Jb_dt = VecX::Zero(n_);
   }
   const int equal_row0 = spec_.steps * rows;
   for (int k = 0; k < spec_.steps; ++k) {
@@ -253,11 +253,11 @@ void TreeOcp::jacobian(const VecX& x, BlockSink& sink) {
     sink.block(rb, q_offset(k + 1), b.Jb_qkp1);
     for (int i = 0; i < n_; ++i) sink.entry(rb + i, p_offset(k + 1) + i, 1.0);
     if (spec_.free_final_time) {
-      sink.block(ra, h_offset(k), b.Ja_h.head(n_));  // h(q_kp1) has no dt
-      sink.block(rb, h_offset(k), b.Jb_h);
+      sink.block(ra, dt_offset(k), b.Ja_dt.head(n_));  // h(q_kp1) has no dt
+      sink.block(rb, dt_offset(k), b.Jb_dt);
       if (k > 0) {
-        sink.entry(equal_row0 + k - 1, h_offset(k), 1.0);
-        sink.entry(equal_row0 + k - 1, h_offset(k - 1), -1.0);
+        sink.entry(equal_row0 + k - 1, dt_offset(k), 1.0);
+        sink.entry(equal_row0 + k - 1, dt_offset(k - 1), -1.0);
       }
     }
   }
@@ -295,7 +295,7 @@ void TreeOcp::tables(const VecX& x, Table& states, Table& controls) const {
   double t = 0.0;
   for (int k = 0; k <= N; ++k) {
     states.rows(k, 0) = t;
-    if (k < N) t += h_at(x, k);
+    if (k < N) t += dt_at(x, k);
     states.rows.row(k).segment(1, 2 * n_) = x.segment(q_offset(k), 2 * n_).transpose();
   }
   controls.columns = {"t"};
@@ -313,11 +313,11 @@ double TreeOcp::resimulation_error(const VecX& x) const {
   tree::Data data(model);
   tree::TreeState state = tree::midpoint_initial_state(model, data, 0.0, spec_.q0, spec_.qd0);
   tree::TreeState next;
-  const VecX no_kinematic;
+  const VecX no_prescribed;
   double error = 0.0;
   for (int k = 0; k < spec_.steps; ++k) {
-    const auto status = tree::midpoint_step(model, data, spec_.integrator, h_at(x, k), state,
-                                            x.segment(u_offset(k), nu_), no_kinematic, next);
+    const auto status = tree::midpoint_step(model, data, spec_.integrator, dt_at(x, k), state,
+                                            x.segment(u_offset(k), nu_), no_prescribed, next);
     if (!status.converged)
       throw SolverError("tree OCP re-simulation: step " + std::to_string(k) +
                         " did not converge (" + std::to_string(status.iterations) +

@@ -53,7 +53,7 @@ const std::vector<std::pair<std::string, CarMethod>>& car_methods() {
 // Integrates [0, T] in n steps and records the pose every n / samples steps.
 std::vector<Pose> simulate_car(CarMethod method, const CarParams& p, const CarModel& model,
                                const CarRunSetup& s, int n, double T, int samples) {
-  const double h = T / n;
+  const double dt = T / n;
   const int every = n / samples;
   std::vector<Pose> out;
   out.reserve(samples);
@@ -63,8 +63,8 @@ std::vector<Pose> simulate_car(CarMethod method, const CarParams& p, const CarMo
       CarExplicitState st =
           car_explicit_initial(p, s.theta0, s.x0, s.y0, 0.0, s.sigma0, s.psi_dot0);
       for (int k = 0; k < n; ++k) {
-        const double t = (k + alpha) * h;
-        car_explicit_step(p, h, alpha, s.in.torque(t), s.in.steer_rate(t), st);
+        const double t = (k + alpha) * dt;
+        car_explicit_step(p, dt, alpha, s.in.torque(t), s.in.steer_rate(t), st);
         if ((k + 1) % every == 0) out.push_back({st.theta, st.x, st.y});
       }
       break;
@@ -73,16 +73,16 @@ std::vector<Pose> simulate_car(CarMethod method, const CarParams& p, const CarMo
     case CarMethod::RdpGeneralCay: {
       RdpOptions opt;  // alpha = 1/2, C_TLN; the explicit update is the tau = exp case
       opt.map = method == CarMethod::RdpGeneral ? DiffMap::Exp : DiffMap::Cay;
-      ShapeVec r0(2), u0(2), f(2), up(2);
+      ShapeVec r0(2), u0(2), f(2), u_prescribed(2);
       r0 << 0.0, s.sigma0;
       u0 << s.psi_dot0, s.in.steer_rate(0.0);
       RdpState<SE2> st = rdp_initial_state<SE2>(
           model, r0, SE2::from_angle(s.theta0, Vec2(s.x0, s.y0)), u0, RdpVec(0));
       for (int k = 0; k < n; ++k) {
-        const double t = (k + opt.alpha) * h;
+        const double t = (k + opt.alpha) * dt;
         f << s.in.torque(t), 0.0;
-        up << 0.0, s.in.steer_rate(t);
-        rdp_advance(model, opt, h, f, up, st, k);
+        u_prescribed << 0.0, s.in.steer_rate(t);
+        rdp_advance(model, opt, dt, f, u_prescribed, st, k);
         if ((k + 1) % every == 0) out.push_back({st.g.angle(), st.g.x[0], st.g.x[1]});
       }
       break;
@@ -96,7 +96,8 @@ std::vector<Pose> simulate_car(CarMethod method, const CarParams& p, const CarMo
       };
       const bool rk4 = method == CarMethod::RK4;
       for (int k = 0; k < n; ++k) {
-        y = sim::rk_step(rk4 ? sim::RungeKutta::Classic4 : sim::RungeKutta::Midpoint2, k * h, h, y, rhs);
+        y = sim::rk_step(rk4 ? sim::RungeKutta::Classic4 : sim::RungeKutta::Midpoint2, k * dt, dt,
+                         y, rhs);
         if ((k + 1) % every == 0) out.push_back({y[0], y[1], y[2]});
       }
       break;
@@ -241,8 +242,8 @@ void car_accuracy(ExperimentContext& ctx) {
   auto mean = [](const std::vector<double>& v) {
     return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
   };
-  std::vector<double> hs;
-  for (int n : steps) hs.push_back(T / n);
+  std::vector<double> dts;
+  for (int n : steps) dts.push_back(T / n);
   std::vector<std::vector<double>> head_mean(M), pos_mean(M), time_mean(M);
   io::Json per_method = io::Json::array();
   for (std::size_t m = 0; m < M; ++m) {
@@ -259,7 +260,7 @@ void car_accuracy(ExperimentContext& ctx) {
     per_method.push_back(std::move(e));
   }
   io::Json sweep = io::Json::object();
-  sweep.set("h", io::Json::array(hs))
+  sweep.set("h", io::Json::array(dts))
       .set("steps", io::Json::array(std::vector<double>(steps.begin(), steps.end())))
       .set("runs", runs)
       .set("duration_s", T)
@@ -315,9 +316,9 @@ void car_accuracy(ExperimentContext& ctx) {
     ctx.add_parameter("time_ratio_rk2_over_rdp_explicit", ratio);
   }
   {
-    const std::vector<double> h_tail(hs.end() - tail, hs.end());
+    const std::vector<double> dt_tail(dts.end() - tail, dts.end());
     auto order = [&](std::size_t m, const std::vector<std::vector<double>>& e) {
-      return fitted_order(h_tail, std::vector<double>(e[m].end() - tail, e[m].end()));
+      return fitted_order(dt_tail, std::vector<double>(e[m].end() - tail, e[m].end()));
     };
     std::ostringstream m;
     for (std::size_t k = 0; k < M; ++k)

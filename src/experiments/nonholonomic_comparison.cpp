@@ -98,8 +98,8 @@ struct Pose {
 };
 
 // What a method reports after each step: the pose at t_k+1 and, in full coordinates, its
-// velocity variable (GNI: the chord (q_k+1 - q_k)/h at the midpoint; RATTLE: M^-1 p_k+1 at
-// q_k+1; RDP: the segment velocity (u_k, xi_k) at r_k + alpha h u_k; RK4: qdot at q_k+1).
+// velocity variable (GNI: the chord (q_k+1 - q_k)/dt at the midpoint; RATTLE: M^-1 p_k+1 at
+// q_k+1; RDP: the segment velocity (u_k, xi_k) at r_k + alpha dt u_k; RK4: qdot at q_k+1).
 struct StepInfo {
   Pose pose;
   NhVec q, v;
@@ -110,9 +110,9 @@ Pose pose_of(const System& sys, const NhVec& q) {
   return {q[sys.pose_index], q[sys.pose_index + 1], q[sys.pose_index + 2]};
 }
 
-// Integrates n steps of size h; calls on_step(k, info) after each step. Returns false if a
+// Integrates n steps of size dt; calls on_step(k, info) after each step. Returns false if a
 // step failed (Newton did not converge, or non-finite state).
-bool simulate(const System& sys, int method, double h, int n,
+bool simulate(const System& sys, int method, double dt, int n,
               const std::function<void(int, const StepInfo&)>& on_step) {
   const NonholonomicModel& model = *sys.full;
   const NhVec none;  // no controls
@@ -124,9 +124,9 @@ bool simulate(const System& sys, int method, double h, int n,
         model.mass(sys.q0, M);
         NhVec q = sys.q0, p = M * sys.qd0, q1, p1;
         for (int k = 0; k < n; ++k) {
-          q1 = q + h * velocity_of(model, q, p);
-          if (!gni_step(model, h, q, p, none, q1, p1).converged) return false;
-          info.v = (q1 - q) / h;
+          q1 = q + dt * velocity_of(model, q, p);
+          if (!gni_step(model, dt, q, p, none, q1, p1).converged) return false;
+          info.v = (q1 - q) / dt;
           info.q = 0.5 * (q + q1);
           info.energy = nh_energy(model, info.q, info.v);
           q = q1;
@@ -141,8 +141,8 @@ bool simulate(const System& sys, int method, double h, int n,
         model.mass(sys.q0, M);
         NhVec q = sys.q0, p = M * sys.qd0, q1, p1;
         for (int k = 0; k < n; ++k) {
-          q1 = q + h * velocity_of(model, q, p);
-          if (!rattle_step(model, h, q, p, none, q1, p1).converged) return false;
+          q1 = q + dt * velocity_of(model, q, p);
+          if (!rattle_step(model, dt, q, p, none, q1, p1).converged) return false;
           q = q1;
           p = p1;
           info.q = q;
@@ -156,7 +156,7 @@ bool simulate(const System& sys, int method, double h, int n,
       case kRk4: {
         NhVec q = sys.q0, qd = sys.qd0;
         for (int k = 0; k < n; ++k) {
-          nh_rk4_step(model, h, none, q, qd);
+          nh_rk4_step(model, dt, none, q, qd);
           info.q = q;
           info.v = qd;
           info.energy = nh_energy(model, q, qd);
@@ -174,17 +174,17 @@ bool simulate(const System& sys, int method, double h, int n,
         for (int k = 0; k < n; ++k) {
           const ShapeVec r_k = st.r;
           const SE2 g_k = st.g;
-          rdp_advance(rm, opt, h, zero, zero, st, k);
+          rdp_advance(rm, opt, dt, zero, zero, st, k);
           const ShapeVec u = st.x.head(nr);
-          const Vec3 xi = rdp_segment_velocity(rm, opt, h, r_k, st.x);
+          const Vec3 xi = rdp_segment_velocity(rm, opt, dt, r_k, st.x);
           info.energy = rm.energy(u, xi);
-          // The segment in full coordinates, at r_k + alpha h u_k and the heading theta_k.
+          // The segment in full coordinates, at r_k + alpha dt u_k and the heading theta_k.
           const double th = g_k.angle();
           const Vec2 vw = g_k.R * Vec2(xi[1], xi[2]);
           info.q.resize(nr + 3);
           info.v.resize(nr + 3);
           for (int i = 0; i < nr; ++i) {
-            info.q[i] = r_k[i] + opt.alpha * h * u[i];
+            info.q[i] = r_k[i] + opt.alpha * dt * u[i];
             info.v[i] = u[i];
           }
           info.q.tail<3>() << th, g_k.x[0], g_k.x[1];
@@ -206,9 +206,9 @@ double pose_error(const Pose& a, const Pose& b) {
                   std::hypot(a.x - b.x, a.y - b.y));
 }
 
-Pose final_pose(const System& sys, int method, double h, int n) {
+Pose final_pose(const System& sys, int method, double dt, int n) {
   Pose last;
-  if (!simulate(sys, method, h, n, [&](int, const StepInfo& i) { last = i.pose; })) return {};
+  if (!simulate(sys, method, dt, n, [&](int, const StepInfo& i) { last = i.pose; })) return {};
   return last;
 }
 
@@ -225,15 +225,15 @@ struct LongRun {
 };
 
 struct SystemResult {
-  std::vector<double> h;
+  std::vector<double> dts;
   std::vector<std::vector<double>> errors;  // [method][level], at T = 10
   std::vector<double> orders;               // [method]
-  std::vector<std::vector<double>> errors_short;  // [method][level], at T = 1 (same h)
+  std::vector<std::vector<double>> errors_short;  // [method][level], at T = 1 (same dt)
   std::vector<double> orders_short;
   double reference_self_error = 0.0;
   LongRun runs[kNumMethods];
   double reference_late_omega = kNaN;  // |theta_dot| of the reference at the end of the long run
-  double long_h = 0.0, long_T = 0.0;
+  double long_dt = 0.0, long_T = 0.0;
 };
 
 SystemResult study(const System& sys, bool quick) {
@@ -246,37 +246,37 @@ SystemResult study(const System& sys, bool quick) {
   const int ref_steps = 1 << 16;
   const Pose ref = final_pose(sys, kRk4, T / ref_steps, ref_steps);
   res.reference_self_error = pose_error(final_pose(sys, kRk4, 2 * T / ref_steps, ref_steps / 2), ref);
-  for (int n : steps) res.h.push_back(T / n);
+  for (int n : steps) res.dts.push_back(T / n);
   // The same step sizes over T / 10 (short times, before GNI's period-2 mode has grown).
   const double T_short = T / 10.0;
   const Pose ref_short = final_pose(sys, kRk4, T_short / ref_steps, ref_steps);
   res.errors.assign(kNumMethods, {});
   res.errors_short.assign(kNumMethods, {});
   const std::size_t tail = 4;
-  const std::vector<double> h_tail(res.h.end() - tail, res.h.end());
+  const std::vector<double> dt_tail(res.dts.end() - tail, res.dts.end());
   for (int m = 0; m < kNumMethods; ++m) {
     for (int n : steps) {
       res.errors[m].push_back(pose_error(final_pose(sys, m, T / n, n), ref));
       res.errors_short[m].push_back(
           pose_error(final_pose(sys, m, T / n, n / 10), ref_short));
     }
-    res.orders.push_back(fitted_order(h_tail, std::vector<double>(res.errors[m].end() - tail,
+    res.orders.push_back(fitted_order(dt_tail, std::vector<double>(res.errors[m].end() - tail,
                                                            res.errors[m].end())));
     res.orders_short.push_back(fitted_order(
-        h_tail, std::vector<double>(res.errors_short[m].end() - tail, res.errors_short[m].end())));
+        dt_tail, std::vector<double>(res.errors_short[m].end() - tail, res.errors_short[m].end())));
   }
-  // Long run at h = 0.05.
-  const double h = 0.05;
+  // Long run at dt = 0.05.
+  const double dt = 0.05;
   const double T_long = sys.name == "sleigh" ? (quick ? 200.0 : 400.0) : (quick ? 100.0 : 200.0);
-  const int n = static_cast<int>(std::lround(T_long / h));
-  res.long_h = h;
+  const int n = static_cast<int>(std::lround(T_long / dt));
+  res.long_dt = dt;
   res.long_T = T_long;
   const double E0 = nh_energy(*sys.full, sys.q0, sys.qd0);
   Pose ref_long;
   {
     const int sub = 20;
     NhVec q = sys.q0, qd = sys.qd0;
-    for (int k = 0; k < n * sub; ++k) nh_rk4_step(*sys.full, h / sub, NhVec(), q, qd);
+    for (int k = 0; k < n * sub; ++k) nh_rk4_step(*sys.full, dt / sub, NhVec(), q, qd);
     ref_long = pose_of(sys, q);
     res.reference_late_omega = std::abs(qd[sys.pose_index]);
   }
@@ -285,7 +285,7 @@ SystemResult study(const System& sys, bool quick) {
     LongRun& lr = res.runs[m];
     double omega_prev = 0.0, c_prev = 0.0;
     Pose last;
-    lr.completed = simulate(sys, m, h, n, [&](int k, const StepInfo& i) {
+    lr.completed = simulate(sys, m, dt, n, [&](int k, const StepInfo& i) {
       const double e = std::abs(i.energy - E0) / E0;
       const double c = constraint_violation(*sys.full, i.q, i.v);
       NhMat mu;
@@ -305,7 +305,7 @@ SystemResult study(const System& sys, bool quick) {
       omega_prev = w;
       c_prev = c_signed;
       if ((k + 1) % every == 0) {
-        lr.t.push_back((k + 1) * h);
+        lr.t.push_back((k + 1) * dt);
         lr.energy.push_back(e);
         lr.omega.push_back(w);
         lr.constraint_series.push_back(c);
@@ -320,9 +320,9 @@ SystemResult study(const System& sys, bool quick) {
 io::Json to_json(const System& sys, const SystemResult& r) {
   io::Json j = io::Json::object();
   j.set("system", sys.name)
-      .set("h", io::Json::array(r.h))
+      .set("h", io::Json::array(r.dts))
       .set("reference_self_error", r.reference_self_error)
-      .set("long_run_h", r.long_h)
+      .set("long_run_h", r.long_dt)
       .set("long_run_T", r.long_T)
       .set("reference_late_abs_theta_dot", r.reference_late_omega);
   io::Json methods = io::Json::array();
@@ -446,8 +446,8 @@ void nonholonomic_comparison(ExperimentContext& ctx) {
     bool rk4_best = true;
     for (int s = 0; s < 2; ++s) {
       const SystemResult& r = res[s];
-      m << (s ? "; " : "") << systems[s].name << " h = " << fmt(r.h.front()) << "/"
-        << fmt(r.h.back()) << ":";
+      m << (s ? "; " : "") << systems[s].name << " h = " << fmt(r.dts.front()) << "/"
+        << fmt(r.dts.back()) << ":";
       for (int k = 0; k < kNumMethods; ++k) {
         m << " " << kMethodNames[k] << " " << fmt(r.errors[k].front()) << "/"
           << fmt(r.errors[k].back());
@@ -487,7 +487,7 @@ void nonholonomic_comparison(ExperimentContext& ctx) {
   {
     std::ostringstream m;
     m << "late period-2 amplitude of theta_dot (two-step mean) at T = " << sl.long_T
-      << " s, h = " << sl.long_h << ": GNI " << fmt(sl.runs[kGni].late_alternation) << " ("
+      << " s, h = " << sl.long_dt << ": GNI " << fmt(sl.runs[kGni].late_alternation) << " ("
       << fmt(sl.runs[kGni].late_mean) << "), RATTLE " << fmt(sl.runs[kRattle].late_alternation)
       << " (" << fmt(sl.runs[kRattle].late_mean) << "), RDP "
       << fmt(sl.runs[kRdp].late_alternation) << " (" << fmt(sl.runs[kRdp].late_mean)

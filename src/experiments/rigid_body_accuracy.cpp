@@ -177,9 +177,9 @@ void rigid_body_accuracy(ExperimentContext& ctx) {
                      : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
   };
   io::Json sweep = io::Json::object();
-  std::vector<double> hs;
-  for (int n : steps) hs.push_back(T / n);
-  sweep.set("h", io::Json::array(hs));
+  std::vector<double> dts;
+  for (int n : steps) dts.push_back(T / n);
+  sweep.set("h", io::Json::array(dts));
   sweep.set("steps", io::Json::array(std::vector<double>(steps.begin(), steps.end())));
   io::Json per_method = io::Json::array();
   std::vector<std::vector<double>> rot_mean(M), pos_mean(M), time_mean(M), iter_mean(M);
@@ -225,7 +225,7 @@ void rigid_body_accuracy(ExperimentContext& ctx) {
       ++levels;
       const int vi_done = runs - blowups[0][l] - failures[0][l];
       holds = holds && 5 * vi_done >= 4 * runs;
-      s << "h=" << hs[l] << " s: RK4 blew up in " << blowups[4][l] << "/" << runs
+      s << "h=" << dts[l] << " s: RK4 blew up in " << blowups[4][l] << "/" << runs
         << ", RK2 in " << blowups[2][l] << ", VI completed " << vi_done << " (solver failures "
         << failures[0][l] << "); ";
     }
@@ -240,9 +240,9 @@ void rigid_body_accuracy(ExperimentContext& ctx) {
   }
   // Observed orders over the four smallest steps (asymptotic regime).
   const std::size_t tail = 4;
-  const std::vector<double> h_tail(hs.end() - tail, hs.end());
+  const std::vector<double> dt_tail(dts.end() - tail, dts.end());
   auto order = [&](std::size_t m, const std::vector<std::vector<double>>& e) {
-    return fitted_order(h_tail, std::vector<double>(e[m].end() - tail, e[m].end()));
+    return fitted_order(dt_tail, std::vector<double>(e[m].end() - tail, e[m].end()));
   };
   {
     const double o_rot = order(0, rot_mean), o_pos = order(0, pos_mean);

@@ -4,19 +4,19 @@
 
 namespace marsden::experiments {
 
-double fitted_order(const std::vector<double>& h, const std::vector<double>& err) {
-  const double n = static_cast<double>(h.size());
+double fitted_order(const std::vector<double>& dt, const std::vector<double>& err) {
+  const double n = static_cast<double>(dt.size());
   double mx = 0.0, my = 0.0;
-  for (std::size_t i = 0; i < h.size(); ++i) {
-    mx += std::log(h[i]);
+  for (std::size_t i = 0; i < dt.size(); ++i) {
+    mx += std::log(dt[i]);
     my += std::log(err[i]);
   }
   mx /= n;
   my /= n;
   double sxy = 0.0, sxx = 0.0;
-  for (std::size_t i = 0; i < h.size(); ++i) {
-    sxy += (std::log(h[i]) - mx) * (std::log(err[i]) - my);
-    sxx += (std::log(h[i]) - mx) * (std::log(h[i]) - mx);
+  for (std::size_t i = 0; i < dt.size(); ++i) {
+    sxy += (std::log(dt[i]) - mx) * (std::log(err[i]) - my);
+    sxx += (std::log(dt[i]) - mx) * (std::log(dt[i]) - mx);
   }
   return sxy / sxx;
 }

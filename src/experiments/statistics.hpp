@@ -5,8 +5,8 @@
 
 namespace marsden::experiments {
 
-// Least-squares slope of log(err) against log(h): the observed order of convergence.
-double fitted_order(const std::vector<double>& h, const std::vector<double>& err);
+// Least-squares slope of log(err) against log(dt): the observed order of convergence.
+double fitted_order(const std::vector<double>& dt, const std::vector<double>& err);
 
 double geometric_mean(const std::vector<double>& v);
 

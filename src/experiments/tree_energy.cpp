@@ -64,7 +64,7 @@ Track run_vi(const EnergySystem& s, double dt, int steps, double e0) {
   const tree::Model& model = s.model;
   tree::Data data(model), eval(model);
   const tree::MidpointOptions options;  // alpha = 1/2, Newton tolerance 1e-10
-  const VecX none(0);                   // no inputs, no kinematic coordinates
+  const VecX none(0);                   // no inputs, no prescribed coordinates
   tree::TreeState x = tree::midpoint_initial_state(model, data, 0.0, s.q0, s.qd0), next = x;
   Track tr;
   for (int k = 0; k < steps; ++k) {

@@ -74,7 +74,7 @@ SimResult simulate_once(const tree::Model& model, Method method, int steps, doub
   } else {
     tree::MidpointOptions options;  // alpha = 1/2, Newton tolerance 1e-10
     options.algorithm = algorithm_of(method);
-    const VecX none(0);  // no inputs, no kinematic coordinates
+    const VecX none(0);  // no inputs, no prescribed coordinates
     tree::TreeState x = tree::midpoint_initial_state(model, data, 0.0, q0, qd0), next = x;
     for (int k = 0; k < steps; ++k) {
       const NewtonStatus s = tree::midpoint_step(model, data, options, dt, x, none, none, next);

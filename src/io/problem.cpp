@@ -129,17 +129,17 @@ void parse_map_and_tangent(const JsonNode& in, DiffMap& map, TangentMap& tangent
     tangent = t->one_of({"tln", "exact"}) == "tln" ? TangentMap::TLN : TangentMap::Exact;
 }
 
-void parse_final_time(const JsonNode& root, double dt, int steps, bool& free, double& h_min,
-                      double& h_max, double& weight) {
+void parse_final_time(const JsonNode& root, double dt, int steps, bool& free, double& dt_min,
+                      double& dt_max, double& weight) {
   const auto ft = root.find("final_time");
   if (!ft) return;
   ft->expect_keys({"free", "lower", "upper", "weight"});
   free = ft->at("free").boolean();
   if (!free) return;
-  h_min = ft->at("lower").number_greater(0.0) / steps;
-  h_max = ft->has("upper") ? ft->at("upper").number_greater(0.0) / steps : kInf;
+  dt_min = ft->at("lower").number_greater(0.0) / steps;
+  dt_max = ft->has("upper") ? ft->at("upper").number_greater(0.0) / steps : kInf;
   if (const auto w = ft->find("weight")) weight = w->number_at_least(0.0);
-  if (!(h_min <= dt && dt <= h_max))
+  if (!(dt_min <= dt && dt <= dt_max))
     ft->fail("the guess dt * steps = " + format_number(dt * steps) +
              " s must lie within [lower, upper]");
 }
@@ -215,7 +215,7 @@ std::unique_ptr<control::Ocp> parse_holonomic(const JsonNode& root, const std::s
     }
   }
 
-  detail::parse_final_time(root, s.dt, s.steps, s.free_final_time, s.h_min, s.h_max,
+  detail::parse_final_time(root, s.dt, s.steps, s.free_final_time, s.dt_min, s.dt_max,
                            s.time_weight);
 
   s.u_lower = InputVec::Constant(nu, -kInf);

@@ -40,7 +40,7 @@ std::unique_ptr<control::Ocp> parse_car_problem(const JsonNode& root) {
   }
   s.dt = root.at("dt").number_greater(0.0);
   s.steps = root.at("steps").integer(1, 100000);
-  parse_final_time(root, s.dt, s.steps, s.free_final_time, s.h_min, s.h_max, s.time_weight);
+  parse_final_time(root, s.dt, s.steps, s.free_final_time, s.dt_min, s.dt_max, s.time_weight);
 
   // Initial state: pose, shape (psi, sigma = tan of the steering angle), wheel rate; the
   // steering rate is the first control, not a state.

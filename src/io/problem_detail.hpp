@@ -27,10 +27,10 @@ std::vector<control::Obstacle> parse_obstacles(const JsonNode& root, int dim);
 void parse_path_weights(const JsonNode& cost, control::PathSpec& path);
 control::IpoptOptions parse_solver(const JsonNode& root);
 // root["final_time"] = {"free", "lower", "upper", "weight"} (s; upper may be absent): a free
-// final time T = N h with lower <= T <= upper, costing weight * T, and dt * steps its guess.
+// final time T = N dt with lower <= T <= upper, costing weight * T, and dt * steps its guess.
 // Untouched outputs when absent or not free.
-void parse_final_time(const JsonNode& root, double dt, int steps, bool& free, double& h_min,
-                      double& h_max, double& weight);
+void parse_final_time(const JsonNode& root, double dt, int steps, bool& free, double& dt_min,
+                      double& dt_max, double& weight);
 InputVec input_vec(const JsonNode& n, int size, const std::string& what);
 // "map" ("cay" | "exp") and "tangent" ("tln" | "exact") of an integrator object.
 void parse_map_and_tangent(const JsonNode& in, DiffMap& map, TangentMap& tangent);

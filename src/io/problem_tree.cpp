@@ -32,9 +32,9 @@ std::unique_ptr<control::Ocp> parse_tree_problem(const JsonNode& root, const std
   if (ts.method != TreeMethod::Midpoint)
     root.at("integrator").at("method").fail("optimal control uses the midpoint variational integrator only");
   const tree::Model& model = *ts.model;
-  if (model.num_kinematic() > 0)
+  if (model.num_prescribed() > 0)
     root.at("system").fail("the model has kinematic coordinates (first: '" +
-                           model.coords()[model.kinematic_coords()[0]].name +
+                           model.coords()[model.prescribed_coords()[0]].name +
                            "'); optimal control needs every coordinate dynamic");
   const int n = model.num_coords(), nu = model.num_inputs();
   if (nu == 0) root.at("system").fail("the model has no inputs to optimise; add \"inputs\"");
@@ -44,7 +44,7 @@ std::unique_ptr<control::Ocp> parse_tree_problem(const JsonNode& root, const std
   s.integrator = ts.midpoint;
   s.dt = root.at("dt").number_greater(0.0);
   s.steps = root.at("steps").integer(1, 100000);
-  parse_final_time(root, s.dt, s.steps, s.free_final_time, s.h_min, s.h_max, s.time_weight);
+  parse_final_time(root, s.dt, s.steps, s.free_final_time, s.dt_min, s.dt_max, s.time_weight);
   s.q0 = ts.q0;
   s.qd0 = ts.qd0;
 

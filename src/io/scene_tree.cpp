@@ -154,8 +154,8 @@ void parse_frame(ModelBuilder& b, const JsonNode& f) {
     if (const auto c = f.find("coordinate")) {
       if (f.has("value")) f.at("value").fail("a frame has a coordinate or a value, not both");
       const std::string coord = c->string();
-      const bool kinematic = f.find("kinematic") ? f.at("kinematic").boolean() : false;
-      frame = with_field(f, [&] { return b.add_joint_frame(name, parent, t, coord, kinematic); });
+      const bool prescribed = f.find("kinematic") ? f.at("kinematic").boolean() : false;
+      frame = with_field(f, [&] { return b.add_joint_frame(name, parent, t, coord, prescribed); });
       if (const auto l = f.find("limits")) {
         const std::vector<double> lim = l->numbers(2);
         with_field(*l, [&] { b.set_limits(b.coord_index(coord), lim[0], lim[1]); });
@@ -344,7 +344,7 @@ void parse_initial_state(const JsonNode& root, TreeScene& tree, const std::strin
   if (source == "marionette") {
     // String ends not given hang straight above their attachments at the body's pose.
     const VecX hung = tree::marionette_configuration(model, tree.q0);
-    for (int i : model.kinematic_coords())
+    for (int i : model.prescribed_coords())
       if (!q_given[static_cast<std::size_t>(i)]) tree.q0[i] = hung[i];
   }
   tree::Data data(model);
@@ -386,17 +386,18 @@ void parse_tree(const JsonNode& root, Scene& scene) {
   if (const auto in = root.find("integrator")) parse_integrator(*in, *tree, scene.policy);
   parse_initial_state(root, *tree, scene.source, four_bar_params);
 
-  // One signal per kinematic coordinate, by name: its displacement from the initial value.
-  tree->kinematic.assign(static_cast<std::size_t>(model.num_kinematic()), nullptr);
+  // One signal per prescribed coordinate, by name: its displacement from the initial value.
+  tree->prescribed.assign(static_cast<std::size_t>(model.num_prescribed()), nullptr);
   if (const auto k = root.find("kinematic")) {
-    if (model.num_kinematic() == 0) k->fail("the model has no kinematic coordinates; remove this field");
+    if (model.num_prescribed() == 0)
+      k->fail("the model has no kinematic coordinates; remove this field");
     if (!k->is_object()) k->fail("expected an object {kinematic coordinate: signal}");
     for (const auto& item : k->raw().items()) {
       const JsonNode sig = k->at(item.key());
       const int coord = with_field(sig, [&] { return model.coord_index(item.key()); });
-      const int i = model.kinematic_index(coord);
+      const int i = model.prescribed_index(coord);
       if (i < 0) sig.fail("coordinate '" + item.key() + "' is not kinematic");
-      tree->kinematic[static_cast<std::size_t>(i)] =
+      tree->prescribed[static_cast<std::size_t>(i)] =
           parse_signal(sig, 1, "displacement of '" + item.key() + "' [m or rad]");
     }
   }
@@ -431,12 +432,12 @@ SceneRunSummary run_tree_scene(const Scene& scene, const std::filesystem::path& 
   }
   return run_system(scene, *system, 0.0, out_dir, std::move(integrator),
                     [&](Json& summary, const SceneRunSummary& sum) {
-                      Json coordinates = Json::array(), kinematic = Json::array();
+                      Json coordinates = Json::array(), prescribed = Json::array();
                       for (const auto& c : model.coords())
-                        (c.kinematic ? kinematic : coordinates).push_back(c.name);
+                        (c.prescribed ? prescribed : coordinates).push_back(c.name);
                       summary.set("model", scene.source)
                           .set("dynamic_coordinates", std::move(coordinates))
-                          .set("kinematic_coordinates", std::move(kinematic))
+                          .set("kinematic_coordinates", std::move(prescribed))
                           .set("constraint_rows", model.num_constraint_rows())
                           .set("constraint_residual",
                                Json::object().set("max", sum.constraint_violation_max));

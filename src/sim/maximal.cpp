@@ -68,8 +68,8 @@ class MaximalSystem final : public sim::System {
     data_.state = saved_;
     data_.last_dt = saved_last_dt_;
   }
-  sim::StepStatus step(double t, double h) override {
-    options_.dt = h;
+  sim::StepStatus step(double t, double dt) override {
+    options_.dt = dt;
     data_.time = t;
     if (controls_) {
       // Joint inputs act at the node t_k, where the step evaluates its forces.

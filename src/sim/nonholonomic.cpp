@@ -75,9 +75,9 @@ class Sim {
   virtual std::unique_ptr<Sim> clone() const = 0;
   // Assigns this state to dst, a Sim of the same class (no allocation).
   virtual void copy_to(Sim& dst) const = 0;
-  // One step of size h from time t; each method samples the controls u where it needs
+  // One step of size dt from time t; each method samples the controls u where it needs
   // them (sim/inputs.hpp).
-  virtual NewtonStatus step(double t, double h, const Signal& u) = 0;
+  virtual NewtonStatus step(double t, double dt, const Signal& u) = 0;
   virtual Sample sample() const = 0;
   // The step's residual (System::residual), for the implicit methods.
   virtual bool has_residual() const { return false; }
@@ -101,11 +101,11 @@ class RdpSim final : public Sim {
          std::shared_ptr<const ConstantMetricRdpModel> m, const RdpOptions& opt, const InputVec& u0)
       : kind_(kind), nh_(&nh), model_(std::move(m)), opt_(opt) {
     const int nr = model_->num_shape(), nb = model_->num_symmetry();
-    ShapeVec f, pres;
-    split(u0, f, pres);
+    ShapeVec f, u_prescribed;
+    split(u0, f, u_prescribed);
     ShapeVec u = nh.shape_velocity;
     for (int i = 0; i < nr; ++i)
-      if (model_->velocity_prescribed(i)) u[i] = pres[i];
+      if (model_->prescribed(i)) u[i] = u_prescribed[i];
     RdpVec w(nb);
     if (kind == NonholonomicVehicle::Sleigh) {
       w << nh.omega, nh.v1;
@@ -125,24 +125,24 @@ class RdpSim final : public Sim {
   std::unique_ptr<Sim> clone() const override { return std::make_unique<RdpSim>(*this); }
   void copy_to(Sim& dst) const override { static_cast<RdpSim&>(dst) = *this; }
 
-  // Forces and prescribed shape velocities act at the quadrature point t + alpha h, where
+  // Forces and prescribed shape velocities act at the quadrature point t + alpha dt, where
   // RDP evaluates the shape r_k+alpha (vehicles eq. (16)).
-  NewtonStatus step(double t, double h, const Signal& u) override {
-    ShapeVec f, pres;
-    split(eval_at(u, t + opt_.alpha * h), f, pres);
+  NewtonStatus step(double t, double dt, const Signal& u) override {
+    ShapeVec f, u_prescribed;
+    split(eval_at(u, t + opt_.alpha * dt), f, u_prescribed);
     RdpVec x = state_.x;
     for (int i = 0; i < model_->num_shape(); ++i)
-      if (model_->velocity_prescribed(i)) x[i] = pres[i];  // exact guess for those rows
+      if (model_->prescribed(i)) x[i] = u_prescribed[i];  // exact guess for those rows
     ShapeVec r1;
     SE2 g1;
-    const NewtonStatus st =
-        rdp_step<SE2>(*model_, opt_, h, state_.r, state_.g, state_.left, f, pres, x, r1, g1);
+    const NewtonStatus st = rdp_step<SE2>(*model_, opt_, dt, state_.r, state_.g, state_.left, f,
+                                          u_prescribed, x, r1, g1);
     if (!st.converged) return st;
-    rdp_left_momentum<SE2>(*model_, opt_, h, r1, x, f, state_.left,
+    rdp_left_momentum<SE2>(*model_, opt_, dt, r1, x, f, state_.left,
                            static_cast<RdpLeftJacobians<SE2>*>(nullptr));
     theta_ += wrap_angle(g1.angle() - state_.g.angle());
     r_seg_ = state_.r;
-    h_seg_ = h;
+    dt_seg_ = dt;
     state_.r = r1;
     state_.g = g1;
     state_.x = x;
@@ -153,24 +153,24 @@ class RdpSim final : public Sim {
   // locked velocities), delta = increments of (r_k, p^-, mu^-), u = the controls at the
   // quadrature point (forces or prescribed shape velocities, as split() maps them).
   bool has_residual() const override { return true; }
-  ResidualPoint residual_point(double t, double h, const Signal& u) const override {
+  ResidualPoint residual_point(double t, double dt, const Signal& u) const override {
     ResidualPoint at;
-    at.u = eval_at(u, t + opt_.alpha * h);
-    ShapeVec f, pres;
-    split(at.u, f, pres);
+    at.u = eval_at(u, t + opt_.alpha * dt);
+    ShapeVec f, u_prescribed;
+    split(at.u, f, u_prescribed);
     at.z = state_.x;
     for (int i = 0; i < model_->num_shape(); ++i)
-      if (model_->velocity_prescribed(i)) at.z[i] = pres[i];
+      if (model_->prescribed(i)) at.z[i] = u_prescribed[i];
     at.delta = Eigen::VectorXd::Zero(2 * model_->num_shape() + 3);
     return at;
   }
-  void residual(double h, const ResidualPoint& at, ResidualBlocks& out,
+  void residual(double dt, const ResidualPoint& at, ResidualBlocks& out,
                 bool jacobians) const override {
     const Eigen::Index nr = model_->num_shape(), n = state_.x.size(), nu = at.u.size();
     if (at.z.size() != n || at.delta.size() != 2 * nr + 3)
       throw InputError("RDP residual: z or delta has the wrong size");
-    ShapeVec f, pres;
-    split(at.u, f, pres);
+    ShapeVec f, u_prescribed;
+    split(at.u, f, u_prescribed);
     const ShapeVec r_k = state_.r + at.delta.head(nr);
     RdpLeftMomentum<SE2> left = state_.left;
     left.p += at.delta.segment(nr, nr);
@@ -178,21 +178,21 @@ class RdpSim final : public Sim {
     RdpResidual<SE2> R;
     RdpShapeCols J_r_p;
     Eigen::Matrix<double, Eigen::Dynamic, 3, 0, kRdpMaxUnknowns, 3> J_r_mu;
-    rdp_residual_given_left<SE2>(*model_, opt_, h, r_k, left, RdpVec(at.z), f, pres, jacobians,
+    rdp_residual_given_left<SE2>(*model_, opt_, dt, r_k, left, RdpVec(at.z), f, u_prescribed, jacobians,
                                  R, &J_r_p, &J_r_mu);
     out.r = R.r;
     if (!jacobians) return;
     out.J_r_z = R.J_r_x_k;
     out.J_r_state.resize(n, 2 * nr + 3);
     out.J_r_state << R.J_r_r_k, J_r_p, J_r_mu;
-    // d(f, pres)/du is a selection (split): column i of u is a force or prescribed column.
+    // d(f, u_prescribed)/du is a selection (split): column i of u is a force or prescribed column.
     out.J_r_u.setZero(n, nu);
     for (Eigen::Index i = 0; i < nu; ++i) {
       InputVec e = InputVec::Zero(nu);
       e[i] = 1.0;
-      ShapeVec df, dpres;
-      split(e, df, dpres);
-      out.J_r_u.col(i) = R.J_r_f_ka * Eigen::VectorXd(df) + R.J_r_u_pres * Eigen::VectorXd(dpres);
+      ShapeVec df, du_prescribed;
+      split(e, df, du_prescribed);
+      out.J_r_u.col(i) = R.J_r_f_ka * Eigen::VectorXd(df) + R.J_r_u_prescribed * Eigen::VectorXd(du_prescribed);
     }
   }
 
@@ -205,9 +205,9 @@ class RdpSim final : public Sim {
     s.r = state_.r;
     s.rdot = state_.x.head(nr);
     // The velocity of the last segment, where RDP imposes the constraints: at the
-    // quadrature point r + alpha h u of that segment.
-    s.xi = rdp_segment_velocity<SE2>(*model_, opt_, h_seg_, r_seg_, state_.x);
-    const ShapeVec r_alpha = r_seg_ + opt_.alpha * h_seg_ * s.rdot;
+    // quadrature point r + alpha dt u of that segment.
+    s.xi = rdp_segment_velocity<SE2>(*model_, opt_, dt_seg_, r_seg_, state_.x);
+    const ShapeVec r_alpha = r_seg_ + opt_.alpha * dt_seg_ * s.rdot;
     s.energy = model_->energy(s.rdot, s.xi);
     s.violation = constraint_violation(kind_, *nh_, r_alpha, s.rdot, s.xi);
     return s;
@@ -215,15 +215,15 @@ class RdpSim final : public Sim {
 
  private:
   // Controls -> forces on the shape and prescribed shape velocities.
-  void split(const InputVec& u, ShapeVec& f, ShapeVec& pres) const {
+  void split(const InputVec& u, ShapeVec& f, ShapeVec& u_prescribed) const {
     const int nr = model_->num_shape();
     f = ShapeVec::Zero(nr);
-    pres = ShapeVec::Zero(nr);
+    u_prescribed = ShapeVec::Zero(nr);
     if (kind_ == NonholonomicVehicle::Car) {
       f[0] = u[0];
-      pres[1] = u[1];
+      u_prescribed[1] = u[1];
     } else if (kind_ == NonholonomicVehicle::Snakeboard) {
-      (nh_->prescribe_shape ? pres : f) << u[0], u[1];
+      (nh_->prescribe_shape ? u_prescribed : f) << u[0], u[1];
     }
   }
 
@@ -232,9 +232,9 @@ class RdpSim final : public Sim {
   std::shared_ptr<const ConstantMetricRdpModel> model_;
   RdpOptions opt_;
   RdpState<SE2> state_;
-  double theta_ = 0.0;  // unwrapped heading
-  ShapeVec r_seg_;      // shape at the start of the last segment
-  double h_seg_ = 0.0;  // its length (0 before the first step)
+  double theta_ = 0.0;   // unwrapped heading
+  ShapeVec r_seg_;       // shape at the start of the last segment
+  double dt_seg_ = 0.0;  // its length (0 before the first step)
 };
 
 // ------------------------------------------------------ car: explicit RDP, RK4
@@ -249,11 +249,11 @@ class CarExplicitSim final : public Sim {
   }
   std::unique_ptr<Sim> clone() const override { return std::make_unique<CarExplicitSim>(*this); }
   void copy_to(Sim& dst) const override { static_cast<CarExplicitSim&>(dst) = *this; }
-  NewtonStatus step(double t, double h, const Signal& u_signal) override {
-    const InputVec u = eval_at(u_signal, t + nh_->alpha * h);  // the quadrature point
-    sigma_alpha_ = s_.sigma + nh_->alpha * h * u[1];
+  NewtonStatus step(double t, double dt, const Signal& u_signal) override {
+    const InputVec u = eval_at(u_signal, t + nh_->alpha * dt);  // the quadrature point
+    sigma_alpha_ = s_.sigma + nh_->alpha * dt * u[1];
     u_sigma_ = u[1];
-    car_explicit_step(nh_->car, h, nh_->alpha, u[0], u[1], s_);
+    car_explicit_step(nh_->car, dt, nh_->alpha, u[0], u[1], s_);
     return NewtonStatus{true, 0, 0.0};
   }
   Sample sample() const override {
@@ -290,13 +290,13 @@ class CarRk4Sim final : public Sim {
   }
   std::unique_ptr<Sim> clone() const override { return std::make_unique<CarRk4Sim>(*this); }
   void copy_to(Sim& dst) const override { static_cast<CarRk4Sim&>(dst) = *this; }
-  NewtonStatus step(double t, double h, const Signal& u) override {
+  NewtonStatus step(double t, double dt, const Signal& u) override {
     const CarParams& p = nh_->car;
-    y_ = rk_step(RungeKutta::Classic4, t, h, y_, [&](double ts, const CarContinuousState& y) {
+    y_ = rk_step(RungeKutta::Classic4, t, dt, y_, [&](double ts, const CarContinuousState& y) {
       const InputVec u_t = eval_at(u, ts);  // at the stage time
       return car_continuous_rhs(p, y, u_t[0], u_t[1]);
     });
-    u_sigma_ = eval_at(u, t + h)[1];
+    u_sigma_ = eval_at(u, t + dt)[1];
     return NewtonStatus{true, 0, 0.0};
   }
   Sample sample() const override {
@@ -348,7 +348,7 @@ class FullSim final : public Sim {
   std::unique_ptr<Sim> clone() const override { return std::make_unique<FullSim>(*this); }
   void copy_to(Sim& dst) const override { static_cast<FullSim&>(dst) = *this; }
 
-  NewtonStatus step(double t, double h, const Signal& u_signal) override {
+  NewtonStatus step(double t, double dt, const Signal& u_signal) override {
     const int nc = model_->num_controls();
     auto controls_at = [&](double ts, NhVec& u_t) {
       const InputVec v = eval_at(u_signal, ts);
@@ -356,26 +356,26 @@ class FullSim final : public Sim {
       for (int i = 0; i < nc; ++i) u_t[i] = v[i];
     };
     if (method_ == NonholonomicMethod::Rk4) {
-      nh_rk_step(*model_, RungeKutta::Classic4, t, h, controls_at, q_, p_);  // stage times
+      nh_rk_step(*model_, RungeKutta::Classic4, t, dt, controls_at, q_, p_);  // stage times
       return NewtonStatus{true, 0, 0.0};
     }
     // GNI and RATTLE apply the controls as impulses at the node t_k.
     NhVec u;
     controls_at(t, u);
-    NhVec q1 = q_ + h * velocity(), p1;
+    NhVec q1 = q_ + dt * velocity(), p1;
     NewtonStatus st;
     if (method_ == NonholonomicMethod::Gni) {
-      // h B u_k is the impulse over [t_k - h_prev/2, t_k + h/2]: weight it for the
-      // first step (h_prev = 0) and after a change of step size.
-      const NhVec u_eff = u * ((h_prev_ + h) / (2.0 * h));
-      st = gni_step(*model_, h, q_, p_, u_eff, q1, p1, nullptr, newton_);
+      // dt B u_k is the impulse over [t_k - dt_prev/2, t_k + dt/2]: weight it for the
+      // first step (dt_prev = 0) and after a change of step size.
+      const NhVec u_eff = u * ((dt_prev_ + dt) / (2.0 * dt));
+      st = gni_step(*model_, dt, q_, p_, u_eff, q1, p1, nullptr, newton_);
     } else {
-      st = rattle_step(*model_, h, q_, p_, u, q1, p1, newton_);
+      st = rattle_step(*model_, dt, q_, p_, u, q1, p1, newton_);
     }
     if (!st.converged) return st;
     q_ = q1;
     p_ = p1;
-    h_prev_ = h;
+    dt_prev_ = dt;
     return st;
   }
 
@@ -385,31 +385,31 @@ class FullSim final : public Sim {
   bool has_residual() const override {
     return method_ == NonholonomicMethod::Gni || method_ == NonholonomicMethod::Rattle;
   }
-  ResidualPoint residual_point(double t, double h, const Signal& u) const override {
+  ResidualPoint residual_point(double t, double dt, const Signal& u) const override {
     ResidualPoint at;
     const InputVec v = eval_at(u, t);
     at.u = v.head(model_->num_controls());
-    const NhVec q1 = q_ + h * velocity();
+    const NhVec q1 = q_ + dt * velocity();
     const Eigen::Index n = q1.size(), m = method_ == NonholonomicMethod::Rattle ? model_->num_constraints() : 0;
     at.z = Eigen::VectorXd::Zero(n + m);
     at.z.head(n) = q1;
     return at;
   }
-  void residual(double h, const ResidualPoint& at, ResidualBlocks& out,
+  void residual(double dt, const ResidualPoint& at, ResidualBlocks& out,
                 bool jacobians) const override {
     const NhVec u = at.u;
     if (method_ == NonholonomicMethod::Gni) {
-      const NhVec u_eff = u * ((h_prev_ + h) / (2.0 * h));
+      const NhVec u_eff = u * ((dt_prev_ + dt) / (2.0 * dt));
       NhVec r;
       NhMat J;
-      gni_residual(*model_, h, q_, p_, u_eff, NhVec(at.z), r, jacobians ? &J : nullptr);
+      gni_residual(*model_, dt, q_, p_, u_eff, NhVec(at.z), r, jacobians ? &J : nullptr);
       out.r = r;
       if (jacobians) out.J_r_z = J;
       return;
     }
     NhUnknown r;
     NhJacobian J;
-    rattle_residual(*model_, h, q_, p_, u, NhUnknown(at.z), r, jacobians ? &J : nullptr);
+    rattle_residual(*model_, dt, q_, p_, u, NhUnknown(at.z), r, jacobians ? &J : nullptr);
     out.r = r;
     if (jacobians) out.J_r_z = J;
   }
@@ -450,7 +450,7 @@ class FullSim final : public Sim {
   std::shared_ptr<const NonholonomicModel> model_;
   int it_ = 0;   // index of theta in q
   NhVec q_, p_;  // p: momentum (GNI: p+, RATTLE: p), or the velocity for RK4
-  double h_prev_ = 0.0;
+  double dt_prev_ = 0.0;
 };
 
 std::unique_ptr<Sim> make_sim(const NonholonomicSetup& nh, const InputVec& u0) {
@@ -545,9 +545,9 @@ class NhSystem final : public sim::System {
     saved_->copy_to(*sim_);
     cur_ = saved_cur_;
   }
-  sim::StepStatus step(double t_k, double h) override {
+  sim::StepStatus step(double t_k, double dt) override {
     controls_.begin_step(t_k);
-    const NewtonStatus st = sim_->step(t_k, h, controls_);
+    const NewtonStatus st = sim_->step(t_k, dt, controls_);
     if (st.converged) cur_ = sim_->sample();
     return {st.converged, st.iterations, st.residual_norm, {}};
   }

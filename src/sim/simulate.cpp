@@ -150,16 +150,16 @@ RunSummary simulate(System& system, const RunOptions& o, Recorder& recorder) {
     int iterations = 0;
     StepStatus st;
     double energy = 0.0;
-    // `count` substeps of size h from the checkpoint; false at the first failure. Each
+    // `count` substeps of size dt from the checkpoint; false at the first failure. Each
     // substep's row and energy are checked; those of the last are the step's, kept in
     // `row` and `energy` for the statistics and the recorder.
-    auto attempt = [&](int count, double h) {
+    auto attempt = [&](int count, double dt) {
       try {
         for (int j = 0; j < count; ++j) {
-          st = system.step(t_n + j * h, h);
+          st = system.step(t_n + j * dt, dt);
           iterations += st.iterations;
           if (!st.converged) return false;
-          system.row(j + 1 == count ? t_next : t_n + (j + 1) * h, row);
+          system.row(j + 1 == count ? t_next : t_n + (j + 1) * dt, row);
           energy = system.energy();
           if (!all_finite(row) || !std::isfinite(energy)) {
             st.converged = false;

@@ -14,26 +14,26 @@ using tree::MatX;
 using tree::Model;
 using tree::VecX;
 
-// The kinematic coordinates' values, velocities and accelerations at time t: q0 plus the
+// The prescribed coordinates' values, velocities and accelerations at time t: q0 plus the
 // signals' displacements, differentiated by central differences (signals are given as
 // values only).
-class KinematicPath {
+class PrescribedPath {
  public:
-  explicit KinematicPath(const TreeSetup& tree) : tree_(tree), buf_(1) {}
+  explicit PrescribedPath(const TreeSetup& tree) : tree_(tree), buf_(1) {}
 
   double displacement(std::size_t i, double t) const {
-    if (!tree_.kinematic[i]) return 0.0;
-    tree_.kinematic[i]->eval(t, buf_);
+    if (!tree_.prescribed[i]) return 0.0;
+    tree_.prescribed[i]->eval(t, buf_);
     return buf_[0];
   }
-  // Writes the kinematic entries of q (and qd, qdd if non-null: qdd is num_kinematic long).
+  // Writes the prescribed entries of q (and qd, qdd if non-null: qdd is num_prescribed long).
   void at(double t, VecX& q, VecX* qd, VecX* qdd) const {
     const Model& model = *tree_.model;
-    for (std::size_t i = 0; i < model.kinematic_coords().size(); ++i) {
-      const int c = model.kinematic_coords()[i];
+    for (std::size_t i = 0; i < model.prescribed_coords().size(); ++i) {
+      const int c = model.prescribed_coords()[i];
       const double s = displacement(i, t);
       q[c] = tree_.q0[c] + s;
-      if (!tree_.kinematic[i]) {
+      if (!tree_.prescribed[i]) {
         if (qd) (*qd)[c] = tree_.qd0[c];
         if (qdd) (*qdd)[static_cast<Eigen::Index>(i)] = 0.0;
         continue;
@@ -54,7 +54,7 @@ class KinematicPath {
 
 // A tree scene as a sim::System. The midpoint VI carries (t, q, p), RK4 carries (q, qd);
 // the other of qd and p, the energy and the constraint residual are completed after each
-// step (velocity_from_momentum for the midpoint). Kinematic coordinates follow their path.
+// step (velocity_from_momentum for the midpoint). Prescribed coordinates follow their path.
 class TreeSystem final : public sim::System {
  public:
   explicit TreeSystem(const TreeSetup& ts)
@@ -64,8 +64,8 @@ class TreeSystem final : public sim::System {
         path_(ts_),
         midpoint_(ts.method == TreeMethod::Midpoint),
         u_(VecX::Zero(model_.num_inputs())),
-        qdd_kin_(model_.num_kinematic()),
-        q_kin_(model_.num_kinematic()),
+        qdd_prescribed_(model_.num_prescribed()),
+        q_prescribed_(model_.num_prescribed()),
         M_dd_(model_.num_dynamic(), model_.num_dynamic()),
         rhs_(model_.num_dynamic()),
         qd_d_(model_.num_dynamic()),
@@ -98,7 +98,7 @@ class TreeSystem final : public sim::System {
       x_.p = VecX::Zero(nd);
     }
     complete(0.0);
-    q_kin_next_ = x_.q;
+    q_prescribed_next_ = x_.q;
   }
 
   const sim::Layout& layout() const override { return layout_; }
@@ -125,30 +125,31 @@ class TreeSystem final : public sim::System {
     data_.have_prev2 = saved_warm_.have_prev2;
   }
 
-  sim::StepStatus step(double t, double h) override {
+  sim::StepStatus step(double t, double dt) override {
     NewtonStatus status{true, 0, 0.0};
     if (midpoint_) {
-      path_.at(t + h, q_kin_next_, nullptr, nullptr);
-      for (int i = 0; i < model_.num_kinematic(); ++i)
-        q_kin_[i] = q_kin_next_[model_.kinematic_coords()[static_cast<std::size_t>(i)]];
+      path_.at(t + dt, q_prescribed_next_, nullptr, nullptr);
+      for (int i = 0; i < model_.num_prescribed(); ++i)
+        q_prescribed_[i] =
+            q_prescribed_next_[model_.prescribed_coords()[static_cast<std::size_t>(i)]];
       next_ = x_;
       // The inputs act at the quadrature point of the discrete Lagrangian (tree/midpoint.hpp).
-      status = tree::midpoint_step(model_, data_, ts_.midpoint, h, x_,
-                                   input_at(t, t + ts_.midpoint.alpha * h), q_kin_, next_);
+      status = tree::midpoint_step(model_, data_, ts_.midpoint, dt, x_,
+                                   input_at(t, t + ts_.midpoint.alpha * dt), q_prescribed_, next_);
       if (!status.converged) return {false, status.iterations, status.residual_norm, {}};
       x_ = next_;
     } else {
-      rk4(t, h);
+      rk4(t, dt);
     }
-    x_.t = t + h;
-    complete(t + h);
+    x_.t = t + dt;
+    complete(t + dt);
     return {true, status.iterations, status.residual_norm, {}};
   }
 
   // The midpoint VI's step equations r_a of tree eq. (21) (tree::midpoint_residual_blocks):
   // z = (q_kp1, lambda_k), delta = increments of (q_k, p_k), u = the inputs at the
-  // quadrature point. Models with kinematic coordinates have no residual blocks yet.
-  bool has_residual() const override { return midpoint_ && model_.num_kinematic() == 0; }
+  // quadrature point. Models with prescribed coordinates have no residual blocks yet.
+  bool has_residual() const override { return midpoint_ && model_.num_prescribed() == 0; }
   ResidualPoint residual_point(double t_k, double dt) const override {
     if (!has_residual()) return System::residual_point(t_k, dt);
     const Eigen::Index n = model_.num_coords(), m = model_.num_constraint_rows();
@@ -225,7 +226,7 @@ class TreeSystem final : public sim::System {
     residual_ = tree::max_constraint_violation(model_, data_, x_.q);
   }
 
-  // Velocities of the dynamic coordinates from their momenta at q (the kinematic entries
+  // Velocities of the dynamic coordinates from their momenta at q (the prescribed entries
   // of qd given): L is quadratic in qd, so p = M_dd qd_d + M_dk qd_k. In place, in the
   // workspace sized by the constructor.
   void velocity_from_momentum() {
@@ -235,7 +236,7 @@ class TreeSystem final : public sim::System {
     rhs_ = x_.p;
     for (Eigen::Index a = 0; a < nd; ++a) {
       for (Eigen::Index b = 0; b < nd; ++b) M_dd_(a, b) = data_.M(dyn[a], dyn[b]);
-      for (int k : model_.kinematic_coords()) rhs_[a] -= data_.M(dyn[a], k) * qd_[k];
+      for (int k : model_.prescribed_coords()) rhs_[a] -= data_.M(dyn[a], k) * qd_[k];
     }
     lu_.compute(M_dd_);
     qd_d_.noalias() = lu_.solve(rhs_);
@@ -243,30 +244,30 @@ class TreeSystem final : public sim::System {
   }
 
   // Classical RK4 (sim/rk.hpp) on (q, qd) with the inputs sampled at the stage times: the
-  // dynamic entries integrate, the kinematic ones follow the path. In place, in buffers
+  // dynamic entries integrate, the prescribed ones follow the path. In place, in buffers
   // sized by the constructor.
-  void rk4(double t, double h) {
+  void rk4(double t, double dt) {
     const Eigen::Index n = x_.q.size();
     y_ << x_.q, qd_;
     rk_step_in_place(
-        RungeKutta::Classic4, t, h, y_,
+        RungeKutta::Classic4, t, dt, y_,
         [&](double ts, const VecX& s, VecX& ds) {
           q_stage_ = s.head(n);
           v_stage_ = s.tail(n);
-          path_.at(ts, q_stage_, &v_stage_, &qdd_kin_);
-          tree::accelerations(model_, data_, q_stage_, v_stage_, input_at(t, ts), qdd_kin_);
+          path_.at(ts, q_stage_, &v_stage_, &qdd_prescribed_);
+          tree::accelerations(model_, data_, q_stage_, v_stage_, input_at(t, ts), qdd_prescribed_);
           ds << v_stage_, data_.qdd;
         },
         rk_);
     x_.q = y_.head(n);
     qd_ = y_.tail(n);
-    path_.at(t + h, x_.q, &qd_, nullptr);
+    path_.at(t + dt, x_.q, &qd_, nullptr);
   }
 
   TreeSetup ts_;
   const Model& model_;
   tree::Data data_;
-  KinematicPath path_;
+  PrescribedPath path_;
   bool midpoint_;
   sim::Layout layout_;
   tree::TreeState x_, saved_x_;
@@ -274,11 +275,11 @@ class TreeSystem final : public sim::System {
     VecX q_prev_end, v_prev, v_prev2, lambda;
     bool have_prev = false, have_prev2 = false;
   } saved_warm_;
-  VecX qd_, saved_qd_, q_kin_next_;
+  VecX qd_, saved_qd_, q_prescribed_next_;
   double energy_ = 0.0, residual_ = 0.0, saved_energy_ = 0.0, saved_residual_ = 0.0;
   mutable InputVec u_buf_;
   mutable VecX u_;
-  VecX qdd_kin_, q_kin_;
+  VecX qdd_prescribed_, q_prescribed_;
   tree::TreeState next_;
   MatX M_dd_;
   VecX rhs_, qd_d_;
@@ -294,10 +295,10 @@ std::unique_ptr<System> make_tree_system(const TreeSetup& setup) {
   const Model& model = *setup.model;
   const int n = model.num_coords();
   if (setup.q0.size() != n || setup.qd0.size() != n ||
-      setup.kinematic.size() != static_cast<std::size_t>(model.num_kinematic()) ||
+      setup.prescribed.size() != static_cast<std::size_t>(model.num_prescribed()) ||
       (setup.controls && setup.controls->size() != model.num_inputs()))
     throw InputError(
-        "tree system: initial state, kinematic or control sizes do not match the model");
+        "tree system: initial state, prescribed or control sizes do not match the model");
   return std::make_unique<TreeSystem>(setup);
 }
 

@@ -51,9 +51,9 @@ class VehicleSystem final : public System {
 
   // The VI applies the inputs as impulses at the node t_k (vehicles eq. (10)); the
   // Runge-Kutta baselines sample them at their stage times.
-  StepStatus step(double t_k, double h) override {
+  StepStatus step(double t_k, double dt) override {
     // The VI starts (solving for xi_-1) inside a step, so a failed start is a failed step.
-    if (restart_ || h != stepper_->h()) stepper_->reset(cur_, h);
+    if (restart_ || dt != stepper_->dt()) stepper_->reset(cur_, dt);
     restart_ = false;
     if (controls_) controls_->begin_step(t_k);
     if (shape_) shape_->begin_step(t_k);

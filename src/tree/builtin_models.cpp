@@ -282,7 +282,7 @@ Model marionette(const MarionetteParams& p) {
   mb.leg("left", torso, 0.05);
   mb.leg("right", torso, -0.05);
 
-  // Strings: the puppeteer's end moves by kinematic translations from the world.
+  // Strings: the puppeteer's end moves by prescribed translations from the world.
   for (const char* s : kStrings) {
     const std::string name = s;
     const int x = b.add_joint_frame(name + "_x", kWorld, Transform::Tx, name + "_x", true);

@@ -116,11 +116,11 @@ double energy(const Model& model, Data& data, const VecX& q, const VecX& qd) {
 }
 
 void accelerations(const Model& model, Data& data, const VecX& q, const VecX& qd, const VecX& u,
-                   const VecX& qdd_kinematic) {
+                   const VecX& qdd_prescribed) {
   check_sizes(model, q, qd, "tree dynamics");
-  if (qdd_kinematic.size() != model.num_kinematic())
-    throw InputError("tree dynamics: qdd_kinematic needs " +
-                     std::to_string(model.num_kinematic()) + " entries");
+  if (qdd_prescribed.size() != model.num_prescribed())
+    throw InputError("tree dynamics: qdd_prescribed needs " +
+                     std::to_string(model.num_prescribed()) + " entries");
   const int nd = model.num_dynamic(), m = model.num_constraint_rows();
   lagrangian_terms(model, data, q, qd, true);
   detail::forces_at_current_kinematics(model, data, qd, u, false);
@@ -131,7 +131,7 @@ void accelerations(const Model& model, Data& data, const VecX& q, const VecX& qd
 
   VecX& qdd = data.qdd;
   qdd.setZero();
-  for (int a = 0; a < model.num_kinematic(); ++a) qdd[model.kinematic_coords()[a]] = qdd_kinematic[a];
+  for (int a = 0; a < model.num_prescribed(); ++a) qdd[model.prescribed_coords()[a]] = qdd_prescribed[a];
 
   MatX& A = data.A_dynamics;
   VecX& b = data.b_dynamics;
@@ -147,7 +147,7 @@ void accelerations(const Model& model, Data& data, const VecX& q, const VecX& qd
   }
   A.setZero();
   const auto& dyn = model.dynamic_coords();
-  // The kinematic accelerations' share of M qdd and Dh qdd (only those entries of qdd are
+  // The prescribed accelerations' share of M qdd and Dh qdd (only those entries of qdd are
   // set here).
   data.product_n.noalias() = data.M * qdd;
   data.product_m.noalias() = data.Dh * qdd;
@@ -177,19 +177,19 @@ void accelerations(const Model& model, Data& data, const VecX& q, const VecX& qd
 }
 
 Acceleration continuous_dynamics(const Model& model, Data& data, const VecX& q, const VecX& qd,
-                                 const VecX& u, const VecX& qdd_kinematic) {
-  accelerations(model, data, q, qd, u, qdd_kinematic);
+                                 const VecX& u, const VecX& qdd_prescribed) {
+  accelerations(model, data, q, qd, u, qdd_prescribed);
   return Acceleration{data.qdd, data.lambda_dynamics};
 }
 
 void rk4_step(const Model& model, Data& data, double dt, const VecX& u, VecX& q, VecX& qd) {
-  const VecX qdd_kinematic = VecX::Zero(model.num_kinematic());
+  const VecX qdd_prescribed = VecX::Zero(model.num_prescribed());
   const Eigen::Index n = q.size();
   VecX y(2 * n);
   y << q, qd;
   const VecX y1 = sim::rk_step(sim::RungeKutta::Classic4, 0.0, dt, y, [&](double, const VecX& s) {
     VecX ds(2 * n);
-    ds << s.tail(n), continuous_dynamics(model, data, s.head(n), s.tail(n), u, qdd_kinematic).qdd;
+    ds << s.tail(n), continuous_dynamics(model, data, s.head(n), s.tail(n), u, qdd_prescribed).qdd;
     return ds;
   });
   q = y1.head(n);

@@ -63,7 +63,7 @@ double d1_jacobian_prev(const Data& data, double alpha, double dt, int i, int j)
 }
 
 void check_step_inputs(const Model& model, const MidpointOptions& opt, double dt,
-                       const TreeState& x_k, const VecX& u, const VecX& q_kin) {
+                       const TreeState& x_k, const VecX& u, const VecX& q_prescribed) {
   if (!(dt > 0.0) || !std::isfinite(dt))
     throw InputError("tree midpoint step: dt must be positive and finite");
   if (!(opt.alpha >= 0.0 && opt.alpha <= 1.0))
@@ -75,11 +75,11 @@ void check_step_inputs(const Model& model, const MidpointOptions& opt, double dt
   if (u.size() != model.num_inputs())
     throw InputError("tree midpoint step: u needs " + std::to_string(model.num_inputs()) +
                      " entries, got " + std::to_string(u.size()));
-  if (q_kin.size() != model.num_kinematic())
-    throw InputError("tree midpoint step: the kinematic coordinates need " +
-                     std::to_string(model.num_kinematic()) + " values, got " +
-                     std::to_string(q_kin.size()));
-  if (!x_k.q.allFinite() || !x_k.p.allFinite() || !u.allFinite() || !q_kin.allFinite())
+  if (q_prescribed.size() != model.num_prescribed())
+    throw InputError("tree midpoint step: the prescribed coordinates need " +
+                     std::to_string(model.num_prescribed()) + " values, got " +
+                     std::to_string(q_prescribed.size()));
+  if (!x_k.q.allFinite() || !x_k.p.allFinite() || !u.allFinite() || !q_prescribed.allFinite())
     throw InputError("tree midpoint step at t = " + std::to_string(x_k.t) +
                      ": the state or an input is not finite");
 }
@@ -112,7 +112,7 @@ void step_residual(const Model& model, Data& data, const MidpointOptions& opt, d
   for (int c = 0; c < m; ++c) r[nd + c] = data.h[c];
   if (!J) return;
   d1_jacobian(data, alpha, dt);
-  if (model.num_kinematic() == 0)
+  if (model.num_prescribed() == 0)
     J->topLeftCorner(nd, nd) = data.D1;
   else
     for (int b = 0; b < nd; ++b)
@@ -127,9 +127,9 @@ void step_residual(const Model& model, Data& data, const MidpointOptions& opt, d
   J->bottomRightCorner(m, m).setZero();
 }
 
-void set_kinematic(const Model& model, const VecX& q_kin, VecX& q) {
-  const auto& kin = model.kinematic_coords();
-  for (int a = 0; a < model.num_kinematic(); ++a) q[kin[a]] = q_kin[a];
+void set_prescribed(const Model& model, const VecX& q_prescribed, VecX& q) {
+  const auto& prescribed = model.prescribed_coords();
+  for (int a = 0; a < model.num_prescribed(); ++a) q[prescribed[a]] = q_prescribed[a];
 }
 
 }  // namespace
@@ -157,9 +157,10 @@ void midpoint_residual(const Model& model, Data& data, const MidpointOptions& op
   const int nd = model.num_dynamic(), m = model.num_constraint_rows();
   if (q_kp1.size() != model.num_coords() || lambda.size() != m)
     throw InputError("tree midpoint residual: q_kp1 or lambda has the wrong size");
-  VecX q_kin(model.num_kinematic());
-  for (int a = 0; a < model.num_kinematic(); ++a) q_kin[a] = q_kp1[model.kinematic_coords()[a]];
-  check_step_inputs(model, options, dt, x_k, u, q_kin);
+  VecX q_prescribed(model.num_prescribed());
+  for (int a = 0; a < model.num_prescribed(); ++a)
+    q_prescribed[a] = q_kp1[model.prescribed_coords()[a]];
+  check_step_inputs(model, options, dt, x_k, u, q_prescribed);
   constraints_at_start(model, data, x_k.q);
   data.q_kp1 = q_kp1;
   VecX z(nd + m);
@@ -171,8 +172,8 @@ void midpoint_residual(const Model& model, Data& data, const MidpointOptions& op
 
 NewtonStatus midpoint_step(const Model& model, Data& data, const MidpointOptions& options,
                            double dt, const TreeState& x_k, const VecX& u,
-                           const VecX& q_kinematic_kp1, TreeState& x_kp1) {
-  check_step_inputs(model, options, dt, x_k, u, q_kinematic_kp1);
+                           const VecX& q_prescribed_kp1, TreeState& x_kp1) {
+  check_step_inputs(model, options, dt, x_k, u, q_prescribed_kp1);
   const auto& dyn = model.dynamic_coords();
   const int nd = model.num_dynamic(), m = model.num_constraint_rows();
   constraints_at_start(model, data, x_k.q);
@@ -192,7 +193,7 @@ NewtonStatus midpoint_step(const Model& model, Data& data, const MidpointOptions
   else
     data.z.tail(m).setZero();
   data.q_kp1 = x_k.q;
-  set_kinematic(model, q_kinematic_kp1, data.q_kp1);
+  set_prescribed(model, q_prescribed_kp1, data.q_kp1);
 
   const NewtonStatus status = newton_solve(
       [&](const VecX& z, VecX& r, MatX* J) { step_residual(model, data, options, dt, x_k, u, z, r, J); },
@@ -219,12 +220,12 @@ NewtonStatus midpoint_step(const Model& model, Data& data, const MidpointOptions
 
 void midpoint_step_derivatives(const Model& model, Data& data, const MidpointOptions& options,
                                double dt, const TreeState& x_k, const VecX& u,
-                               const VecX& q_kinematic_kp1, const TreeState& x_kp1,
+                               const VecX& q_prescribed_kp1, const TreeState& x_kp1,
                                StepDerivatives& out) {
-  check_step_inputs(model, options, dt, x_k, u, q_kinematic_kp1);
+  check_step_inputs(model, options, dt, x_k, u, q_prescribed_kp1);
   const auto& dyn = model.dynamic_coords();
-  const auto& kin = model.kinematic_coords();
-  const int n = model.num_coords(), nd = model.num_dynamic(), nk = model.num_kinematic();
+  const auto& prescribed = model.prescribed_coords();
+  const int n = model.num_coords(), nd = model.num_dynamic(), nk = model.num_prescribed();
   const int m = model.num_constraint_rows(), nu = model.num_inputs();
   const double alpha = options.alpha;
   if (data.lambda.size() != m || x_kp1.q.size() != n)
@@ -258,14 +259,14 @@ void midpoint_step_derivatives(const Model& model, Data& data, const MidpointOpt
     for (int j = 0; j < n; ++j) B_q(a, j) = d1_jacobian_prev(data, alpha, dt, i, j) - H_k(i, j);
     B_p(a, a) = 1.0;
     B_u.row(a) = (1.0 - alpha) * dt * data.Q_u.row(i);
-    for (int b = 0; b < nk; ++b) B_k(a, b) = data.D1(i, kin[b]);
+    for (int b = 0; b < nk; ++b) B_k(a, b) = data.D1(i, prescribed[b]);
   }
   for (int c = 0; c < m; ++c)
-    for (int b = 0; b < nk; ++b) B_k(nd + c, b) = Dh_kp1(c, kin[b]);
+    for (int b = 0; b < nk; ++b) B_k(nd + c, b) = Dh_kp1(c, prescribed[b]);
 
   const Eigen::PartialPivLU<MatX> lu(J);
   // Eigen's triangular solve indexes a right-hand side without columns (no inputs, no
-  // kinematic coordinates): those derivatives are simply empty.
+  // prescribed coordinates): those derivatives are simply empty.
   auto dz = [&](const MatX& B) { return B.cols() > 0 ? MatX(-lu.solve(B)) : MatX(nd + m, 0); };
   const MatX dz_dq = dz(B_q), dz_dp = dz(B_p), dz_du = dz(B_u), dz_dk = dz(B_k);
   out.dq_dq = dz_dq.topRows(nd);
@@ -273,11 +274,12 @@ void midpoint_step_derivatives(const Model& model, Data& data, const MidpointOpt
   out.dq_du = dz_du.topRows(nd);
   out.dq_dk = dz_dk.topRows(nd);
 
-  MatX P_next_dyn(nd, nd), P_next_kin(nd, nk), P_prev(nd, n);
+  MatX P_next_dyn(nd, nd), P_next_prescribed(nd, nk), P_prev(nd, n);
   for (int a = 0; a < nd; ++a) {
     const int i = dyn[a];
     for (int b = 0; b < nd; ++b) P_next_dyn(a, b) = d2_jacobian_next(data, alpha, dt, i, dyn[b]);
-    for (int b = 0; b < nk; ++b) P_next_kin(a, b) = d2_jacobian_next(data, alpha, dt, i, kin[b]);
+    for (int b = 0; b < nk; ++b)
+      P_next_prescribed(a, b) = d2_jacobian_next(data, alpha, dt, i, prescribed[b]);
     for (int j = 0; j < n; ++j) P_prev(a, j) = d2_jacobian_prev(data, alpha, dt, i, j);
   }
   MatX Q_u_dyn(nd, nu);
@@ -285,7 +287,7 @@ void midpoint_step_derivatives(const Model& model, Data& data, const MidpointOpt
   out.dp_dq = P_prev + P_next_dyn * out.dq_dq;
   out.dp_dp = P_next_dyn * out.dq_dp;
   out.dp_du = alpha * dt * Q_u_dyn + P_next_dyn * out.dq_du;
-  out.dp_dk = P_next_kin + P_next_dyn * out.dq_dk;
+  out.dp_dk = P_next_prescribed + P_next_dyn * out.dq_dk;
 }
 
 void midpoint_residual_blocks(const Model& model, Data& data, const MidpointOptions& options,
@@ -293,10 +295,10 @@ void midpoint_residual_blocks(const Model& model, Data& data, const MidpointOpti
                               const VecX& q_kp1, const VecX& p_kp1, const VecX& lambda_k,
                               MidpointResidualBlocks& out) {
   const int n = model.num_coords(), m = model.num_constraint_rows(), nu = model.num_inputs();
-  if (model.num_kinematic() > 0)
+  if (model.num_prescribed() > 0)
     throw InputError("tree midpoint residual blocks: the model has " +
-                     std::to_string(model.num_kinematic()) + " kinematic coordinates (first: " +
-                     model.coords()[model.kinematic_coords()[0]].name +
+                     std::to_string(model.num_prescribed()) + " prescribed coordinates (first: " +
+                     model.coords()[model.prescribed_coords()[0]].name +
                      "); optimal control needs every coordinate dynamic");
   check_step_inputs(model, options, dt, x_k, u, VecX());
   if (q_kp1.size() != n || p_kp1.size() != n || lambda_k.size() != m)
@@ -354,9 +356,9 @@ void midpoint_residual_blocks(const Model& model, Data& data, const MidpointOpti
   const VecX force = data.L_q + data.Q;
   const VecX force_dt = (data.L_qv + data.Q_v) * v_dt;
   const VecX momentum_dt = data.M * v_dt;  // d L_v / d dt, L_vv = M
-  out.Ja_h.setZero(n + m);
-  out.Ja_h.head(n) = (1.0 - alpha) * (force + dt * force_dt) - momentum_dt;
-  out.Jb_h = -alpha * (force + dt * force_dt) - momentum_dt;
+  out.Ja_dt.setZero(n + m);
+  out.Ja_dt.head(n) = (1.0 - alpha) * (force + dt * force_dt) - momentum_dt;
+  out.Jb_dt = -alpha * (force + dt * force_dt) - momentum_dt;
 }
 
 }  // namespace marsden::tree

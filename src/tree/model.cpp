@@ -82,7 +82,7 @@ int ModelBuilder::add_frame(Frame frame) {
 }
 
 int ModelBuilder::add_joint_frame(const std::string& name, int parent, Transform type,
-                                  const std::string& coord_name, bool kinematic) {
+                                  const std::string& coord_name, bool prescribed) {
   if (type == Transform::Const)
     throw InputError("tree model: frame \"" + name +
                      "\": a coordinate drives a primitive transform (tx..rz), not const");
@@ -101,7 +101,7 @@ int ModelBuilder::add_joint_frame(const std::string& name, int parent, Transform
   Coordinate c;
   c.name = coord_name;
   c.frame = index;
-  c.kinematic = kinematic;
+  c.prescribed = prescribed;
   model_.coords_.push_back(c);
   return index;
 }
@@ -280,11 +280,11 @@ Model ModelBuilder::build() {
   const int nf = m.num_frames(), nc = m.num_coords();
 
   m.dyn_index_.assign(nc, -1);
-  m.kin_index_.assign(nc, -1);
+  m.prescribed_index_.assign(nc, -1);
   for (int i = 0; i < nc; ++i) {
-    if (m.coords_[i].kinematic) {
-      m.kin_index_[i] = static_cast<int>(m.kinematic_.size());
-      m.kinematic_.push_back(i);
+    if (m.coords_[i].prescribed) {
+      m.prescribed_index_[i] = static_cast<int>(m.prescribed_.size());
+      m.prescribed_.push_back(i);
     } else {
       m.dyn_index_[i] = static_cast<int>(m.dynamic_.size());
       m.dynamic_.push_back(i);

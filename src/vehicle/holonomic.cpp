@@ -86,30 +86,30 @@ typename G::Jacobian tangent_c_transpose_derivative(DiffMap map, TangentMap tang
 
 namespace {
 
-// C(s h xi)^T I xi and, if J is given, its derivative in xi: the discrete momenta of
-// eq. (10), p_k^- = C(h xi_k)^T I xi_k (s = +1) and p_k^+ = C(-h xi_k-1)^T I xi_k-1 (s = -1).
+// C(s dt xi)^T I xi and, if J is given, its derivative in xi: the discrete momenta of
+// eq. (10), p_k^- = C(dt xi_k)^T I xi_k (s = +1) and p_k^+ = C(-dt xi_k-1)^T I xi_k-1 (s = -1).
 template <class G>
 typename G::Tangent discrete_momentum(const HolonomicModel<G>& model,
-                                      const HolonomicOptions<G>& opt, double sh,
+                                      const HolonomicOptions<G>& opt, double s_dt,
                                       const typename G::Tangent& xi, typename G::Jacobian* J) {
   const typename G::Jacobian& I = model.inertia();
   const typename G::Tangent mu = I * xi;
-  const typename G::Jacobian C = tangent_c<G>(opt.map, opt.tangent, sh * xi);
+  const typename G::Jacobian C = tangent_c<G>(opt.map, opt.tangent, s_dt * xi);
   if (J)
     *J = C.transpose() * I +
-         sh * tangent_c_transpose_derivative<G>(opt.map, opt.tangent, sh * xi, mu);
+         s_dt * tangent_c_transpose_derivative<G>(opt.map, opt.tangent, s_dt * xi, mu);
   return C.transpose() * mu;
 }
 
-// Solves discrete_momentum(s h, xi) = b for xi: a step (s = +1) or the Legendre transform
+// Solves discrete_momentum(s dt, xi) = b for xi: a step (s = +1) or the Legendre transform
 // at t_0 (s = -1).
 template <class G>
 NewtonStatus solve_momentum_balance(const HolonomicModel<G>& model,
-                                    const HolonomicOptions<G>& opt, double sh,
+                                    const HolonomicOptions<G>& opt, double s_dt,
                                     const typename G::Tangent& b, typename G::Tangent& xi) {
   auto residual = [&](const typename G::Tangent& x, typename G::Tangent& r,
                       typename G::Jacobian* J) {
-    r = discrete_momentum(model, opt, sh, x, J) - b;
+    r = discrete_momentum(model, opt, s_dt, x, J) - b;
   };
   return newton_solve(residual, xi, b.template lpNorm<Eigen::Infinity>(), opt.newton);
 }
@@ -118,7 +118,7 @@ NewtonStatus solve_momentum_balance(const HolonomicModel<G>& model,
 
 template <class G>
 void holonomic_residual(const HolonomicModel<G>& model, const HolonomicOptions<G>& opt,
-                        double h, double t_k, const G& g_k,
+                        double dt, double t_k, const G& g_k,
                         const typename G::Tangent& xi_km1, const typename G::Tangent& xi_k,
                         const StepInputs& in, bool want_jacobians, HolonomicResidual<G>& out) {
   using Tangent = typename G::Tangent;
@@ -130,35 +130,35 @@ void holonomic_residual(const HolonomicModel<G>& model, const HolonomicOptions<G
   model.external_wrench(t_k, g_k, xi_km1, f_ext, want_jacobians ? &J_fe_g : nullptr,
                         want_jacobians ? &J_fe_xi : nullptr);
   // vehicles eq. (10)
-  out.r = discrete_momentum(model, opt, h, xi_k, want_jacobians ? &out.J_r_xi_k : nullptr) -
-          discrete_momentum(model, opt, -h, xi_km1, want_jacobians ? &out.J_r_xi_km1 : nullptr) -
-          h * (f_u + f_ext);
+  out.r = discrete_momentum(model, opt, dt, xi_k, want_jacobians ? &out.J_r_xi_k : nullptr) -
+          discrete_momentum(model, opt, -dt, xi_km1, want_jacobians ? &out.J_r_xi_km1 : nullptr) -
+          dt * (f_u + f_ext);
   if (!want_jacobians) return;
-  // dD(s h, xi)/dh = s T(s h xi, I xi) xi, with T = d/d eta [C(eta)^T mu].
+  // dD(s dt, xi)/d(dt) = s T(s dt xi, I xi) xi, with T = d/d eta [C(eta)^T mu].
   const Jac& I = model.inertia();
-  out.J_r_h = tangent_c_transpose_derivative<G>(opt.map, opt.tangent, h * xi_k, I * xi_k) * xi_k +
-              tangent_c_transpose_derivative<G>(opt.map, opt.tangent, -h * xi_km1, I * xi_km1) *
-                  xi_km1 -
-              (f_u + f_ext);
-  out.J_r_xi_km1 = -out.J_r_xi_km1 - h * J_fe_xi;
-  out.J_r_g_k = -h * J_fe_g;
-  out.J_r_u_k *= -h;
-  out.J_r_gamma_k *= -h;
+  out.J_r_dt =
+      tangent_c_transpose_derivative<G>(opt.map, opt.tangent, dt * xi_k, I * xi_k) * xi_k +
+      tangent_c_transpose_derivative<G>(opt.map, opt.tangent, -dt * xi_km1, I * xi_km1) * xi_km1 -
+      (f_u + f_ext);
+  out.J_r_xi_km1 = -out.J_r_xi_km1 - dt * J_fe_xi;
+  out.J_r_g_k = -dt * J_fe_g;
+  out.J_r_u_k *= -dt;
+  out.J_r_gamma_k *= -dt;
 }
 
 template <class G>
 typename G::Tangent momentum_plus(const HolonomicModel<G>& model,
-                                  const HolonomicOptions<G>& opt, double h,
+                                  const HolonomicOptions<G>& opt, double dt,
                                   const typename G::Tangent& xi_km1) {
-  return discrete_momentum(model, opt, -h, xi_km1, nullptr);
+  return discrete_momentum(model, opt, -dt, xi_km1, nullptr);
 }
 
 template <class G>
 typename G::Tangent initial_xi_km1(const HolonomicModel<G>& model,
-                                   const HolonomicOptions<G>& opt, double h,
+                                   const HolonomicOptions<G>& opt, double dt,
                                    const typename G::Tangent& xi_0) {
   typename G::Tangent xi = xi_0;
-  const NewtonStatus st = solve_momentum_balance(model, opt, -h, model.inertia() * xi_0, xi);
+  const NewtonStatus st = solve_momentum_balance(model, opt, -dt, model.inertia() * xi_0, xi);
   if (!st.converged) {
     std::ostringstream msg;
     msg << "discrete Legendre transform at t_0 did not converge after " << st.iterations
@@ -169,20 +169,20 @@ typename G::Tangent initial_xi_km1(const HolonomicModel<G>& model,
 }
 
 template <class G>
-typename G::Tangent initial_xi_km1_dh(const HolonomicModel<G>& model,
-                                      const HolonomicOptions<G>& opt, double h,
-                                      const typename G::Tangent& xi_km1) {
+typename G::Tangent initial_xi_km1_ddt(const HolonomicModel<G>& model,
+                                       const HolonomicOptions<G>& opt, double dt,
+                                       const typename G::Tangent& xi_km1) {
   typename G::Jacobian J_D;
-  discrete_momentum(model, opt, -h, xi_km1, &J_D);
+  discrete_momentum(model, opt, -dt, xi_km1, &J_D);
   const typename G::Tangent rhs =
-      tangent_c_transpose_derivative<G>(opt.map, opt.tangent, -h * xi_km1,
+      tangent_c_transpose_derivative<G>(opt.map, opt.tangent, -dt * xi_km1,
                                         model.inertia() * xi_km1) * xi_km1;
   return J_D.partialPivLu().solve(rhs);
 }
 
 template <class G>
 NewtonStatus holonomic_step(const HolonomicModel<G>& model, const HolonomicOptions<G>& opt,
-                            double h, double t_k, const G& g_k,
+                            double dt, double t_k, const G& g_k,
                             const typename G::Tangent& xi_km1, const StepInputs& in,
                             typename G::Tangent& xi_k, G& g_kp1) {
   using Tangent = typename G::Tangent;
@@ -190,17 +190,17 @@ NewtonStatus holonomic_step(const HolonomicModel<G>& model, const HolonomicOptio
   model.control_wrench(in.gamma, in.u, f_u, nullptr, nullptr);
   model.external_wrench(t_k, g_k, xi_km1, f_ext, nullptr, nullptr);
   // Everything in eq. (10) that does not depend on xi_k.
-  const Tangent b = momentum_plus(model, opt, h, xi_km1) + h * (f_u + f_ext);
-  NewtonStatus st = solve_momentum_balance(model, opt, h, b, xi_k);
+  const Tangent b = momentum_plus(model, opt, dt, xi_km1) + dt * (f_u + f_ext);
+  NewtonStatus st = solve_momentum_balance(model, opt, dt, b, xi_k);
   if (!st.converged) {
     // At very large steps an extrapolated guess can lie outside Newton's basin; the
     // previous velocity is the other natural start.
     xi_k = xi_km1;
     const int spent = st.iterations;
-    st = solve_momentum_balance(model, opt, h, b, xi_k);
+    st = solve_momentum_balance(model, opt, dt, b, xi_k);
     st.iterations += spent;
   }
-  if (st.converged) g_kp1 = g_k * tau<G>(opt.map, h * xi_k);  // eq. (9)
+  if (st.converged) g_kp1 = g_k * tau<G>(opt.map, dt * xi_k);  // eq. (9)
   return st;
 }
 
@@ -224,9 +224,9 @@ typename G::Tangent spatial_momentum(const G& g_k, const typename G::Tangent& p_
   template G::Tangent initial_xi_km1<G>(const HolonomicModel<G>&,                           \
                                         const HolonomicOptions<G>&, double,                 \
                                         const G::Tangent&);                                 \
-  template G::Tangent initial_xi_km1_dh<G>(const HolonomicModel<G>&,                        \
-                                           const HolonomicOptions<G>&, double,              \
-                                           const G::Tangent&);                              \
+  template G::Tangent initial_xi_km1_ddt<G>(const HolonomicModel<G>&,                       \
+                                            const HolonomicOptions<G>&, double,             \
+                                            const G::Tangent&);                             \
   template NewtonStatus holonomic_step<G>(const HolonomicModel<G>&,                         \
                                           const HolonomicOptions<G>&, double, double,       \
                                           const G&, const G::Tangent&, const StepInputs&,   \

@@ -59,11 +59,11 @@ void eval_segment(const RdpModel<G>& model, const ShapeVec& rho, const ShapeVec&
 }  // namespace
 
 template <class G>
-typename G::Tangent rdp_segment_velocity(const RdpModel<G>& model, const RdpOptions& opt, double h,
+typename G::Tangent rdp_segment_velocity(const RdpModel<G>& model, const RdpOptions& opt, double dt,
                                          const ShapeVec& r_k, const RdpVec& x_k) {
   const int nr = model.num_shape(), nb = model.num_symmetry();
   const ShapeVec u = x_k.head(nr);
-  const ShapeVec rho = r_k + opt.alpha * h * u;
+  const ShapeVec rho = r_k + opt.alpha * dt * u;
   ConnectionMat<G> A;
   SymBasisMat<G> E;
   model.connection(rho, A, nullptr);
@@ -86,48 +86,50 @@ RdpLeftMomentum<G> rdp_continuous_momentum(const RdpModel<G>& model, const Shape
 }
 
 template <class G>
-void rdp_left_momentum(const RdpModel<G>& model, const RdpOptions& opt, double h,
+void rdp_left_momentum(const RdpModel<G>& model, const RdpOptions& opt, double dt,
                        const ShapeVec& r_k, const RdpVec& x_km1, const ShapeVec& f_km1a,
                        RdpLeftMomentum<G>& out, RdpLeftJacobians<G>* J) {
   using Jac = typename G::Jacobian;
   constexpr int dG = G::kDim;
   const int nr = model.num_shape(), nb = model.num_symmetry(), n = nr + nb;
   const double a = opt.alpha;
-  const double s = -(1.0 - a) * h;  // r_k-1+alpha = r_k + s u_k-1
+  const double s = -(1.0 - a) * dt;  // r_k-1+alpha = r_k + s u_k-1
   const ShapeVec u = x_km1.head(nr);
   const RdpVec w = x_km1.tail(nb);
   const ShapeVec rho = r_k + s * u;
   Segment<G> seg;
   eval_segment(model, rho, u, w, s, J != nullptr, seg);
   const typename G::Tangent mu = seg.grad.tail(dG);
-  const Jac C = tangent_c<G>(opt.map, opt.tangent, -h * seg.xi);
-  // mu^- = C(-h xi_k-1)^T mu_k-1,  p^- = p_k-1 + alpha h (lr_k-1 + f_k-1+alpha)   (eq. (17))
+  const Jac C = tangent_c<G>(opt.map, opt.tangent, -dt * seg.xi);
+  // mu^- = C(-dt xi_k-1)^T mu_k-1,  p^- = p_k-1 + alpha dt (lr_k-1 + f_k-1+alpha)   (eq. (17))
   out.mu.noalias() = C.transpose() * mu;
-  out.p = seg.grad.segment(nr, nr) + a * h * (seg.grad.head(nr) + f_km1a);
+  out.p = seg.grad.segment(nr, nr) + a * dt * (seg.grad.head(nr) + f_km1a);
   if (!J) return;
-  const Jac D = tangent_c_transpose_derivative<G>(opt.map, opt.tangent, -h * seg.xi, mu);
+  const Jac D = tangent_c_transpose_derivative<G>(opt.map, opt.tangent, -dt * seg.xi, mu);
   Eigen::Matrix<double, dG, Eigen::Dynamic, 0, dG, kRdpMaxLagrangian> Jmu(dG, n + nr);
   Jmu.noalias() = C.transpose() * seg.dgrad.bottomRows(dG);
-  Jmu.noalias() -= h * D * seg.Z.bottomRows(dG);
-  LagCols Jp = seg.dgrad.middleRows(nr, nr) + a * h * seg.dgrad.topRows(nr);
+  Jmu.noalias() -= dt * D * seg.Z.bottomRows(dG);
+  LagCols Jp = seg.dgrad.middleRows(nr, nr) + a * dt * seg.dgrad.topRows(nr);
   J->J_mu_x = Jmu.leftCols(n);
   J->J_mu_r = Jmu.rightCols(nr);
   J->J_p_x = Jp.leftCols(n);
   J->J_p_r = Jp.rightCols(nr);
-  J->J_p_f = a * h * RdpShapeCols::Identity(nr, nr);
-  // h moves r_k-1+alpha by s/h u_k-1 at fixed r_k: the r_k columns of Z times u, scaled.
-  const LagVec z_h = -(1.0 - a) * (seg.Z.rightCols(nr) * u);
-  const LagVec dgrad_h = -(1.0 - a) * (seg.dgrad.rightCols(nr) * u);
-  J->J_mu_h.noalias() = C.transpose() * dgrad_h.tail(dG);
-  J->J_mu_h.noalias() -= D * (seg.xi + h * z_h.tail(dG));
-  J->J_p_h = dgrad_h.segment(nr, nr) + a * (seg.grad.head(nr) + f_km1a) + a * h * dgrad_h.head(nr);
+  J->J_p_f = a * dt * RdpShapeCols::Identity(nr, nr);
+  // dt moves r_k-1+alpha by s/dt u_k-1 at fixed r_k: the r_k columns of Z times u, scaled.
+  const LagVec z_dt = -(1.0 - a) * (seg.Z.rightCols(nr) * u);
+  const LagVec dgrad_dt = -(1.0 - a) * (seg.dgrad.rightCols(nr) * u);
+  J->J_mu_dt.noalias() = C.transpose() * dgrad_dt.tail(dG);
+  J->J_mu_dt.noalias() -= D * (seg.xi + dt * z_dt.tail(dG));
+  J->J_p_dt =
+      dgrad_dt.segment(nr, nr) + a * (seg.grad.head(nr) + f_km1a) + a * dt * dgrad_dt.head(nr);
 }
 
 template <class G>
 void rdp_residual_given_left(
-    const RdpModel<G>& model, const RdpOptions& opt, double h, const ShapeVec& r_k,
-    const RdpLeftMomentum<G>& left, const RdpVec& x_k, const ShapeVec& f_ka, const ShapeVec& u_pres,
-    bool want_jacobians, RdpResidual<G>& out, RdpShapeCols* J_r_p_left,
+    const RdpModel<G>& model, const RdpOptions& opt, double dt, const ShapeVec& r_k,
+    const RdpLeftMomentum<G>& left, const RdpVec& x_k, const ShapeVec& f_ka,
+    const ShapeVec& u_prescribed, bool want_jacobians, RdpResidual<G>& out,
+    RdpShapeCols* J_r_p_left,
     Eigen::Matrix<double, Eigen::Dynamic, G::kDim, 0, kRdpMaxUnknowns, G::kDim>* J_r_mu_left) {
   using Tangent = typename G::Tangent;
   using Jac = typename G::Jacobian;
@@ -136,11 +138,11 @@ void rdp_residual_given_left(
   const double a = opt.alpha;
   const ShapeVec u = x_k.head(nr);
   const RdpVec w = x_k.tail(nb);
-  const ShapeVec rho = r_k + a * h * u;
+  const ShapeVec rho = r_k + a * dt * u;
   Segment<G> seg;
-  eval_segment(model, rho, u, w, a * h, want_jacobians, seg);
+  eval_segment(model, rho, u, w, a * dt, want_jacobians, seg);
   const Tangent mu = seg.grad.tail(dG);
-  const Jac C = tangent_c<G>(opt.map, opt.tangent, h * seg.xi);
+  const Jac C = tangent_c<G>(opt.map, opt.tangent, dt * seg.xi);
   // The projections at r_k, with their r-derivatives for the r_k columns.
   ConnectionMat<G> A_k;
   SymBasisMat<G> E_k;
@@ -154,19 +156,19 @@ void rdp_residual_given_left(
   dep -= left.mu;
   out.r.resize(n);
   // eq. (16), shape rows then symmetry rows
-  out.r.head(nr) = seg.grad.segment(nr, nr) - (1.0 - a) * h * (seg.grad.head(nr) + f_ka) - left.p;
+  out.r.head(nr) = seg.grad.segment(nr, nr) - (1.0 - a) * dt * (seg.grad.head(nr) + f_ka) - left.p;
   out.r.head(nr).noalias() -= A_k.transpose() * dep;
   out.r.tail(nb).noalias() = E_k.transpose() * dep;
   for (int i = 0; i < nr; ++i)
-    if (model.velocity_prescribed(i)) out.r[i] = u[i] - u_pres[i];
+    if (model.prescribed(i)) out.r[i] = u[i] - u_prescribed[i];
   if (!want_jacobians) return;
 
-  const Jac D = tangent_c_transpose_derivative<G>(opt.map, opt.tangent, h * seg.xi, mu);
+  const Jac D = tangent_c_transpose_derivative<G>(opt.map, opt.tangent, dt * seg.xi, mu);
   Eigen::Matrix<double, dG, Eigen::Dynamic, 0, dG, kRdpMaxLagrangian> Ddep(dG, n + nr);
   Ddep.noalias() = C.transpose() * seg.dgrad.bottomRows(dG);
-  Ddep.noalias() += h * D * seg.Z.bottomRows(dG);
+  Ddep.noalias() += dt * D * seg.Z.bottomRows(dG);
   LagCols Jfull(n, n + nr);
-  Jfull.topRows(nr) = seg.dgrad.middleRows(nr, nr) - (1.0 - a) * h * seg.dgrad.topRows(nr);
+  Jfull.topRows(nr) = seg.dgrad.middleRows(nr, nr) - (1.0 - a) * dt * seg.dgrad.topRows(nr);
   Jfull.topRows(nr).noalias() -= A_k.transpose() * Ddep;
   Jfull.bottomRows(nb).noalias() = E_k.transpose() * Ddep;
   for (int j = 0; j < nr; ++j) {
@@ -175,20 +177,20 @@ void rdp_residual_given_left(
   }
   out.J_r_x_k = Jfull.leftCols(n);
   out.J_r_r_k = Jfull.rightCols(nr);
-  // h moves r_k+alpha by alpha u_k at fixed r_k (the r_k columns of Z times u) and scales
-  // the argument of C(h xi_k) and the force terms.
-  const LagVec z_h = a * (seg.Z.rightCols(nr) * u);
-  const LagVec dgrad_h = a * (seg.dgrad.rightCols(nr) * u);
-  Tangent ddep_h = C.transpose() * dgrad_h.tail(dG);
-  ddep_h.noalias() += D * (seg.xi + h * z_h.tail(dG));
-  out.J_r_h.resize(n);
-  out.J_r_h.head(nr) = dgrad_h.segment(nr, nr) - (1.0 - a) * (seg.grad.head(nr) + f_ka) -
-                       (1.0 - a) * h * dgrad_h.head(nr);
-  out.J_r_h.head(nr).noalias() -= A_k.transpose() * ddep_h;
-  out.J_r_h.tail(nb).noalias() = E_k.transpose() * ddep_h;
+  // dt moves r_k+alpha by alpha u_k at fixed r_k (the r_k columns of Z times u) and scales
+  // the argument of C(dt xi_k) and the force terms.
+  const LagVec z_dt = a * (seg.Z.rightCols(nr) * u);
+  const LagVec dgrad_dt = a * (seg.dgrad.rightCols(nr) * u);
+  Tangent ddep_dt = C.transpose() * dgrad_dt.tail(dG);
+  ddep_dt.noalias() += D * (seg.xi + dt * z_dt.tail(dG));
+  out.J_r_dt.resize(n);
+  out.J_r_dt.head(nr) = dgrad_dt.segment(nr, nr) - (1.0 - a) * (seg.grad.head(nr) + f_ka) -
+                        (1.0 - a) * dt * dgrad_dt.head(nr);
+  out.J_r_dt.head(nr).noalias() -= A_k.transpose() * ddep_dt;
+  out.J_r_dt.tail(nb).noalias() = E_k.transpose() * ddep_dt;
   out.J_r_f_ka.setZero(n, nr);
-  out.J_r_f_ka.topRows(nr).diagonal().setConstant(-(1.0 - a) * h);
-  out.J_r_u_pres.setZero(n, nr);
+  out.J_r_f_ka.topRows(nr).diagonal().setConstant(-(1.0 - a) * dt);
+  out.J_r_u_prescribed.setZero(n, nr);
   if (J_r_p_left) {
     J_r_p_left->setZero(n, nr);
     J_r_p_left->topRows(nr).diagonal().setConstant(-1.0);
@@ -199,29 +201,29 @@ void rdp_residual_given_left(
     J_r_mu_left->bottomRows(nb) = -E_k.transpose();
   }
   for (int i = 0; i < nr; ++i) {
-    if (!model.velocity_prescribed(i)) continue;
+    if (!model.prescribed(i)) continue;
     out.J_r_x_k.row(i).setZero();
     out.J_r_x_k(i, i) = 1.0;
     out.J_r_r_k.row(i).setZero();
-    out.J_r_h[i] = 0.0;
+    out.J_r_dt[i] = 0.0;
     out.J_r_f_ka.row(i).setZero();
-    out.J_r_u_pres(i, i) = -1.0;
+    out.J_r_u_prescribed(i, i) = -1.0;
     if (J_r_p_left) J_r_p_left->row(i).setZero();
     if (J_r_mu_left) J_r_mu_left->row(i).setZero();
   }
 }
 
 template <class G>
-void rdp_residual(const RdpModel<G>& model, const RdpOptions& opt, double h, const ShapeVec& r_k,
+void rdp_residual(const RdpModel<G>& model, const RdpOptions& opt, double dt, const ShapeVec& r_k,
                   const RdpVec& x_km1, const RdpVec& x_k, const ShapeVec& f_km1a,
-                  const ShapeVec& f_ka, const ShapeVec& u_pres, bool want_jacobians,
+                  const ShapeVec& f_ka, const ShapeVec& u_prescribed, bool want_jacobians,
                   RdpResidual<G>& out) {
   RdpLeftMomentum<G> left;
   RdpLeftJacobians<G> LJ;
-  rdp_left_momentum(model, opt, h, r_k, x_km1, f_km1a, left, want_jacobians ? &LJ : nullptr);
+  rdp_left_momentum(model, opt, dt, r_k, x_km1, f_km1a, left, want_jacobians ? &LJ : nullptr);
   RdpShapeCols J_p;
   Eigen::Matrix<double, Eigen::Dynamic, G::kDim, 0, kRdpMaxUnknowns, G::kDim> J_mu;
-  rdp_residual_given_left(model, opt, h, r_k, left, x_k, f_ka, u_pres, want_jacobians, out,
+  rdp_residual_given_left(model, opt, dt, r_k, left, x_k, f_ka, u_prescribed, want_jacobians, out,
                           want_jacobians ? &J_p : nullptr, want_jacobians ? &J_mu : nullptr);
   if (!want_jacobians) return;
   // Chain rule through the left momenta.
@@ -230,26 +232,26 @@ void rdp_residual(const RdpModel<G>& model, const RdpOptions& opt, double h, con
   out.J_r_r_k.noalias() += J_p * LJ.J_p_r;
   out.J_r_r_k.noalias() += J_mu * LJ.J_mu_r;
   out.J_r_f_km1a.noalias() = J_p * LJ.J_p_f;
-  out.J_r_h.noalias() += J_p * LJ.J_p_h;
-  out.J_r_h.noalias() += J_mu * LJ.J_mu_h;
+  out.J_r_dt.noalias() += J_p * LJ.J_p_dt;
+  out.J_r_dt.noalias() += J_mu * LJ.J_mu_dt;
 }
 
 template <class G>
-NewtonStatus rdp_step(const RdpModel<G>& model, const RdpOptions& opt, double h,
+NewtonStatus rdp_step(const RdpModel<G>& model, const RdpOptions& opt, double dt,
                       const ShapeVec& r_k, const G& g_k, const RdpLeftMomentum<G>& left,
-                      const ShapeVec& f_ka, const ShapeVec& u_pres, RdpVec& x_k, ShapeVec& r_kp1,
-                      G& g_kp1) {
+                      const ShapeVec& f_ka, const ShapeVec& u_prescribed, RdpVec& x_k,
+                      ShapeVec& r_kp1, G& g_kp1) {
   const int nr = model.num_shape();
-  if (r_k.size() != nr || f_ka.size() != nr || u_pres.size() != nr ||
+  if (r_k.size() != nr || f_ka.size() != nr || u_prescribed.size() != nr ||
       x_k.size() != nr + model.num_symmetry())
     throw InputError(
-        "rdp_step: sizes of r_k, f_ka, u_pres (n_r) or x_k (n_r + n_b) do not "
+        "rdp_step: sizes of r_k, f_ka, u_prescribed (n_r) or x_k (n_r + n_b) do not "
         "match the model");
   for (int i = 0; i < nr; ++i)
-    if (model.velocity_prescribed(i)) x_k[i] = u_pres[i];
+    if (model.prescribed(i)) x_k[i] = u_prescribed[i];
   RdpResidual<G> res;
   auto residual = [&](const RdpVec& x, RdpVec& r, RdpMat* J) {
-    rdp_residual_given_left(model, opt, h, r_k, left, x, f_ka, u_pres, J != nullptr, res);
+    rdp_residual_given_left(model, opt, dt, r_k, left, x, f_ka, u_prescribed, J != nullptr, res);
     r = res.r;
     if (J) *J = res.J_r_x_k;
   };
@@ -257,9 +259,9 @@ NewtonStatus rdp_step(const RdpModel<G>& model, const RdpOptions& opt, double h,
   if (nr > 0) scale = std::max(scale, left.p.template lpNorm<Eigen::Infinity>());
   const NewtonStatus st = newton_solve(residual, x_k, scale, opt.newton);
   if (st.converged) {
-    const typename G::Tangent xi = rdp_segment_velocity(model, opt, h, r_k, x_k);
-    r_kp1 = r_k + h * x_k.head(nr);         // eq. (16), line 2
-    g_kp1 = g_k * tau<G>(opt.map, h * xi);  // eq. (16), line 1
+    const typename G::Tangent xi = rdp_segment_velocity(model, opt, dt, r_k, x_k);
+    r_kp1 = r_k + dt * x_k.head(nr);         // eq. (16), line 2
+    g_kp1 = g_k * tau<G>(opt.map, dt * xi);  // eq. (16), line 1
   }
   return st;
 }
@@ -287,21 +289,21 @@ RdpState<G> rdp_initial_state(const RdpModel<G>& model, const ShapeVec& r_0, con
 }
 
 template <class G>
-NewtonStatus rdp_advance(const RdpModel<G>& model, const RdpOptions& opt, double h,
-                         const ShapeVec& f_ka, const ShapeVec& u_pres, RdpState<G>& state,
+NewtonStatus rdp_advance(const RdpModel<G>& model, const RdpOptions& opt, double dt,
+                         const ShapeVec& f_ka, const ShapeVec& u_prescribed, RdpState<G>& state,
                          int step_index) {
   RdpVec x = state.x;
   ShapeVec r_kp1;
   G g_kp1;
   NewtonStatus st =
-      rdp_step(model, opt, h, state.r, state.g, state.left, f_ka, u_pres, x, r_kp1, g_kp1);
+      rdp_step(model, opt, dt, state.r, state.g, state.left, f_ka, u_prescribed, x, r_kp1, g_kp1);
   if (!st.converged) {
     std::ostringstream msg;
     msg << "RDP step " << step_index << ": Newton did not converge after " << st.iterations
         << " iterations (residual " << st.residual_norm << "); reduce dt";
     throw SolverError(msg.str());
   }
-  rdp_left_momentum(model, opt, h, r_kp1, x, f_ka, state.left,
+  rdp_left_momentum(model, opt, dt, r_kp1, x, f_ka, state.left,
                     static_cast<RdpLeftJacobians<G>*>(nullptr));
   state.r = r_kp1;
   state.g = g_kp1;

@@ -112,26 +112,26 @@ CarExplicitState car_explicit_initial(const CarParams& p, double theta, double x
   return s;
 }
 
-void car_explicit_step(const CarParams& p, double h, double alpha, double f_ka, double u_sigma_k,
+void car_explicit_step(const CarParams& p, double dt, double alpha, double f_ka, double u_sigma_k,
                        CarExplicitState& s) {
   const double k = p.K * p.rho * p.rho / (p.l * p.l);
   const double mI = p.I + p.m * p.rho * p.rho;
-  const double sigma_ka = s.sigma + alpha * h * u_sigma_k;
+  const double sigma_ka = s.sigma + alpha * dt * u_sigma_k;
   // §5.2.1 shape equation, linear in u_k: explicit for any alpha.
-  const double u = (s.p_left + h * (1.0 - alpha) * f_ka) / (mI + k * s.sigma * sigma_ka);
+  const double u = (s.p_left + dt * (1.0 - alpha) * f_ka) / (mI + k * s.sigma * sigma_ka);
   const double v = p.rho * u;
   const double w = (p.rho / p.l) * sigma_ka * u;
-  // Closed-form exp on SE(2) (§5.2.1): (v/w)(sin(th + h w) - sin th) written as
-  // h v cos(th + h w/2) sinc(h w/2), the same value without cancellation as w -> 0.
-  const double half = 0.5 * h * w;
+  // Closed-form exp on SE(2) (§5.2.1): (v/w)(sin(th + dt w) - sin th) written as
+  // dt v cos(th + dt w/2) sinc(dt w/2), the same value without cancellation as w -> 0.
+  const double half = 0.5 * dt * w;
   const double sinc = std::abs(half) > 1e-4 ? std::sin(half) / half : 1.0 - half * half / 6.0;
-  const double th1 = s.theta + h * w;
-  s.x += h * v * std::cos(s.theta + half) * sinc;
-  s.y += h * v * std::sin(s.theta + half) * sinc;
+  const double th1 = s.theta + dt * w;
+  s.x += dt * v * std::cos(s.theta + half) * sinc;
+  s.y += dt * v * std::sin(s.theta + half) * sinc;
   s.theta = th1;
-  s.psi += h * u;
-  const double sigma_kp1 = s.sigma + h * u_sigma_k;
-  s.p_left = (mI + k * sigma_kp1 * sigma_ka) * u + alpha * h * f_ka;
+  s.psi += dt * u;
+  const double sigma_kp1 = s.sigma + dt * u_sigma_k;
+  s.p_left = (mI + k * sigma_kp1 * sigma_ka) * u + alpha * dt * f_ka;
   s.sigma = sigma_kp1;
   s.u_psi = u;
 }

@@ -55,12 +55,12 @@ class VariationalStepper final : public VehicleStepper<G> {
   VariationalStepper(std::shared_ptr<const HolonomicModel<G>> model, HolonomicOptions<G> opt)
       : model_(std::move(model)), opt_(opt) {}
 
-  void reset(const VehicleState<G>& s0, double h) override {
-    if (!(h > 0.0)) throw InputError("time step must be > 0");
-    this->h_ = h;
+  void reset(const VehicleState<G>& s0, double dt) override {
+    if (!(dt > 0.0)) throw InputError("time step must be > 0");
+    this->dt_ = dt;
     t_ = s0.t;
     g_ = s0.g;
-    xi_km1_ = initial_xi_km1(*model_, opt_, h, s0.xi);
+    xi_km1_ = initial_xi_km1(*model_, opt_, dt, s0.xi);
     history_ = 1;
   }
 
@@ -72,30 +72,30 @@ class VariationalStepper final : public VehicleStepper<G> {
                                              : xi_km1_;
     G g_kp1;
     const NewtonStatus st =
-        holonomic_step(*model_, opt_, this->h_, t_, g_, xi_km1_, in_, xi_k, g_kp1);
+        holonomic_step(*model_, opt_, this->dt_, t_, g_, xi_km1_, in_, xi_k, g_kp1);
     if (st.converged) {
       g_ = g_kp1;
       xi_km3_ = xi_km2_;
       xi_km2_ = xi_km1_;
       xi_km1_ = xi_k;
       history_ = std::min(history_ + 1, 3);
-      t_ += this->h_;
+      t_ += this->dt_;
     }
     return st;
   }
 
   VehicleState<G> state() const override {
-    return VehicleState<G>{t_, g_,
-                           model_->inertia_inv() * momentum_plus(*model_, opt_, this->h_, xi_km1_)};
+    return VehicleState<G>{
+        t_, g_, model_->inertia_inv() * momentum_plus(*model_, opt_, this->dt_, xi_km1_)};
   }
 
   const typename G::Tangent* velocity_km1() const override {
     return history_ > 0 ? &xi_km1_ : nullptr;
   }
 
-  void save() override { saved_ = {this->h_, t_, g_, xi_km1_, xi_km2_, xi_km3_, history_}; }
+  void save() override { saved_ = {this->dt_, t_, g_, xi_km1_, xi_km2_, xi_km3_, history_}; }
   void restore() override {
-    this->h_ = saved_.h;
+    this->dt_ = saved_.dt;
     t_ = saved_.t;
     g_ = saved_.g;
     xi_km1_ = saved_.xi_km1;
@@ -106,7 +106,7 @@ class VariationalStepper final : public VehicleStepper<G> {
 
  private:
   struct Saved {
-    double h = 0.0, t = 0.0;
+    double dt = 0.0, t = 0.0;
     G g;
     typename G::Tangent xi_km1, xi_km2, xi_km3;
     int history = 0;

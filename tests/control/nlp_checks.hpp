@@ -122,17 +122,17 @@ inline void expect_derivatives_match(SparseNlp& nlp, const VecX& x, double eps, 
   if (nlp.stage_size() > 0) expect_banded_hessian_matches_dense(nlp, x);
 }
 
-// A free-final-time optimum is stationary and minimal in T: solve_fixed(h) solves the same
-// problem with the step fixed at h and returns its cost, to which the time cost
-// time_weight * N h is added; at h_star it must equal the free optimum's cost, and at
-// (1 -/+ spread) h_star be no lower (to rel_tol).
+// A free-final-time optimum is stationary and minimal in T: solve_fixed(dt) solves the same
+// problem with the step fixed at dt and returns its cost, to which the time cost
+// time_weight * N dt is added; at dt_star it must equal the free optimum's cost, and at
+// (1 -/+ spread) dt_star be no lower (to rel_tol).
 template <class SolveFixed>
-void expect_free_time_is_optimal(double cost, double h_star, int N, double time_weight,
+void expect_free_time_is_optimal(double cost, double dt_star, int N, double time_weight,
                                  double spread, double rel_tol, SolveFixed solve_fixed) {
-  auto fixed_cost = [&](double h) { return solve_fixed(h) + time_weight * N * h; };
-  EXPECT_NEAR(fixed_cost(h_star), cost, rel_tol * cost);
-  EXPECT_GE(fixed_cost((1.0 - spread) * h_star), cost - rel_tol * cost);
-  EXPECT_GE(fixed_cost((1.0 + spread) * h_star), cost - rel_tol * cost);
+  auto fixed_cost = [&](double dt) { return solve_fixed(dt) + time_weight * N * dt; };
+  EXPECT_NEAR(fixed_cost(dt_star), cost, rel_tol * cost);
+  EXPECT_GE(fixed_cost((1.0 - spread) * dt_star), cost - rel_tol * cost);
+  EXPECT_GE(fixed_cost((1.0 + spread) * dt_star), cost - rel_tol * cost);
 }
 
 // Building Transcription from spec throws InputError whose message names `field`.

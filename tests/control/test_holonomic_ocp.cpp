@@ -232,16 +232,16 @@ TEST(HolonomicOcp, HelicopterFlightSolvedAndReproducedBySimulation) {
   EXPECT_LT(ocp.resimulation_error(sol.x), 1e-7);
 }
 
-// A free final time adds h_k to every stage: its derivative blocks (reconstruction,
-// residual, the equal-step rows, effort and time cost, and xi_-1 moving with h_0 when the
+// A free final time adds dt_k to every stage: its derivative blocks (reconstruction,
+// residual, the equal-step rows, effort and time cost, and xi_-1 moving with dt_0 when the
 // vehicle starts moving) are checked like every other.
 TEST(HolonomicOcp, FreeFinalTimeDerivativesMatchDifferences) {
   auto heli = helicopter_spec(6);
   heli.xi0 << 0.1, -0.2, 0.3, 2.0, 0.5, -0.3;
   heli.path.hazard_weight = 0.0;
   heli.free_final_time = true;
-  heli.h_min = 0.02;
-  heli.h_max = 0.5;
+  heli.dt_min = 0.02;
+  heli.dt_max = 0.5;
   heli.time_weight = 3.0;
   HolonomicOcp<SE3> heli_ocp(heli);
   testing::expect_derivatives_match(heli_ocp, testing::perturbed_guess(heli_ocp, 0.05), 1e-6,
@@ -249,8 +249,8 @@ TEST(HolonomicOcp, FreeFinalTimeDerivativesMatchDifferences) {
 
   HolonomicOcpSpec<SE2> planar = planar_spec();
   planar.free_final_time = true;
-  planar.h_min = 0.01;
-  planar.h_max = 1.0;
+  planar.dt_min = 0.01;
+  planar.dt_max = 1.0;
   planar.time_weight = 1.0;
   HolonomicOcp<SE2> planar_ocp(planar);
   testing::expect_derivatives_match(planar_ocp, testing::perturbed_guess(planar_ocp, 0.05), 1e-6,
@@ -266,8 +266,8 @@ TEST(HolonomicOcp, FreeFinalTimeIsOptimalAgainstFixedTimes) {
   spec.final_heading.reset();
   spec.dt = 0.15;
   spec.free_final_time = true;
-  spec.h_min = 0.02;
-  spec.h_max = 0.5;
+  spec.dt_min = 0.02;
+  spec.dt_max = 0.5;
   spec.time_weight = 20.0;
   IpoptOptions opt;
   opt.constraint_tolerance = 1e-10;
@@ -276,19 +276,19 @@ TEST(HolonomicOcp, FreeFinalTimeIsOptimalAgainstFixedTimes) {
   const NlpSolution sol = solve_with_ipopt(free_ocp, opt);
   ASSERT_TRUE(sol.ok()) << sol.message;
   EXPECT_LT(free_ocp.resimulation_error(sol.x), 1e-7);
-  const double h_star = sol.x[free_ocp.h_index(0)];
-  for (int k = 1; k < 20; ++k) EXPECT_NEAR(sol.x[free_ocp.h_index(k)], h_star, 1e-9);
-  ASSERT_GT(h_star, spec.h_min + 1e-3);  // an interior optimum
-  ASSERT_LT(h_star, spec.h_max - 1e-3);
+  const double dt_star = sol.x[free_ocp.dt_index(0)];
+  for (int k = 1; k < 20; ++k) EXPECT_NEAR(sol.x[free_ocp.dt_index(k)], dt_star, 1e-9);
+  ASSERT_GT(dt_star, spec.dt_min + 1e-3);  // an interior optimum
+  ASSERT_LT(dt_star, spec.dt_max - 1e-3);
 
-  testing::expect_free_time_is_optimal(sol.cost, h_star, 20, spec.time_weight, 0.05, 1e-6,
-                                       [&](double h) {
+  testing::expect_free_time_is_optimal(sol.cost, dt_star, 20, spec.time_weight, 0.05, 1e-6,
+                                       [&](double dt) {
                                          auto fixed = spec;
                                          fixed.free_final_time = false;
-                                         fixed.dt = h;
+                                         fixed.dt = dt;
                                          HolonomicOcp<SE3> ocp(fixed);
                                          const NlpSolution s = solve_with_ipopt(ocp, opt);
-                                         EXPECT_TRUE(s.ok()) << "h = " << h << ": " << s.message;
+                                         EXPECT_TRUE(s.ok()) << "dt = " << dt << ": " << s.message;
                                          return s.cost;
                                        });
 }
@@ -314,11 +314,11 @@ TEST(HolonomicOcp, BadSpecsNameTheField) {
   testing::expect_spec_error<HolonomicOcp<SE3>>(s, "sphere");
   s = helicopter_spec(5);
   s.free_final_time = true;
-  s.h_min = 0.2;  // above dt
+  s.dt_min = 0.2;  // above dt
   testing::expect_spec_error<HolonomicOcp<SE3>>(s, "final time");
   s = helicopter_spec(5);
   s.free_final_time = true;
-  s.h_min = 0.01;
+  s.dt_min = 0.01;
   testing::expect_spec_error<HolonomicOcp<SE3>>(s, "hazard");
 }
 

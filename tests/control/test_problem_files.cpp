@@ -158,15 +158,15 @@ TEST(ProblemFiles, FreeFinalTimeAcrobotFileAgreesWithTheBuiltInAcrobot) {
 
   control::TreeOcpSpec spec = control::acrobot_swing_up({}, 0.05, 80, 20.0);
   spec.free_final_time = true;
-  spec.h_min = 0.02;
-  spec.h_max = 0.1;
+  spec.dt_min = 0.02;
+  spec.dt_max = 0.1;
   spec.time_weight = 20.0;
   control::TreeOcp builtin(spec);
   const control::NlpSolution ref = control::solve_with_ipopt(builtin, problem.solver);
   ASSERT_TRUE(ref.ok()) << ref.message;
   EXPECT_NEAR(sum.solution.cost, ref.cost, 1e-6 * ref.cost);
   EXPECT_NEAR(read(dir / "out" / "summary.json")["final_time"].get<double>(),
-              80 * ref.x[builtin.h_offset(0)], 1e-6);
+              80 * ref.x[builtin.dt_offset(0)], 1e-6);
 }
 
 TEST(ProblemFiles, CartPoleSwingsUpWithinItsTrack) {

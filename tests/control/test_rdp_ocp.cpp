@@ -36,7 +36,7 @@ RdpOcpSpec snakeboard_problem() {
 
 TEST(RdpSegmentVelocity, DerivativesMatchFiniteDifferences) {
   const RdpOptions opt;
-  const double h = 0.2, eps = 1e-6;
+  const double dt = 0.2, eps = 1e-6;
   std::mt19937 rng(3);
   std::uniform_real_distribution<double> U(-1.0, 1.0);
   const CarModel car(CarParams{});
@@ -49,15 +49,15 @@ TEST(RdpSegmentVelocity, DerivativesMatchFiniteDifferences) {
     for (int i = 0; i < nr; ++i) r[i] = U(rng);
     for (int i = 0; i < n; ++i) x[i] = U(rng);
     SegmentJacobian J_r, J_x;
-    const Vec3 xi = rdp_segment_velocity_jacobians(*model, opt, h, r, x, J_r, J_x);
-    EXPECT_LT((xi - rdp_segment_velocity(*model, opt, h, r, x)).norm(), 1e-15);
+    const Vec3 xi = rdp_segment_velocity_jacobians(*model, opt, dt, r, x, J_r, J_x);
+    EXPECT_LT((xi - rdp_segment_velocity(*model, opt, dt, r, x)).norm(), 1e-15);
     double worst = 0.0;
     for (int j = 0; j < nr; ++j) {
       ShapeVec rp = r, rm = r;
       rp[j] += eps;
       rm[j] -= eps;
-      const Vec3 fd = (rdp_segment_velocity(*model, opt, h, rp, x) -
-                       rdp_segment_velocity(*model, opt, h, rm, x)) /
+      const Vec3 fd = (rdp_segment_velocity(*model, opt, dt, rp, x) -
+                       rdp_segment_velocity(*model, opt, dt, rm, x)) /
                       (2.0 * eps);
       worst = std::max(worst, (fd - J_r.col(j)).lpNorm<Eigen::Infinity>());
     }
@@ -65,8 +65,8 @@ TEST(RdpSegmentVelocity, DerivativesMatchFiniteDifferences) {
       RdpVec xp = x, xm = x;
       xp[j] += eps;
       xm[j] -= eps;
-      const Vec3 fd = (rdp_segment_velocity(*model, opt, h, r, xp) -
-                       rdp_segment_velocity(*model, opt, h, r, xm)) /
+      const Vec3 fd = (rdp_segment_velocity(*model, opt, dt, r, xp) -
+                       rdp_segment_velocity(*model, opt, dt, r, xm)) /
                       (2.0 * eps);
       worst = std::max(worst, (fd - J_x.col(j)).lpNorm<Eigen::Infinity>());
     }
@@ -98,25 +98,25 @@ TEST(RdpOcp, SnakeboardDerivativesMatchFiniteDifferences) {
 }
 
 // The step as a variable adds a column to every row of a step (the RDP residual through
-// r_k+alpha, C(h xi) and the force terms; the reconstruction; the shape update), the
+// r_k+alpha, C(dt xi) and the force terms; the reconstruction; the shape update), the
 // equal-step rows and the time cost; all are checked like every other.
 TEST(RdpOcp, FreeFinalTimeDerivativesMatchFiniteDifferences) {
   RdpOcpSpec car = car_tunnel_problem(8);
   car.free_final_time = true;
-  car.h_min = 0.2;
-  car.h_max = 3.0;
+  car.dt_min = 0.2;
+  car.dt_max = 3.0;
   car.time_weight = 2.0;
   RdpOcp car_ocp(car);
   EXPECT_EQ(car_ocp.num_variables(), 8 * (3 + 2 + 2 + 2 + 1) + 5);
   EXPECT_EQ(car_ocp.num_constraints(), 8 * 7 + 7 + 3 * 8);
-  EXPECT_EQ(car_ocp.variable_name(car_ocp.h_index(3)), "h step 3");
+  EXPECT_EQ(car_ocp.variable_name(car_ocp.dt_index(3)), "h step 3");
   EXPECT_EQ(car_ocp.constraint_name(8 * 7 + 2), "equal steps h_3 = h_2");
   testing::expect_derivatives_match(car_ocp, testing::perturbed_guess(car_ocp, 0.05), 1e-6, 1e-6);
 
   RdpOcpSpec board = snakeboard_problem();
   board.free_final_time = true;
-  board.h_min = 0.01;
-  board.h_max = 1.0;
+  board.dt_min = 0.01;
+  board.dt_max = 1.0;
   board.time_weight = 0.5;
   RdpOcp board_ocp(board);
   testing::expect_derivatives_match(board_ocp, testing::perturbed_guess(board_ocp, 0.1), 1e-6,
@@ -130,8 +130,8 @@ TEST(RdpOcp, FreeFinalTimeIsOptimalAgainstFixedTimes) {
   RdpOcpSpec spec = car_tunnel_problem(N);
   spec.path = PathSpec{};
   spec.free_final_time = true;
-  spec.h_min = 0.1;
-  spec.h_max = 1.0;
+  spec.dt_min = 0.1;
+  spec.dt_max = 1.0;
   spec.time_weight = 0.05;
   IpoptOptions opt;
   opt.max_iterations = 1000;
@@ -141,22 +141,22 @@ TEST(RdpOcp, FreeFinalTimeIsOptimalAgainstFixedTimes) {
   const NlpSolution sol = solve_with_ipopt(free_ocp, opt);
   ASSERT_TRUE(sol.ok()) << sol.message << " after " << sol.iterations << " iterations";
   EXPECT_LT(free_ocp.resimulation_error(sol.x), 1e-7);
-  const double h_star = sol.x[free_ocp.h_index(0)];
-  for (int k = 1; k < N; ++k) EXPECT_NEAR(sol.x[free_ocp.h_index(k)], h_star, 1e-9);
-  ASSERT_GT(h_star, spec.h_min + 1e-3);  // an interior optimum
-  ASSERT_LT(h_star, spec.h_max - 1e-3);
+  const double dt_star = sol.x[free_ocp.dt_index(0)];
+  for (int k = 1; k < N; ++k) EXPECT_NEAR(sol.x[free_ocp.dt_index(k)], dt_star, 1e-9);
+  ASSERT_GT(dt_star, spec.dt_min + 1e-3);  // an interior optimum
+  ASSERT_LT(dt_star, spec.dt_max - 1e-3);
   Table states, controls;
   free_ocp.tables(sol.x, states, controls);
-  EXPECT_NEAR(states.rows(N, 0), N * h_star, 1e-12);
+  EXPECT_NEAR(states.rows(N, 0), N * dt_star, 1e-12);
 
-  testing::expect_free_time_is_optimal(sol.cost, h_star, N, spec.time_weight, 0.05, 1e-6,
-                                       [&](double h) {
+  testing::expect_free_time_is_optimal(sol.cost, dt_star, N, spec.time_weight, 0.05, 1e-6,
+                                       [&](double dt) {
                                          RdpOcpSpec fixed = spec;
                                          fixed.free_final_time = false;
-                                         fixed.dt = h;
+                                         fixed.dt = dt;
                                          RdpOcp ocp(fixed);
                                          const NlpSolution s = solve_with_ipopt(ocp, opt);
-                                         EXPECT_TRUE(s.ok()) << "h = " << h << ": " << s.message;
+                                         EXPECT_TRUE(s.ok()) << "dt = " << dt << ": " << s.message;
                                          return s.cost;
                                        });
 }
@@ -284,9 +284,9 @@ TEST(RdpOcp, BadSpecsNameTheField) {
   testing::expect_spec_error<RdpOcp>(s, "pillar 1");
   s = good;
   s.free_final_time = true;
-  s.h_min = 2.0 * s.dt;
-  testing::expect_spec_error<RdpOcp>(s, "h_min");
-  s.h_min = 0.5 * s.dt;
+  s.dt_min = 2.0 * s.dt;
+  testing::expect_spec_error<RdpOcp>(s, "dt_min");
+  s.dt_min = 0.5 * s.dt;
   s.time_weight = -1.0;
   testing::expect_spec_error<RdpOcp>(s, "time_weight");
   s.time_weight = 1.0;

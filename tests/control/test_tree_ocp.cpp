@@ -124,8 +124,8 @@ void expect_blocks_match(const tree::Model& model, const tree::MidpointOptions& 
                                  s.lambda, plus);
   tree::midpoint_residual_blocks(model, d, options, dt - eps, s.x_k, s.u, s.q_kp1, s.p_kp1,
                                  s.lambda, minus);
-  check(B.Ja_h, (plus.r_a - minus.r_a) / (2.0 * eps), "Ja_h");
-  check(B.Jb_h, (plus.r_b - minus.r_b) / (2.0 * eps), "Jb_h");
+  check(B.Ja_dt, (plus.r_a - minus.r_a) / (2.0 * eps), "Ja_dt");
+  check(B.Jb_dt, (plus.r_b - minus.r_b) / (2.0 * eps), "Jb_dt");
 }
 
 // One midpoint_step, then the residual at its result: r_a = 0 and r_b = 0 (one residual
@@ -184,7 +184,7 @@ TEST(MidpointResidualBlocks, VanishAtTheSimulatedStep) {
   }
 }
 
-TEST(MidpointResidualBlocks, RejectsKinematicCoordinates) {
+TEST(MidpointResidualBlocks, RejectsPrescribedCoordinates) {
   tree::ModelBuilder b;
   const int f = b.add_joint_frame("cart", tree::kWorld, tree::Transform::Ty, "x", true);
   const int g = b.add_joint_frame("pole", f, tree::Transform::Rx, "theta");
@@ -198,7 +198,7 @@ TEST(MidpointResidualBlocks, RejectsKinematicCoordinates) {
                                    VecX::Zero(1), VecX(), B);
     FAIL() << "expected InputError";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("kinematic"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("prescribed"), std::string::npos) << e.what();
   }
 }
 
@@ -259,26 +259,26 @@ TEST(TreeOcp, DerivativesMatchOnConstrainedFourBar) {
 TEST(TreeOcp, FreeFinalTimeDerivativesMatch) {
   TreeOcpSpec acro = acrobot_swing_up({}, 0.05, 6, 8.0);
   acro.free_final_time = true;
-  acro.h_min = 0.01;
-  acro.h_max = 0.2;
+  acro.dt_min = 0.01;
+  acro.dt_max = 0.2;
   acro.time_weight = 3.0;
   TreeOcp acro_ocp(acro);
   // The generic perturbation would send a 50 ms step negative: unequal steps near dt instead.
   auto near_guess = [](TreeOcp& ocp, double scale) {
     VecX x = testing::perturbed_guess(ocp, scale);
     for (int k = 0; k < ocp.num_steps(); ++k)
-      x[ocp.h_offset(k)] = ocp.spec().dt * (1.0 + 0.2 * std::sin(k + 1.0));
+      x[ocp.dt_offset(k)] = ocp.spec().dt * (1.0 + 0.2 * std::sin(k + 1.0));
     return x;
   };
   EXPECT_EQ(acro_ocp.num_variables(), 6 * 6 + 4);
   EXPECT_EQ(acro_ocp.num_constraints(), 6 * 4 + 5);
-  EXPECT_EQ(acro_ocp.variable_name(acro_ocp.h_offset(2)), "h at step 2");
+  EXPECT_EQ(acro_ocp.variable_name(acro_ocp.dt_offset(2)), "h at step 2");
   EXPECT_EQ(acro_ocp.constraint_name(6 * 4 + 1), "equal steps h_2 = h_1");
   testing::expect_derivatives_match(acro_ocp, near_guess(acro_ocp, 0.1), 1e-6, 1e-6);
 
   TreeOcpSpec bar = four_bar_spec();
   bar.free_final_time = true;
-  bar.h_min = 0.001;
+  bar.dt_min = 0.001;
   bar.time_weight = 1.0;
   TreeOcp bar_ocp(bar);
   testing::expect_derivatives_match(bar_ocp, near_guess(bar_ocp, 0.05), 1e-6, 1e-6);
@@ -293,8 +293,8 @@ TEST(TreeOcp, FreeFinalTimeSwingUpIsOptimalAgainstFixedTimes) {
   const int N = 80;
   TreeOcpSpec spec = acrobot_swing_up({}, 0.05, N, 20.0);
   spec.free_final_time = true;
-  spec.h_min = 0.02;
-  spec.h_max = 0.1;
+  spec.dt_min = 0.02;
+  spec.dt_max = 0.1;
   spec.time_weight = 20.0;
   IpoptOptions opt;
   opt.print_level = 0;
@@ -304,19 +304,19 @@ TEST(TreeOcp, FreeFinalTimeSwingUpIsOptimalAgainstFixedTimes) {
   TreeOcp free_ocp(spec);
   const NlpSolution sol = solve_with_ipopt(free_ocp, opt);
   ASSERT_TRUE(sol.ok()) << sol.message << " after " << sol.iterations << " iterations";
-  const double h_star = sol.x[free_ocp.h_offset(0)];
-  std::printf("acrobot free final time: T = %.4f s, cost %.6g, %d iterations\n", N * h_star,
+  const double dt_star = sol.x[free_ocp.dt_offset(0)];
+  std::printf("acrobot free final time: T = %.4f s, cost %.6g, %d iterations\n", N * dt_star,
               sol.cost, sol.iterations);
   EXPECT_LT(free_ocp.resimulation_error(sol.x), 1e-6);
-  for (int k = 1; k < N; ++k) EXPECT_NEAR(sol.x[free_ocp.h_offset(k)], h_star, 1e-9);
-  ASSERT_GT(h_star, spec.h_min + 1e-3);  // an interior optimum
-  ASSERT_LT(h_star, spec.h_max - 1e-3);
+  for (int k = 1; k < N; ++k) EXPECT_NEAR(sol.x[free_ocp.dt_offset(k)], dt_star, 1e-9);
+  ASSERT_GT(dt_star, spec.dt_min + 1e-3);  // an interior optimum
+  ASSERT_LT(dt_star, spec.dt_max - 1e-3);
 
   testing::expect_free_time_is_optimal(
-      sol.cost, h_star, N, spec.time_weight, 0.01, 1e-7, [&](double h) {
+      sol.cost, dt_star, N, spec.time_weight, 0.01, 1e-7, [&](double dt) {
         TreeOcpSpec fixed = spec;
         fixed.free_final_time = false;
-        fixed.dt = h;
+        fixed.dt = dt;
         TreeOcp ocp(fixed);
         VecX start(ocp.num_variables());
         for (int k = 0; k <= N; ++k) {
@@ -324,7 +324,7 @@ TEST(TreeOcp, FreeFinalTimeSwingUpIsOptimalAgainstFixedTimes) {
           start.segment(ocp.q_offset(k), size) = sol.x.segment(free_ocp.q_offset(k), size);
         }
         const NlpSolution s = solve_with_ipopt(ocp, opt, start);
-        EXPECT_TRUE(s.ok()) << "h = " << h << ": " << s.message;
+        EXPECT_TRUE(s.ok()) << "dt = " << dt << ": " << s.message;
         return s.cost;
       });
 }
@@ -409,9 +409,9 @@ TEST(TreeOcp, BadSpecsNameTheField) {
   testing::expect_spec_error<TreeOcp>(s, "q_final_fixed");
   s = good;
   s.free_final_time = true;
-  s.h_min = 2.0 * s.dt;
-  testing::expect_spec_error<TreeOcp>(s, "h_min");
-  s.h_min = 0.5 * s.dt;
+  s.dt_min = 2.0 * s.dt;
+  testing::expect_spec_error<TreeOcp>(s, "dt_min");
+  s.dt_min = 0.5 * s.dt;
   s.time_weight = std::nan("");
   testing::expect_spec_error<TreeOcp>(s, "time_weight");
   s = good;

@@ -150,44 +150,44 @@ class PerModel : public ::testing::TestWithParam<int> {
   const Named& named() const { return kModels[GetParam()]; }
 };
 
-// Every exact Jacobian against central differences; q_pres (random, size n) is passed to
+// Every exact Jacobian against central differences; q_prescribed (random, size n) is passed to
 // the residuals when the model prescribes coordinates.
 void check_residual_jacobians(const Named& named_model, bool with_prescription) {
   const auto model = named_model.make();
   const auto named = [&] { return named_model; };
   const int n = model->dof(), m = model->num_constraints(), c = model->num_controls();
   std::mt19937 rng(7);
-  const double h = 0.1;
+  const double dt = 0.1;
   for (int trial = 0; trial < 5; ++trial) {
     const NhVec q0 = random_vec(rng, n, 1.0);
     const NhVec q1 = q0 + random_vec(rng, n, 0.1);
     const NhVec q2 = q1 + random_vec(rng, n, 0.1);
     const NhVec p = random_vec(rng, n, 1.0);
     const NhVec u = random_vec(rng, c, 1.0);
-    const NhVec q_pres_v = q2 + random_vec(rng, n, 0.05);
-    const NhVec* q_pres = with_prescription ? &q_pres_v : nullptr;
+    const NhVec q_prescribed_v = q2 + random_vec(rng, n, 0.05);
+    const NhVec* q_prescribed = with_prescription ? &q_prescribed_v : nullptr;
     // Discrete Lagrangian derivatives, with respect to q1.
     NhVec D1, D2;
     NhMat J1, J2;
-    midpoint_ld_derivatives(*model, h, q0, q1, D1, D2, &J1, &J2);
+    midpoint_ld_derivatives(*model, dt, q0, q1, D1, D2, &J1, &J2);
     auto d1 = [&](const Eigen::VectorXd& x) {
       NhVec a, b;
-      midpoint_ld_derivatives(*model, h, q0, NhVec(x), a, b, nullptr, nullptr);
+      midpoint_ld_derivatives(*model, dt, q0, NhVec(x), a, b, nullptr, nullptr);
       return Eigen::VectorXd(a);
     };
     auto d2 = [&](const Eigen::VectorXd& x) {
       NhVec a, b;
-      midpoint_ld_derivatives(*model, h, q0, NhVec(x), a, b, nullptr, nullptr);
+      midpoint_ld_derivatives(*model, dt, q0, NhVec(x), a, b, nullptr, nullptr);
       return Eigen::VectorXd(b);
     };
     expect_close(J1, central_difference(d1, q1, 1e-6), 1e-7, "J_D1_q1", named().name);
     expect_close(J2, central_difference(d2, q1, 1e-6), 1e-7, "J_D2_q1", named().name);
-    // D1, D2 are the gradients of L_d = h L(q_m, v): check them too.
+    // D1, D2 are the gradients of L_d = dt L(q_m, v): check them too.
     auto ld = [&](const Eigen::VectorXd& x) {
       const NhVec a = x.head(n), b = x.tail(n);
-      const NhVec qm = 0.5 * (a + b), v = (b - a) / h;
+      const NhVec qm = 0.5 * (a + b), v = (b - a) / dt;
       Eigen::VectorXd out(1);
-      out[0] = h * (nh_energy(*model, qm, v) - 2.0 * model->potential(qm));
+      out[0] = dt * (nh_energy(*model, qm, v) - 2.0 * model->potential(qm));
       return out;
     };
     Eigen::VectorXd q01(2 * n);
@@ -199,10 +199,10 @@ void check_residual_jacobians(const Named& named_model, bool with_prescription) 
     // GNI.
     NhVec r;
     NhMat Jg;
-    gni_residual(*model, h, q1, p, u, q2, r, &Jg, q_pres);
+    gni_residual(*model, dt, q1, p, u, q2, r, &Jg, q_prescribed);
     auto gni = [&](const Eigen::VectorXd& x) {
       NhVec rr;
-      gni_residual(*model, h, q1, p, u, NhVec(x), rr, nullptr, q_pres);
+      gni_residual(*model, dt, q1, p, u, NhVec(x), rr, nullptr, q_prescribed);
       return Eigen::VectorXd(rr);
     };
     expect_close(Jg, central_difference(gni, q2, 1e-6), 1e-7, "GNI", named().name);
@@ -210,17 +210,17 @@ void check_residual_jacobians(const Named& named_model, bool with_prescription) 
     NhUnknown x(n + m), rx;
     x << q2, random_vec(rng, m, 1.0);
     NhJacobian Jx;
-    shake_residual(*model, h, q0, q1, u, x, rx, &Jx, q_pres);
+    shake_residual(*model, dt, q0, q1, u, x, rx, &Jx, q_prescribed);
     auto shake = [&](const Eigen::VectorXd& y) {
       NhUnknown rr;
-      shake_residual(*model, h, q0, q1, u, NhUnknown(y), rr, nullptr, q_pres);
+      shake_residual(*model, dt, q0, q1, u, NhUnknown(y), rr, nullptr, q_prescribed);
       return Eigen::VectorXd(rr);
     };
     expect_close(Jx, central_difference(shake, x, 1e-6), 1e-7, "SHAKE", named().name);
-    rattle_residual(*model, h, q1, p, u, x, rx, &Jx, q_pres);
+    rattle_residual(*model, dt, q1, p, u, x, rx, &Jx, q_prescribed);
     auto rattle = [&](const Eigen::VectorXd& y) {
       NhUnknown rr;
-      rattle_residual(*model, h, q1, p, u, NhUnknown(y), rr, nullptr, q_pres);
+      rattle_residual(*model, dt, q1, p, u, NhUnknown(y), rr, nullptr, q_prescribed);
       return Eigen::VectorXd(rr);
     };
     expect_close(Jx, central_difference(rattle, x, 1e-6), 1e-7, "RATTLE", named().name);
@@ -228,21 +228,21 @@ void check_residual_jacobians(const Named& named_model, bool with_prescription) 
     NhVec r_pr;
     NhMat J_pr;
     const NhVec p_adm = admissible_velocity(*model, q1, p);
-    projected_rattle_residual(*model, h, q1, p_adm, u, q2, r_pr, &J_pr, q_pres);
+    projected_rattle_residual(*model, dt, q1, p_adm, u, q2, r_pr, &J_pr, q_prescribed);
     auto projected = [&](const Eigen::VectorXd& y) {
       NhVec rr;
-      projected_rattle_residual(*model, h, q1, p_adm, u, NhVec(y), rr, nullptr, q_pres);
+      projected_rattle_residual(*model, dt, q1, p_adm, u, NhVec(y), rr, nullptr, q_prescribed);
       return Eigen::VectorXd(rr);
     };
     expect_close(J_pr, central_difference(projected, q2, 1e-6), 1e-7, "projected RATTLE",
                  named().name);
-    if (q_pres) {
-      // The prescribed rows are exactly q_k+1[i] - q_pres[i].
+    if (q_prescribed) {
+      // The prescribed rows are exactly q_k+1[i] - q_prescribed[i].
       for (int i = 0; i < n; ++i) {
         if (!model->prescribed(i)) continue;
-        EXPECT_NEAR(r[i], q2[i] - (*q_pres)[i], 1e-14) << named().name;
-        EXPECT_NEAR(rx[i], q2[i] - (*q_pres)[i], 1e-14) << named().name;
-        EXPECT_NEAR(r_pr[i], q2[i] - (*q_pres)[i], 1e-14) << named().name;
+        EXPECT_NEAR(r[i], q2[i] - (*q_prescribed)[i], 1e-14) << named().name;
+        EXPECT_NEAR(rx[i], q2[i] - (*q_prescribed)[i], 1e-14) << named().name;
+        EXPECT_NEAR(r_pr[i], q2[i] - (*q_prescribed)[i], 1e-14) << named().name;
       }
     }
     // Continuous acceleration: the constraint holds to second order, d/dt (mu qdot) = 0.
@@ -288,20 +288,20 @@ TEST_P(PerPrescribedModel, StepsRequireThePrescription) {
   NhVec r;
   EXPECT_THROW(gni_residual(*model, 0.1, q, p, u, q1, r, nullptr), InputError);
   // With it, the prescribed entries are hit exactly.
-  NhVec q_pres = q;
+  NhVec q_prescribed = q;
   for (int i = 0; i < n; ++i)
-    if (model->prescribed(i)) q_pres[i] += 0.01;
+    if (model->prescribed(i)) q_prescribed[i] += 0.01;
   q1 = q;
-  ASSERT_TRUE(rattle_step(*model, 0.1, q, p, u, q1, p1, {}, &q_pres).converged);
+  ASSERT_TRUE(rattle_step(*model, 0.1, q, p, u, q1, p1, {}, &q_prescribed).converged);
   for (int i = 0; i < n; ++i)
     if (model->prescribed(i)) {
-      EXPECT_NEAR(q1[i], q_pres[i], 1e-15);
+      EXPECT_NEAR(q1[i], q_prescribed[i], 1e-15);
     }
   q1 = q;
-  ASSERT_TRUE(gni_step(*model, 0.1, q, p, u, q1, p1, nullptr, {}, &q_pres).converged);
+  ASSERT_TRUE(gni_step(*model, 0.1, q, p, u, q1, p1, nullptr, {}, &q_prescribed).converged);
   for (int i = 0; i < n; ++i)
     if (model->prescribed(i)) {
-      EXPECT_NEAR(q1[i], q_pres[i], 1e-15);
+      EXPECT_NEAR(q1[i], q_prescribed[i], 1e-15);
     }
 }
 
@@ -331,19 +331,19 @@ TEST_P(PerModel, RattleKeepsTheConstraintsAtEveryStep) {
   model->mass(q, M);
   NhVec p = M * qd, q1, p1;
   const NhVec u = some_controls(*model);
-  const double h = 0.05;
+  const double dt = 0.05;
   double worst_end = 0.0, worst_mid = 0.0;
   // The snakeboard's constraints lose rank at phi = +-pi/2, which the driven steering
   // reaches after about 40 s here: stay short of it.
   const int steps = std::string(named().name) == "snakeboard" ? 500 : 2000;
   for (int k = 0; k < steps; ++k) {
-    q1 = q + h * velocity_of(*model, q, p);
-    const NewtonStatus st = rattle_step(*model, h, q, p, u, q1, p1);
+    q1 = q + dt * velocity_of(*model, q, p);
+    const NewtonStatus st = rattle_step(*model, dt, q, p, u, q1, p1);
     ASSERT_TRUE(st.converged) << "step " << k << " residual " << st.residual_norm;
     worst_end = std::max(worst_end, constraint_of(*model, q1, velocity_of(*model, q1, p1))
                                         .lpNorm<Eigen::Infinity>());
     worst_mid = std::max(worst_mid, constraint_of(*model, NhVec(0.5 * (q + q1)),
-                                                  NhVec((q1 - q) / h))
+                                                  NhVec((q1 - q) / dt))
                                         .lpNorm<Eigen::Infinity>());
     q = q1;
     p = p1;
@@ -355,7 +355,7 @@ TEST_P(PerModel, RattleKeepsTheConstraintsAtEveryStep) {
 }
 
 // Projected RATTLE: p_k+1 = P*(q_k+1)(...) satisfies the constraints to round-off, and so
-// does p-_k = -D1 L_d(q_k, q_k+1) = P*(q_k)(p_k + h/2 B u) at q_k (midpoint velocities are
+// does p-_k = -D1 L_d(q_k, q_k+1) = P*(q_k)(p_k + dt/2 B u) at q_k (midpoint velocities are
 // not constrained by this scheme).
 TEST_P(PerModel, ProjectedRattleKeepsTheConstraintsAtEveryStep) {
   const auto model = named().make();
@@ -366,17 +366,17 @@ TEST_P(PerModel, ProjectedRattleKeepsTheConstraintsAtEveryStep) {
   model->mass(q, M);
   NhVec p = M * qd, q1, p1;
   const NhVec u = some_controls(*model);
-  const double h = 0.05;
+  const double dt = 0.05;
   double worst_end = 0.0, worst_minus = 0.0;
   const int steps = std::string(named().name) == "snakeboard" ? 500 : 2000;
   for (int k = 0; k < steps; ++k) {
-    q1 = q + h * velocity_of(*model, q, p);
-    const NewtonStatus st = projected_rattle_step(*model, h, q, p, u, q1, p1);
+    q1 = q + dt * velocity_of(*model, q, p);
+    const NewtonStatus st = projected_rattle_step(*model, dt, q, p, u, q1, p1);
     ASSERT_TRUE(st.converged) << "step " << k << " residual " << st.residual_norm;
     worst_end = std::max(worst_end, constraint_of(*model, q1, velocity_of(*model, q1, p1))
                                         .lpNorm<Eigen::Infinity>());
     NhVec D1, D2;
-    midpoint_ld_derivatives(*model, h, q, q1, D1, D2, nullptr, nullptr);
+    midpoint_ld_derivatives(*model, dt, q, q1, D1, D2, nullptr, nullptr);
     worst_minus = std::max(worst_minus, constraint_of(*model, q, velocity_of(*model, q,
                                                                                 NhVec(-D1)))
                                             .lpNorm<Eigen::Infinity>());
@@ -402,11 +402,11 @@ GniRun gni_start(const NonholonomicModel& model, const NhVec& q0, const NhVec& q
   return {q0, M * qd0, true};
 }
 
-NewtonStatus gni_advance(const NonholonomicModel& model, double h, const NhVec& u, GniRun& s,
+NewtonStatus gni_advance(const NonholonomicModel& model, double dt, const NhVec& u, GniRun& s,
                          NhVec* p_minus = nullptr) {
-  NhVec q1 = s.q + h * velocity_of(model, s.q, s.p_plus), p1;
+  NhVec q1 = s.q + dt * velocity_of(model, s.q, s.p_plus), p1;
   const NewtonStatus st =
-      gni_step(model, h, s.q, s.p_plus, s.first ? NhVec(0.5 * u) : u, q1, p1, p_minus);
+      gni_step(model, dt, s.q, s.p_plus, s.first ? NhVec(0.5 * u) : u, q1, p1, p_minus);
   s.q = q1;
   s.p_plus = p1;
   s.first = false;
@@ -420,12 +420,12 @@ TEST_P(PerModel, GniSatisfiesTheAveragedConstraint) {
   initial_state(*model, rng, q, qd);
   GniRun s = gni_start(*model, q, qd);
   const NhVec u = some_controls(*model);
-  const double h = 0.05;
+  const double dt = 0.05;
   double worst = 0.0;
   for (int k = 0; k < 2000; ++k) {
     const NhVec q_k = s.q, p_plus = s.p_plus;
     NhVec p_minus;
-    const NewtonStatus st = gni_advance(*model, h, u, s, &p_minus);
+    const NewtonStatus st = gni_advance(*model, dt, u, s, &p_minus);
     ASSERT_TRUE(st.converged) << "step " << k << " residual " << st.residual_norm;
     // Q*(p+ + p-) = 0  <=>  mu(q_k) M(q_k)^-1 (p+_k + p-_k) = 0 (paper eq. (5b)).
     worst = std::max(worst, constraint_of(*model, q_k,
@@ -443,15 +443,15 @@ TEST_P(PerModel, GniIsReversible) {
   initial_state(*model, rng, q, qd);
   GniRun s = gni_start(*model, q, qd);
   const NhVec none;
-  const double h = 0.05;
+  const double dt = 0.05;
   NhVec p_minus_0;
-  ASSERT_TRUE(gni_advance(*model, h, none, s, &p_minus_0).converged);
-  for (int k = 1; k < 500; ++k) ASSERT_TRUE(gni_advance(*model, h, none, s).converged);
+  ASSERT_TRUE(gni_advance(*model, dt, none, s, &p_minus_0).converged);
+  for (int k = 1; k < 500; ++k) ASSERT_TRUE(gni_advance(*model, dt, none, s).converged);
   // Reflect: start back from (q_N, -p-_N), p-_N = (P* - Q*) p+_N the jump at q_N.
   NhMat P_star, Q_star;
   nh_projectors(*model, s.q, P_star, Q_star);
   GniRun back{s.q, -(P_star - Q_star) * s.p_plus, false};
-  for (int k = 0; k < 500; ++k) ASSERT_TRUE(gni_advance(*model, h, none, back).converged);
+  for (int k = 0; k < 500; ++k) ASSERT_TRUE(gni_advance(*model, dt, none, back).converged);
   const double err_q = (back.q - q).lpNorm<Eigen::Infinity>();
   const double err_p = (back.p_plus + p_minus_0).lpNorm<Eigen::Infinity>();
   std::printf("[%s] GNI reversibility after 500 + 500 steps: |dq| = %.2e, |dp| = %.2e\n",
@@ -470,18 +470,18 @@ TEST_P(PerModel, RattleAndShakeGiveTheSamePositions) {
   NhMat M;
   model->mass(q, M);
   const NhVec u = some_controls(*model);
-  const double h = 0.05;
-  NhVec p = M * qd, q1 = q + h * qd, p1;
-  ASSERT_TRUE(rattle_step(*model, h, q, p, u, q1, p1).converged);
+  const double dt = 0.05;
+  NhVec p = M * qd, q1 = q + dt * qd, p1;
+  ASSERT_TRUE(rattle_step(*model, dt, q, p, u, q1, p1).converged);
   NhVec s_prev = q, s_cur = q1, lambda;
   q = q1;
   p = p1;
   double worst = 0.0;
   for (int k = 0; k < 500; ++k) {
     q1 = 2.0 * q - s_prev;
-    ASSERT_TRUE(rattle_step(*model, h, q, p, u, q1, p1).converged);
+    ASSERT_TRUE(rattle_step(*model, dt, q, p, u, q1, p1).converged);
     NhVec s_next = 2.0 * s_cur - s_prev;
-    const NewtonStatus st = shake_step(*model, h, s_prev, s_cur, u, s_next, lambda);
+    const NewtonStatus st = shake_step(*model, dt, s_prev, s_cur, u, s_next, lambda);
     ASSERT_TRUE(st.converged) << "SHAKE step " << k << " residual " << st.residual_norm;
     worst = std::max(worst, (s_next - q1).lpNorm<Eigen::Infinity>());
     q = q1;
@@ -493,49 +493,49 @@ TEST_P(PerModel, RattleAndShakeGiveTheSamePositions) {
   EXPECT_LE(worst, 1e-9);
 }
 
-// Positions at time T from (q0, qdot0) with step h: 0 GNI, 1 SHAKE, 2 RATTLE, 3 RK4,
+// Positions at time T from (q0, qdot0) with step dt: 0 GNI, 1 SHAKE, 2 RATTLE, 3 RK4,
 // 4 projected RATTLE, 5 RK2.
 NhVec run_to(const NonholonomicModel& model, int method, double T, int steps, const NhVec& q0,
              const NhVec& qd0, const NhVec& u) {
-  const double h = T / steps;
+  const double dt = T / steps;
   NhMat M;
   model.mass(q0, M);
   if (method == 0) {
     GniRun s = gni_start(model, q0, qd0);
-    for (int k = 0; k < steps; ++k) EXPECT_TRUE(gni_advance(model, h, u, s).converged);
+    for (int k = 0; k < steps; ++k) EXPECT_TRUE(gni_advance(model, dt, u, s).converged);
     return s.q;
   }
   if (method == 3 || method == 5) {
     NhVec q = q0, qd = qd0;
     for (int k = 0; k < steps; ++k)
-      (method == 3 ? nh_rk4_step : nh_rk2_step)(model, h, u, q, qd);
+      (method == 3 ? nh_rk4_step : nh_rk2_step)(model, dt, u, q, qd);
     return q;
   }
   if (method == 4) {
     NhVec q = q0, p = M * qd0, q1, p1;
     for (int k = 0; k < steps; ++k) {
-      q1 = q + h * velocity_of(model, q, p);
-      EXPECT_TRUE(projected_rattle_step(model, h, q, p, u, q1, p1).converged);
+      q1 = q + dt * velocity_of(model, q, p);
+      EXPECT_TRUE(projected_rattle_step(model, dt, q, p, u, q1, p1).converged);
       q = q1;
       p = p1;
     }
     return q;
   }
-  NhVec q = q0, p = M * qd0, q1 = q0 + h * qd0, p1;
-  EXPECT_TRUE(rattle_step(model, h, q, p, u, q1, p1).converged);
+  NhVec q = q0, p = M * qd0, q1 = q0 + dt * qd0, p1;
+  EXPECT_TRUE(rattle_step(model, dt, q, p, u, q1, p1).converged);
   if (method == 2) {
     for (int k = 1; k < steps; ++k) {
       q = q1;
       p = p1;
-      q1 = q + h * velocity_of(model, q, p);
-      EXPECT_TRUE(rattle_step(model, h, q, p, u, q1, p1).converged);
+      q1 = q + dt * velocity_of(model, q, p);
+      EXPECT_TRUE(rattle_step(model, dt, q, p, u, q1, p1).converged);
     }
     return q1;
   }
   NhVec prev = q0, cur = q1, next, lambda;
   for (int k = 1; k < steps; ++k) {
     next = 2.0 * cur - prev;
-    EXPECT_TRUE(shake_step(model, h, prev, cur, u, next, lambda).converged);
+    EXPECT_TRUE(shake_step(model, dt, prev, cur, u, next, lambda).converged);
     prev = cur;
     cur = next;
   }
@@ -567,8 +567,8 @@ TEST_P(PerModel, ObservedOrderAgainstRk4Reference) {
 
 // Projected RATTLE against the same reference. Observed order 1, not 2 (measured 0.99-1.00
 // on all three models): the first half-step carries no constraint force (P*(q_k) p_k =
-// p_k), so q_k+1 - q_k misses the O(h^2) constraint-force term of the exact flow, and the
-// projection in (b) supplies that force only to first order; the local error is O(h^2).
+// p_k), so q_k+1 - q_k misses the O(dt^2) constraint-force term of the exact flow, and the
+// projection in (b) supplies that force only to first order; the local error is O(dt^2).
 // This is a property of our reading of the projected form (integrators.hpp), not a bug
 // in the Newton solve (its Jacobian is checked above, the constraints hold to round-off).
 TEST_P(PerModel, ProjectedRattleObservedOrderAgainstRk4Reference) {
@@ -630,14 +630,14 @@ TEST(Sleigh, GniPreservesEnergyOver1e4Steps) {
   NhVec q, qd;
   sleigh_start(sl, 1.0, 0.8, q, qd);
   GniRun s = gni_start(sl, q, qd);
-  const double h = 0.1, E0 = nh_energy(sl, q, qd);
+  const double dt = 0.1, E0 = nh_energy(sl, q, qd);
   double worst = 0.0;
   for (int k = 0; k < 10000; ++k) {
-    ASSERT_TRUE(gni_advance(sl, h, NhVec(), s).converged);
+    ASSERT_TRUE(gni_advance(sl, dt, NhVec(), s).converged);
     const NhVec v = velocity_of(sl, s.q, s.p_plus);  // p+_k = M v_k-1/2
     worst = std::max(worst, std::abs(nh_energy(sl, s.q, v) - E0) / E0);
   }
-  std::printf("GNI sleigh: max relative energy error over 1e4 steps (h = 0.1): %.2e\n", worst);
+  std::printf("GNI sleigh: max relative energy error over 1e4 steps (dt = 0.1): %.2e\n", worst);
   EXPECT_LE(worst, 1e-12);
 }
 
@@ -652,11 +652,11 @@ TEST(Sleigh, GniIsTheExplicitReflectionForConstantMass) {
   NhMat M, P_star, Q_star;
   sl.mass(q, M);
   nh_projectors(sl, q, P_star, Q_star);
-  const double h = 0.1;
-  q1 = q + h * v;
-  ASSERT_TRUE(gni_step(sl, h, q, NhVec(M * v), NhVec(), q1, p1).converged);
+  const double dt = 0.1;
+  q1 = q + dt * v;
+  ASSERT_TRUE(gni_step(sl, dt, q, NhVec(M * v), NhVec(), q1, p1).converged);
   const NhVec v_expected = (P_star - Q_star).transpose() * v;  // P - Q = (P* - Q*)^T
-  EXPECT_LE(((q1 - q) / h - v_expected).lpNorm<Eigen::Infinity>(), 1e-13);
+  EXPECT_LE(((q1 - q) / dt - v_expected).lpNorm<Eigen::Infinity>(), 1e-13);
 }
 
 TEST(Sleigh, RattleEnergyStaysBoundedOver1e5Steps) {
@@ -666,41 +666,41 @@ TEST(Sleigh, RattleEnergyStaysBoundedOver1e5Steps) {
   NhMat M;
   sl.mass(q, M);
   NhVec p = M * qd, q1, p1;
-  const double h = 0.1, E0 = nh_energy(sl, q, qd);
+  const double dt = 0.1, E0 = nh_energy(sl, q, qd);
   double worst = 0.0, late = 0.0;
   for (int k = 0; k < 100000; ++k) {
-    q1 = q + h * velocity_of(sl, q, p);
-    ASSERT_TRUE(rattle_step(sl, h, q, p, NhVec(), q1, p1).converged) << "step " << k;
+    q1 = q + dt * velocity_of(sl, q, p);
+    ASSERT_TRUE(rattle_step(sl, dt, q, p, NhVec(), q1, p1).converged) << "step " << k;
     q = q1;
     p = p1;
     const double err = std::abs(nh_energy(sl, q, velocity_of(sl, q, p)) - E0) / E0;
     worst = std::max(worst, err);
     if (k >= 90000) late = std::max(late, err);
   }
-  std::printf("RATTLE sleigh: max relative energy error over 1e5 steps (h = 0.1): %.2e "
+  std::printf("RATTLE sleigh: max relative energy error over 1e5 steps (dt = 0.1): %.2e "
               "(last 1e4 steps: %.2e)\n", worst, late);
   EXPECT_LE(worst, 1e-2);
 }
 
 // The sleigh has constant M and V = 0, so projected RATTLE is v_k+1/2 = v_k (admissible),
 // v_k+1 = P(q_k+1) v_k+1/2: an M-orthogonal projection, hence the energy never increases.
-// It is bounded (by E0) but not conserved: the loss is O(h) (first order) and stops once
+// It is bounded (by E0) but not conserved: the loss is O(dt) (first order) and stops once
 // the sleigh has settled to straight motion.
 TEST(Sleigh, ProjectedRattleEnergyStaysBoundedOver1e4Steps) {
   const ChaplyginSleigh sl(1.0, 2.0, 0.5);
   double loss[2], late_change[2];
-  const double hs[2] = {0.1, 0.05};
+  const double dts[2] = {0.1, 0.05};
   for (int run = 0; run < 2; ++run) {
     NhVec q, qd;
     sleigh_start(sl, 1.0, 0.8, q, qd);
     NhMat M;
     sl.mass(q, M);
     NhVec p = M * qd, q1, p1;
-    const double h = hs[run], E0 = nh_energy(sl, q, qd);
+    const double dt = dts[run], E0 = nh_energy(sl, q, qd);
     double E_prev = E0, worst = 0.0, E_late = 0.0, rise = 0.0;
     for (int k = 0; k < 10000; ++k) {
-      q1 = q + h * velocity_of(sl, q, p);
-      ASSERT_TRUE(projected_rattle_step(sl, h, q, p, NhVec(), q1, p1).converged)
+      q1 = q + dt * velocity_of(sl, q, p);
+      ASSERT_TRUE(projected_rattle_step(sl, dt, q, p, NhVec(), q1, p1).converged)
           << "step " << k;
       q = q1;
       p = p1;
@@ -711,17 +711,17 @@ TEST(Sleigh, ProjectedRattleEnergyStaysBoundedOver1e4Steps) {
       worst = std::max(worst, std::abs(E - E0) / E0);
       if (k == 9000) E_late = E;
     }
-    std::printf("projected RATTLE sleigh (h = %g): largest one-step relative energy rise "
-                "%.1e\n", h, rise);
+    std::printf("projected RATTLE sleigh (dt = %g): largest one-step relative energy rise "
+                "%.1e\n", dt, rise);
     EXPECT_LE(rise, 1e-10);
     loss[run] = worst;
     late_change[run] = std::abs(E_prev - E_late) / E0;
   }
-  std::printf("projected RATTLE sleigh, 1e4 steps: max relative energy loss %.3e (h = 0.1), "
-              "%.3e (h = 0.05), ratio %.2f; change over the last 1e3 steps %.1e, %.1e\n",
+  std::printf("projected RATTLE sleigh, 1e4 steps: max relative energy loss %.3e (dt = 0.1), "
+              "%.3e (dt = 0.05), ratio %.2f; change over the last 1e3 steps %.1e, %.1e\n",
               loss[0], loss[1], loss[0] / loss[1], late_change[0], late_change[1]);
   EXPECT_LE(loss[0], 0.1);
-  EXPECT_NEAR(loss[0] / loss[1], 2.0, 0.3);  // O(h) loss
+  EXPECT_NEAR(loss[0] / loss[1], 2.0, 0.3);  // O(dt) loss
   EXPECT_LE(late_change[0], 1e-10);
   EXPECT_LE(late_change[1], 1e-10);
 }
@@ -743,14 +743,14 @@ TEST(Sleigh, SettlesToStraightMotion) {
     EXPECT_LE(std::abs(b.omega), 1e-8);
     EXPECT_LE(std::abs(b.v1 - v_inf), 1e-8);
   }
-  const double h = 0.1;
+  const double dt = 0.1;
   {
     NhMat M;
     sl.mass(q0, M);
     NhVec q = q0, p = M * qd0, q1, p1;
     for (int k = 0; k < 800; ++k) {
-      q1 = q + h * velocity_of(sl, q, p);
-      ASSERT_TRUE(rattle_step(sl, h, q, p, NhVec(), q1, p1).converged);
+      q1 = q + dt * velocity_of(sl, q, p);
+      ASSERT_TRUE(rattle_step(sl, dt, q, p, NhVec(), q1, p1).converged);
       q = q1;
       p = p1;
     }
@@ -764,23 +764,23 @@ TEST(Sleigh, SettlesToStraightMotion) {
 
 // GNI does NOT settle: its constraint holds only on the average of consecutive velocities
 // (eq. (5b)), which leaves a period-2 mode, omega_k+1/2 ~ -omega_k-1/2, free. The mode is
-// seeded at O(h^2) and, energy being exactly conserved, ends up carrying the energy that
+// seeded at O(dt^2) and, energy being exactly conserved, ends up carrying the energy that
 // the physical motion should put into v1. Measured here so that the claim stays true.
 TEST(Sleigh, GniDevelopsAPeriodTwoModeInsteadOfSettling) {
   const ChaplyginSleigh sl(1.0, 2.0, 0.5);
   NhVec q0, qd0;
   sleigh_start(sl, 1.0, 0.8, q0, qd0);
-  const double E0 = nh_energy(sl, q0, qd0), h = 0.02;
+  const double E0 = nh_energy(sl, q0, qd0), dt = 0.02;
   // Short times: GNI follows the reference (second order, see ObservedOrder...).
   NhVec q = q0, qd = qd0;
   for (int k = 0; k < 5000; ++k) nh_rk4_step(sl, 5.0 / 5000, NhVec(), q, qd);
   GniRun s = gni_start(sl, q0, qd0);
-  for (int k = 0; k < 250; ++k) ASSERT_TRUE(gni_advance(sl, h, NhVec(), s).converged);
+  for (int k = 0; k < 250; ++k) ASSERT_TRUE(gni_advance(sl, dt, NhVec(), s).converged);
   const double early = (s.q - q).lpNorm<Eigen::Infinity>();
   // Long times: alternation of omega between consecutive steps.
   double omega_prev = 0.0, alternation = 0.0, mean = 0.0, energy = 0.0;
   for (int k = 250; k < 4000; ++k) {
-    ASSERT_TRUE(gni_advance(sl, h, NhVec(), s).converged);
+    ASSERT_TRUE(gni_advance(sl, dt, NhVec(), s).converged);
     const NhVec v = velocity_of(sl, s.q, s.p_plus);
     energy = std::max(energy, std::abs(nh_energy(sl, s.q, v) - E0) / E0);
     if (k >= 3990) {
@@ -789,8 +789,8 @@ TEST(Sleigh, GniDevelopsAPeriodTwoModeInsteadOfSettling) {
     }
     omega_prev = v[0];
   }
-  std::printf("GNI sleigh h = %g: |q - q_RK4| at T = 5: %.2e; at T = 80 period-2 amplitude of "
-              "omega %.3f, two-step mean %.3f, energy error %.1e\n", h, early, alternation,
+  std::printf("GNI sleigh dt = %g: |q - q_RK4| at T = 5: %.2e; at T = 80 period-2 amplitude of "
+              "omega %.3f, two-step mean %.3f, energy error %.1e\n", dt, early, alternation,
               mean, energy);
   EXPECT_LE(early, 1e-2);
   EXPECT_LE(energy, 1e-10);
@@ -813,13 +813,13 @@ TEST(Snakeboard, LockedShapeMovesOnACircle) {
   auto radius_error = [&](const NhVec& q) {
     return std::abs((Eigen::Vector2d(q[3], q[4]) - c0).norm() - R);
   };
-  const double h = 0.05;
+  const double dt = 0.05;
   const int steps = 2000;
   {
     NhVec q = q0, qd = qd0;
     double worst = 0.0, psi_dot = 0.0;
     for (int k = 0; k < steps * 10; ++k) {
-      nh_rk4_step(sb, h / 10, NhVec(), q, qd);
+      nh_rk4_step(sb, dt / 10, NhVec(), q, qd);
       worst = std::max(worst, radius_error(q));
       psi_dot = std::max(psi_dot, std::abs(qd[0]) + std::abs(qd[1]));
     }
@@ -834,7 +834,7 @@ TEST(Snakeboard, LockedShapeMovesOnACircle) {
     GniRun g = gni_start(sb, q0, qd0);
     double worst = 0.0, phi_drift = 0.0, psi_drift = 0.0;
     for (int k = 0; k < 100; ++k) {
-      ASSERT_TRUE(gni_advance(sb, h, NhVec(), g).converged);
+      ASSERT_TRUE(gni_advance(sb, dt, NhVec(), g).converged);
       worst = std::max(worst, radius_error(g.q));
       phi_drift = std::max(phi_drift, std::abs(g.q[1] - q0[1]));
       psi_drift = std::max(psi_drift, std::abs(g.q[0] - q0[0]));
@@ -846,15 +846,15 @@ TEST(Snakeboard, LockedShapeMovesOnACircle) {
     EXPECT_LE(psi_drift, 1e-2);
   }
   {
-    // RATTLE: phi exactly locked; psi follows the O(h^2) wobble of theta_dot (p_psi =
-    // I (psi_dot + theta_dot) is conserved), so it is locked to O(h^2), not exactly.
+    // RATTLE: phi exactly locked; psi follows the O(dt^2) wobble of theta_dot (p_psi =
+    // I (psi_dot + theta_dot) is conserved), so it is locked to O(dt^2), not exactly.
     NhMat M;
     sb.mass(q0, M);
     NhVec q = q0, p = M * qd0, q1, p1;
     double worst = 0.0, phi_drift = 0.0, psi_drift = 0.0;
     for (int k = 0; k < steps; ++k) {
-      q1 = q + h * velocity_of(sb, q, p);
-      ASSERT_TRUE(rattle_step(sb, h, q, p, NhVec(), q1, p1).converged);
+      q1 = q + dt * velocity_of(sb, q, p);
+      ASSERT_TRUE(rattle_step(sb, dt, q, p, NhVec(), q1, p1).converged);
       q = q1;
       p = p1;
       worst = std::max(worst, radius_error(q));
@@ -862,15 +862,15 @@ TEST(Snakeboard, LockedShapeMovesOnACircle) {
       psi_drift = std::max(psi_drift, std::abs(q[0] - q0[0]));
     }
     std::printf("RATTLE snakeboard to T = %g: radius error %.2e, phi drift %.1e, psi drift "
-                "%.2e (h = %g)\n", steps * h, worst, phi_drift, psi_drift, h);
+                "%.2e (dt = %g)\n", steps * dt, worst, phi_drift, psi_drift, dt);
     EXPECT_LE(worst, 1e-3 * R);
     EXPECT_LE(phi_drift, 1e-12);
-    EXPECT_LE(psi_drift, h * h);
+    EXPECT_LE(psi_drift, dt * dt);
   }
 }
 
 // Snakeboard driven by rotor and steering torques from rest: projected RATTLE converges to
-// the continuous controlled solution (RK4 with tiny steps) as h -> 0.
+// the continuous controlled solution (RK4 with tiny steps) as dt -> 0.
 TEST(Snakeboard, ProjectedRattleConvergesUnderTorques) {
   const Snakeboard sb(0.3, 0.1, 2.0, 0.6);
   NhVec q0(5), qd0(5), u(2);
@@ -917,11 +917,11 @@ CarContinuousState car_reference(const CarParams& p, const CarContinuousState& s
                                  int steps, double torque,
                                  const std::function<double(double)>& sigma_rate) {
   CarContinuousState s = s0;
-  const double h = T / steps;
+  const double dt = T / steps;
   auto rhs = [&](double t, const CarContinuousState& y) {
     return car_continuous_rhs(p, y, torque, sigma_rate(t));
   };
-  for (int k = 0; k < steps; ++k) s = sim::rk_step(sim::RungeKutta::Classic4, k * h, h, s, rhs);
+  for (int k = 0; k < steps; ++k) s = sim::rk_step(sim::RungeKutta::Classic4, k * dt, dt, s, rhs);
   return s;
 }
 
@@ -933,24 +933,24 @@ using CarObserver = std::function<void(const NhVec&, const NhVec&, const NhVec&)
 NhVec car_run(const NhCar& car, int method, double T, int steps, const NhVec& q0,
               const NhVec& qd0, double torque, const std::function<double(double)>& sigma,
               const CarObserver& observe = {}) {
-  const double h = T / steps;
+  const double dt = T / steps;
   NhVec u(1);
   u << torque;
   NhMat M;
   car.mass(q0, M);
   auto prescription = [&](const NhVec& q, int k) {
-    NhVec q_pres = q;
-    q_pres[1] = sigma((k + 1) * h);
-    return q_pres;
+    NhVec q_prescribed = q;
+    q_prescribed[1] = sigma((k + 1) * dt);
+    return q_prescribed;
   };
   if (method == 0) {
     GniRun g = gni_start(car, q0, qd0);
     for (int k = 0; k < steps; ++k) {
-      const NhVec q_pres = prescription(g.q, k);
-      NhVec q1 = g.q + h * velocity_of(car, g.q, g.p_plus), p1;
-      q1[1] = q_pres[1];
-      EXPECT_TRUE(gni_step(car, h, g.q, g.p_plus, k == 0 ? NhVec(0.5 * u) : u, q1, p1, nullptr,
-                           {}, &q_pres)
+      const NhVec q_prescribed = prescription(g.q, k);
+      NhVec q1 = g.q + dt * velocity_of(car, g.q, g.p_plus), p1;
+      q1[1] = q_prescribed[1];
+      EXPECT_TRUE(gni_step(car, dt, g.q, g.p_plus, k == 0 ? NhVec(0.5 * u) : u, q1, p1, nullptr,
+                           {}, &q_prescribed)
                       .converged);
       if (observe) observe(g.q, q1, p1);
       g.q = q1;
@@ -961,16 +961,16 @@ NhVec car_run(const NhCar& car, int method, double T, int steps, const NhVec& q0
   NhVec q = q0, p = M * qd0, q1, p1;
   NhVec prev, lambda;
   for (int k = 0; k < steps; ++k) {
-    const NhVec q_pres = prescription(q, k);
+    const NhVec q_prescribed = prescription(q, k);
     if (method == 2 || k == 0) {  // SHAKE starts from RATTLE's first step
-      q1 = q + h * velocity_of(car, q, p);
-      q1[1] = q_pres[1];
-      EXPECT_TRUE(rattle_step(car, h, q, p, u, q1, p1, {}, &q_pres).converged);
+      q1 = q + dt * velocity_of(car, q, p);
+      q1[1] = q_prescribed[1];
+      EXPECT_TRUE(rattle_step(car, dt, q, p, u, q1, p1, {}, &q_prescribed).converged);
       if (observe) observe(q, q1, method == 2 ? p1 : NhVec());
     } else {
       q1 = 2.0 * q - prev;
-      q1[1] = q_pres[1];
-      EXPECT_TRUE(shake_step(car, h, prev, q, u, q1, lambda, {}, &q_pres).converged);
+      q1[1] = q_prescribed[1];
+      EXPECT_TRUE(shake_step(car, dt, prev, q, u, q1, lambda, {}, &q_prescribed).converged);
       if (observe) observe(q, q1, NhVec());
     }
     prev = q;
@@ -1021,7 +1021,7 @@ TEST(Car, AgreesWithTheContinuousReferenceAtSecondOrder) {
     for (int i = 0; i < 4; ++i)
       e[i] = (car_run(car, method, T, steps[i], q0, qd0, torque, steer) - ref)
                  .lpNorm<Eigen::Infinity>();
-    std::printf("[car] %s errors at T = %g (h = %g ... %g): %.3e %.3e %.3e %.3e, observed "
+    std::printf("[car] %s errors at T = %g (dt = %g ... %g): %.3e %.3e %.3e %.3e, observed "
                 "orders %.2f %.2f %.2f\n",
                 names[method], T, T / steps[0], T / steps[3], e[0], e[1], e[2], e[3],
                 std::log2(e[0] / e[1]), std::log2(e[1] / e[2]), std::log2(e[2] / e[3]));
@@ -1050,18 +1050,18 @@ TEST(Car, RattleKeepsTheThreeConstraintsAtEveryStep) {
   const CarParams p;
   const NhCar car(p, 0.7);
   const CarContinuousState s0 = car_initial();
-  const double h = 0.05;
+  const double dt = 0.05;
   double worst_end = 0.0, worst_mid = 0.0, worst_sigma = 0.0;
   int k = 0;
-  car_run(car, 2, 2000 * h, 2000, car_q(s0), car_qdot(p, s0, steer_rate(0.0)), 0.2, steer,
+  car_run(car, 2, 2000 * dt, 2000, car_q(s0), car_qdot(p, s0, steer_rate(0.0)), 0.2, steer,
           [&](const NhVec& q, const NhVec& q1, const NhVec& p1) {
             ++k;
             worst_end = std::max(worst_end, constraint_of(car, q1, velocity_of(car, q1, p1))
                                                 .lpNorm<Eigen::Infinity>());
             worst_mid = std::max(worst_mid, constraint_of(car, NhVec(0.5 * (q + q1)),
-                                                          NhVec((q1 - q) / h))
+                                                          NhVec((q1 - q) / dt))
                                                 .lpNorm<Eigen::Infinity>());
-            worst_sigma = std::max(worst_sigma, std::abs(q1[1] - steer(k * h)));
+            worst_sigma = std::max(worst_sigma, std::abs(q1[1] - steer(k * dt)));
           });
   std::printf("[car] RATTLE over 2000 steps: max |mu(q_k) qdot_k| = %.2e, max |mu(q_k+1/2) "
               "v_k+1/2| = %.2e, max |sigma_k - sigma(t_k)| = %.1e\n",
@@ -1079,24 +1079,24 @@ TEST(Car, FreeRollingConservesEnergy) {
   CarContinuousState s0;
   s0 << 0.2, 0.5, -0.3, 0.1, 0.4, 1.0;
   const NhVec q0 = car_q(s0), qd0 = car_qdot(p, s0, 0.0);
-  const double E0 = nh_energy(car, q0, qd0), h = 0.05;
+  const double E0 = nh_energy(car, q0, qd0), dt = 0.05;
   const int steps = 20000;
   const auto constant = [&](double) { return s0[4]; };
   const char* names[] = {"GNI", "SHAKE", "RATTLE"};
   const NhVec ref =
-      car_q(car_reference(p, s0, steps * h, 10 * steps, 0.0, [](double) { return 0.0; }));
+      car_q(car_reference(p, s0, steps * dt, 10 * steps, 0.0, [](double) { return 0.0; }));
   for (int method : {0, 2}) {
     double worst = 0.0;
-    const NhVec q = car_run(car, method, steps * h, steps, q0, qd0, 0.0, constant,
+    const NhVec q = car_run(car, method, steps * dt, steps, q0, qd0, 0.0, constant,
                             [&](const NhVec&, const NhVec& q1, const NhVec& p1) {
                               worst = std::max(
                                   worst,
                                   std::abs(nh_energy(car, q1, velocity_of(car, q1, p1)) - E0) /
                                       E0);
                             });
-    std::printf("[car] %s free rolling: max relative energy error over %d steps (h = %g): "
-                "%.2e; |q - q_ref| at T = %g: %.2e\n", names[method], steps, h, worst,
-                steps * h, (q - ref).lpNorm<Eigen::Infinity>());
+    std::printf("[car] %s free rolling: max relative energy error over %d steps (dt = %g): "
+                "%.2e; |q - q_ref| at T = %g: %.2e\n", names[method], steps, dt, worst,
+                steps * dt, (q - ref).lpNorm<Eigen::Infinity>());
     EXPECT_LE(worst, 1e-10) << names[method];
     // Only the phase along the circle drifts (measured 1.2e-2 for GNI, 2.1e-3 for RATTLE).
     EXPECT_LE((q - ref).lpNorm<Eigen::Infinity>(), 5e-2) << names[method];
@@ -1106,8 +1106,8 @@ TEST(Car, FreeRollingConservesEnergy) {
 // GNI on the car: second order over short times (above), but, as on the sleigh, its
 // constraint holds only on averages of consecutive velocities and the constraint-normal
 // part of the midpoint velocity flips sign every step. The steering turns the constraint
-// distribution, so that part is seeded at O(h) every step; over long runs it grows and
-// takes the rolling energy: measured (h = 0.05, steered by 0.3 sin(t), no torque), the
+// distribution, so that part is seeded at O(dt) every step; over long runs it grows and
+// takes the rolling energy: measured (dt = 0.05, steered by 0.3 sin(t), no torque), the
 // GNI error is 1e-1 at T = 50 and O(100) at T = 200, where GNI's wheel has turned about 18
 // rad instead of 200 and its midpoint velocities violate the constraints by 0.43; RATTLE's
 // error at T = 200 is 1e-3 with the constraints at 1e-13. Without steering (free rolling,
@@ -1119,7 +1119,7 @@ TEST(Car, GniLosesTheRollingMotionOnLongSteeredRuns) {
   const NhCar car(p, 0.7);
   const CarContinuousState s0 = car_initial();
   const NhVec q0 = car_q(s0), qd0 = car_qdot(p, s0, steer_rate(0.0));
-  const double T = 200.0, h = 0.05;
+  const double T = 200.0, dt = 0.05;
   const int steps = 4000;
   const NhVec ref = car_q(car_reference(p, s0, T, 400000, 0.0, steer_rate));
   double violation[3] = {0.0, 0.0, 0.0}, err[3] = {0.0, 0.0, 0.0};
@@ -1128,17 +1128,17 @@ TEST(Car, GniLosesTheRollingMotionOnLongSteeredRuns) {
                             [&](const NhVec& qa, const NhVec& qb, const NhVec&) {
                               violation[method] = std::max(
                                   violation[method],
-                                  constraint_of(car, NhVec(0.5 * (qa + qb)), NhVec((qb - qa) / h))
+                                  constraint_of(car, NhVec(0.5 * (qa + qb)), NhVec((qb - qa) / dt))
                                       .lpNorm<Eigen::Infinity>());
                             });
     err[method] = (q - ref).lpNorm<Eigen::Infinity>();
     if (method == 0)
-      std::printf("[car] GNI at T = %g (h = %g): wheel angle %.2f (reference %.2f)\n", T, h,
+      std::printf("[car] GNI at T = %g (dt = %g): wheel angle %.2f (reference %.2f)\n", T, dt,
                   q[0], ref[0]);
   }
-  std::printf("[car] T = %g, h = %g: GNI error %.2e, max midpoint constraint %.2e; RATTLE "
+  std::printf("[car] T = %g, dt = %g: GNI error %.2e, max midpoint constraint %.2e; RATTLE "
               "error %.2e, max midpoint constraint %.2e\n",
-              T, h, err[0], violation[0], err[2], violation[2]);
+              T, dt, err[0], violation[0], err[2], violation[2]);
   EXPECT_GE(err[0], 10.0);
   EXPECT_GE(violation[0], 0.1);
   EXPECT_LE(err[2], 2e-3);

@@ -23,15 +23,15 @@ TEST(NonholonomicNoMalloc, EveryStepOnTheSnakeboard) {
   sb.mass(q, M);
   NhVec p = M * qd;
   q_prev = q;
-  const double h = 0.01;
+  const double dt = 0.01;
   const long n = allocations_during([&] {
     for (int k = 0; k < 20; ++k) {
       q1 = q;
-      EXPECT_TRUE(rattle_step(sb, h, q, p, u, q1, p1).converged);
-      EXPECT_TRUE(projected_rattle_step(sb, h, q, p, u, q1, p1).converged);
-      EXPECT_TRUE(gni_step(sb, h, q, p, u, q1, p_plus1).converged);
-      EXPECT_TRUE(shake_step(sb, h, q_prev, q, u, q1, lambda).converged);
-      nh_rk4_step(sb, h, u, q, qd);
+      EXPECT_TRUE(rattle_step(sb, dt, q, p, u, q1, p1).converged);
+      EXPECT_TRUE(projected_rattle_step(sb, dt, q, p, u, q1, p1).converged);
+      EXPECT_TRUE(gni_step(sb, dt, q, p, u, q1, p_plus1).converged);
+      EXPECT_TRUE(shake_step(sb, dt, q_prev, q, u, q1, lambda).converged);
+      nh_rk4_step(sb, dt, u, q, qd);
       q_prev = q;
       q = q1;
       p = p1;
@@ -40,10 +40,10 @@ TEST(NonholonomicNoMalloc, EveryStepOnTheSnakeboard) {
   EXPECT_EQ(n, 0);
 }
 
-// The car prescribes its steering: every step with q_pres_kp1.
+// The car prescribes its steering: every step with q_prescribed_kp1.
 TEST(NonholonomicNoMalloc, EveryStepOnTheCar) {
   const NhCar car(CarParams{}, 0.7);
-  NhVec q(5), qd(5), u(1), q1, p1, p_plus1, lambda, q_prev, q_pres;
+  NhVec q(5), qd(5), u(1), q1, p1, p_plus1, lambda, q_prev, q_prescribed;
   q << 0.1, 0.0, 0.2, 1.0, -1.0;
   qd << 1.0, 0.3, 0.0, 0.3 * std::cos(0.2), 0.3 * std::sin(0.2);
   u << 0.2;
@@ -51,16 +51,16 @@ TEST(NonholonomicNoMalloc, EveryStepOnTheCar) {
   car.mass(q, M);
   NhVec p = M * qd;
   q_prev = q;
-  q_pres = q;
-  const double h = 0.01;
+  q_prescribed = q;
+  const double dt = 0.01;
   const long n = allocations_during([&] {
     for (int k = 0; k < 20; ++k) {
-      q_pres[1] = 0.3 * std::sin((k + 1) * h);
+      q_prescribed[1] = 0.3 * std::sin((k + 1) * dt);
       q1 = q;
-      EXPECT_TRUE(rattle_step(car, h, q, p, u, q1, p1, {}, &q_pres).converged);
-      EXPECT_TRUE(projected_rattle_step(car, h, q, p, u, q1, p1, {}, &q_pres).converged);
-      EXPECT_TRUE(gni_step(car, h, q, p, u, q1, p_plus1, nullptr, {}, &q_pres).converged);
-      EXPECT_TRUE(shake_step(car, h, q_prev, q, u, q1, lambda, {}, &q_pres).converged);
+      EXPECT_TRUE(rattle_step(car, dt, q, p, u, q1, p1, {}, &q_prescribed).converged);
+      EXPECT_TRUE(projected_rattle_step(car, dt, q, p, u, q1, p1, {}, &q_prescribed).converged);
+      EXPECT_TRUE(gni_step(car, dt, q, p, u, q1, p_plus1, nullptr, {}, &q_prescribed).converged);
+      EXPECT_TRUE(shake_step(car, dt, q_prev, q, u, q1, lambda, {}, &q_prescribed).converged);
       q_prev = q;
       q = q1;
       p = p1;

@@ -50,7 +50,7 @@ double distance(const std::vector<double>& a, const std::vector<double>& b) {
   return d;
 }
 
-// Observed orders log2(e(h) / e(h/2)) for h = dt, dt/2 against the reference step.
+// Observed orders log2(e(dt) / e(dt/2)) and log2(e(dt/2) / e(dt/4)) against the reference step.
 std::pair<double, double> observed_orders(const io::Scene& scene, double dt, double dt_ref,
                                           const std::vector<std::string>& names) {
   const auto ref = final_values(scene, dt_ref, names);

@@ -19,7 +19,7 @@ namespace marsden::sim {
 namespace {
 
 // The harmonic oscillator x'' = -x by Stoermer-Verlet, a symplectic method: its energy
-// error stays O(h^2) and bounded over long runs. Steps longer than fail_above fail (as a
+// error stays O(dt^2) and bounded over long runs. Steps longer than fail_above fail (as a
 // Newton solve that does not converge would), and a step starting at fail_at_step's time
 // produces a NaN or throws, as configured.
 class Oscillator final : public System {
@@ -38,13 +38,13 @@ class Oscillator final : public System {
   const Layout& layout() const override { return layout_; }
   void checkpoint() override { saved_ = {x, v}; }
   void rollback() override { std::tie(x, v) = saved_; }
-  StepStatus step(double t_k, double h) override {
+  StepStatus step(double t_k, double dt) override {
     if (t_k >= throw_from_t) throw std::runtime_error("oscillator: thrown on purpose");
-    if (h > fail_above) return {false, 7, 1.5, {}};
+    if (dt > fail_above) return {false, 7, 1.5, {}};
     ++steps_taken;
-    v -= 0.5 * h * x;
-    x += h * v;
-    v -= 0.5 * h * x;
+    v -= 0.5 * dt * x;
+    x += dt * v;
+    v -= 0.5 * dt * x;
     if (t_k >= nan_from_t) x = std::nan("");
     return {true, 1, 0.0, {}};
   }
@@ -99,7 +99,7 @@ TEST(Simulate, SymplecticEnergyErrorIsBoundedAndMomentumDriftShows) {
   const RunSummary s = simulate(osc, options(0.1, 100000), rec);
   ASSERT_TRUE(s.ok);
   EXPECT_EQ(s.steps_done, 100000);
-  EXPECT_LT(s.energy_drift_relative, 0.01);  // h^2 / 4 for Stoermer-Verlet, bounded
+  EXPECT_LT(s.energy_drift_relative, 0.01);  // dt^2 / 4 for Stoermer-Verlet, bounded
   EXPECT_GT(s.momentum_drift, 0.9);          // v swings through [-1, 1]
   EXPECT_EQ(rec.rows, 100001u);
   EXPECT_EQ(s.newton_total, 100000);

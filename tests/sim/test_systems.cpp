@@ -168,9 +168,9 @@ class Fussy final : public System {
   const Layout& layout() const override { return inner_->layout(); }
   void checkpoint() override { inner_->checkpoint(); }
   void rollback() override { inner_->rollback(); }
-  StepStatus step(double t, double h) override {
-    if (h > limit_) return {false, 3, 1.0, {}};
-    return inner_->step(t, h);
+  StepStatus step(double t, double dt) override {
+    if (dt > limit_) return {false, 3, 1.0, {}};
+    return inner_->step(t, dt);
   }
   double energy() const override { return inner_->energy(); }
   int momentum_size() const override { return inner_->momentum_size(); }

@@ -18,14 +18,14 @@ double max_abs_h(const Model& model, Data& data, const VecX& q) {
   return model.num_constraint_rows() == 0 ? 0.0 : data.h.lpNorm<Eigen::Infinity>();
 }
 
-VecX kinematic_part(const Model& model, const VecX& q) {
-  VecX out(model.num_kinematic());
-  for (int i = 0; i < model.num_kinematic(); ++i)
-    out[i] = q[model.kinematic_coords()[static_cast<std::size_t>(i)]];
+VecX prescribed_part(const Model& model, const VecX& q) {
+  VecX out(model.num_prescribed());
+  for (int i = 0; i < model.num_prescribed(); ++i)
+    out[i] = q[model.prescribed_coords()[static_cast<std::size_t>(i)]];
   return out;
 }
 
-// Runs `steps` midpoint steps of size dt from (q0, qd0), the kinematic coordinates held at
+// Runs `steps` midpoint steps of size dt from (q0, qd0), the prescribed coordinates held at
 // their initial values; every step must converge and keep the constraints to round-off.
 // Returns the largest energy change.
 double run_midpoint(const Model& model, const VecX& q0, const VecX& qd0, double dt, int steps) {
@@ -34,11 +34,11 @@ double run_midpoint(const Model& model, const VecX& q0, const VecX& qd0, double 
   TreeState x = midpoint_initial_state(model, data, 0.0, q0, qd0);
   TreeState next = x;
   const VecX u = VecX::Zero(model.num_inputs());
-  const VecX q_kin = kinematic_part(model, q0);
+  const VecX q_prescribed = prescribed_part(model, q0);
   const double e0 = energy(model, data, q0, qd0);
   double drift = 0.0;
   for (int k = 0; k < steps; ++k) {
-    const NewtonStatus st = midpoint_step(model, data, options, dt, x, u, q_kin, next);
+    const NewtonStatus st = midpoint_step(model, data, options, dt, x, u, q_prescribed, next);
     EXPECT_TRUE(st.converged) << "step " << k << ": residual " << st.residual_norm << " after "
                               << st.iterations << " iterations";
     if (!st.converged) return drift;
@@ -55,7 +55,7 @@ TEST(BuiltinModels, PendulumChainHasOneJointAndTwoFramesPerLink) {
   const Model m = n_link_pendulum(7);
   EXPECT_EQ(m.num_coords(), 7);
   EXPECT_EQ(m.num_dynamic(), 7);
-  EXPECT_EQ(m.num_kinematic(), 0);
+  EXPECT_EQ(m.num_prescribed(), 0);
   EXPECT_EQ(m.num_frames(), 14);
   EXPECT_EQ(m.masses().size(), 7u);
   EXPECT_EQ(m.num_constraint_rows(), 0);
@@ -132,10 +132,10 @@ TEST(BuiltinModels, FourBarThatCannotCloseIsAnInputError) {
   EXPECT_THROW(four_bar_state(FourBarParams{}, 0.0, 0.0, 0), InputError);
 }
 
-TEST(BuiltinModels, MarionetteHas36DynamicAnd15KinematicCoordinates) {
+TEST(BuiltinModels, MarionetteHas36DynamicAnd15PrescribedCoordinates) {
   const Model m = marionette();
   EXPECT_EQ(m.num_dynamic(), 36);
-  EXPECT_EQ(m.num_kinematic(), 15);
+  EXPECT_EQ(m.num_prescribed(), 15);
   EXPECT_EQ(m.num_coords(), 51);  // >= 40 degrees of freedom, as in the paper's §VIII
   EXPECT_EQ(m.num_constraint_rows(), 5);
   EXPECT_EQ(m.coordinate_dampers().size(), 36u);
@@ -143,7 +143,7 @@ TEST(BuiltinModels, MarionetteHas36DynamicAnd15KinematicCoordinates) {
   for (const Mass& mass : m.masses()) total += mass.mass;
   EXPECT_NEAR(total, MarionetteParams{}.total_mass, 1e-12);
   for (const char* s : {"head", "left_hand", "right_hand", "left_knee", "right_knee"})
-    EXPECT_TRUE(m.coords()[m.coord_index(std::string(s) + "_z")].kinematic) << s;
+    EXPECT_TRUE(m.coords()[m.coord_index(std::string(s) + "_z")].prescribed) << s;
 }
 
 TEST(BuiltinModels, MarionetteConfigurationsSatisfyTheStrings) {

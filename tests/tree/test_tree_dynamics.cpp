@@ -52,7 +52,7 @@ Model constrained_tree(unsigned seed) {
 }
 
 // A planar three-link chain (y-z plane) whose tip hangs from a string to a puppeteer point
-// moved by kinematic coordinates; the string length is a kinematic coordinate too.
+// moved by prescribed coordinates; the string length is a prescribed coordinate too.
 Model string_chain() {
   ModelBuilder b;
   int parent = kWorld;
@@ -64,14 +64,14 @@ Model string_chain() {
   }
   const int hy = b.add_joint_frame("hand_y", kWorld, Transform::Ty, "hand_y", true);
   const int hz = b.add_joint_frame("hand_z", hy, Transform::Tz, "hand_z", true);
-  // The string length is a kinematic coordinate; its frame only carries it.
+  // The string length is a prescribed coordinate; its frame only carries it.
   b.add_joint_frame("len_frame", kWorld, Transform::Tx, "length", true);
   b.add_prescribed_distance_constraint("string", parent, hz, b.coord_index("length"));
   b.add_coordinate_damper(0, 0.05);
   return b.build();
 }
 
-// The string chain at rest-like angles with the kinematic coordinates consistent.
+// The string chain at rest-like angles with the prescribed coordinates consistent.
 VecX string_chain_configuration(const Model& model, Data& data, double hand_y, double hand_z) {
   VecX q = VecX::Zero(model.num_coords());
   q[model.coord_index("theta0")] = 0.3;
@@ -276,8 +276,8 @@ TEST(TreeContinuous, AccelerationSatisfiesEulerLagrangeAndConstraints) {
   VecX q = string_chain_configuration(model, data, 0.1, 0.8);
   std::mt19937 rng(3);
   VecX qd = random_vector(rng, n, 1.0);
-  const VecX qdd_kin = random_vector(rng, model.num_kinematic(), 1.0);
-  const Acceleration acc = continuous_dynamics(model, data, q, qd, VecX(), qdd_kin);
+  const VecX qdd_prescribed = random_vector(rng, model.num_prescribed(), 1.0);
+  const Acceleration acc = continuous_dynamics(model, data, q, qd, VecX(), qdd_prescribed);
   lagrangian_terms(model, probe, q, qd, false);
   const VecX Lq = probe.L_q;
   generalized_forces(model, probe, q, qd, VecX(), false);
@@ -305,7 +305,7 @@ TEST(TreeContinuous, AccelerationSatisfiesEulerLagrangeAndConstraints) {
 TEST(TreeMidpoint, StepDerivativesMatchFiniteDifferencesOfTheStep) {
   struct Case {
     Model model;
-    VecX q0, qd0, u, q_kin;
+    VecX q0, qd0, u, q_prescribed;
   };
   std::vector<Case> cases;
   {
@@ -321,9 +321,9 @@ TEST(TreeMidpoint, StepDerivativesMatchFiniteDifferencesOfTheStep) {
     Data d(m);
     VecX q0 = string_chain_configuration(m, d, 0.1, 0.9);
     VecX qd0 = VecX::Zero(m.num_coords());
-    VecX q_kin(3);
-    q_kin << 0.12, 0.91, q0[m.coord_index("length")] + 0.01;
-    cases.push_back({std::move(m), q0, qd0, VecX(), q_kin});
+    VecX q_prescribed(3);
+    q_prescribed << 0.12, 0.91, q0[m.coord_index("length")] + 0.01;
+    cases.push_back({std::move(m), q0, qd0, VecX(), q_prescribed});
   }
   for (Case& c : cases) {
     const Model& model = c.model;
@@ -333,9 +333,9 @@ TEST(TreeMidpoint, StepDerivativesMatchFiniteDifferencesOfTheStep) {
     const double dt = 0.01;
     const TreeState x0 = midpoint_initial_state(model, data, 0.0, c.q0, c.qd0);
     TreeState x1;
-    ASSERT_TRUE(midpoint_step(model, data, opt, dt, x0, c.u, c.q_kin, x1).converged);
+    ASSERT_TRUE(midpoint_step(model, data, opt, dt, x0, c.u, c.q_prescribed, x1).converged);
     StepDerivatives D;
-    midpoint_step_derivatives(model, data, opt, dt, x0, c.u, c.q_kin, x1, D);
+    midpoint_step_derivatives(model, data, opt, dt, x0, c.u, c.q_prescribed, x1, D);
     const auto& dyn = model.dynamic_coords();
     auto step = [&](const TreeState& x, const VecX& u, const VecX& k) {
       Data fresh(model);
@@ -356,25 +356,28 @@ TEST(TreeMidpoint, StepDerivativesMatchFiniteDifferencesOfTheStep) {
       TreeState xp = x0, xm = x0;
       xp.q[j] += h;
       xm.q[j] -= h;
-      check(D.dq_dq, D.dp_dq, j, (step(xp, c.u, c.q_kin) - step(xm, c.u, c.q_kin)) / (2 * h), "q_k");
+      check(D.dq_dq, D.dp_dq, j,
+            (step(xp, c.u, c.q_prescribed) - step(xm, c.u, c.q_prescribed)) / (2 * h), "q_k");
     }
     for (int j = 0; j < nd; ++j) {
       TreeState xp = x0, xm = x0;
       xp.p[j] += h;
       xm.p[j] -= h;
-      check(D.dq_dp, D.dp_dp, j, (step(xp, c.u, c.q_kin) - step(xm, c.u, c.q_kin)) / (2 * h), "p_k");
+      check(D.dq_dp, D.dp_dp, j,
+            (step(xp, c.u, c.q_prescribed) - step(xm, c.u, c.q_prescribed)) / (2 * h), "p_k");
     }
     for (int j = 0; j < model.num_inputs(); ++j) {
       VecX up = c.u, um = c.u;
       up[j] += h;
       um[j] -= h;
-      check(D.dq_du, D.dp_du, j, (step(x0, up, c.q_kin) - step(x0, um, c.q_kin)) / (2 * h), "u");
+      check(D.dq_du, D.dp_du, j,
+            (step(x0, up, c.q_prescribed) - step(x0, um, c.q_prescribed)) / (2 * h), "u");
     }
-    for (int j = 0; j < model.num_kinematic(); ++j) {
-      VecX kp = c.q_kin, km = c.q_kin;
+    for (int j = 0; j < model.num_prescribed(); ++j) {
+      VecX kp = c.q_prescribed, km = c.q_prescribed;
       kp[j] += h;
       km[j] -= h;
-      check(D.dq_dk, D.dp_dk, j, (step(x0, c.u, kp) - step(x0, c.u, km)) / (2 * h), "kinematic");
+      check(D.dq_dk, D.dp_dk, j, (step(x0, c.u, kp) - step(x0, c.u, km)) / (2 * h), "prescribed");
     }
   }
 }
@@ -455,10 +458,10 @@ TEST(TreeMidpoint, ConstraintsHoldEveryStepWithoutDrift) {
   double max_h = 0.0;
   for (int k = 1; k <= 4000; ++k) {
     const double t = k * dt;
-    VecX q_kin(3);
-    q_kin << 0.8 + 0.3 * std::sin(1.3 * t), -0.3 + 0.1 * std::sin(2.1 * t),
+    VecX q_prescribed(3);
+    q_prescribed << 0.8 + 0.3 * std::sin(1.3 * t), -0.3 + 0.1 * std::sin(2.1 * t),
         length + 0.05 * std::sin(0.7 * t);
-    ASSERT_TRUE(midpoint_step(model, data, opt, dt, x, VecX(), q_kin, next).converged) << k;
+    ASSERT_TRUE(midpoint_step(model, data, opt, dt, x, VecX(), q_prescribed, next).converged) << k;
     x = next;
     constraint_terms(model, data, x.q, nullptr);
     max_h = std::max(max_h, data.h.lpNorm<Eigen::Infinity>());
@@ -482,11 +485,11 @@ double observed_order(double alpha) {
   };
   VecX y(4);
   y << q0, qd0;
-  const double T = 1.0, h_ref = 1e-4;
-  for (int k = 0; k < int(std::lround(T / h_ref)); ++k) {
-    const VecX k1 = f(y), k2 = f(y + 0.5 * h_ref * k1), k3 = f(y + 0.5 * h_ref * k2),
-               k4 = f(y + h_ref * k3);
-    y += h_ref / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4);
+  const double T = 1.0, dt_ref = 1e-4;
+  for (int k = 0; k < int(std::lround(T / dt_ref)); ++k) {
+    const VecX k1 = f(y), k2 = f(y + 0.5 * dt_ref * k1), k3 = f(y + 0.5 * dt_ref * k2),
+               k4 = f(y + dt_ref * k3);
+    y += dt_ref / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4);
   }
   MidpointOptions opt;
   opt.alpha = alpha;

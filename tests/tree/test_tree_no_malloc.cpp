@@ -14,18 +14,19 @@ namespace {
 using test_support::allocations_during;
 
 void expect_steps_without_allocation(const Model& model, const VecX& q0, const VecX& u,
-                                     const VecX& q_kin) {
+                                     const VecX& q_prescribed) {
   Data data(model);
   const MidpointOptions opt;
   TreeState x = midpoint_initial_state(model, data, 0.0, q0, VecX::Zero(model.num_coords()));
   TreeState next = x;
   // The first step sizes next; later ones reuse it.
-  ASSERT_TRUE(midpoint_step(model, data, opt, 0.01, x, u, q_kin, next).converged);
+  ASSERT_TRUE(midpoint_step(model, data, opt, 0.01, x, u, q_prescribed, next).converged);
   x = next;
   bool converged = true;
   const long n = allocations_during([&] {
     for (int k = 0; k < 20; ++k) {
-      converged = converged && midpoint_step(model, data, opt, 0.01, x, u, q_kin, next).converged;
+      converged =
+          converged && midpoint_step(model, data, opt, 0.01, x, u, q_prescribed, next).converged;
       x.q = next.q;
       x.p = next.p;
       x.t = next.t;
@@ -48,12 +49,13 @@ TEST(TreeNoMalloc, ConstrainedFourBarStep) {
   expect_steps_without_allocation(model, four_bar_state(p, 0.3, 0.0).q, VecX(), VecX());
 }
 
-TEST(TreeNoMalloc, MarionetteStepWithKinematicStrings) {
+TEST(TreeNoMalloc, MarionetteStepWithPrescribedStrings) {
   const Model model = marionette();
   const VecX q0 = marionette_configuration(model, VecX::Zero(model.num_coords()));
-  VecX q_kin(model.num_kinematic());
-  for (int a = 0; a < model.num_kinematic(); ++a) q_kin[a] = q0[model.kinematic_coords()[a]];
-  expect_steps_without_allocation(model, q0, VecX(), q_kin);
+  VecX q_prescribed(model.num_prescribed());
+  for (int a = 0; a < model.num_prescribed(); ++a)
+    q_prescribed[a] = q0[model.prescribed_coords()[a]];
+  expect_steps_without_allocation(model, q0, VecX(), q_prescribed);
 }
 
 TEST(TreeNoMalloc, ConstrainedAccelerations) {

@@ -392,17 +392,17 @@ struct BoatRun {
 };
 
 BoatRun simulate(const std::shared_ptr<const Boat>& boat, const SE3& g0, double u_r, double u_l,
-             double h, double T) {
+                 double dt, double T) {
   HolonomicOptions<SE3> opt;
   auto stepper = make_stepper<SE3>(Method::VI, boat, opt);
   VehicleState<SE3> s0;
   s0.g = g0;
-  stepper->reset(s0, h);
+  stepper->reset(s0, dt);
   InputVec u(2);
   u << u_r, u_l;
   const ConstantSignal signal(u);
   BoatRun run;
-  const int steps = static_cast<int>(std::lround(T / h));
+  const int steps = static_cast<int>(std::lround(T / dt));
   for (int k = 0; k < steps; ++k) {
     const NewtonStatus st = stepper->step(nullptr, &signal);
     EXPECT_TRUE(st.converged) << "step " << k << " residual " << st.residual_norm;
@@ -419,15 +419,15 @@ TEST(BoatDynamics, ReleasedAboveEquilibriumSettlesAtTheDraft) {
   auto boat = std::make_shared<const Boat>(BoatParams{});
   const double H = boat->params().hull_size.z();
   const double expected = H / 2 - boat->equilibrium_height();
-  for (double h : {0.02, 0.05}) {
+  for (double dt : {0.02, 0.05}) {
     SE3 g0;
     g0.x.z() = boat->equilibrium_height() + 0.05;
-    const BoatRun run = simulate(boat, g0, 0.0, 0.0, h, 20.0);
+    const BoatRun run = simulate(boat, g0, 0.0, 0.0, dt, 20.0);
     const double draft = H / 2 - run.end.g.x.z();
-    EXPECT_NEAR(draft, expected, 1e-4) << "h = " << h;
-    EXPECT_LT(run.end.xi.norm(), 1e-4) << "h = " << h;
-    EXPECT_LT((run.end.g.R - Mat3::Identity()).norm(), 1e-9) << "h = " << h;
-    std::printf("boat: h = %.2f settled draft %.6f m (closed form %.6f m), |xi| = %.2e\n", h,
+    EXPECT_NEAR(draft, expected, 1e-4) << "dt = " << dt;
+    EXPECT_LT(run.end.xi.norm(), 1e-4) << "dt = " << dt;
+    EXPECT_LT((run.end.g.R - Mat3::Identity()).norm(), 1e-9) << "dt = " << dt;
+    std::printf("boat: dt = %.2f settled draft %.6f m (closed form %.6f m), |xi| = %.2e\n", dt,
                 draft, expected, run.end.xi.norm());
   }
 }

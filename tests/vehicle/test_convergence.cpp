@@ -1,5 +1,5 @@
 // Accuracy of the holonomic VI and the baselines against a continuous reference: RK4 on
-// eqs. (7)-(8) with tiny steps. Observed orders are fitted over a halving sequence of h.
+// eqs. (7)-(8) with tiny steps. Observed orders are fitted over a halving sequence of dt.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -15,10 +15,10 @@ double pose_error(const SE3& a, const SE3& b) { return SE3::log(a.inverse() * b)
 
 SE3 simulate(Method method, const HolonomicOptions<SE3>& opt,
              const std::shared_ptr<const HolonomicModel<SE3>>& model, const VehicleState<SE3>& s0,
-             double h, double T) {
+             double dt, double T) {
   auto stepper = make_stepper<SE3>(method, model, opt);
-  stepper->reset(s0, h);
-  const int n = static_cast<int>(std::lround(T / h));
+  stepper->reset(s0, dt);
+  const int n = static_cast<int>(std::lround(T / dt));
   for (int k = 0; k < n; ++k) EXPECT_TRUE(stepper->step(nullptr, nullptr).converged);
   return stepper->state().g;
 }
@@ -47,7 +47,8 @@ TEST_P(ConvergenceOrder, MatchesTheMethodsOrder) {
   const double T = 2.0;
   const SE3 ref = simulate(Method::RK4, opt, model, s0, 1e-4, T);
   std::vector<double> errors;
-  for (double h : {0.02, 0.01, 0.005}) errors.push_back(pose_error(simulate(c.method, opt, model, s0, h, T), ref));
+  for (double dt : {0.02, 0.01, 0.005})
+    errors.push_back(pose_error(simulate(c.method, opt, model, s0, dt, T), ref));
   const double order = std::log2(errors[1] / errors[2]);
   EXPECT_NEAR(order, c.expected_order, 0.25) << "errors " << errors[0] << " " << errors[1] << " "
                                              << errors[2];
@@ -104,7 +105,7 @@ TEST(Helicopter, RespondsToTiltAndCollective) {
   const ConstantSignal u_low(u), level(gamma);
   stepper->reset(VehicleState<SE3>{}, 0.01);
   for (int k = 0; k < 100; ++k) ASSERT_TRUE(stepper->step(&level, &u_low).converged);
-  // Half of gravity uncompensated: z(1 s) = -g/4, to the scheme's O(h) accuracy here.
+  // Half of gravity uncompensated: z(1 s) = -g/4, to the scheme's O(dt) accuracy here.
   EXPECT_NEAR(stepper->state().g.x.z(), -0.25 * p.gravity, 0.05);
 }
 

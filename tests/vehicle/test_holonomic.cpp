@@ -128,17 +128,17 @@ TYPED_TEST(HolonomicTest, ResidualJacobiansMatchFiniteDifferences) {
     StepInputs in;
     in.gamma = InputVec::Constant(1, 0.3);
     in.u = InputVec::Constant(2, 0.7);
-    const double h = 0.1, eps = 1e-6;
+    const double dt = 0.1, eps = 1e-6;
     for (const Choice& c : kChoices) {
       SCOPED_TRACE(describe(c) + " trial " + std::to_string(trial));
       HolonomicOptions<G> opt;
       opt.map = c.map;
       opt.tangent = c.tangent;
       HolonomicResidual<G> R, Rp, Rm;
-      holonomic_residual(model, opt, h, 0.0, g_k, xi_km1, xi_k, in, true, R);
+      holonomic_residual(model, opt, dt, 0.0, g_k, xi_km1, xi_k, in, true, R);
       auto eval = [&](const G& g, const Tangent& a, const Tangent& b, const StepInputs& s,
                       HolonomicResidual<G>& out) {
-        holonomic_residual(model, opt, h, 0.0, g, a, b, s, false, out);
+        holonomic_residual(model, opt, dt, 0.0, g, a, b, s, false, out);
       };
       for (int i = 0; i < G::kDim; ++i) {
         const Tangent e = eps * Tangent::Unit(i);
@@ -167,9 +167,9 @@ TYPED_TEST(HolonomicTest, ResidualJacobiansMatchFiniteDifferences) {
       eval(g_k, xi_km1, xi_k, ip, Rp);
       eval(g_k, xi_km1, xi_k, im, Rm);
       EXPECT_LT(((Rp.r - Rm.r) / (2 * eps) - R.J_r_gamma_k.col(0)).norm(), 1e-7);
-      holonomic_residual(model, opt, h + eps, 0.0, g_k, xi_km1, xi_k, in, false, Rp);
-      holonomic_residual(model, opt, h - eps, 0.0, g_k, xi_km1, xi_k, in, false, Rm);
-      EXPECT_LT(((Rp.r - Rm.r) / (2 * eps) - R.J_r_h).norm(), 1e-7) << "h";
+      holonomic_residual(model, opt, dt + eps, 0.0, g_k, xi_km1, xi_k, in, false, Rp);
+      holonomic_residual(model, opt, dt - eps, 0.0, g_k, xi_km1, xi_k, in, false, Rm);
+      EXPECT_LT(((Rp.r - Rm.r) / (2 * eps) - R.J_r_dt).norm(), 1e-7) << "dt";
     }
   }
 }
@@ -184,18 +184,18 @@ TYPED_TEST(HolonomicTest, InitialVelocityDerivativeInTheStepMatchesDifferences) 
     const TestVehicle<G> model(this->random_spd(rng), this->random_spd(rng),
                                random_tangent<G>(rng, 1.0));
     const Tangent xi_0 = random_tangent<G>(rng, 1.0);
-    const double h = 0.1, eps = 1e-6;
+    const double dt = 0.1, eps = 1e-6;
     for (const Choice& c : kChoices) {
       SCOPED_TRACE(describe(c) + " trial " + std::to_string(trial));
       HolonomicOptions<G> opt;
       opt.map = c.map;
       opt.tangent = c.tangent;
       opt.newton.tolerance = 1e-14;
-      const Tangent xi_m1 = initial_xi_km1<G>(model, opt, h, xi_0);
-      const Tangent fd = (initial_xi_km1<G>(model, opt, h + eps, xi_0) -
-                          initial_xi_km1<G>(model, opt, h - eps, xi_0)) /
+      const Tangent xi_m1 = initial_xi_km1<G>(model, opt, dt, xi_0);
+      const Tangent fd = (initial_xi_km1<G>(model, opt, dt + eps, xi_0) -
+                          initial_xi_km1<G>(model, opt, dt - eps, xi_0)) /
                          (2 * eps);
-      EXPECT_LT((fd - initial_xi_km1_dh<G>(model, opt, h, xi_m1)).norm(), 1e-7);
+      EXPECT_LT((fd - initial_xi_km1_ddt<G>(model, opt, dt, xi_m1)).norm(), 1e-7);
     }
   }
 }
@@ -230,7 +230,7 @@ struct MomentumRun {
 
 template <class G>
 MomentumRun run_free_body(const std::shared_ptr<const FreeBody<G>>& model,
-                          const VehicleState<G>& s0, const Choice& c, double h, int steps) {
+                          const VehicleState<G>& s0, const Choice& c, double dt, int steps) {
   HolonomicOptions<G> opt;
   opt.map = c.map;
   opt.tangent = c.tangent;
@@ -238,7 +238,7 @@ MomentumRun run_free_body(const std::shared_ptr<const FreeBody<G>>& model,
   // step lands at round-off, so what remains is accumulated round-off.
   opt.newton.tolerance = 1e-14;
   auto stepper = make_stepper<G>(Method::VI, model, opt);
-  stepper->reset(s0, h);
+  stepper->reset(s0, dt);
   auto momentum = [&] {
     const auto s = stepper->state();
     return spatial_momentum<G>(s.g, model->inertia() * s.xi);
@@ -275,8 +275,8 @@ TYPED_TEST(HolonomicTest, FreeBodyConservesSpatialMomentumWithExactC) {
 }
 
 // A finding, not the paper's claim: C_TLN is not d tau^-1, so the Noether identity
-// C(-eta) Ad_{tau(eta)^-1} = C(eta) generally fails at O(h^3) per step and the spatial
-// momentum is kept only to O(h^2). Two exceptions hold exactly with the Cayley map:
+// C(-eta) Ad_{tau(eta)^-1} = C(eta) generally fails at O(dt^3) per step and the spatial
+// momentum is kept only to O(dt^2). Two exceptions hold exactly with the Cayley map:
 // on SE(2) the adjoint representation is the 3x3 matrix representation in which cay is
 // defined, so Ad_{cay(eta)} = cay(ad_eta) and the identity holds for I - ad/2; on SE(3) the
 // force rows of C_TLN and C_cay coincide, so the linear momentum is exact.

@@ -51,7 +51,7 @@ class GenericTestModel final : public RdpModel<G> {
   }
   int num_shape() const override { return 2; }
   int num_symmetry() const override { return nb_; }
-  bool velocity_prescribed(int i) const override { return prescribe_ && i == 1; }
+  bool prescribed(int i) const override { return prescribe_ && i == 1; }
 
   // l = 1/2 z^T M z + 1/2 c(r) |u|^2 + s(r) xi_0 u_1 - k |r|^2 / 2, z = (u, xi).
   double lagrangian(const ShapeVec& r, const ShapeVec& u, const Tangent& xi, LagVec* grad,
@@ -126,7 +126,7 @@ class GenericTestModel final : public RdpModel<G> {
 // step of each vehicle, residual and Jacobians included, must not touch the heap.
 template <class G = SE2>
 void steps_without_malloc(const RdpModel<G>& model, const ShapeVec& r0, const ShapeVec& u0,
-                          const RdpVec& w0, const ShapeVec& f, const ShapeVec& up) {
+                          const RdpVec& w0, const ShapeVec& f, const ShapeVec& u_prescribed) {
   for (DiffMap map : {DiffMap::Cay, DiffMap::Exp})
     for (TangentMap tan : {TangentMap::TLN, TangentMap::Exact}) {
       RdpOptions opt;
@@ -136,8 +136,8 @@ void steps_without_malloc(const RdpModel<G>& model, const ShapeVec& r0, const Sh
       RdpResidual<G> res;
       EXPECT_EQ(test_support::allocations_during([&] {
                   for (int k = 0; k < 5; ++k) {
-                    rdp_residual(model, opt, 0.05, s.r, s.x, s.x, f, f, up, true, res);
-                    rdp_advance(model, opt, 0.05, f, up, s, k);
+                    rdp_residual(model, opt, 0.05, s.r, s.x, s.x, f, f, u_prescribed, true, res);
+                    rdp_advance(model, opt, 0.05, f, u_prescribed, s, k);
                   }
                 }),
                 0);
@@ -195,70 +195,71 @@ void expect_close(const Eigen::MatrixXd& analytic, const Eigen::MatrixXd& fd, do
 
 // Checks every block of rdp_residual at one point.
 template <class G>
-void check_all_blocks(const RdpModel<G>& model, const RdpOptions& opt, double h,
+void check_all_blocks(const RdpModel<G>& model, const RdpOptions& opt, double dt,
                       const ShapeVec& r_k, const RdpVec& x_km1, const RdpVec& x_k,
-                      const ShapeVec& f_km1a, const ShapeVec& f_ka, const ShapeVec& u_pres) {
+                      const ShapeVec& f_km1a, const ShapeVec& f_ka, const ShapeVec& u_prescribed) {
   RdpResidual<G> res;
-  rdp_residual(model, opt, h, r_k, x_km1, x_k, f_km1a, f_ka, u_pres, true, res);
+  rdp_residual(model, opt, dt, r_k, x_km1, x_k, f_km1a, f_ka, u_prescribed, true, res);
   auto eval = [&](const RdpVec& a, const RdpVec& b, const ShapeVec& r, const ShapeVec& f1,
                   const ShapeVec& f2, const ShapeVec& up) {
     RdpResidual<G> t;
-    rdp_residual(model, opt, h, r, a, b, f1, f2, up, false, t);
+    rdp_residual(model, opt, dt, r, a, b, f1, f2, up, false, t);
     return Eigen::VectorXd(t.r);
   };
   const double tol = 2e-7;
   expect_close(res.J_r_x_k,
                fd_jacobian(
                    [&](const Eigen::VectorXd& v) {
-                     return eval(x_km1, RdpVec(v), r_k, f_km1a, f_ka, u_pres);
+                     return eval(x_km1, RdpVec(v), r_k, f_km1a, f_ka, u_prescribed);
                    },
                    Eigen::VectorXd(x_k)),
                tol, "J_r_x_k");
-  expect_close(
-      res.J_r_x_km1,
-      fd_jacobian(
-          [&](const Eigen::VectorXd& v) { return eval(RdpVec(v), x_k, r_k, f_km1a, f_ka, u_pres); },
-          Eigen::VectorXd(x_km1)),
-      tol, "J_r_x_km1");
-  expect_close(res.J_r_h,
+  expect_close(res.J_r_x_km1,
+               fd_jacobian(
+                   [&](const Eigen::VectorXd& v) {
+                     return eval(RdpVec(v), x_k, r_k, f_km1a, f_ka, u_prescribed);
+                   },
+                   Eigen::VectorXd(x_km1)),
+               tol, "J_r_x_km1");
+  expect_close(res.J_r_dt,
                fd_jacobian(
                    [&](const Eigen::VectorXd& v) {
                      RdpResidual<G> t;
-                     rdp_residual(model, opt, v[0], r_k, x_km1, x_k, f_km1a, f_ka, u_pres, false,
-                                  t);
+                     rdp_residual(model, opt, v[0], r_k, x_km1, x_k, f_km1a, f_ka, u_prescribed,
+                                  false, t);
                      return Eigen::VectorXd(t.r);
                    },
-                   Eigen::VectorXd::Constant(1, h)),
-               tol, "J_r_h");
+                   Eigen::VectorXd::Constant(1, dt)),
+               tol, "J_r_dt");
   if (model.num_shape() == 0) return;
   expect_close(res.J_r_r_k,
                fd_jacobian(
                    [&](const Eigen::VectorXd& v) {
-                     return eval(x_km1, x_k, ShapeVec(v), f_km1a, f_ka, u_pres);
+                     return eval(x_km1, x_k, ShapeVec(v), f_km1a, f_ka, u_prescribed);
                    },
                    Eigen::VectorXd(r_k)),
                tol, "J_r_r_k");
   expect_close(res.J_r_f_km1a,
                fd_jacobian(
                    [&](const Eigen::VectorXd& v) {
-                     return eval(x_km1, x_k, r_k, ShapeVec(v), f_ka, u_pres);
+                     return eval(x_km1, x_k, r_k, ShapeVec(v), f_ka, u_prescribed);
                    },
                    Eigen::VectorXd(f_km1a)),
                tol, "J_r_f_km1a");
   expect_close(res.J_r_f_ka,
                fd_jacobian(
                    [&](const Eigen::VectorXd& v) {
-                     return eval(x_km1, x_k, r_k, f_km1a, ShapeVec(v), u_pres);
+                     return eval(x_km1, x_k, r_k, f_km1a, ShapeVec(v), u_prescribed);
                    },
                    Eigen::VectorXd(f_ka)),
                tol, "J_r_f_ka");
-  expect_close(res.J_r_u_pres,
+  expect_close(res.J_r_u_prescribed,
                fd_jacobian(
                    [&](const Eigen::VectorXd& v) {
                      return eval(x_km1, x_k, r_k, f_km1a, f_ka, ShapeVec(v));
                    },
-                   Eigen::VectorXd(u_pres)),
-               tol, "J_r_u_pres");
+                   Eigen::VectorXd(u_prescribed)),
+               tol, "J_r_u_prescribed");
 }
 
 struct Choice {
@@ -326,29 +327,29 @@ struct CarPose {
   double theta, x, y, psi, sigma;
 };
 
-CarPose run_car_general(const CarModel& car, const RdpOptions& opt, double h, int steps,
+CarPose run_car_general(const CarModel& car, const RdpOptions& opt, double dt, int steps,
                         double sigma0, double psid0, std::vector<double>* u_psi = nullptr) {
   ShapeVec r0(2), u0(2);
   r0 << 0.0, sigma0;
   u0 << psid0, car_steer_rate(0.0);
   RdpState<SE2> s = rdp_initial_state<SE2>(car, r0, SE2::identity(), u0, RdpVec(0));
-  ShapeVec f(2), up(2);
+  ShapeVec f(2), u_prescribed(2);
   for (int k = 0; k < steps; ++k) {
-    const double t = (k + opt.alpha) * h;
+    const double t = (k + opt.alpha) * dt;
     f << car_force(t), 0.0;
-    up << 0.0, car_steer_rate(t);
-    rdp_advance(car, opt, h, f, up, s, k);
+    u_prescribed << 0.0, car_steer_rate(t);
+    rdp_advance(car, opt, dt, f, u_prescribed, s, k);
     if (u_psi) u_psi->push_back(s.x[0]);
   }
   return {s.g.angle(), s.g.x[0], s.g.x[1], s.r[0], s.r[1]};
 }
 
-CarPose run_car_explicit(const CarParams& p, double alpha, double h, int steps, double sigma0,
+CarPose run_car_explicit(const CarParams& p, double alpha, double dt, int steps, double sigma0,
                          double psid0, std::vector<double>* u_psi = nullptr) {
   CarExplicitState s = car_explicit_initial(p, 0.0, 0.0, 0.0, 0.0, sigma0, psid0);
   for (int k = 0; k < steps; ++k) {
-    const double t = (k + alpha) * h;
-    car_explicit_step(p, h, alpha, car_force(t), car_steer_rate(t), s);
+    const double t = (k + alpha) * dt;
+    car_explicit_step(p, dt, alpha, car_force(t), car_steer_rate(t), s);
     if (u_psi) u_psi->push_back(s.u_psi);
   }
   return {s.theta, s.x, s.y, s.psi, s.sigma};
@@ -362,9 +363,10 @@ CarPose run_car_reference(const CarParams& p, double T, double sigma0, double ps
     return car_continuous_rhs(p, s, car_force(t), car_steer_rate(t));
   };
   const int n = rk2 ? 200000 : 20000;
-  const double h = T / n;
+  const double dt = T / n;
   for (int k = 0; k < n; ++k)
-    y = sim::rk_step(rk2 ? sim::RungeKutta::Midpoint2 : sim::RungeKutta::Classic4, k * h, h, y, f);
+    y = sim::rk_step(rk2 ? sim::RungeKutta::Midpoint2 : sim::RungeKutta::Classic4, k * dt, dt, y,
+                     f);
   return {y[0], y[1], y[2], y[3], y[4]};
 }
 
@@ -395,7 +397,7 @@ TEST(RdpCar, ExplicitUpdateEqualsGeneralNewtonPath) {
     EXPECT_LT(du, 1e-11) << "alpha " << alpha;
   }
   // With C = d exp^-1 exactly, A(r_k)^T (ad_xi^T)^2 mu no longer vanishes once sigma
-  // varies, so the paper's simplification DEP -> mu_k - mu_k-1 is O(h^3) per step off.
+  // varies, so the paper's simplification DEP -> mu_k - mu_k-1 is O(dt^3) per step off.
   RdpOptions opt;
   opt.map = DiffMap::Exp;
   opt.tangent = TangentMap::Exact;
@@ -403,7 +405,7 @@ TEST(RdpCar, ExplicitUpdateEqualsGeneralNewtonPath) {
                                run_car_explicit(p, 0.5, 0.05, 400, 0.3, 2.0));
   const double d2 = pose_error(run_car_general(car, opt, 0.025, 800, 0.3, 2.0),
                                run_car_explicit(p, 0.5, 0.025, 800, 0.3, 2.0));
-  std::printf("car exact dexp^-1 vs explicit: %.2e (h = 0.05), %.2e (h = 0.025)\n", d1, d2);
+  std::printf("car exact dexp^-1 vs explicit: %.2e (dt = 0.05), %.2e (dt = 0.025)\n", d1, d2);
   EXPECT_LT(d2, d1 / 3.0);
 }
 
@@ -444,7 +446,7 @@ struct SleighRun {
   double theta, x, y;
 };
 
-SleighRun run_sleigh(const SleighModel& sl, const RdpOptions& opt, double h, int steps, double w0,
+SleighRun run_sleigh(const SleighModel& sl, const RdpOptions& opt, double dt, int steps, double w0,
                      double v0, double* max_constraint = nullptr) {
   RdpVec w(2);
   w << w0, v0;
@@ -452,11 +454,11 @@ SleighRun run_sleigh(const SleighModel& sl, const RdpOptions& opt, double h, int
   const double a = sl.params().a;
   for (int k = 0; k < steps; ++k) {
     const SE2 g_k = s.g;
-    rdp_advance(sl, opt, h, ShapeVec(0), ShapeVec(0), s, k);
+    rdp_advance(sl, opt, dt, ShapeVec(0), ShapeVec(0), s, k);
     if (max_constraint) {
       // Body velocity of the segment, and the one read off the poses themselves.
-      const Vec3 xi = rdp_segment_velocity(sl, opt, h, ShapeVec(0), s.x);
-      const Vec3 xi_g = tau_inv<SE2>(opt.map, g_k.inverse() * s.g) / h;
+      const Vec3 xi = rdp_segment_velocity(sl, opt, dt, ShapeVec(0), s.x);
+      const Vec3 xi_g = tau_inv<SE2>(opt.map, g_k.inverse() * s.g) / dt;
       *max_constraint =
           std::max({*max_constraint, std::abs(xi[2] + a * xi[0]), std::abs(xi_g[2] + a * xi_g[0])});
     }
@@ -507,15 +509,15 @@ TEST(RdpSleigh, EnergyBoundedAndRelaxesToStraightMotion) {
   const SleighParams p;
   const SleighModel sl(p);
   RdpOptions opt;  // cay, TLN, alpha = 1/2
-  const double h = 0.05;
+  const double dt = 0.05;
   RdpVec w(2);
   w << 1.0, 0.5;
   RdpState<SE2> s = rdp_initial_state<SE2>(sl, ShapeVec(0), SE2::identity(), ShapeVec(0), w);
   const double E0 = sl.energy(ShapeVec(0), Vec3(1.0, 0.5, -p.a));
   double worst = 0.0;
   for (int k = 0; k < 100000; ++k) {
-    rdp_advance(sl, opt, h, ShapeVec(0), ShapeVec(0), s, k);
-    const Vec3 xi = rdp_segment_velocity(sl, opt, h, ShapeVec(0), s.x);
+    rdp_advance(sl, opt, dt, ShapeVec(0), ShapeVec(0), s, k);
+    const Vec3 xi = rdp_segment_velocity(sl, opt, dt, ShapeVec(0), s.x);
     worst = std::max(worst, std::abs(sl.energy(ShapeVec(0), xi) - E0) / E0);
   }
   const double omega = s.x[0], v1 = s.x[1];
@@ -538,7 +540,7 @@ TEST(RdpSnakeboard, LockedShapeConservesMomentumAndMovesOnCircle) {
     RdpOptions opt;
     opt.map = c.map;
     opt.tangent = c.tangent;
-    const double h = 0.05, phi = 0.4;
+    const double dt = 0.05, phi = 0.4;
     ShapeVec r0(2), u0 = ShapeVec::Zero(2);
     r0 << 0.3, phi;
     RdpVec w0(1);
@@ -547,8 +549,8 @@ TEST(RdpSnakeboard, LockedShapeConservesMomentumAndMovesOnCircle) {
     std::vector<Vec2> pts{s.g.x};
     double p0 = 0.0, drift = 0.0;
     for (int k = 0; k < 2000; ++k) {
-      rdp_advance(sb, opt, h, ShapeVec::Zero(2), ShapeVec::Zero(2), s, k);
-      const Vec3 xi = rdp_segment_velocity(sb, opt, h, s.r, s.x);
+      rdp_advance(sb, opt, dt, ShapeVec::Zero(2), ShapeVec::Zero(2), s, k);
+      const Vec3 xi = rdp_segment_velocity(sb, opt, dt, s.r, s.x);
       const double pk = sb.nonholonomic_momentum(s.r, s.x.head(2), xi);
       if (k == 0) p0 = pk;
       drift = std::max(drift, std::abs(pk - p0));
@@ -585,7 +587,7 @@ struct GaitResult {
   double momentum;
 };
 
-GaitResult run_gait(const SnakeboardModel& sb, const RdpOptions& opt, double h, double T) {
+GaitResult run_gait(const SnakeboardModel& sb, const RdpOptions& opt, double dt, double T) {
   const double freq = 1.0, a_psi = 1.0, a_phi = 0.5, om = 2.0 * kPi * freq;
   // psi = a_psi sin(om t), phi = a_phi sin(om t + pi/2): rotor and steering in quadrature.
   auto rate = [&](double t) {
@@ -596,10 +598,10 @@ GaitResult run_gait(const SnakeboardModel& sb, const RdpOptions& opt, double h, 
   ShapeVec r0(2);
   r0 << 0.0, a_phi;
   RdpState<SE2> s = rdp_initial_state<SE2>(sb, r0, SE2::identity(), rate(0.0), RdpVec::Zero(1));
-  const int steps = static_cast<int>(std::lround(T / h));
+  const int steps = static_cast<int>(std::lround(T / dt));
   for (int k = 0; k < steps; ++k)
-    rdp_advance(sb, opt, h, ShapeVec::Zero(2), rate((k + opt.alpha) * h), s, k);
-  const Vec3 xi = rdp_segment_velocity(sb, opt, h, s.r, s.x);
+    rdp_advance(sb, opt, dt, ShapeVec::Zero(2), rate((k + opt.alpha) * dt), s, k);
+  const Vec3 xi = rdp_segment_velocity(sb, opt, dt, s.r, s.x);
   return {s.g.x, sb.nonholonomic_momentum(s.r, s.x.head(2), xi)};
 }
 
@@ -611,7 +613,7 @@ TEST(RdpSnakeboard, RotorAndSteeringGaitMovesBoardWithoutPushing) {
   const GaitResult b = run_gait(sb, opt, 0.005, T);
   std::printf(
       "snakeboard gait over %.0f periods: displacement (%.4f, %.4f), |d| = %.4f, "
-      "h vs h/2 difference %.2e, momentum %.4f\n",
+      "dt vs dt/2 difference %.2e, momentum %.4f\n",
       T, a.displacement.x(), a.displacement.y(), a.displacement.norm(),
       (a.displacement - b.displacement).norm(), a.momentum);
   // The board travels from rest on shape changes alone (no force on the group, f = 0), and

@@ -2,15 +2,15 @@
 // helicopter and the boat of vehicles §4.3, or any HolonomicModel.
 //
 // Decision vector, interleaved per step so the Jacobian is banded:
-//   [c_k, xi_k, u_k, gamma_k (, h_k)] for k = 0..N-1, then c_N,
+//   [c_k, xi_k, u_k, gamma_k (, dt_k)] for k = 0..N-1, then c_N,
 // with c_k the pose coordinates of control/pose_chart.hpp, xi_k the body velocity over
 // [t_k, t_k+1], u_k the controls and gamma_k the actuator angles held over the step, and
-// with a free final time the step h_k itself.
+// with a free final time the step dt_k itself.
 // Constraints per step k (rows in this order):
-//   c_k+1 - coords(g_k tau(h_k xi_k)) = 0                       (eq. (9))
-//   holonomic_residual(h_k, g_k, xi_k-1, xi_k, u_k, gamma_k) = 0  (eq. (10))
-// where xi_-1 comes from the initial velocity (initial_xi_km1, a function of h_0 when the
-// time is free); then, with a free final time, h_k - h_k-1 = 0 for k = 1..N-1 (one step
+//   c_k+1 - coords(g_k tau(dt_k xi_k)) = 0                       (eq. (9))
+//   holonomic_residual(dt_k, g_k, xi_k-1, xi_k, u_k, gamma_k) = 0  (eq. (10))
+// where xi_-1 comes from the initial velocity (initial_xi_km1, a function of dt_0 when the
+// time is free); then, with a free final time, dt_k - dt_k-1 = 0 for k = 1..N-1 (one step
 // length, so that the discrete system is the simulator's; per-stage copies keep the
 // Hessian banded); then one row per obstacle and knot (control/path.hpp), then the final
 // heading row if asked for.
@@ -61,16 +61,16 @@ struct HolonomicOcpSpec {
   Tangent xi_lower = Tangent::Constant(-std::numeric_limits<double>::infinity());
   Tangent xi_upper = Tangent::Constant(std::numeric_limits<double>::infinity());
 
-  // Cost: sum_k h (sum_i w_u,i (u_k,i - u_ref,i)^2 + sum_i w_g,i gamma_k,i^2) plus path terms.
+  // Cost: sum_k dt (sum_i w_u,i (u_k,i - u_ref,i)^2 + sum_i w_g,i gamma_k,i^2) plus path terms.
   // u_ref (e.g. the hover thrust) defaults to zero.
   InputVec u_weights, u_reference, gamma_weights;
   PathSpec path;
 
-  // Free final time: the step is a decision variable in [h_min, h_max] (s), dt its initial
-  // guess, and the cost adds time_weight * T with T = N h. Needs a model whose wrench does
-  // not depend on t, and no hazard cost (its weight would depend on h too).
+  // Free final time: the step is a decision variable in [dt_min, dt_max] (s), dt its initial
+  // guess, and the cost adds time_weight * T with T = N dt. Needs a model whose wrench does
+  // not depend on t, and no hazard cost (its weight would depend on dt too).
   bool free_final_time = false;
-  double h_min = 0.0, h_max = std::numeric_limits<double>::infinity();
+  double dt_min = 0.0, dt_max = std::numeric_limits<double>::infinity();
   double time_weight = 0.0;
 
   // Initial guess: poses along the polyline start -> waypoints -> final position (the
@@ -116,13 +116,13 @@ class HolonomicOcp final : public Ocp {
   int xi_index(int k) const { return k * block_ + kNc; }
   int u_index(int k) const { return k * block_ + kNc + kNt; }
   int gamma_index(int k) const { return k * block_ + kNc + kNt + nu_; }
-  int h_index(int k) const { return k * block_ + kNc + kNt + nu_ + ns_; }  // free time only
-  // The step of step k: h_k with a free final time, else dt.
-  double h_at(const VecX& x, int k) const;
+  int dt_index(int k) const { return k * block_ + kNc + kNt + nu_ + ns_; }  // free time only
+  // The step of step k: dt_k with a free final time, else dt.
+  double dt_at(const VecX& x, int k) const;
 
  private:
   typename Chart::Coords coords_at(const VecX& x, int k) const;
-  Tangent xi_at(const VecX& x, int k) const;  // k = -1 gives xi_-1 (from h_0)
+  Tangent xi_at(const VecX& x, int k) const;  // k = -1 gives xi_-1 (from dt_0)
   StepInputs inputs_at(const VecX& x, int k) const;
   // Heading residual n_psi . R(q) e_x and its gradient in q (SE(3) only).
   double heading_residual(const VecX& x, Eigen::Matrix<double, 1, 4>* grad) const;

@@ -39,7 +39,7 @@ double signed_distance(const Obstacle& o, int dim, const Vec3& p, Vec3* grad);
 struct PathSpec {
   std::vector<Obstacle> obstacles;
   double path_length_weight = 0.0;  // w sum_k sqrt(|p_k+1 - p_k|^2 + eps^2), [cost / m]
-  double hazard_weight = 0.0;       // w h sum_k sum_obs (max(0, D - (d - margin)) / D)^2
+  double hazard_weight = 0.0;       // w dt sum_k sum_obs (max(0, D - (d - margin)) / D)^2
   double hazard_distance = 1.0;     // D [m]: the hazard's reach beyond the margin
 };
 
@@ -47,7 +47,7 @@ struct PathSpec {
 class PathTerms {
  public:
   // Knot k = 0..N has its position (dim entries) at k * stage_size + position_offset in x.
-  PathTerms(PathSpec spec, int dim, int steps, int stage_size, int position_offset, double h);
+  PathTerms(PathSpec spec, int dim, int steps, int stage_size, int position_offset, double dt);
 
   int num_constraints() const;
   void bounds(double* g_l, double* g_u) const;
@@ -66,7 +66,7 @@ class PathTerms {
   PathSpec spec_;
   int dim_;
   std::vector<int> offsets_;
-  double h_;
+  double dt_;
 };
 
 }  // namespace marsden::control

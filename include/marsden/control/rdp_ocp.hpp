@@ -3,19 +3,19 @@
 // RdpModel<SE2> (car, snakeboard, sleigh).
 //
 // Decision vector, interleaved per step so that the Jacobian is banded:
-//   [c_k (3), r_k (n_r), x_k = (u_k, w_k) (n_r + n_b), q_k (n_r), h_k (free final time only)]
+//   [c_k (3), r_k (n_r), x_k = (u_k, w_k) (n_r + n_b), q_k (n_r), dt_k (free final time only)]
 //   for k = 0..N-1, then [c_N (3), r_N (n_r)],
 // with c = (theta, x, y) the pose coordinates of PoseChart<SE2> and q_k the controls of step
-// k: q_k[i] is the force f_k+alpha on shape dof i, or its prescribed velocity u_pres where
+// k: q_k[i] is the force f_k+alpha on shape dof i, or its prescribed velocity u_prescribed where
 // the model prescribes that velocity (the car's steering rate).
 // Constraints of step k (all equalities):
-//   reconstruction  c_k+1 - compose(c_k, h xi_k)   (3)       eq. (16), line 1
-//   shape update    r_k+1 - r_k - h u_k            (n_r)     eq. (16), line 2
+//   reconstruction  c_k+1 - compose(c_k, dt xi_k)  (3)       eq. (16), line 1
+//   shape update    r_k+1 - r_k - dt u_k           (n_r)     eq. (16), line 2
 //   dynamics        RDP residual of step k         (n)       eqs. (16)-(17)
 // with xi_k = E(r_k+alpha) w_k - A(r_k+alpha) u_k. Step 0 takes the continuous momenta of the
 // initial state as its left momenta (fixed data), as rdp_initial_state does, so the
 // transcription and the simulator are the same discrete system. With a free final time, N - 1
-// rows h_k - h_k-1 = 0 keep the step uniform (one h per step keeps the Jacobian banded). Then
+// rows dt_k - dt_k-1 = 0 keep the step uniform (one dt per step keeps the Jacobian banded). Then
 // one clearance row per obstacle and knot (PathTerms).
 #pragma once
 
@@ -42,7 +42,7 @@ struct Interval {
 struct RdpOcpSpec {
   std::shared_ptr<const RdpModel<SE2>> model;
   RdpOptions integrator;
-  double dt = 0.1;  // h [s]
+  double dt = 0.1;  // step [s]
   int steps = 50;   // N
 
   // Initial state, fixed: pose, shape r_0, shape velocity u_0 and locked velocity w_0 (n_b),
@@ -68,22 +68,22 @@ struct RdpOcpSpec {
   std::vector<Interval> shape_bounds;
   Interval x_bounds, y_bounds;
 
-  // Cost: h sum_k sum_i (control_weights_i q_k,i^2) over steps 0..N-1
-  //     + h sum_k sum_i (shape_weights_i r_k,i^2) over knots 1..N, plus the path terms.
+  // Cost: dt sum_k sum_i (control_weights_i q_k,i^2) over steps 0..N-1
+  //     + dt sum_k sum_i (shape_weights_i r_k,i^2) over knots 1..N, plus the path terms.
   std::vector<double> control_weights;
   std::vector<double> shape_weights;
   PathSpec path;
 
-  // Free final time: the step is a decision variable in [h_min, h_max] (s), dt its initial
-  // guess, and the cost adds time_weight * T with T = N h. Takes no hazard cost (its weight
-  // would depend on h too).
+  // Free final time: the step is a decision variable in [dt_min, dt_max] (s), dt its initial
+  // guess, and the cost adds time_weight * T with T = N dt. Takes no hazard cost (its weight
+  // would depend on dt too).
   bool free_final_time = false;
-  double h_min = 0.0, h_max = std::numeric_limits<double>::infinity();
+  double dt_min = 0.0, dt_max = std::numeric_limits<double>::infinity();
   double time_weight = 0.0;
 
   // Initial guess: along the polyline g0 -> waypoints -> final position (straight ahead
   // without one), heading along it, at the constant guess_speed [m/s], or with 0 at the
-  // rest-to-rest speed profile that covers it in N h; shape velocities fitted to that body
+  // rest-to-rest speed profile that covers it in N dt; shape velocities fitted to that body
   // velocity in least squares (least norm), and the forces that then zero each free shape row
   // of the residual.
   std::vector<Vec2> waypoints;
@@ -122,15 +122,15 @@ class RdpOcp final : public Ocp {
   int shape_index(int k) const { return k * block_ + 3; }
   int unknowns_index(int k) const { return k * block_ + 3 + nr_; }
   int controls_index(int k) const { return k * block_ + 3 + nr_ + n_; }
-  int h_index(int k) const { return k * block_ + 3 + nr_ + n_ + nr_; }  // free final time
+  int dt_index(int k) const { return k * block_ + 3 + nr_ + n_ + nr_; }  // free final time
 
  private:
-  double h_at(const VecX& x, int k) const;
+  double dt_at(const VecX& x, int k) const;
   ShapeVec shape_at(const VecX& x, int k) const;
   RdpVec unknowns_at(const VecX& x, int k) const;
   // Step k's controls split into forces f (zero on prescribed dofs) and prescribed
-  // velocities u_pres (zero on free dofs), as the residual takes them.
-  void controls_at(const VecX& x, int k, ShapeVec& f, ShapeVec& u_pres) const;
+  // velocities u_prescribed (zero on free dofs), as the residual takes them.
+  void controls_at(const VecX& x, int k, ShapeVec& f, ShapeVec& u_prescribed) const;
   void check_size(const VecX& x, const char* what) const;
   std::string control_name(int i) const;
   std::string unknown_name(int i) const;
@@ -140,7 +140,7 @@ class RdpOcp final : public Ocp {
   int nr_, nb_, n_;  // shape, symmetry, unknowns per step
   int block_;        // variables per step
   int rows_;         // constraints per step
-  int path_row0_;    // first clearance row, after the rows that keep h uniform
+  int path_row0_;    // first clearance row, after the rows that keep dt uniform
   RdpLeftMomentum<SE2> left0_;
   PathTerms path_;
 };
@@ -148,11 +148,11 @@ class RdpOcp final : public Ocp {
 using SegmentJacobian = Eigen::Matrix<double, 3, Eigen::Dynamic, 0, 3, kRdpMaxUnknowns>;
 
 // xi_k = E(r_k+alpha) w_k - A(r_k+alpha) u_k (rdp_segment_velocity) and its exact
-// derivatives, with r_k+alpha = r_k + alpha h u_k:
-//   d xi / d r_j = dE_j w - dA_j u,   d xi / d u_j = -A_j + alpha h (dE_j w - dA_j u),
+// derivatives, with r_k+alpha = r_k + alpha dt u_k:
+//   d xi / d r_j = dE_j w - dA_j u,   d xi / d u_j = -A_j + alpha dt (dE_j w - dA_j u),
 //   d xi / d w = E.
 // J_xi_r is (3 x n_r), J_xi_x is (3 x (n_r + n_b)).
-Vec3 rdp_segment_velocity_jacobians(const RdpModel<SE2>& model, const RdpOptions& opt, double h,
+Vec3 rdp_segment_velocity_jacobians(const RdpModel<SE2>& model, const RdpOptions& opt, double dt,
                                     const ShapeVec& r_k, const RdpVec& x_k, SegmentJacobian& J_xi_r,
                                     SegmentJacobian& J_xi_x);
 

@@ -4,11 +4,11 @@
 // simulation, so re-simulating the optimal controls reproduces the optimal trajectory.
 //
 // Decision vector, step-major so that the constraint Jacobian is banded:
-//   [q_k (n), p_k (n), u_k (nu), lambda_k (m), h_k (free final time only)] for k = 0..N-1,
+//   [q_k (n), p_k (n), u_k (nu), lambda_k (m), dt_k (free final time only)] for k = 0..N-1,
 //   then [q_N (n), p_N (n)]
 // with n coordinates (all dynamic), nu inputs, m constraint rows. Constraints, per step:
 // r_a (n + m rows), then r_b (n rows); with a free final time, then N - 1 rows
-// h_k - h_k-1 = 0 that keep the step uniform. Cost: sum_k h_k (u_k^T diag(w) u_k + w_T).
+// dt_k - dt_k-1 = 0 that keep the step uniform. Cost: sum_k dt_k (u_k^T diag(w) u_k + w_T).
 #pragma once
 
 #include <limits>
@@ -25,7 +25,7 @@ namespace marsden::control {
 
 // Sizes: n = model->num_coords(), nu = model->num_inputs(). SI units (s, m, rad, N, N m).
 struct TreeOcpSpec {
-  std::shared_ptr<const tree::Model> model;  // no kinematic coordinates
+  std::shared_ptr<const tree::Model> model;  // no prescribed coordinates
   double dt = 0.05;                          // s, > 0
   int steps = 40;                            // N >= 1
   VecX q0, qd0;                              // initial state (n each); q0 meets h(q0) = 0
@@ -37,10 +37,10 @@ struct TreeOcpSpec {
   VecX effort_weights;                       // nu, >= 0
   VecX u_guess;                              // nu, or empty: zero
   tree::MidpointOptions integrator;
-  // Free final time: the step is a decision variable in [h_min, h_max] (s), dt its initial
-  // guess, and the cost adds time_weight * T with T = N h.
+  // Free final time: the step is a decision variable in [dt_min, dt_max] (s), dt its initial
+  // guess, and the cost adds time_weight * T with T = N dt.
   bool free_final_time = false;
-  double h_min = 0.0, h_max = std::numeric_limits<double>::infinity();
+  double dt_min = 0.0, dt_max = std::numeric_limits<double>::infinity();
   double time_weight = 0.0;
 };
 
@@ -78,12 +78,12 @@ class TreeOcp final : public Ocp {
   int p_offset(int k) const { return k * stride_ + n_; }
   int u_offset(int k) const { return k * stride_ + 2 * n_; }
   int lambda_offset(int k) const { return k * stride_ + 2 * n_ + nu_; }
-  int h_offset(int k) const { return k * stride_ + 2 * n_ + nu_ + m_; }  // free final time
+  int dt_offset(int k) const { return k * stride_ + 2 * n_ + nu_ + m_; }  // free final time
 
  private:
   // Throws InputError unless x has num_variables() entries.
   void check_size(const VecX& x) const;
-  double h_at(const VecX& x, int k) const;
+  double dt_at(const VecX& x, int k) const;
   // Residual blocks of every step at x, recomputed only when x changes.
   void evaluate(const VecX& x);
 

@@ -1,6 +1,6 @@
 // Nonholonomic integrators in full coordinates (nonholonomic paper §4, NOTES.md
 // "Simulating nonholonomic dynamics"), each a residual with exact Jacobians solved by
-// Newton (solve/newton.hpp). All use the midpoint discrete Lagrangian
+// Newton (solve/newton.hpp). All use, with step h (dt here), the midpoint discrete Lagrangian
 //   L_d(q0, q1) = h L(q_m, v),   q_m = (q0 + q1)/2,   v = (q1 - q0)/h,
 // so D1 L_d = h/2 dL/dq(q_m, v) - M(q_m) v and D2 L_d = h/2 dL/dq(q_m, v) + M(q_m) v, with
 // dL/dq_i = 1/2 v^T dM/dq_i v - dV/dq_i. Discrete momenta p+_k = D2 L_d(q_k-1, q_k),
@@ -68,94 +68,94 @@ using NhUnknown = SmallVec<kNhMaxUnknowns>;
 using NhJacobian = SmallMat<kNhMaxUnknowns>;
 
 // D1 L_d and D2 L_d at (q0, q1) with optional Jacobians with respect to q1 (n x n).
-void midpoint_ld_derivatives(const NonholonomicModel& model, double h, const NhVec& q0,
+void midpoint_ld_derivatives(const NonholonomicModel& model, double dt, const NhVec& q0,
                              const NhVec& q1, NhVec& D1, NhVec& D2, NhMat* J_D1_q1,
                              NhMat* J_D2_q1);
 
 // Prescribed coordinates (NonholonomicModel::prescribed, e.g. the car's steering): in every
 // residual and step below, the row of such a coordinate i in the first n equations (the
 // momentum jump of GNI, the discrete Euler-Lagrange equation of SHAKE, RATTLE's (a)) is
-// replaced by q_k+1[i] - q_pres[i] = 0, with q_pres = *q_pres_kp1 (size n, only prescribed
-// entries read). q_pres_kp1 is required (InputError otherwise) when the model prescribes
-// coordinates and ignored when it does not. Where mu(q) M(q)^-1 e_i = 0 (no constraint on
-// qdot_i, M not coupling i: the car), this is exactly the scheme with an unknown actuator
-// force along e_i, P* e_i = e_i, and nothing else of the step (RATTLE's projection (d)
-// included) sees coordinate i's momentum. Otherwise it is the row replacement as stated.
+// replaced by q_k+1[i] - q_prescribed[i] = 0, with q_prescribed = *q_prescribed_kp1 (size n,
+// only prescribed entries read). q_prescribed_kp1 is required (InputError otherwise) when the
+// model prescribes coordinates and ignored when it does not. Where mu(q) M(q)^-1 e_i = 0 (no
+// constraint on qdot_i, M not coupling i: the car), this is exactly the scheme with an unknown
+// actuator force along e_i, P* e_i = e_i, and nothing else of the step (RATTLE's projection
+// (d) included) sees coordinate i's momentum. Otherwise it is the row replacement as stated.
 //
 // Controls u_k have size c, or size 0 for none. Newton's unknown in every step is the
 // increment q_k+1 - q_k (exact velocities far from the origin); residuals are public in
 // q_k+1, for optimal control.
 //
 // GNI residual r(q_k+1) (n) and J_r_qkp1 (n x n) for given q_k, p+_k and u_k.
-void gni_residual(const NonholonomicModel& model, double h, const NhVec& q_k,
+void gni_residual(const NonholonomicModel& model, double dt, const NhVec& q_k,
                   const NhVec& p_plus_k, const NhVec& u_k, const NhVec& q_kp1, NhVec& r,
-                  NhMat* J_r_qkp1, const NhVec* q_pres_kp1 = nullptr);
+                  NhMat* J_r_qkp1, const NhVec* q_prescribed_kp1 = nullptr);
 
-// One GNI step on the state (q_k, p+_k): q_kp1 holds the guess on entry (q_k + h M^-1 p+_k
+// One GNI step on the state (q_k, p+_k): q_kp1 holds the guess on entry (q_k + dt M^-1 p+_k
 // is good) and the solution on return, with p+_k+1 = D2 L_d(q_k, q_k+1) and optionally
 // p-_k, both evaluated on the solved increment so that no digits are lost far from 0.
 // Start from a continuous state (q_0, qdot_0) with p+_0 = M(q_0) qdot_0 and u_0/2 in the
 // first step: the discrete force of the half interval before t_0 is absent.
-NewtonStatus gni_step(const NonholonomicModel& model, double h, const NhVec& q_k,
+NewtonStatus gni_step(const NonholonomicModel& model, double dt, const NhVec& q_k,
                       const NhVec& p_plus_k, const NhVec& u_k, NhVec& q_kp1,
                       NhVec& p_plus_kp1, NhVec* p_minus_k = nullptr,
-                      const NewtonOptions& opt = {}, const NhVec* q_pres_kp1 = nullptr);
+                      const NewtonOptions& opt = {}, const NhVec* q_prescribed_kp1 = nullptr);
 
 // SHAKE residual in x = (q_k+1, lambda_k) (n + m), with J_r_x.
-void shake_residual(const NonholonomicModel& model, double h, const NhVec& q_km1,
+void shake_residual(const NonholonomicModel& model, double dt, const NhVec& q_km1,
                     const NhVec& q_k, const NhVec& u_k, const NhUnknown& x, NhUnknown& r,
-                    NhJacobian* J_r_x, const NhVec* q_pres_kp1 = nullptr);
+                    NhJacobian* J_r_x, const NhVec* q_prescribed_kp1 = nullptr);
 
-NewtonStatus shake_step(const NonholonomicModel& model, double h, const NhVec& q_km1,
+NewtonStatus shake_step(const NonholonomicModel& model, double dt, const NhVec& q_km1,
                         const NhVec& q_k, const NhVec& u_k, NhVec& q_kp1, NhVec& lambda_k,
-                        const NewtonOptions& opt = {}, const NhVec* q_pres_kp1 = nullptr);
+                        const NewtonOptions& opt = {}, const NhVec* q_prescribed_kp1 = nullptr);
 
 // RATTLE residual of (a)-(b) in x = (q_k+1, lambda_k) (n + m), with J_r_x.
-void rattle_residual(const NonholonomicModel& model, double h, const NhVec& q_k,
+void rattle_residual(const NonholonomicModel& model, double dt, const NhVec& q_k,
                      const NhVec& p_k, const NhVec& u_k, const NhUnknown& x, NhUnknown& r,
-                     NhJacobian* J_r_x, const NhVec* q_pres_kp1 = nullptr);
+                     NhJacobian* J_r_x, const NhVec* q_prescribed_kp1 = nullptr);
 
 // One RATTLE step (a)-(d): (q_k, p_k) -> (q_k+1, p_k+1); q_kp1 holds the guess on entry.
-NewtonStatus rattle_step(const NonholonomicModel& model, double h, const NhVec& q_k,
+NewtonStatus rattle_step(const NonholonomicModel& model, double dt, const NhVec& q_k,
                          const NhVec& p_k, const NhVec& u_k, NhVec& q_kp1, NhVec& p_kp1,
-                         const NewtonOptions& opt = {}, const NhVec* q_pres_kp1 = nullptr);
+                         const NewtonOptions& opt = {}, const NhVec* q_prescribed_kp1 = nullptr);
 
 // Projected RATTLE residual of (a), r(q_k+1) (n), with J_r_qkp1 (n x n).
-void projected_rattle_residual(const NonholonomicModel& model, double h, const NhVec& q_k,
+void projected_rattle_residual(const NonholonomicModel& model, double dt, const NhVec& q_k,
                                const NhVec& p_k, const NhVec& u_k, const NhVec& q_kp1,
-                               NhVec& r, NhMat* J_r_qkp1, const NhVec* q_pres_kp1 = nullptr);
+                               NhVec& r, NhMat* J_r_qkp1, const NhVec* q_prescribed_kp1 = nullptr);
 
 // One projected RATTLE step (a)-(b): (q_k, p_k) -> (q_k+1, p_k+1); q_kp1 holds the guess on
-// entry (q_k + h M^-1 p_k is good).
-NewtonStatus projected_rattle_step(const NonholonomicModel& model, double h,
+// entry (q_k + dt M^-1 p_k is good).
+NewtonStatus projected_rattle_step(const NonholonomicModel& model, double dt,
                                    const NhVec& q_k, const NhVec& p_k, const NhVec& u_k,
                                    NhVec& q_kp1, NhVec& p_kp1, const NewtonOptions& opt = {},
-                                   const NhVec* q_pres_kp1 = nullptr);
+                                   const NhVec* q_prescribed_kp1 = nullptr);
 
 // Continuous Lagrange-d'Alembert acceleration and multiplier (size m).
 void nh_acceleration(const NonholonomicModel& model, const NhVec& q, const NhVec& qdot,
                      const NhVec& u, NhVec& qddot, NhVec* lambda = nullptr);
 
 // One explicit midpoint (RK2) step of the same equations: the second-order baseline.
-void nh_rk2_step(const NonholonomicModel& model, double h, const NhVec& u, NhVec& q,
+void nh_rk2_step(const NonholonomicModel& model, double dt, const NhVec& u, NhVec& q,
                  NhVec& qdot);
 
 // One classical RK4 step of the continuous equations on (q, qdot), u held constant.
-void nh_rk4_step(const NonholonomicModel& model, double h, const NhVec& u, NhVec& q,
+void nh_rk4_step(const NonholonomicModel& model, double dt, const NhVec& u, NhVec& q,
                  NhVec& qdot);
 
 // One explicit Runge-Kutta step (sim/rk.hpp) of the continuous equations on (q, qdot)
 // from time t, with controls u(t) sampled at the stage times: u_at(t, u_t) fills u_t
 // (num_controls()). nh_rk2_step and nh_rk4_step are this with u held.
 template <class ControlsAt>
-void nh_rk_step(const NonholonomicModel& model, sim::RungeKutta method, double t, double h,
+void nh_rk_step(const NonholonomicModel& model, sim::RungeKutta method, double t, double dt,
                 ControlsAt&& u_at, NhVec& q, NhVec& qdot) {
   const int n = static_cast<int>(q.size());
   using Y = NhUnknown;
   Y y(2 * n);
   y << q, qdot;
   NhVec u_t(model.num_controls()), a;
-  const Y y1 = sim::rk_step(method, t, h, y, [&](double ts, const Y& s) {
+  const Y y1 = sim::rk_step(method, t, dt, y, [&](double ts, const Y& s) {
     u_at(ts, u_t);
     nh_acceleration(model, s.head(n), s.tail(n), u_t, a);
     Y ds(2 * n);

@@ -40,7 +40,7 @@ class NonholonomicModel {
   virtual void control_directions(const NhVec& q, NhMat& B) const;           // (n x c)
   // Coordinates whose trajectory is an input (e.g. a steering angle whose rate is
   // commanded). In every discrete step the equation of motion of such a coordinate is
-  // replaced by q_k+1[i] = q_pres[i] (integrators.hpp). Default: none.
+  // replaced by q_k+1[i] = q_prescribed[i] (integrators.hpp). Default: none.
   virtual bool prescribed(int /*i*/) const { return false; }
   bool has_prescribed() const;
 

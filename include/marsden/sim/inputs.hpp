@@ -1,5 +1,5 @@
 // Inputs as a step samples them. A continuous signal is evaluated where the integrator's
-// quadrature needs it: at t_k + alpha h for a variational step whose forces act at its
+// quadrature needs it: at t_k + alpha dt for a variational step whose forces act at its
 // quadrature point (RDP, the tree midpoint VI), at the node t_k for one whose forces are
 // nodal impulses (the holonomic VI, GNI, RATTLE), at the stage times of a Runge-Kutta
 // step. A signal marked zero-order hold (Signal::zero_order_hold) gives its value at the

@@ -1,5 +1,5 @@
 // Tree systems (tree/) as a sim::System: the generalized midpoint VI (tree/midpoint.hpp)
-// or RK4 on the continuous dynamics, with kinematic coordinates driven by signals.
+// or RK4 on the continuous dynamics, with prescribed coordinates driven by signals.
 #pragma once
 
 #include <memory>
@@ -22,9 +22,9 @@ struct TreeSetup {
   TreeMethod method = TreeMethod::Midpoint;
   tree::MidpointOptions midpoint;  // alpha, Newton options, Lagrangian algorithm
   Eigen::VectorXd q0, qd0;         // every coordinate at t = 0 (rad, m; rad/s, m/s)
-  // Per kinematic coordinate (in model.kinematic_coords() order): its displacement from
+  // Per prescribed coordinate (in model.prescribed_coords() order): its displacement from
   // q0 as a 1-component signal of time, or null to hold it at q0.
-  std::vector<std::shared_ptr<const Signal>> kinematic;
+  std::vector<std::shared_ptr<const Signal>> prescribed;
   std::shared_ptr<const Signal> controls;  // model.num_inputs() components, or null
 };
 

@@ -65,7 +65,7 @@ struct MarionetteParams {
 //   waist: waist_rz, waist_ry, waist_rx; neck: neck_rz, neck_ry, neck_rx     6
 //   per arm (left_, right_): shoulder_rz/ry/rx, elbow, wrist_ry, wrist_rx     2 x 6
 //   per leg (left_, right_): hip_rz/ry/rx, knee, ankle_ry, ankle_rx           2 x 6
-// Kinematic coordinates (15): the puppeteer's end of each of the 5 strings (head,
+// Prescribed coordinates (15): the puppeteer's end of each of the 5 strings (head,
 // left_hand, right_hand, left_knee, right_knee) as <string>_x, _y, _z translations from
 // the world. Each string is a distance constraint "<string>" of length string_length
 // between frame "<string>_end" and the attachment frame "<string>_attach" on the body.

@@ -46,21 +46,21 @@ std::pair<double, std::string> worst_constraint(const Model& model, Data& data, 
 
 // The continuous dynamics, eq. (14), with constraint forces Dh^T lambda: solves
 //   M qdd = L_q - L_vq qd + Q + Dh^T lambda,   Dh qdd + d/dt(Dh) qd = 0
-// for the dynamic accelerations and lambda, the kinematic accelerations being given
-// (qdd_kinematic, one per kinematic coordinate). Returns qdd for all coordinates.
+// for the dynamic accelerations and lambda, the prescribed accelerations being given
+// (qdd_prescribed, one per prescribed coordinate). Returns qdd for all coordinates.
 // Throws SolverError when the constrained mass matrix is singular.
 struct Acceleration {
   VecX qdd;
   VecX lambda;
 };
 Acceleration continuous_dynamics(const Model& model, Data& data, const VecX& q, const VecX& qd,
-                                 const VecX& u, const VecX& qdd_kinematic);
+                                 const VecX& u, const VecX& qdd_prescribed);
 // The same without allocating: qdd into data.qdd and lambda into data.lambda_dynamics.
 void accelerations(const Model& model, Data& data, const VecX& q, const VecX& qd, const VecX& u,
-                   const VecX& qdd_kinematic);
+                   const VecX& qdd_prescribed);
 
 // One classical RK4 step of size dt on (q, qd) over all coordinates, with the inputs u held
-// and the kinematic coordinates unaccelerated: the non-structure-preserving baseline the
+// and the prescribed coordinates unaccelerated: the non-structure-preserving baseline the
 // midpoint VI is compared with.
 void rk4_step(const Model& model, Data& data, double dt, const VecX& u, VecX& q, VecX& qd);
 

@@ -4,7 +4,7 @@
 // constraints imposed on the new configuration:
 //   p_k + D1 L_d(q_k, q_k+1) + f^- - Dh(q_k)^T lambda_k = 0,   h(q_k+1) = 0     (eq. (21))
 //   p_k+1 = D2 L_d(q_k, q_k+1) + f^+.
-// The rows are those of the dynamic coordinates; a kinematic coordinate's next value is an
+// The rows are those of the dynamic coordinates; a prescribed coordinate's next value is an
 // input of the step. Newton uses the exact Jacobian, eq. (26).
 #pragma once
 
@@ -22,7 +22,7 @@ struct MidpointOptions {
   LagrangianAlgorithm algorithm = LagrangianAlgorithm::Spatial;
 };
 
-// Discrete state: time, all coordinates (dynamic and kinematic), momenta of the dynamic
+// Discrete state: time, all coordinates (dynamic and prescribed), momenta of the dynamic
 // coordinates (p = dL/dqd at t0, then the discrete momenta).
 struct TreeState {
   double t = 0.0;
@@ -36,23 +36,23 @@ TreeState midpoint_initial_state(const Model& model, Data& data, double t0, cons
                                  const VecX& qd0);
 
 // One step of size dt from x_k with inputs u (model.num_inputs()) and the next values of
-// the kinematic coordinates. On success x_kp1 holds the new state and data.lambda the
+// the prescribed coordinates. On success x_kp1 holds the new state and data.lambda the
 // constraint multipliers; on failure x_kp1 is left untouched. Never allocates.
 NewtonStatus midpoint_step(const Model& model, Data& data, const MidpointOptions& options,
                            double dt, const TreeState& x_k, const VecX& u,
-                           const VecX& q_kinematic_kp1, TreeState& x_kp1);
+                           const VecX& q_prescribed_kp1, TreeState& x_kp1);
 
-// Derivatives of one step (x_k, u, q_kinematic_kp1) -> x_kp1, by the implicit function
+// Derivatives of one step (x_k, u, q_prescribed_kp1) -> x_kp1, by the implicit function
 // theorem on the converged residual: what optimal control and LQR linearisation need.
 // Rows: dynamic coordinates (q) and their momenta (p); columns: all of q_k, p_k, u and the
-// kinematic coordinates' next values.
+// prescribed coordinates' next values.
 struct StepDerivatives {
   MatX dq_dq, dq_dp, dq_du, dq_dk;
   MatX dp_dq, dp_dp, dp_du, dp_dk;
 };
 void midpoint_step_derivatives(const Model& model, Data& data, const MidpointOptions& options,
                                double dt, const TreeState& x_k, const VecX& u,
-                               const VecX& q_kinematic_kp1, const TreeState& x_kp1,
+                               const VecX& q_prescribed_kp1, const TreeState& x_kp1,
                                StepDerivatives& out);
 
 // The residual of the step equations at a trial (q_kp1, lambda), for tests and for
@@ -69,15 +69,15 @@ void midpoint_residual(const Model& model, Data& data, const MidpointOptions& op
 // r_b = 0; at its result both vanish. J<row>_<argument> is d r_<row> / d <argument>:
 // Ja_qk (nd+m x nd) carries the lambda-weighted constraint Hessian at q_k, Ja_pk
 // (nd+m x nd), Ja_qkp1 (nd+m x nd), Ja_u (nd+m x nu), Ja_lambda (nd+m x m); Jb_qk,
-// Jb_qkp1, Jb_pkp1 (the identity) (nd x nd) and Jb_u (nd x nu); Ja_h (nd+m) and Jb_h (nd)
+// Jb_qkp1, Jb_pkp1 (the identity) (nd x nd) and Jb_u (nd x nu); Ja_dt (nd+m) and Jb_dt (nd)
 // are the derivatives in dt, for a free final time.
-// Only for models without kinematic coordinates (nd = n, the q columns are all
+// Only for models without prescribed coordinates (nd = n, the q columns are all
 // coordinates); throws InputError otherwise, and on sizes or non-finite values.
 struct MidpointResidualBlocks {
   VecX r_a, r_b;
   MatX Ja_qk, Ja_pk, Ja_qkp1, Ja_u, Ja_lambda;
   MatX Jb_qk, Jb_qkp1, Jb_pkp1, Jb_u;
-  VecX Ja_h, Jb_h;
+  VecX Ja_dt, Jb_dt;
 };
 void midpoint_residual_blocks(const Model& model, Data& data, const MidpointOptions& options,
                               double dt, const TreeState& x_k, const VecX& u,

@@ -38,7 +38,7 @@ struct Frame {
 struct Coordinate {
   std::string name;
   int frame = -1;           // the frame it drives
-  bool kinematic = false;   // prescribed: its next value is an input of the step
+  bool prescribed = false;  // its next value is an input of the step (files: "kinematic")
   // Joint limits as read from a model file; recorded, not enforced by the dynamics.
   double lower = -1e300, upper = 1e300;
 };
@@ -65,7 +65,7 @@ struct Input { InputKind kind; int index; int first; };  // index: coordinate or
 
 // Holonomic constraints h(q) = 0, imposed at the position level.
 enum class ConstraintKind {
-  Distance,      // |p_a - p_b| - d, d constant or the value of a (kinematic) coordinate
+  Distance,      // |p_a - p_b| - d, d constant or the value of a (prescribed) coordinate
   PointOnPlane,  // n_b . (p_a - p_b): frame a's origin on the plane through frame b's
                  // origin with normal n (in b's axes)
   PointToPoint   // p_a - p_b in world axes (3 rows)
@@ -88,7 +88,7 @@ class Model {
   int num_frames() const { return static_cast<int>(frames_.size()); }
   int num_coords() const { return static_cast<int>(coords_.size()); }
   int num_dynamic() const { return static_cast<int>(dynamic_.size()); }
-  int num_kinematic() const { return static_cast<int>(kinematic_.size()); }
+  int num_prescribed() const { return static_cast<int>(prescribed_.size()); }
   int num_inputs() const { return num_inputs_; }
   int num_constraint_rows() const { return num_constraint_rows_; }
 
@@ -103,12 +103,12 @@ class Model {
   const std::vector<Input>& inputs() const { return inputs_; }
   const Vec3& gravity() const { return gravity_; }
 
-  // Coordinate indices of the dynamic and of the kinematic coordinates, ascending.
+  // Coordinate indices of the dynamic and of the prescribed coordinates, ascending.
   const std::vector<int>& dynamic_coords() const { return dynamic_; }
-  const std::vector<int>& kinematic_coords() const { return kinematic_; }
-  // Position of coordinate i among the dynamic (or kinematic) ones, -1 if it is not one.
+  const std::vector<int>& prescribed_coords() const { return prescribed_; }
+  // Position of coordinate i among the dynamic (or prescribed) ones, -1 if it is not one.
   int dynamic_index(int coord) const { return dyn_index_[coord]; }
-  int kinematic_index(int coord) const { return kin_index_[coord]; }
+  int prescribed_index(int coord) const { return prescribed_index_[coord]; }
 
   // Index by name; throws InputError naming the model's frames/coordinates when absent.
   int frame_index(const std::string& name) const;
@@ -153,7 +153,7 @@ class Model {
   Vec3 gravity_ = Vec3(0.0, 0.0, -9.81);
   int num_inputs_ = 0;
   int num_constraint_rows_ = 0;
-  std::vector<int> dynamic_, kinematic_, dyn_index_, kin_index_;
+  std::vector<int> dynamic_, prescribed_, dyn_index_, prescribed_index_;
   std::vector<Joint> joints_;
   std::vector<int> frame_joint_, coord_joint_;
   std::vector<SE3> frame_offset_;
@@ -166,10 +166,10 @@ class ModelBuilder {
  public:
   ModelBuilder();
 
-  // A frame driven by a new coordinate (dynamic unless kinematic is true). Returns the
+  // A frame driven by a new coordinate (dynamic unless prescribed is true). Returns the
   // frame index. type must be a primitive (not Const).
   int add_joint_frame(const std::string& name, int parent, Transform type,
-                      const std::string& coord_name, bool kinematic = false);
+                      const std::string& coord_name, bool prescribed = false);
   // A primitive transform fixed at value (m or rad).
   int add_fixed_frame(const std::string& name, int parent, Transform type, double value);
   // A constant SE(3) transform.
@@ -189,7 +189,7 @@ class ModelBuilder {
 
   void add_distance_constraint(const std::string& name, int frame_a, int frame_b,
                                double distance);
-  // The distance is the value of coordinate distance_coord (usually kinematic).
+  // The distance is the value of coordinate distance_coord (usually prescribed).
   void add_prescribed_distance_constraint(const std::string& name, int frame_a, int frame_b,
                                           int distance_coord);
   void add_point_on_plane_constraint(const std::string& name, int frame_a, int plane_frame,

@@ -1,7 +1,8 @@
 // Holonomic vehicles on G = SE(2) or SE(3): the discrete Euler-Poincare integrator of
 // vehicles §3.1 and §4.2, eqs. (9)-(14), written as one residual with exact Jacobians.
 //
-// Unknown of a step: xi_k, the body velocity over [t_k, t_k+1]. Given (g_k, xi_k-1):
+// Unknown of a step: xi_k, the body velocity over [t_k, t_k+1]. Given (g_k, xi_k-1) and the
+// step h (dt here):
 //   r(xi_k) = C(h xi_k)^T I xi_k - C(-h xi_k-1)^T I xi_k-1
 //             - h F(gamma_k) u_k - h f_ext(t_k, g_k, xi_k-1) = 0      (eq. (10))
 //   g_k+1 = g_k tau(h xi_k)                                        (eq. (9))
@@ -85,8 +86,8 @@ struct HolonomicResidual {
   Jac J_r_g_k;  // right perturbation of g_k
   InputJacobian<G> J_r_u_k;
   InputJacobian<G> J_r_gamma_k;
-  // dr/dh at fixed t_k (and xi_k-1): for a free time step.
-  Tangent J_r_h;
+  // dr/d(dt) at fixed t_k (and xi_k-1): for a free time step.
+  Tangent J_r_dt;
 };
 
 // The matrix C(eta) of eq. (10): d tau^-1_eta (Exact, eq. (14)) or I - ad_eta/2 (TLN).
@@ -102,37 +103,37 @@ typename G::Jacobian tangent_c_transpose_derivative(DiffMap map, TangentMap tang
 // Evaluates r of eq. (10) and, if want_jacobians, every Jacobian block.
 template <class G>
 void holonomic_residual(const HolonomicModel<G>& model, const HolonomicOptions<G>& opt,
-                        double h, double t_k, const G& g_k,
+                        double dt, double t_k, const G& g_k,
                         const typename G::Tangent& xi_km1, const typename G::Tangent& xi_k,
                         const StepInputs& in, bool want_jacobians, HolonomicResidual<G>& out);
 
-// Discrete momentum at t_k seen from the right, p_k^+ = C(-h xi_k-1)^T I xi_k-1 (the
+// Discrete momentum at t_k seen from the right, p_k^+ = C(-dt xi_k-1)^T I xi_k-1 (the
 // discrete Legendre transform); the continuous momentum I xi(t_k) is identified with it.
 template <class G>
 typename G::Tangent momentum_plus(const HolonomicModel<G>& model,
-                                  const HolonomicOptions<G>& opt, double h,
+                                  const HolonomicOptions<G>& opt, double dt,
                                   const typename G::Tangent& xi_km1);
 
 // xi_-1 such that momentum_plus(xi_-1) = I xi_0: starts the scheme from a continuous
 // body velocity with second-order consistency. Throws SolverError if Newton fails.
 template <class G>
 typename G::Tangent initial_xi_km1(const HolonomicModel<G>& model,
-                                   const HolonomicOptions<G>& opt, double h,
+                                   const HolonomicOptions<G>& opt, double dt,
                                    const typename G::Tangent& xi_0);
 
-// d xi_-1 / dh of initial_xi_km1 at its solution xi_km1 (the Legendre transform at t_0
-// moves with the step): J_D^-1 T(-h xi_-1, I xi_-1) xi_-1, with J_D = dD(-h, xi)/dxi.
+// d xi_-1 / d(dt) of initial_xi_km1 at its solution xi_km1 (the Legendre transform at t_0
+// moves with the step): J_D^-1 T(-dt xi_-1, I xi_-1) xi_-1, with J_D = dD(-dt, xi)/dxi.
 template <class G>
-typename G::Tangent initial_xi_km1_dh(const HolonomicModel<G>& model,
-                                      const HolonomicOptions<G>& opt, double h,
-                                      const typename G::Tangent& xi_km1);
+typename G::Tangent initial_xi_km1_ddt(const HolonomicModel<G>& model,
+                                       const HolonomicOptions<G>& opt, double dt,
+                                       const typename G::Tangent& xi_km1);
 
 // One step: solves r(xi_k) = 0 by Newton from the guess passed in xi_k (retrying from
 // xi_k-1 if that fails), then updates g. A guess extrapolated from the last three
-// velocities (O(h^3) error) usually converges in one Newton iteration.
+// velocities (O(dt^3) error) usually converges in one Newton iteration.
 template <class G>
 NewtonStatus holonomic_step(const HolonomicModel<G>& model, const HolonomicOptions<G>& opt,
-                            double h, double t_k, const G& g_k,
+                            double dt, double t_k, const G& g_k,
                             const typename G::Tangent& xi_km1, const StepInputs& in,
                             typename G::Tangent& xi_k, G& g_kp1);
 

@@ -2,7 +2,7 @@
 // vehicles §3.2 (principle (5)) and §5.1 (eqs. (16)-(17)), as one residual with exact
 // Jacobians, solved by Newton.
 //
-// Notation (one step k, quadrature point alpha in [0, 1], step h):
+// Notation (one step k, quadrature point alpha in [0, 1], step h (dt here)):
 //   r_k+alpha   = r_k + alpha h u_k,        r_k-1+alpha = r_k - (1 - alpha) h u_k-1
 //   Omega_k     = E(r_k+alpha) w_k           (E = [e_1 .. e_nb], so Omega_k lies in s_r)
 //   xi_k        = Omega_k - A(r_k+alpha) u_k (body velocity over [t_k, t_k+1])
@@ -16,7 +16,7 @@
 //   sym:   E(r_k)^T DEP(k)                                                    (eq. (16))
 //   DEP(k) = C(h xi_k)^T mu_k - C(-h xi_k-1)^T mu_k-1                         (eq. (17))
 // Shape coordinates whose velocity is an input (e.g. the car's steering rate) replace their
-// shape row by u_k[i] - u_pres[i]: the actuator supplies whatever force that takes.
+// shape row by u_k[i] - u_prescribed[i]: the actuator supplies whatever force that takes.
 // Update: g_k+1 = g_k tau(h xi_k), r_k+1 = r_k + h u_k.
 //
 // Everything of step k-1 enters the residual through the left momenta
@@ -64,7 +64,7 @@ class RdpModel {
   virtual int num_shape() const = 0;     // n_r
   virtual int num_symmetry() const = 0;  // n_b = dim s_r
   // True where u[i] is a prescribed input (kinematic actuator), not a dynamic unknown.
-  virtual bool velocity_prescribed(int) const { return false; }
+  virtual bool prescribed(int) const { return false; }
 
   // Reduced Lagrangian l(r, u, xi). grad (2 n_r + dim G) = (dl/dr, dl/du, dl/dxi); hess its
   // symmetric Hessian in the same order. Either pointer may be null.
@@ -88,7 +88,7 @@ struct RdpOptions {
 };
 
 // Left momenta at t_k (see the header comment) and their Jacobians w.r.t. x_k-1, r_k,
-// f_k-1+alpha and the step h.
+// f_k-1+alpha and the step dt.
 template <class G>
 struct RdpLeftMomentum {
   ShapeVec p;              // p^- (n_r)
@@ -103,25 +103,25 @@ struct RdpLeftJacobians {
   RdpShapeCols J_p_f;       // n_r x n_r
   TanCols J_mu_x;           // dim G x n
   ConnectionMat<G> J_mu_r;  // dim G x n_r
-  ShapeVec J_p_h;           // n_r
-  typename G::Tangent J_mu_h;
+  ShapeVec J_p_dt;          // n_r
+  typename G::Tangent J_mu_dt;
 };
 
 template <class G>
 struct RdpResidual {
-  RdpVec r;                 // n = n_r + n_b
-  RdpMat J_r_x_k;           // n x n
-  RdpMat J_r_x_km1;         // n x n
-  RdpShapeCols J_r_r_k;     // n x n_r
-  RdpShapeCols J_r_f_ka;    // n x n_r, w.r.t. f_k+alpha
-  RdpShapeCols J_r_f_km1a;  // n x n_r, w.r.t. f_k-1+alpha
-  RdpShapeCols J_r_u_pres;  // n x n_r, w.r.t. the prescribed velocities of step k
-  RdpVec J_r_h;             // n, w.r.t. the step h (free final time in optimal control)
+  RdpVec r;                       // n = n_r + n_b
+  RdpMat J_r_x_k;                 // n x n
+  RdpMat J_r_x_km1;               // n x n
+  RdpShapeCols J_r_r_k;           // n x n_r
+  RdpShapeCols J_r_f_ka;          // n x n_r, w.r.t. f_k+alpha
+  RdpShapeCols J_r_f_km1a;        // n x n_r, w.r.t. f_k-1+alpha
+  RdpShapeCols J_r_u_prescribed;  // n x n_r, w.r.t. the prescribed velocities of step k
+  RdpVec J_r_dt;                  // n, w.r.t. the step dt (free final time in optimal control)
 };
 
 // Body velocity xi_k = E(r_k+alpha) w_k - A(r_k+alpha) u_k of the segment [t_k, t_k+1].
 template <class G>
-typename G::Tangent rdp_segment_velocity(const RdpModel<G>& model, const RdpOptions& opt, double h,
+typename G::Tangent rdp_segment_velocity(const RdpModel<G>& model, const RdpOptions& opt, double dt,
                                          const ShapeVec& r_k, const RdpVec& x_k);
 
 // Continuous momenta (dl/du, dl/dxi) at (r, u, xi): the left momenta that start a run.
@@ -131,36 +131,37 @@ RdpLeftMomentum<G> rdp_continuous_momentum(const RdpModel<G>& model, const Shape
 
 // Left momenta at t_k from the previous segment (x_k-1) and force f_k-1+alpha.
 template <class G>
-void rdp_left_momentum(const RdpModel<G>& model, const RdpOptions& opt, double h,
+void rdp_left_momentum(const RdpModel<G>& model, const RdpOptions& opt, double dt,
                        const ShapeVec& r_k, const RdpVec& x_km1, const ShapeVec& f_km1a,
                        RdpLeftMomentum<G>& out, RdpLeftJacobians<G>* J);
 
 // Residual of eqs. (16)-(17) given the left momenta. Jacobians (if want_jacobians) fill
-// J_r_x_k, J_r_r_k, J_r_h (left momenta held fixed), J_r_f_ka, J_r_u_pres; J_r_p_left (n x n_r)
-// and J_r_mu_left (n x dim G) are returned through the optional pointers.
+// J_r_x_k, J_r_r_k, J_r_dt (left momenta held fixed), J_r_f_ka, J_r_u_prescribed;
+// J_r_p_left (n x n_r) and J_r_mu_left (n x dim G) are returned through the optional pointers.
 template <class G>
 void rdp_residual_given_left(
-    const RdpModel<G>& model, const RdpOptions& opt, double h, const ShapeVec& r_k,
-    const RdpLeftMomentum<G>& left, const RdpVec& x_k, const ShapeVec& f_ka, const ShapeVec& u_pres,
-    bool want_jacobians, RdpResidual<G>& out, RdpShapeCols* J_r_p_left = nullptr,
+    const RdpModel<G>& model, const RdpOptions& opt, double dt, const ShapeVec& r_k,
+    const RdpLeftMomentum<G>& left, const RdpVec& x_k, const ShapeVec& f_ka,
+    const ShapeVec& u_prescribed, bool want_jacobians, RdpResidual<G>& out,
+    RdpShapeCols* J_r_p_left = nullptr,
     Eigen::Matrix<double, Eigen::Dynamic, G::kDim, 0, kRdpMaxUnknowns, G::kDim>* J_r_mu_left =
         nullptr);
 
-// Full residual R(x_k-1, x_k; r_k, f_k-1+alpha, f_k+alpha, u_pres) with every block, as
+// Full residual R(x_k-1, x_k; r_k, f_k-1+alpha, f_k+alpha, u_prescribed) with every block, as
 // used by optimal control (DMOC constraints).
 template <class G>
-void rdp_residual(const RdpModel<G>& model, const RdpOptions& opt, double h, const ShapeVec& r_k,
+void rdp_residual(const RdpModel<G>& model, const RdpOptions& opt, double dt, const ShapeVec& r_k,
                   const RdpVec& x_km1, const RdpVec& x_k, const ShapeVec& f_km1a,
-                  const ShapeVec& f_ka, const ShapeVec& u_pres, bool want_jacobians,
+                  const ShapeVec& f_ka, const ShapeVec& u_prescribed, bool want_jacobians,
                   RdpResidual<G>& out);
 
 // One step: solves the residual for x_k by Newton from the guess passed in x_k, then
-// r_k+1 = r_k + h u_k and g_k+1 = g_k tau(h xi_k) (eq. (16), first two lines).
+// r_k+1 = r_k + dt u_k and g_k+1 = g_k tau(dt xi_k) (eq. (16), first two lines).
 template <class G>
-NewtonStatus rdp_step(const RdpModel<G>& model, const RdpOptions& opt, double h,
+NewtonStatus rdp_step(const RdpModel<G>& model, const RdpOptions& opt, double dt,
                       const ShapeVec& r_k, const G& g_k, const RdpLeftMomentum<G>& left,
-                      const ShapeVec& f_ka, const ShapeVec& u_pres, RdpVec& x_k, ShapeVec& r_kp1,
-                      G& g_kp1);
+                      const ShapeVec& f_ka, const ShapeVec& u_prescribed, RdpVec& x_k,
+                      ShapeVec& r_kp1, G& g_kp1);
 
 // The whole state carried from step to step, and the usual loop body: step, then the left
 // momenta of the next step. Throws SolverError (naming step and residual) if Newton fails.
@@ -178,8 +179,8 @@ RdpState<G> rdp_initial_state(const RdpModel<G>& model, const ShapeVec& r_0, con
                               const ShapeVec& u_0, const RdpVec& w_0);
 
 template <class G>
-NewtonStatus rdp_advance(const RdpModel<G>& model, const RdpOptions& opt, double h,
-                         const ShapeVec& f_ka, const ShapeVec& u_pres, RdpState<G>& state,
+NewtonStatus rdp_advance(const RdpModel<G>& model, const RdpOptions& opt, double dt,
+                         const ShapeVec& f_ka, const ShapeVec& u_prescribed, RdpState<G>& state,
                          int step_index = -1);
 
 }  // namespace marsden

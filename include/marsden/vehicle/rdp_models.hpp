@@ -42,7 +42,7 @@ class CarModel final : public ConstantMetricRdpModel {
  public:
   explicit CarModel(const CarParams& p);
   const CarParams& params() const { return p_; }
-  bool velocity_prescribed(int i) const override { return i == 1; }
+  bool prescribed(int i) const override { return i == 1; }
   // eq. (18): A = [[-(rho/l) sigma, 0], [-rho, 0], [0, 0]].
   void connection(const ShapeVec& r, ConnectionMat<SE2>& A,
                   std::array<ConnectionMat<SE2>, kRdpMaxShape>* dA) const override;
@@ -55,7 +55,7 @@ class CarModel final : public ConstantMetricRdpModel {
 
 // The paper's explicit car update (§5.2.1, tau = exp, any alpha). p_left is the left
 // momentum conjugate to psi, (I + m rho^2 + K rho^2 sigma_k sigma_k-1+alpha / l^2) u_k-1
-// + alpha h f_k-1+alpha, i.e. p^-_psi - A_psi(r_k)^T mu^- of the general path.
+// + alpha dt f_k-1+alpha, i.e. p^-_psi - A_psi(r_k)^T mu^- of the general path.
 struct CarExplicitState {
   double theta = 0.0, x = 0.0, y = 0.0;
   double psi = 0.0, sigma = 0.0;
@@ -70,8 +70,8 @@ CarExplicitState car_explicit_initial(const CarParams& p, double theta, double x
 // One step with torque f_k+alpha and steering rate u_sigma_k (an input). It equals the
 // general path with tau = exp and C = C_TLN to round-off: A(r_k)^T ad_xi^T mu vanishes for
 // the car, so DEP reduces to mu_k - mu_k-1 as the paper writes. With C = d exp^-1 exactly
-// the ad^2 term survives once sigma varies: an O(h^3) local difference (test_rdp).
-void car_explicit_step(const CarParams& p, double h, double alpha, double f_ka, double u_sigma_k,
+// the ad^2 term survives once sigma varies: an O(dt^3) local difference (test_rdp).
+void car_explicit_step(const CarParams& p, double dt, double alpha, double f_ka, double u_sigma_k,
                        CarExplicitState& s);
 
 // Continuous car (papers/NOTES.md): state (theta, x, y, psi, sigma, psi_dot).
@@ -96,7 +96,7 @@ class SnakeboardModel final : public ConstantMetricRdpModel {
  public:
   SnakeboardModel(const SnakeboardParams& p, bool prescribe_shape);
   const SnakeboardParams& params() const { return p_; }
-  bool velocity_prescribed(int) const override { return prescribe_; }
+  bool prescribed(int) const override { return prescribe_; }
   // NOTES.md: A = [[(I/(m l^2)) sin^2 phi, 0], [-(I/(2 m l)) sin 2phi, 0], [0, 0]].
   void connection(const ShapeVec& r, ConnectionMat<SE2>& A,
                   std::array<ConnectionMat<SE2>, kRdpMaxShape>* dA) const override;

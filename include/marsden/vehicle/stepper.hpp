@@ -32,24 +32,24 @@ template <class G>
 class VehicleStepper {
  public:
   virtual ~VehicleStepper() = default;
-  // Sets the state at t_0 and the step h (> 0).
-  virtual void reset(const VehicleState<G>& s0, double h) = 0;
-  // Advances by h. gamma and u may be null for a model without shape or controls.
+  // Sets the state at t_0 and the step dt (> 0).
+  virtual void reset(const VehicleState<G>& s0, double dt) = 0;
+  // Advances by dt. gamma and u may be null for a model without shape or controls.
   // Explicit methods report converged with 0 iterations; a non-finite state is reported as
   // not converged and leaves the state unchanged.
   virtual NewtonStatus step(const Signal* gamma, const Signal* u) = 0;
   virtual VehicleState<G> state() const = 0;
   // Keep the whole internal state (histories included) and return to it: a step retried
-  // with the same h after restore() repeats the kept one to the bit.
+  // with the same dt after restore() repeats the kept one to the bit.
   virtual void save() = 0;
   virtual void restore() = 0;
   // The variational integrator's velocity of the last interval, xi_k-1 (vehicles eq. (10)),
   // for its residual; null for the other methods and before the first reset().
   virtual const typename G::Tangent* velocity_km1() const { return nullptr; }
-  double h() const { return h_; }
+  double dt() const { return dt_; }
 
  protected:
-  double h_ = 0.0;
+  double dt_ = 0.0;
 };
 
 // The VI options are used when method == VI; newton options also by RK2Implicit.
