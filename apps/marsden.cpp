@@ -14,6 +14,7 @@
 #include "marsden/experiments/experiment.hpp"
 #include "marsden/io/problem.hpp"
 #include "marsden/io/scene.hpp"
+#include "marsden/run/run.hpp"
 
 namespace {
 
@@ -28,7 +29,7 @@ int error(const std::string& message, int code) {
 
 int simulate(const std::string& scene_file, const std::string& out_dir) {
   const marsden::io::Scene scene = marsden::io::load_scene(scene_file);
-  const auto s = marsden::io::run_scene(scene, out_dir);
+  const auto s = marsden::run::run_scene(scene, out_dir);
   const std::filesystem::path out(out_dir);
   std::cout << scene.system_type << ": " << s.steps_done << " of " << s.steps_requested
             << " steps in " << s.wall_time_s << " s; wrote "
@@ -42,7 +43,7 @@ int optimize(const std::string& problem_file, const std::string& out_dir,
              const std::string& warm_start) {
   marsden::io::Problem problem = marsden::io::load_problem(problem_file);
   if (!warm_start.empty()) problem.warm_start = marsden::io::read_decision_vector(warm_start);
-  const auto s = marsden::io::run_problem(problem, out_dir);
+  const auto s = marsden::run::run_problem(problem, out_dir);
   const auto& sol = s.solution;
   std::cout << problem.name << " (" << problem.system_type << "): " << to_string(sol.status)
             << " in " << sol.iterations << " iterations, " << sol.solve_time_s

@@ -133,7 +133,7 @@ void car_accuracy(ExperimentContext& ctx) {
   ctx.add_parameter("runs", runs);
   ctx.add_parameter("duration_s", T);
   ctx.add_parameter("samples_per_run", samples);
-  ctx.add_parameter("step_counts", io::Json::array(Eigen::VectorXd::Map(
+  ctx.add_parameter("step_counts", record::Json::array(Eigen::VectorXd::Map(
                                        std::vector<double>(steps.begin(), steps.end()).data(),
                                        static_cast<Eigen::Index>(steps.size()))));
   ctx.add_parameter("car", "m = 1, I = 0.1, K = 0.2, rho = 0.3, l = 1 (CarParams defaults)");
@@ -161,7 +161,7 @@ void car_accuracy(ExperimentContext& ctx) {
   std::vector<std::vector<std::vector<double>>> head(M, std::vector<std::vector<double>>(L)),
       pos(M, std::vector<std::vector<double>>(L)), secs(M, std::vector<std::vector<double>>(L));
   double reference_self_error = 0.0;
-  io::Json run_list = io::Json::array();
+  record::Json run_list = record::Json::array();
 
   for (int r = 0; r < runs; ++r) {
     CarRunSetup s;
@@ -201,7 +201,7 @@ void car_accuracy(ExperimentContext& ctx) {
     }
     s.in.s_amp = 0.5 * sigma_swing * s.in.s_freq;
     {
-      io::Json e = io::Json::object();
+      record::Json e = record::Json::object();
       e.set("kind", s.kind)
           .set("theta0", s.theta0)
           .set("sigma0", s.sigma0)
@@ -245,23 +245,23 @@ void car_accuracy(ExperimentContext& ctx) {
   std::vector<double> dts;
   for (int n : steps) dts.push_back(T / n);
   std::vector<std::vector<double>> head_mean(M), pos_mean(M), time_mean(M);
-  io::Json per_method = io::Json::array();
+  record::Json per_method = record::Json::array();
   for (std::size_t m = 0; m < M; ++m) {
     for (std::size_t l = 0; l < L; ++l) {
       head_mean[m].push_back(mean(head[m][l]));
       pos_mean[m].push_back(mean(pos[m][l]));
       time_mean[m].push_back(mean(secs[m][l]));
     }
-    io::Json e = io::Json::object();
+    record::Json e = record::Json::object();
     e.set("label", car_methods()[m].first)
-        .set("heading_error", io::Json::array(head_mean[m]))
-        .set("position_error", io::Json::array(pos_mean[m]))
-        .set("time_s", io::Json::array(time_mean[m]));
+        .set("heading_error", record::Json::array(head_mean[m]))
+        .set("position_error", record::Json::array(pos_mean[m]))
+        .set("time_s", record::Json::array(time_mean[m]));
     per_method.push_back(std::move(e));
   }
-  io::Json sweep = io::Json::object();
-  sweep.set("h", io::Json::array(dts))
-      .set("steps", io::Json::array(std::vector<double>(steps.begin(), steps.end())))
+  record::Json sweep = record::Json::object();
+  sweep.set("h", record::Json::array(dts))
+      .set("steps", record::Json::array(std::vector<double>(steps.begin(), steps.end())))
       .set("runs", runs)
       .set("duration_s", T)
       .set("reference_self_error", reference_self_error)

@@ -12,6 +12,7 @@
 
 #include "experiments/builtin.hpp"
 #include "marsden/io/problem.hpp"
+#include "marsden/run/run.hpp"
 
 namespace marsden::experiments {
 
@@ -57,7 +58,7 @@ Outcome solve(ExperimentContext& ctx, const Scenario& s, const std::filesystem::
   std::filesystem::create_directories(dir);
   std::filesystem::copy_file(file, dir / "problem.json",
                              std::filesystem::copy_options::overwrite_existing);
-  const io::OptimizeSummary sum = io::run_problem(problem, dir);
+  const run::OptimizeSummary sum = run::run_problem(problem, dir);
   const control::NlpSolution& sol = sum.solution;
   o.system = problem.system_type;
   o.status = to_string(sol.status);
@@ -90,9 +91,9 @@ void dmoc_vehicles(ExperimentContext& ctx) {
     outcomes.push_back(solve(ctx, s, file));
   }
 
-  io::Json rows = io::Json::array();
+  record::Json rows = record::Json::array();
   for (const Outcome& o : outcomes)
-    rows.push_back(io::Json::object()
+    rows.push_back(record::Json::object()
                        .set("name", o.name)
                        .set("system", o.system)
                        .set("steps", o.steps)
@@ -106,7 +107,7 @@ void dmoc_vehicles(ExperimentContext& ctx) {
                        .set("resimulation_error", o.resimulation_error)
                        .set("min_clearance", o.clearance));
   const auto table = ctx.out_dir() / "scenarios.json";
-  io::Json::object().set("scenarios", rows).write_file(table);
+  record::Json::object().set("scenarios", rows).write_file(table);
   ctx.add_data_file(table, "per scenario: status, iterations, solve time (s), cost, constraint "
                            "and bound violation, re-simulation error, minimum clearance (m)");
 

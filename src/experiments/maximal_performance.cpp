@@ -86,7 +86,7 @@ struct FailureLog {
         << 1e3 * r.solvable_dt << " ms; ";
   }
 
-  io::CsvWriter csv;
+  record::CsvWriter csv;
 };
 
 std::vector<int> pendulum_links(const ExperimentContext& ctx) {
@@ -96,7 +96,7 @@ std::vector<int> pendulum_links(const ExperimentContext& ctx) {
 
 void pendulums(ExperimentContext& ctx, FailureLog& log, int steps) {
   const std::vector<int> links = pendulum_links(ctx);
-  io::CsvWriter csv(ctx.out_dir() / "pendulums.csv",
+  record::CsvWriter csv(ctx.out_dir() / "pendulums.csv",
                     {"links", "spherical", "loop", "seconds", "steps", "us_per_step", "failures",
                      "max_violation"});
   int total_failures = 0;
@@ -140,7 +140,7 @@ void pendulums(ExperimentContext& ctx, FailureLog& log, int steps) {
 
 // Fig. 8: open revolute pendulums solved to each tolerance.
 void tolerances(ExperimentContext& ctx, FailureLog& log, int steps) {
-  io::CsvWriter csv(ctx.out_dir() / "pendulum_tolerances.csv",
+  record::CsvWriter csv(ctx.out_dir() / "pendulum_tolerances.csv",
                     {"links", "tolerance", "seconds", "steps", "us_per_step",
                      "iterations_per_step", "failures"});
   std::ostringstream m;
@@ -168,7 +168,7 @@ void tolerances(ExperimentContext& ctx, FailureLog& log, int steps) {
 
 void four_bars(ExperimentContext& ctx, FailureLog& log, int steps) {
   const int max_segments = ctx.quick() ? 3 : 10;
-  io::CsvWriter csv(ctx.out_dir() / "four_bars.csv",
+  record::CsvWriter csv(ctx.out_dir() / "four_bars.csv",
                     {"segments", "tolerance", "seconds", "steps", "us_per_step", "failures",
                      "max_violation"});
   std::ostringstream m;

@@ -32,7 +32,7 @@ void energy_panel(ExperimentContext& ctx) {
   Data data(mech.model, mech.state);
   std::vector<BodyState> rk2 = mech.state;
   const double e0 = energy(mech.model, mech.state);
-  io::CsvWriter csv(ctx.out_dir() / "energy.csv", {"t", "vi_energy_error", "rk2_energy_error"});
+  record::CsvWriter csv(ctx.out_dir() / "energy.csv", {"t", "vi_energy_error", "rk2_energy_error"});
   double vi_worst = 0.0, rk2_final = 0.0, vi_first_tenth = 0.0, rk2_first_tenth = 0.0;
   bool failed = false;
   for (int k = 1; k <= steps; ++k) {
@@ -73,7 +73,7 @@ void drift_panel(ExperimentContext& ctx) {
   const int steps = static_cast<int>(std::lround(duration / dt));
   Data data(mech.model, mech.state);
   std::vector<BodyState> rk2 = mech.state;
-  io::CsvWriter csv(ctx.out_dir() / "drift.csv", {"t", "vi_violation", "acceleration_level_violation"});
+  record::CsvWriter csv(ctx.out_dir() / "drift.csv", {"t", "vi_violation", "acceleration_level_violation"});
   double vi_worst = 0.0, acc_final = 0.0;
   bool failed = false;
   for (int k = 1; k <= steps; ++k) {
@@ -110,7 +110,7 @@ double seconds_per_solve(const Mechanism& mech, LinearSolver solver, int repeats
 void sparse_dense_panel(ExperimentContext& ctx) {
   const std::vector<int> links = ctx.quick() ? std::vector<int>{5, 10, 20}
                                              : std::vector<int>{5, 10, 25, 50, 100, 200};
-  io::CsvWriter csv(ctx.out_dir() / "sparse_dense.csv", {"links", "sparse_s", "dense_s"});
+  record::CsvWriter csv(ctx.out_dir() / "sparse_dense.csv", {"links", "sparse_s", "dense_s"});
   std::vector<double> sparse, dense;
   for (const int n : links) {
     const Mechanism mech = pendulum_chain(n);
@@ -162,7 +162,7 @@ std::vector<double> newton_history(const Mechanism& mech) {
 }
 
 void convergence_panel(ExperimentContext& ctx) {
-  io::CsvWriter csv(ctx.out_dir() / "newton.csv", {"links", "iteration", "residual_inf"});
+  record::CsvWriter csv(ctx.out_dir() / "newton.csv", {"links", "iteration", "residual_inf"});
   bool quadratic = true;
   std::ostringstream m;
   for (const int n : {1, 10, 100}) {

@@ -317,22 +317,22 @@ SystemResult study(const System& sys, bool quick) {
   return res;
 }
 
-io::Json to_json(const System& sys, const SystemResult& r) {
-  io::Json j = io::Json::object();
+record::Json to_json(const System& sys, const SystemResult& r) {
+  record::Json j = record::Json::object();
   j.set("system", sys.name)
-      .set("h", io::Json::array(r.dts))
+      .set("h", record::Json::array(r.dts))
       .set("reference_self_error", r.reference_self_error)
       .set("long_run_h", r.long_dt)
       .set("long_run_T", r.long_T)
       .set("reference_late_abs_theta_dot", r.reference_late_omega);
-  io::Json methods = io::Json::array();
+  record::Json methods = record::Json::array();
   for (int m = 0; m < kNumMethods; ++m) {
     const LongRun& lr = r.runs[m];
-    io::Json e = io::Json::object();
+    record::Json e = record::Json::object();
     e.set("label", kMethodNames[m])
-        .set("pose_error", io::Json::array(r.errors[m]))
+        .set("pose_error", record::Json::array(r.errors[m]))
         .set("order", r.orders[m])
-        .set("pose_error_short", io::Json::array(r.errors_short[m]))
+        .set("pose_error_short", record::Json::array(r.errors_short[m]))
         .set("order_short", r.orders_short[m])
         .set("late_constraint_alternation", lr.late_constraint_alternation)
         .set("late_constraint_two_step_mean", lr.late_constraint_mean)
@@ -342,10 +342,10 @@ io::Json to_json(const System& sys, const SystemResult& r) {
         .set("late_theta_dot_alternation", lr.late_alternation)
         .set("late_theta_dot_two_step_mean", lr.late_mean)
         .set("long_run_final_pose_error", lr.final_pose_error)
-        .set("t", io::Json::array(lr.t))
-        .set("relative_energy_error", io::Json::array(lr.energy))
-        .set("theta_dot", io::Json::array(lr.omega))
-        .set("constraint_violation", io::Json::array(lr.constraint_series));
+        .set("t", record::Json::array(lr.t))
+        .set("relative_energy_error", record::Json::array(lr.energy))
+        .set("theta_dot", record::Json::array(lr.omega))
+        .set("constraint_violation", record::Json::array(lr.constraint_series));
     methods.push_back(std::move(e));
   }
   j.set("methods", std::move(methods));
@@ -386,8 +386,8 @@ void nonholonomic_comparison(ExperimentContext& ctx) {
                     "period-2 mode); compared with |theta_dot| of the reference at the end");
 
   SystemResult res[2];
-  io::Json data = io::Json::object();
-  io::Json list = io::Json::array();
+  record::Json data = record::Json::object();
+  record::Json list = record::Json::array();
   for (int s = 0; s < 2; ++s) {
     res[s] = study(systems[s], quick);
     ctx.add_parameter(systems[s].name + "_reference_self_error", res[s].reference_self_error);

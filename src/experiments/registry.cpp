@@ -18,9 +18,9 @@ ExperimentContext::ExperimentContext(std::string experiment, std::filesystem::pa
     : experiment_(std::move(experiment)),
       out_dir_(std::move(out_dir)),
       quick_(quick),
-      parameters_(io::Json::object()) {}
+      parameters_(record::Json::object()) {}
 
-void ExperimentContext::add_parameter(const std::string& name, io::Json value) {
+void ExperimentContext::add_parameter(const std::string& name, record::Json value) {
   parameters_.set(name, std::move(value));
 }
 
@@ -48,15 +48,15 @@ bool ExperimentContext::all_claims_hold() const {
 }
 
 void ExperimentContext::write_results() const {
-  io::Json files = io::Json::array();
+  record::Json files = record::Json::array();
   for (const auto& [path, description] : data_files_)
-    files.push_back(io::Json::object().set("path", path).set("description", description));
-  io::Json claims = io::Json::array();
+    files.push_back(record::Json::object().set("path", path).set("description", description));
+  record::Json claims = record::Json::array();
   for (const Claim& c : claims_) {
-    io::Json measured = std::holds_alternative<double>(c.measured)
-                            ? io::Json(std::get<double>(c.measured))
-                            : io::Json(std::get<std::string>(c.measured));
-    claims.push_back(io::Json::object()
+    record::Json measured = std::holds_alternative<double>(c.measured)
+                            ? record::Json(std::get<double>(c.measured))
+                            : record::Json(std::get<std::string>(c.measured));
+    claims.push_back(record::Json::object()
                          .set("id", c.id)
                          .set("statement", c.statement)
                          .set("source", c.source)
@@ -64,9 +64,9 @@ void ExperimentContext::write_results() const {
                          .set("expected", c.expected)
                          .set("holds", c.holds));
   }
-  io::Json notes = io::Json::array();
+  record::Json notes = record::Json::array();
   for (const std::string& n : notes_) notes.push_back(n);
-  io::Json::object()
+  record::Json::object()
       .set("experiment", experiment_)
       .set("quick", quick_)
       .set("parameters", parameters_)

@@ -117,7 +117,7 @@ void rigid_body_accuracy(ExperimentContext& ctx) {
   const int reference_steps = samples << (quick ? 12 : 13);
   ctx.add_parameter("runs", runs);
   ctx.add_parameter("duration_s", T);
-  ctx.add_parameter("step_counts", io::Json::array(Eigen::VectorXd::Map(
+  ctx.add_parameter("step_counts", record::Json::array(Eigen::VectorXd::Map(
                                        std::vector<double>(steps.begin(), steps.end()).data(),
                                        static_cast<Eigen::Index>(steps.size()))));
   ctx.add_parameter("reference", "RK4 with " + std::to_string(reference_steps) + " steps");
@@ -176,12 +176,12 @@ void rigid_body_accuracy(ExperimentContext& ctx) {
     return v.empty() ? std::nan("")
                      : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
   };
-  io::Json sweep = io::Json::object();
+  record::Json sweep = record::Json::object();
   std::vector<double> dts;
   for (int n : steps) dts.push_back(T / n);
-  sweep.set("h", io::Json::array(dts));
-  sweep.set("steps", io::Json::array(std::vector<double>(steps.begin(), steps.end())));
-  io::Json per_method = io::Json::array();
+  sweep.set("h", record::Json::array(dts));
+  sweep.set("steps", record::Json::array(std::vector<double>(steps.begin(), steps.end())));
+  record::Json per_method = record::Json::array();
   std::vector<std::vector<double>> rot_mean(M), pos_mean(M), time_mean(M), iter_mean(M);
   for (std::size_t m = 0; m < M; ++m) {
     std::vector<double> b, f;
@@ -193,15 +193,15 @@ void rigid_body_accuracy(ExperimentContext& ctx) {
       b.push_back(blowups[m][l]);
       f.push_back(failures[m][l]);
     }
-    io::Json entry = io::Json::object();
+    record::Json entry = record::Json::object();
     entry.set("label", methods()[m].label)
         .set("method", method_name(methods()[m].method))
-        .set("rotation_error", io::Json::array(rot_mean[m]))
-        .set("position_error", io::Json::array(pos_mean[m]))
-        .set("time_s", io::Json::array(time_mean[m]))
-        .set("newton_iterations_per_step", io::Json::array(iter_mean[m]))
-        .set("blowups", io::Json::array(b))
-        .set("solver_failures", io::Json::array(f));
+        .set("rotation_error", record::Json::array(rot_mean[m]))
+        .set("position_error", record::Json::array(pos_mean[m]))
+        .set("time_s", record::Json::array(time_mean[m]))
+        .set("newton_iterations_per_step", record::Json::array(iter_mean[m]))
+        .set("blowups", record::Json::array(b))
+        .set("solver_failures", record::Json::array(f));
     per_method.push_back(std::move(entry));
   }
   sweep.set("methods", std::move(per_method));

@@ -164,8 +164,8 @@ void tree_energy(ExperimentContext& ctx) {
 
   const auto energy_path = ctx.out_dir() / "energy.csv";
   const auto constraint_path = ctx.out_dir() / "constraint.csv";
-  io::CsvWriter energy_csv(energy_path, {"system", "t", "vi_energy_error", "rk4_energy_error"});
-  io::CsvWriter constraint_csv(constraint_path, {"t", "vi_residual", "rk4_residual"});
+  record::CsvWriter energy_csv(energy_path, {"system", "t", "vi_energy_error", "rk4_energy_error"});
+  record::CsvWriter constraint_csv(constraint_path, {"t", "vi_residual", "rk4_residual"});
 
   std::ostringstream vi_m, rk_m;
   bool vi_bounded = true, rk_grows = true;

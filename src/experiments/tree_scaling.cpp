@@ -174,13 +174,13 @@ void tree_scaling(ExperimentContext& ctx) {
     ctx.add_parameter("timing", timing.str());
   }
   ctx.add_parameter("time_limit_s", time_limit);
-  io::Json codes = io::Json::object();
+  record::Json codes = record::Json::object();
   for (const Series& s : series)
     codes.set(std::to_string(static_cast<int>(s.method)), method_label(s.method));
   ctx.add_parameter("method_codes", std::move(codes));
 
   const auto csv_path = ctx.out_dir() / "scaling.csv";
-  io::CsvWriter csv(csv_path, {"N", "method", "seconds_per_simulation", "mean_newton_iterations",
+  record::CsvWriter csv(csv_path, {"N", "method", "seconds_per_simulation", "mean_newton_iterations",
                                "us_per_step"});
   for (Series& s : series) {
     for (int n : s.sizes) {
@@ -248,7 +248,7 @@ void tree_scaling(ExperimentContext& ctx) {
     ctx.add_parameter("caching_speedup", ratio);
   }
   {
-    io::Json exponents = io::Json::object();
+    record::Json exponents = record::Json::object();
     std::ostringstream m;
     for (const Series& s : series) {
       const double p = fitted_exponent(s, fit_from);

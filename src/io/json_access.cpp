@@ -7,16 +7,9 @@
 #include <sstream>
 
 #include "marsden/error.hpp"
+#include "marsden/sim/simulate.hpp"
 
 namespace marsden::io::detail {
-
-std::string format_number(double x) {
-  if (std::isnan(x)) return "nan";
-  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
-  char buf[32];
-  const auto res = std::to_chars(buf, buf + sizeof buf, x);
-  return std::string(buf, res.ptr);
-}
 
 namespace {
 
@@ -252,23 +245,23 @@ double JsonNode::number() const {
 
 double JsonNode::number_greater(double lower) const {
   const double x = number();
-  if (!(x > lower)) fail("must be > " + format_number(lower) + " (got " + format_number(x) + ")");
+  if (!(x > lower)) fail("must be > " + sim::number_text(lower) + " (got " + sim::number_text(x) + ")");
   return x;
 }
 
 double JsonNode::number_at_least(double lower) const {
   const double x = number();
   if (!(x >= lower))
-    fail("must be >= " + format_number(lower) + " (got " + format_number(x) + ")");
+    fail("must be >= " + sim::number_text(lower) + " (got " + sim::number_text(x) + ")");
   return x;
 }
 
 int JsonNode::integer(int lo, int hi) const {
   const double x = number();
-  if (x != std::floor(x)) fail("expected an integer (got " + format_number(x) + ")");
+  if (x != std::floor(x)) fail("expected an integer (got " + sim::number_text(x) + ")");
   if (x < lo || x > hi)
     fail("must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "] (got " +
-         format_number(x) + ")");
+         sim::number_text(x) + ")");
   return static_cast<int>(x);
 }
 

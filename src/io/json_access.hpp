@@ -78,7 +78,4 @@ class JsonNode {
   std::string path_;
 };
 
-// Shortest round-trip text of a double, for messages.
-std::string format_number(double x);
-
 }  // namespace marsden::io::detail

@@ -11,14 +11,13 @@
 #include "json_access.hpp"
 #include "scene_detail.hpp"
 #include "marsden/error.hpp"
-#include "marsden/io/writers.hpp"
+#include "marsden/record/writers.hpp"
 #include "marsden/lie/quaternion.hpp"
 #include "marsden/sim/vehicle.hpp"
 #include "marsden/vehicle/models.hpp"
 
 namespace marsden::io {
 
-using detail::format_number;
 using detail::JsonNode;
 using detail::parse_boat;
 using detail::parse_helicopter;
@@ -119,7 +118,7 @@ Mat3 parse_orientation(const JsonNode& o) {
     const double norm = quat.norm();
     // Accept a few digits of rounding in hand-written values; anything else is a mistake.
     if (std::abs(norm - 1.0) > 1e-3)
-      q->fail("must be a unit quaternion [w, x, y, z] (got norm " + format_number(norm) + ")");
+      q->fail("must be a unit quaternion [w, x, y, z] (got norm " + sim::number_text(norm) + ")");
     return quat.normalized().toRotationMatrix();
   }
   if (const auto r = o.find("rpy")) {
@@ -187,8 +186,8 @@ std::shared_ptr<const Signal> parse_signal_values(const JsonNode& sig, int expec
     if (times.empty()) times_node.fail("must not be empty");
     for (std::size_t i = 1; i < times.size(); ++i)
       if (!(times[i] > times[i - 1]))
-        times_node[i].fail("times must be strictly increasing (got " + format_number(times[i]) +
-                           " after " + format_number(times[i - 1]) + ")");
+        times_node[i].fail("times must be strictly increasing (got " + sim::number_text(times[i]) +
+                           " after " + sim::number_text(times[i - 1]) + ")");
     const JsonNode values_node = sig.at("values");
     if (values_node.array_size() != times.size())
       values_node.fail("expected " + std::to_string(times.size()) +
@@ -236,32 +235,6 @@ std::shared_ptr<const Signal> parse_input(const JsonNode& root, std::string_view
   return parse_signal(*node, expected, what);
 }
 
-void set_run_fields(Json& summary, const Scene& scene, const SceneRunSummary& sum) {
-  Json subdivisions = Json::array();
-  for (const sim::SubdivisionEvent& e : sum.subdivisions)
-    subdivisions.push_back(Json::object().set("step", e.step).set("t", e.t).set("level", e.level)
-                               .set("substeps", 1 << e.level));
-  summary.set("dt", scene.dt)
-      .set("duration", scene.duration)
-      .set("steps_requested", sum.steps_requested)
-      .set("steps_done", sum.steps_done)
-      .set("final_time", sum.final_time)
-      .set("rows_written", sum.rows_written)
-      .set("newton_iterations", Json::object()
-                                    .set("min", sum.newton_min)
-                                    .set("mean", sum.newton_mean)
-                                    .set("max", sum.newton_max)
-                                    .set("total", sum.newton_total))
-      .set("failures", sum.failures)
-      .set("subdivisions", Json::object()
-                               .set("count", sum.subdivisions.size())
-                               .set("events", std::move(subdivisions)))
-      .set("energy", Json::object()
-                         .set("initial", sum.energy_initial)
-                         .set("max_abs_drift", sum.energy_drift)
-                         .set("relative_drift", sum.energy_drift_relative));
-}
-
 void parse_failure_policy(const JsonNode& in, sim::FailurePolicy& s) {
   if (const auto n = in.find("on_failure"))
     s.on_failure = n->one_of({"stop", "subdivide"}) == "stop" ? OnFailure::Stop : OnFailure::Subdivide;
@@ -294,11 +267,11 @@ void parse_timing_and_output(const JsonNode& root, Scene& scene) {
   scene.dt = dt.number_greater(0.0);
   scene.duration = root.at("duration").number_greater(0.0);
   if (scene.dt > scene.duration)
-    dt.fail("must be <= duration (got dt = " + format_number(scene.dt) +
-            ", duration = " + format_number(scene.duration) + ")");
+    dt.fail("must be <= duration (got dt = " + sim::number_text(scene.dt) +
+            ", duration = " + sim::number_text(scene.duration) + ")");
   const double steps = std::round(scene.duration / scene.dt);
   if (steps > static_cast<double>(INT_MAX))
-    dt.fail("duration / dt = " + format_number(steps) + " steps is too many");
+    dt.fail("duration / dt = " + sim::number_text(steps) + " steps is too many");
   scene.steps = static_cast<int>(steps);
 
   if (const auto out = root.find("output")) {
@@ -361,52 +334,7 @@ Scene build_scene(const detail::JsonDocument& doc) {
   return scene;
 }
 
-// ---------------------------------------------------------------------------------------
-// Running
-
 }  // namespace
-
-namespace detail {
-
-SceneRunSummary run_system(const Scene& scene, sim::System& system, double t0,
-                           const std::filesystem::path& out_dir, Json integrator,
-                           const std::function<void(Json&, const SceneRunSummary&)>& extra) {
-  std::error_code ec;
-  std::filesystem::create_directories(out_dir, ec);
-  if (ec) throw InputError(out_dir.string() + ": cannot create output directory: " + ec.message());
-  std::filesystem::remove(out_dir / "summary.json", ec);
-
-  sim::RunOptions run;
-  run.t0 = t0;
-  run.dt = scene.dt;
-  run.steps = scene.steps;
-  run.output_every = scene.output_every;
-  run.policy = scene.policy;
-  FileRecorder recorder(out_dir);
-  SceneRunSummary sum;
-  try {
-    sum = sim::simulate(system, run, recorder);
-  } catch (const InputError& e) {
-    throw InputError(scene.file + ": " + e.what());
-  }
-
-  integrator.set("on_failure", scene.policy.on_failure == OnFailure::Stop ? "stop" : "subdivide")
-      .set("max_subdivisions", scene.policy.max_subdivisions);
-  Json summary = Json::object();
-  summary.set("scene", scene.file)
-      .set("system", scene.system_type)
-      .set("status", sum.ok ? "ok" : "failed")
-      .set("message", sum.message)
-      .set("integrator", std::move(integrator));
-  set_run_fields(summary, scene, sum);
-  if (extra) extra(summary, sum);
-  summary.set("wall_time_s", sum.wall_time_s)
-      .set("files", Json::array().push_back("trajectory.csv").push_back("trajectory.npz"));
-  summary.write_file(out_dir / "summary.json");
-  return sum;
-}
-
-}  // namespace detail
 
 Scene parse_scene(std::string_view json_text, const std::string& file_label) {
   return build_scene(detail::parse_json_text(json_text, file_label));
@@ -414,52 +342,6 @@ Scene parse_scene(std::string_view json_text, const std::string& file_label) {
 
 Scene load_scene(const std::filesystem::path& path) {
   return build_scene(detail::read_json_file(path));
-}
-
-std::unique_ptr<sim::System> make_system(const Scene& scene) {
-  try {
-    return std::visit(
-        [](const auto& setup) -> std::unique_ptr<sim::System> {
-          using T = std::decay_t<decltype(setup)>;
-          if constexpr (std::is_same_v<T, VehicleScene>) return sim::make_vehicle_system(setup);
-          if constexpr (std::is_same_v<T, NonholonomicScene>)
-            return sim::make_nonholonomic_system(setup);
-          if constexpr (std::is_same_v<T, TreeScene>) return sim::make_tree_system(setup);
-          if constexpr (std::is_same_v<T, MaximalScene>) return sim::make_maximal_system(setup);
-        },
-        scene.system);
-  } catch (const InputError& e) {
-    throw InputError(scene.file + ": " + e.what());
-  } catch (const SolverError& e) {
-    throw SolverError(scene.file + ": the initial state could not be set up: " + e.what());
-  }
-}
-
-SceneRunSummary run_scene(const Scene& scene, const std::filesystem::path& out_dir) {
-  if (std::holds_alternative<NonholonomicScene>(scene.system))
-    return detail::run_nonholonomic_scene(scene, out_dir);
-  if (std::holds_alternative<TreeScene>(scene.system)) return detail::run_tree_scene(scene, out_dir);
-  if (std::holds_alternative<MaximalScene>(scene.system))
-    return detail::run_maximal_scene(scene, out_dir);
-  const VehicleScene& v = std::get<VehicleScene>(scene.system);
-  const std::unique_ptr<sim::System> system = make_system(scene);
-
-  const auto& opt = v.options;
-  Json integrator = Json::object();
-  integrator.set("method", method_name(v.method))
-      .set("map", opt.map == DiffMap::Cay ? "cay" : "exp")
-      .set("tangent", opt.tangent == TangentMap::TLN ? "tln" : "exact")
-      .set("tolerance", opt.newton.tolerance)
-      .set("max_iterations", opt.newton.max_iterations);
-  return detail::run_system(scene, *system, v.initial_state.t, out_dir, std::move(integrator),
-                            [](Json& summary, const SceneRunSummary& sum) {
-                              if (sum.momentum_initial.empty()) return;
-                              summary.set("spatial_momentum",
-                                          Json::object()
-                                              .set("initial", Json::array(sum.momentum_initial))
-                                              .set("max_abs_drift", sum.momentum_drift)
-                                              .set("relative_drift", sum.momentum_drift_relative));
-                            });
 }
 
 }  // namespace marsden::io

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <filesystem>
-#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -13,7 +12,6 @@
 #include "marsden/error.hpp"
 #include "marsden/solve/newton.hpp"
 #include "marsden/io/scene.hpp"
-#include "marsden/io/writers.hpp"
 
 namespace marsden::io::detail {
 
@@ -56,8 +54,6 @@ CarParams parse_car(const JsonNode& sys);
 // and scene.shape from "system", "integrator", "initial_state", "controls", "shape".
 void parse_nonholonomic(const JsonNode& root, Scene& scene);
 
-SceneRunSummary run_nonholonomic_scene(const Scene& scene, const std::filesystem::path& out_dir);
-
 // Fills scene.tree, scene.integrator (failure policy) and scene.controls from "system",
 // "integrator", "initial_state", "kinematic", "controls" (scene_tree.cpp).
 void parse_tree(const JsonNode& root, Scene& scene);
@@ -67,24 +63,8 @@ void parse_tree(const JsonNode& root, Scene& scene);
 std::vector<bool> parse_coordinates(const JsonNode& n, const tree::Model& model,
                                     tree::VecX& out);
 
-SceneRunSummary run_tree_scene(const Scene& scene, const std::filesystem::path& out_dir);
-
 // Fills scene.maximal from "system", "integrator" and "initial_state" (scene_maximal.cpp).
 void parse_maximal(const JsonNode& root, Scene& scene);
-
-SceneRunSummary run_maximal_scene(const Scene& scene, const std::filesystem::path& out_dir);
-
-// The summary.json fields every family shares, in order: dt, duration, steps requested and
-// done, final time, rows written, Newton iterations, failures, subdivisions, energy.
-void set_run_fields(Json& summary, const Scene& scene, const SceneRunSummary& sum);
-
-// Runs the system under the scene's timing, output and failure policy (sim::simulate),
-// streaming OUT_DIR/trajectory.csv and .npz, and writes OUT_DIR/summary.json: scene,
-// system, status, message, integrator (with the failure policy added), the shared run
-// fields, what extra adds, wall time and files.
-SceneRunSummary run_system(const Scene& scene, sim::System& system, double t0,
-                           const std::filesystem::path& out_dir, Json integrator,
-                           const std::function<void(Json&, const SceneRunSummary&)>& extra);
 
 // The integrator keys `on_failure` and `max_subdivisions` into `s`, shared by every system.
 void parse_failure_policy(const JsonNode& in, sim::FailurePolicy& s);

@@ -12,7 +12,7 @@
 
 #include "marsden/error.hpp"
 #include "marsden/io/urdf.hpp"
-#include "marsden/io/writers.hpp"
+#include "marsden/record/writers.hpp"
 #include "marsden/maximal/setup.hpp"
 #include "scene_detail.hpp"
 
@@ -114,7 +114,7 @@ void joint_initial_state(const JsonNode& s, double dt, Mechanism& mech) {
   const maximal::ProjectionReport report = maximal::project_state(model, mech.state);
   if (!report.converged)
     s.fail("these joint coordinates cannot close the mechanism's loops (violation " +
-           detail::format_number(report.violation) + " after the projection)");
+           sim::number_text(report.violation) + " after the projection)");
 }
 
 // The index of the one-degree-of-freedom joint a JSON string names.
@@ -172,7 +172,7 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
         std::filesystem::path(scene.file).parent_path() / file.string();
     // read_urdf's errors name the URDF file and element; say which scene field led there.
     mech.emplace(with_field(file, [&] {
-      return maximal_from_urdf(read_urdf(path), Vec3(0.0, 0.0, -9.81));
+      return maximal::mechanism_from_urdf(read_urdf(path), Vec3(0.0, 0.0, -9.81));
     }));
   }
   if (const auto s = root.find("initial_state")) joint_initial_state(*s, dt, *mech);
@@ -212,42 +212,6 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
   ms->controls = parse_input(root, "controls", int(ms->input_joints.size()),
                              "joint inputs (one per system.inputs entry) [N m or N]");
   scene.system = std::move(*ms);
-}
-
-SceneRunSummary run_maximal_scene(const Scene& scene, const std::filesystem::path& out_dir) {
-  const MaximalScene& ms = std::get<MaximalScene>(scene.system);
-  const std::unique_ptr<sim::System> system = make_system(scene);
-  const maximal::Model& model = *ms.model;
-  const maximal::StepOptions& options = ms.step;
-  Json integrator = Json::object();
-  integrator.set("tolerance", options.newton.tolerance)
-      .set("max_iterations", options.newton.max_iterations)
-      .set("line_search", options.newton.line_search)
-      .set("solver", options.solver == maximal::LinearSolver::SparseLDU ? "sparse" : "dense");
-  return run_system(scene, *system, 0.0, out_dir, std::move(integrator),
-                    [&](Json& summary, const SceneRunSummary& sum) {
-                      Json body_names = Json::array();
-                      for (const maximal::Body& b : model.bodies()) body_names.push_back(b.name);
-                      int rows_total = 0;
-                      for (const maximal::Joint& j : model.joints())
-                        rows_total += maximal::constraint_rows(j.type);
-                      Json inputs = Json::array();
-                      for (const int j : ms.input_joints)
-                        inputs.push_back(model.joints()[std::size_t(j)].name);
-                      summary.set("mechanism", scene.source)
-                          .set("bodies", std::move(body_names))
-                          .set("inputs", std::move(inputs))
-                          .set("joints", model.num_joints())
-                          .set("constraint_rows", rows_total)
-                          .set("constraint_violation",
-                               Json::object().set("max", sum.constraint_violation_max));
-                      if (sum.failed_step >= 0)
-                        summary.set("failed_step",
-                                    Json::object()
-                                        .set("step", sum.failed_step)
-                                        .set("t", sum.failed_t)
-                                        .set("reason", sum.failed_code));
-                    });
 }
 
 }  // namespace marsden::io::detail

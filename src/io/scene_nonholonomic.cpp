@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "marsden/error.hpp"
-#include "marsden/io/writers.hpp"
+#include "marsden/record/writers.hpp"
 #include "scene_detail.hpp"
 
 namespace marsden::io {
@@ -64,7 +64,7 @@ void parse_system(const JsonNode& sys, Kind kind, NonholonomicScene& nh) {
       p.J = positive_if(sys, "wheel_inertia", p.J);
       if (!(p.m * p.l * p.l > p.I))
         sys.fail("needs mass * half_length^2 > rotor_inertia for a positive definite mass "
-                 "matrix (got " + format_number(p.m * p.l * p.l) + " <= " + format_number(p.I) +
+                 "matrix (got " + sim::number_text(p.m * p.l * p.l) + " <= " + sim::number_text(p.I) +
                  ")");
       if (const auto a = sys.find("actuation"))
         nh.prescribe_shape = a->one_of({"torque", "velocity"}) == "velocity";
@@ -108,7 +108,7 @@ void parse_integrator(const JsonNode& in, Kind kind, NonholonomicScene& nh,
     if (!rdp && nh.method != NhMethod::RdpExplicit)
       n->fail("applies to methods \"rdp\" and \"rdp_explicit\" only");
     nh.alpha = n->number_at_least(0.0);
-    if (nh.alpha > 1.0) n->fail("must be <= 1 (got " + format_number(nh.alpha) + ")");
+    if (nh.alpha > 1.0) n->fail("must be <= 1 (got " + sim::number_text(nh.alpha) + ")");
   }
   if (const auto n = in.find("map")) {
     if (!rdp) n->fail("applies to method \"rdp\" only (rdp_explicit uses exp)");
@@ -185,31 +185,6 @@ void parse_nonholonomic(const JsonNode& root, Scene& scene) {
   nh->controls = parse_input(root, "controls", num_controls(kind), what);
   parse_input(root, "shape", 0, "shape input (use controls)");
   scene.system = std::move(*nh);
-}
-
-SceneRunSummary run_nonholonomic_scene(const Scene& scene, const std::filesystem::path& out_dir) {
-  const NonholonomicScene& nh = std::get<NonholonomicScene>(scene.system);
-  const std::unique_ptr<sim::System> system = make_system(scene);
-
-  Json integrator = Json::object();
-  integrator.set("method", sim::method_name(nh.method));
-  if (nh.method == NhMethod::Rdp || nh.method == NhMethod::RdpExplicit)
-    integrator.set("alpha", nh.alpha).set("map", nh.map == DiffMap::Cay ? "cay" : "exp");
-  if (nh.method == NhMethod::Rdp)
-    integrator.set("tangent", nh.tangent == TangentMap::TLN ? "tln" : "exact");
-  integrator.set("tolerance", nh.newton.tolerance).set("max_iterations", nh.newton.max_iterations);
-  return run_system(scene, *system, 0.0, out_dir, std::move(integrator),
-                    [&](Json& summary, const SceneRunSummary& sum) {
-                      if (nh.vehicle == Kind::Snakeboard)
-                        summary.set("actuation", nh.prescribe_shape ? "velocity" : "torque");
-                      // The last state's pose: columns theta, x, y of its row.
-                      std::vector<double> row(system->layout().columns.size());
-                      system->row(sum.final_time, row);
-                      summary.set("constraint_violation",
-                                  Json::object().set("max", sum.constraint_violation_max))
-                          .set("final_pose",
-                               Json::object().set("theta", row[1]).set("x", row[2]).set("y", row[3]));
-                    });
 }
 
 }  // namespace detail

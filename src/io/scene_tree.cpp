@@ -15,7 +15,7 @@
 
 #include "marsden/error.hpp"
 #include "marsden/io/urdf.hpp"
-#include "marsden/io/writers.hpp"
+#include "marsden/record/writers.hpp"
 #include "marsden/tree/builtin_models.hpp"
 #include "marsden/tree/dynamics.hpp"
 #include "scene_detail.hpp"
@@ -270,7 +270,7 @@ std::shared_ptr<const Model> urdf_model(const JsonNode& sys, const std::string& 
   if (const auto g = sys.find("gravity")) options.gravity = g->vec3();
   // read_urdf's errors name the URDF file and element; say which scene field led there.
   return with_field(file, [&] {
-    return std::make_shared<const Model>(tree_model_from_urdf(read_urdf(path), options));
+    return std::make_shared<const Model>(tree::model_from_urdf(read_urdf(path), options));
   });
 }
 
@@ -289,7 +289,7 @@ void parse_integrator(const JsonNode& in, TreeScene& tree, sim::FailurePolicy& p
   if (const auto n = in.find("alpha")) {
     tree.midpoint.alpha = n->number_at_least(0.0);
     if (tree.midpoint.alpha > 1.0)
-      n->fail("must be <= 1 (got " + format_number(tree.midpoint.alpha) + ")");
+      n->fail("must be <= 1 (got " + sim::number_text(tree.midpoint.alpha) + ")");
   }
   NewtonOptions& newton = tree.midpoint.newton;
   if (const auto n = in.find("tolerance")) newton.tolerance = n->number_greater(0.0);
@@ -353,7 +353,7 @@ void parse_initial_state(const JsonNode& root, TreeScene& tree, const std::strin
   // first step would have to jerk into place.
   if (h > 1e-8) {
     const std::string msg = "the constraint '" + name + "' does not hold at the initial "
-                            "configuration (|h| = " + format_number(h) + ")" +
+                            "configuration (|h| = " + sim::number_text(h) + ")" +
                             (four_bar ? "; give crank_angle (and crank_rate) instead" : "");
     if (s && s->has("q")) s->at("q").fail(msg);
     if (s) s->fail(msg);
@@ -411,37 +411,6 @@ void parse_tree(const JsonNode& root, Scene& scene) {
     tree->controls = parse_input(root, "controls", model.num_inputs(), "tree inputs");
   }
   scene.system = std::move(*tree);
-}
-
-SceneRunSummary run_tree_scene(const Scene& scene, const std::filesystem::path& out_dir) {
-  const TreeScene& ts = std::get<TreeScene>(scene.system);
-  const std::unique_ptr<sim::System> system = make_system(scene);
-  const Model& model = *ts.model;
-
-  const bool midpoint = ts.method == TreeMethod::Midpoint;
-  Json integrator = Json::object();
-  integrator.set("method", midpoint ? "midpoint" : "rk4");
-  if (midpoint) {
-    const auto& m = ts.midpoint;
-    integrator.set("alpha", m.alpha)
-        .set("tolerance", m.newton.tolerance)
-        .set("max_iterations", m.newton.max_iterations)
-        .set("lagrangian", m.algorithm == tree::LagrangianAlgorithm::Spatial        ? "spatial"
-                           : m.algorithm == tree::LagrangianAlgorithm::PaperCached ? "paper_cached"
-                                                                                    : "paper_uncached");
-  }
-  return run_system(scene, *system, 0.0, out_dir, std::move(integrator),
-                    [&](Json& summary, const SceneRunSummary& sum) {
-                      Json coordinates = Json::array(), prescribed = Json::array();
-                      for (const auto& c : model.coords())
-                        (c.prescribed ? prescribed : coordinates).push_back(c.name);
-                      summary.set("model", scene.source)
-                          .set("dynamic_coordinates", std::move(coordinates))
-                          .set("kinematic_coordinates", std::move(prescribed))
-                          .set("constraint_rows", model.num_constraint_rows())
-                          .set("constraint_residual",
-                               Json::object().set("max", sum.constraint_violation_max));
-                    });
 }
 
 }  // namespace marsden::io::detail

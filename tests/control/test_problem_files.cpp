@@ -15,6 +15,7 @@
 #include "marsden/error.hpp"
 #include "marsden/control/tree_ocp.hpp"
 #include "marsden/io/problem.hpp"
+#include "marsden/run/run.hpp"
 
 namespace marsden::test {
 namespace {
@@ -30,7 +31,7 @@ nlohmann::json read(const std::filesystem::path& p) {
 
 // A solved problem: constraints met, the optimum reproduced by re-simulation, obstacles
 // cleared.
-void expect_feasible_and_reproduced(const io::OptimizeSummary& sum) {
+void expect_feasible_and_reproduced(const run::OptimizeSummary& sum) {
   EXPECT_LT(sum.solution.constraint_violation, 1e-9);
   EXPECT_LT(sum.resimulation_error, 1e-6);
   EXPECT_GE(sum.min_clearance, -1e-8);
@@ -39,7 +40,7 @@ void expect_feasible_and_reproduced(const io::OptimizeSummary& sum) {
 TEST(ProblemFiles, HelicopterCanyonSolvesAndIsReproducedBySimulation) {
   TempDir dir;
   io::Problem problem = io::load_problem(example("helicopter_canyon"));
-  const auto sum = io::run_problem(problem, dir.path());
+  const auto sum = run::run_problem(problem, dir.path());
   ASSERT_TRUE(sum.ok) << sum.message;
   expect_feasible_and_reproduced(sum);
   for (const char* f : {"trajectory.csv", "controls.csv", "trajectory.npz", "summary.json",
@@ -49,7 +50,7 @@ TEST(ProblemFiles, HelicopterCanyonSolvesAndIsReproducedBySimulation) {
   // pushes the start off the active bounds, so not in zero).
   problem.warm_start = io::read_decision_vector(dir / "decision_vector.txt");
   TempDir again;
-  const auto warm = io::run_problem(problem, again.path());
+  const auto warm = run::run_problem(problem, again.path());
   ASSERT_TRUE(warm.ok) << warm.message;
   EXPECT_LT(warm.solution.iterations, sum.solution.iterations);
   EXPECT_NEAR(warm.solution.cost, sum.solution.cost, 1e-6 * (1.0 + sum.solution.cost));
@@ -59,7 +60,7 @@ TEST(ProblemFiles, HelicopterCanyonSolvesAndIsReproducedBySimulation) {
 TEST(ProblemFiles, FreeFinalTimeCanyonSolvesWithinItsTimeBounds) {
   TempDir dir;
   io::Problem problem = io::load_problem(example("helicopter_canyon_dash"));
-  const auto sum = io::run_problem(problem, dir.path());
+  const auto sum = run::run_problem(problem, dir.path());
   ASSERT_TRUE(sum.ok) << sum.message;
   EXPECT_LT(sum.resimulation_error, 1e-6);
   EXPECT_GE(sum.min_clearance, -1e-8);
@@ -84,7 +85,7 @@ TEST(ProblemFiles, WallAcrossTheCanyonIsReportedInfeasible) {
                             {"normal", {-1, 0, 0}}});
   const auto path = dir.write("wall.json", j.dump());
   io::Problem problem = io::load_problem(path);
-  const auto sum = io::run_problem(problem, dir / "out");
+  const auto sum = run::run_problem(problem, dir / "out");
   EXPECT_FALSE(sum.ok);
   EXPECT_FALSE(sum.solution.ok()) << sum.message;
   EXPECT_GT(sum.solution.constraint_violation, 1.0);
@@ -99,7 +100,7 @@ TEST(ProblemFiles, CarTunnelSolvesClearsThePillarsAndIsReproducedBySimulation) {
   const auto path = dir.write("car.json", j.dump());
   io::Problem problem = io::load_problem(path);
   EXPECT_EQ(problem.system_type, "car");
-  const auto sum = io::run_problem(problem, dir / "out");
+  const auto sum = run::run_problem(problem, dir / "out");
   ASSERT_TRUE(sum.ok) << sum.message;
   expect_feasible_and_reproduced(sum);
 }
@@ -108,7 +109,7 @@ TEST(ProblemFiles, CarTunnelSolvesClearsThePillarsAndIsReproducedBySimulation) {
 TEST(ProblemFiles, FreeFinalTimeCarTunnelSolvesWithinItsTimeBounds) {
   TempDir dir;
   io::Problem problem = io::load_problem(example("car_tunnel_dash"));
-  const auto sum = io::run_problem(problem, dir.path());
+  const auto sum = run::run_problem(problem, dir.path());
   ASSERT_TRUE(sum.ok) << sum.message;
   expect_feasible_and_reproduced(sum);
   const double T = read(dir / "summary.json")["final_time"].get<double>();
@@ -122,7 +123,7 @@ TEST(ProblemFiles, FreeFinalTimeCarTunnelSolvesWithinItsTimeBounds) {
 TEST(ProblemFiles, BoatDockingSolvesAndIsReproducedBySimulation) {
   TempDir dir;
   io::Problem problem = io::load_problem(example("boat_docking"));
-  const auto sum = io::run_problem(problem, dir.path());
+  const auto sum = run::run_problem(problem, dir.path());
   ASSERT_TRUE(sum.ok) << sum.message;
   expect_feasible_and_reproduced(sum);
 }
@@ -133,7 +134,7 @@ TEST(ProblemFiles, AcrobotFileAgreesWithTheBuiltInAcrobot) {
   TempDir dir;
   io::Problem problem = io::load_problem(example("acrobot_swing_up"));
   EXPECT_EQ(problem.system_type, "tree");
-  const auto sum = io::run_problem(problem, dir.path());
+  const auto sum = run::run_problem(problem, dir.path());
   ASSERT_TRUE(sum.ok) << sum.message;
   EXPECT_LT(sum.resimulation_error, 1e-6);
 
@@ -152,7 +153,7 @@ TEST(ProblemFiles, FreeFinalTimeAcrobotFileAgreesWithTheBuiltInAcrobot) {
   j["steps"] = 80;
   j["final_time"] = {{"free", true}, {"lower", 1.6}, {"upper", 8}, {"weight", 20}};
   io::Problem problem = io::load_problem(dir.write("acrobot.json", j.dump()));
-  const auto sum = io::run_problem(problem, dir / "out");
+  const auto sum = run::run_problem(problem, dir / "out");
   ASSERT_TRUE(sum.ok) << sum.message;
   EXPECT_LT(sum.resimulation_error, 1e-6);
 
@@ -172,7 +173,7 @@ TEST(ProblemFiles, FreeFinalTimeAcrobotFileAgreesWithTheBuiltInAcrobot) {
 TEST(ProblemFiles, CartPoleSwingsUpWithinItsTrack) {
   TempDir dir;
   io::Problem problem = io::load_problem(example("cart_pole_swing_up"));
-  const auto sum = io::run_problem(problem, dir.path());
+  const auto sum = run::run_problem(problem, dir.path());
   ASSERT_TRUE(sum.ok) << sum.message;
   EXPECT_LT(sum.resimulation_error, 1e-6);
   control::Table states, controls;

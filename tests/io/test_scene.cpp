@@ -8,6 +8,7 @@
 #include "io/temp_dir.hpp"
 #include "marsden/error.hpp"
 #include "marsden/io/scene.hpp"
+#include "marsden/run/run.hpp"
 
 namespace marsden::io {
 namespace {
@@ -195,7 +196,7 @@ TEST(RunScene, FreeBodyWritesConsistentOutputsAndConservesMomentum) {
                                                    R"({"method": "vi"})",
                                                    R"(, "output": {"every": 3})"),
                                   "inline");
-  const SceneRunSummary s = run_scene(scene, dir / "out");
+  const run::SceneRunSummary s = run::run_scene(scene, dir / "out");
   ASSERT_TRUE(s.ok) << s.message;
   EXPECT_EQ(s.steps_requested, 10);
   EXPECT_EQ(s.steps_done, 10);
@@ -219,7 +220,7 @@ TEST(RunScene, HelicopterHoversAtCollectiveEqualToWeight) {
       "dt": 0.01, "duration": 2, "initial_state": {"position": [0, 0, 10]},
       "controls": {"type": "constant", "value": [49.05, 0]}})",
                                   "inline");
-  const SceneRunSummary s = run_scene(scene, dir.path());
+  const run::SceneRunSummary s = run::run_scene(scene, dir.path());
   ASSERT_TRUE(s.ok) << s.message;
   const std::string csv = read_file(dir / "trajectory.csv");
   const std::string last = csv.substr(csv.rfind('\n', csv.size() - 2) + 1);
@@ -239,7 +240,7 @@ TEST(RunScene, NonConvergenceStopsAndKeepsWhatWasComputed) {
                                                    R"({"method": "rk2_implicit", "tolerance": 1e-300,
                                                        "max_iterations": 2})"),
                                   "inline");
-  const SceneRunSummary s = run_scene(scene, dir.path());
+  const run::SceneRunSummary s = run::run_scene(scene, dir.path());
   EXPECT_FALSE(s.ok);
   EXPECT_EQ(s.steps_done, 0);
   EXPECT_NE(s.message.find("step 0 (t = 0 s)"), std::string::npos) << s.message;
@@ -258,7 +259,7 @@ TEST(RunScene, SubdivisionRescuesAStepThatFailsAtFullSize) {
   text.replace(text.find("\"duration\": 0.1"), 15, "\"duration\": 0.4");
   text.replace(text.find("[0.1, 2.0, 0.1]"), 15, "[3.0, 8.0, 3.0]");
   const Scene scene = parse_scene(text, "inline");
-  const SceneRunSummary s = run_scene(scene, dir.path());
+  const run::SceneRunSummary s = run::run_scene(scene, dir.path());
   ASSERT_TRUE(s.ok) << s.message;
   EXPECT_EQ(s.steps_done, 2);
   EXPECT_GE(s.failures, 1);
@@ -352,13 +353,13 @@ TEST(NonholonomicSceneErrors, MethodMustSuitTheSystem) {
 
 // Final (theta, x, y) and summary of a nonholonomic scene run from text.
 struct NhRun {
-  SceneRunSummary sum;
+  run::SceneRunSummary sum;
   double theta = 0, x = 0, y = 0;
 };
 
 NhRun run_nh(const TempDir& dir, const std::string& name, const std::string& text) {
   NhRun r;
-  r.sum = run_scene(parse_scene(text, name), dir / name);
+  r.sum = run::run_scene(parse_scene(text, name), dir / name);
   const std::string csv = read_file(dir / name / "trajectory.csv");
   const std::string last = csv.substr(csv.rfind('\n', csv.size() - 2) + 1);
   double t;
@@ -444,7 +445,7 @@ TEST(RunNonholonomicScene, NonConvergenceStopsAndKeepsWhatWasComputed) {
                                               "max_iterations": 1})",
                R"(, "initial_state": {"v1": 1, "phi": 0.3})"),
       "inline");
-  const SceneRunSummary s = run_scene(scene, dir.path());
+  const run::SceneRunSummary s = run::run_scene(scene, dir.path());
   EXPECT_FALSE(s.ok);
   EXPECT_EQ(s.steps_done, 0);
   EXPECT_NE(s.message.find("step 0 (t = 0 s) did not converge"), std::string::npos) << s.message;
@@ -463,7 +464,7 @@ TEST(RunNonholonomicScene, SubdivisionRescuesAStep) {
           "initial_state": {"v1": 2, "phi": 0.6, "psi_dot": 3},
           "controls": {"type": "constant", "value": [2, 2]}})",
       "inline");
-  const SceneRunSummary s = run_scene(scene, dir.path());
+  const run::SceneRunSummary s = run::run_scene(scene, dir.path());
   ASSERT_TRUE(s.ok) << s.message;
   EXPECT_EQ(s.steps_done, 2);
   EXPECT_GE(s.failures, 1);

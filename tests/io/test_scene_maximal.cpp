@@ -9,6 +9,7 @@
 #include "io/temp_dir.hpp"
 #include "marsden/error.hpp"
 #include "marsden/io/scene.hpp"
+#include "marsden/run/run.hpp"
 #include "marsden/sim/simulate.hpp"
 
 namespace marsden::io {
@@ -41,7 +42,7 @@ TEST(MaximalScene, ExampleScenesLoadAndRun) {
     EXPECT_EQ(scene.system_type, "maximal");
     scene.steps = std::min(scene.steps, 50);  // a short run is enough here
     TempDir dir;
-    const SceneRunSummary s = run_scene(scene, dir.path());
+    const run::SceneRunSummary s = run::run_scene(scene, dir.path());
     EXPECT_TRUE(s.ok) << s.message;
     EXPECT_EQ(s.steps_done, scene.steps);
     EXPECT_GE(s.newton_min, 1);
@@ -63,7 +64,7 @@ TEST(MaximalScene, ChainColumnsAndInitialAngle) {
                   R"(, "output": {"every": 10})")));
   ASSERT_EQ(std::get<MaximalScene>(scene.system).model->num_bodies(), 2);
   EXPECT_EQ(scene.steps, 20);
-  const SceneRunSummary s = run_scene(scene, dir / "out");
+  const run::SceneRunSummary s = run::run_scene(scene, dir / "out");
   ASSERT_TRUE(s.ok) << s.message;
   EXPECT_EQ(s.rows_written, 3u);  // t = 0, 0.1, 0.2
   const std::string csv = read_file(dir / "out" / "trajectory.csv");
@@ -89,7 +90,7 @@ TEST(MaximalScene, FailedStepIsReported) {
       "scene.json",
       chain_scene(R"({"type": "maximal", "mechanism": "pendulum_chain", "parameters": {"n": 3}})",
                   R"(, "integrator": {"max_iterations": 1, "tolerance": 1e-14})")));
-  const SceneRunSummary s = run_scene(scene, dir / "out");
+  const run::SceneRunSummary s = run::run_scene(scene, dir / "out");
   EXPECT_FALSE(s.ok);
   EXPECT_EQ(s.failures, 1);
   EXPECT_NE(s.message.find("step " + std::to_string(s.steps_done)), std::string::npos) << s.message;
@@ -112,12 +113,12 @@ std::string large_loop_scene(const std::string& integrator) {
 TEST(MaximalScene, SubdivisionRescuesALargeLoop) {
   TempDir dir;
   const Scene stop = load_scene(dir.write("stop.json", large_loop_scene("{}")));
-  const SceneRunSummary failed = run_scene(stop, dir / "stop");
+  const run::SceneRunSummary failed = run::run_scene(stop, dir / "stop");
   ASSERT_FALSE(failed.ok) << "the loop no longer fails at dt = 10 ms: the test needs a harder case";
   EXPECT_EQ(failed.failures, 1);
   const Scene subdivide = load_scene(dir.write(
       "subdivide.json", large_loop_scene(R"({"on_failure": "subdivide", "max_subdivisions": 4})")));
-  const SceneRunSummary s = run_scene(subdivide, dir / "subdivide");
+  const run::SceneRunSummary s = run::run_scene(subdivide, dir / "subdivide");
   EXPECT_TRUE(s.ok) << s.message;
   EXPECT_EQ(s.steps_done, 200);
   EXPECT_FALSE(s.subdivisions.empty());

@@ -7,6 +7,7 @@
 #include "io/temp_dir.hpp"
 #include "marsden/error.hpp"
 #include "marsden/io/scene.hpp"
+#include "marsden/run/run.hpp"
 
 namespace marsden::io {
 namespace {
@@ -39,7 +40,7 @@ TEST(TreeScene, ExampleScenesLoadAndRun) {
     ASSERT_TRUE(std::holds_alternative<TreeScene>(scene.system));
     scene.steps = std::min(scene.steps, 20);  // a short run is enough here
     TempDir dir;
-    const SceneRunSummary s = run_scene(scene, dir.path());
+    const run::SceneRunSummary s = run::run_scene(scene, dir.path());
     EXPECT_TRUE(s.ok) << s.message;
     EXPECT_EQ(s.steps_done, scene.steps);
     EXPECT_GE(s.newton_min, 1);
@@ -56,7 +57,7 @@ TEST(TreeScene, DoublePendulumWritesNamedColumnsAndConservesEnergy) {
   EXPECT_EQ(std::get<TreeScene>(scene.system).q0[0], 1.0);
   EXPECT_EQ(std::get<TreeScene>(scene.system).q0[1], 0.0);  // missing coordinates are zero
   EXPECT_EQ(std::get<TreeScene>(scene.system).qd0[1], 0.5);
-  const SceneRunSummary s = run_scene(scene, dir / "out");
+  const run::SceneRunSummary s = run::run_scene(scene, dir / "out");
   ASSERT_TRUE(s.ok) << s.message;
   EXPECT_EQ(s.steps_done, 20);
   EXPECT_EQ(s.rows_written, 21u);
@@ -72,7 +73,7 @@ TEST(TreeScene, Rk4RunsTheContinuousDynamics) {
       "scene.json", pendulum_scene(R"({"type": "tree", "model": "double_pendulum"})",
                                    R"({"q": [1.0, 0.0]}, "integrator": {"method": "rk4"})")));
   EXPECT_EQ(std::get<TreeScene>(scene.system).method, TreeMethod::Rk4);
-  const SceneRunSummary s = run_scene(scene, dir.path());
+  const run::SceneRunSummary s = run::run_scene(scene, dir.path());
   ASSERT_TRUE(s.ok) << s.message;
   EXPECT_EQ(s.newton_total, 0);
   EXPECT_LE(s.energy_drift_relative, 1e-6);
@@ -83,7 +84,7 @@ TEST(TreeScene, Rk4OnAConstrainedModelReportsTheDrift) {
   std::get<TreeScene>(scene.system).method = TreeMethod::Rk4;
   scene.steps = 100;
   TempDir dir;
-  const SceneRunSummary s = run_scene(scene, dir.path());
+  const run::SceneRunSummary s = run::run_scene(scene, dir.path());
   ASSERT_TRUE(s.ok) << s.message;
   EXPECT_TRUE(s.has_constraint);
   // Index-1 dynamics: h drifts, slowly at this step.
@@ -103,7 +104,7 @@ TEST(TreeScene, FourBarIsAssembledFromTheCrank) {
                                    R"({"crank_angle": 1.0, "crank_rate": 2.0, "branch": -1})")));
   EXPECT_EQ(std::get<TreeScene>(scene.system).q0[0], 1.0);
   EXPECT_EQ(std::get<TreeScene>(scene.system).qd0[0], 2.0);
-  const SceneRunSummary s = run_scene(scene, dir.path());
+  const run::SceneRunSummary s = run::run_scene(scene, dir.path());
   EXPECT_TRUE(s.ok) << s.message;
   EXPECT_LE(s.constraint_violation_max, 1e-10);
 }
@@ -127,7 +128,7 @@ TEST(TreeScene, InlineFramesWithSpringDamperConstraintAndInput) {
                      R"(, "controls": {"type": "constant", "value": [1.0]})")));
   EXPECT_EQ(scene.source, "frames");
   EXPECT_EQ(std::get<TreeScene>(scene.system).model->num_inputs(), 1);
-  const SceneRunSummary s = run_scene(scene, dir.path());
+  const run::SceneRunSummary s = run::run_scene(scene, dir.path());
   EXPECT_TRUE(s.ok) << s.message;
   const std::string csv = read_file(dir / "trajectory.csv");
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
@@ -140,7 +141,7 @@ TEST(TreeScene, NonConvergenceStopsAndKeepsWhatWasComputed) {
       "scene.json",
       pendulum_scene(R"({"type": "tree", "model": "double_pendulum"})",
                      R"({"q": [1.0, 0.0]}, "integrator": {"tolerance": 1e-300, "max_iterations": 2})")));
-  const SceneRunSummary s = run_scene(scene, dir.path());
+  const run::SceneRunSummary s = run::run_scene(scene, dir.path());
   EXPECT_FALSE(s.ok);
   EXPECT_EQ(s.steps_done, 0);
   EXPECT_NE(s.message.find("step 0 (t = 0 s) did not converge"), std::string::npos) << s.message;

@@ -300,7 +300,7 @@ TEST(UrdfRead, AcceptsMinimalForms) {
 TEST(UrdfTree, CartPoleStructure) {
   UrdfTreeOptions options;
   options.gravity = Vec3(0, 0, -9.8);
-  const tree::Model model = tree_model_from_urdf(read_urdf(kExamples / "cart_pole.urdf"), options);
+  const tree::Model model = tree::model_from_urdf(read_urdf(kExamples / "cart_pole.urdf"), options);
   ASSERT_EQ(model.num_coords(), 2);
   const int slider = model.coord_index("slider"), hinge = model.coord_index("hinge");
   EXPECT_EQ(model.coords()[slider].lower, -2.0);
@@ -320,7 +320,7 @@ TEST(UrdfTree, CartPoleStructure) {
 
 TEST(UrdfTree, RootMassIsIgnored) {
   const UrdfModel urdf = read_urdf(kExamples / "arm.urdf");
-  const tree::Model model = tree_model_from_urdf(urdf);
+  const tree::Model model = tree::model_from_urdf(urdf);
   EXPECT_TRUE(link_named(urdf, "base_link").has_inertial);
   const int base = model.frame_index("base_link");
   EXPECT_EQ(model.masses().size(), 6u);
@@ -347,7 +347,7 @@ TEST(UrdfTree, ArmFramePosesMatchTheUrdfChain) {
   const UrdfModel urdf = read_urdf(kExamples / "arm.urdf");
   UrdfTreeOptions options;
   options.base_pose = SE3{rotation(Vec3(1, 2, 3).normalized(), 0.4), Vec3(0.3, -0.2, 1.0)};
-  const tree::Model model = tree_model_from_urdf(urdf, options);
+  const tree::Model model = tree::model_from_urdf(urdf, options);
   ASSERT_EQ(model.num_coords(), 5);
   EXPECT_EQ(model.coords()[model.coord_index("elbow")].lower, -2.5);
   EXPECT_EQ(model.coords()[model.coord_index("wrist")].lower, -1e300);  // continuous: none
@@ -373,7 +373,7 @@ TEST(UrdfTree, ArmFramePosesMatchTheUrdfChain) {
 // poses along qd, the inertia is rotated into the world with the centre-of-mass frame.
 TEST(UrdfTree, ArmEnergyMatchesDirectSum) {
   const UrdfModel urdf = read_urdf(kExamples / "arm.urdf");
-  const tree::Model model = tree_model_from_urdf(urdf);
+  const tree::Model model = tree::model_from_urdf(urdf);
   tree::Data data(model);
   std::mt19937 rng(11);
   std::uniform_real_distribution<double> u(-1.5, 1.5);
@@ -409,7 +409,7 @@ TEST(UrdfTree, ArmEnergyMatchesDirectSum) {
 
 // The URDF double pendulum against the same system built by hand with Rx joints.
 TEST(UrdfTree, DoublePendulumMatchesHandBuiltTree) {
-  const tree::Model from_urdf = tree_model_from_urdf(read_urdf(kExamples / "double_pendulum.urdf"));
+  const tree::Model from_urdf = tree::model_from_urdf(read_urdf(kExamples / "double_pendulum.urdf"));
 
   tree::ModelBuilder b;
   const int upper = b.add_joint_frame("upper", tree::kWorld, tree::Transform::Rx, "shoulder");
@@ -448,7 +448,7 @@ TEST(UrdfTree, SingleBodyOnSkewAxis) {
         <mass value="1.7"/><inertia ixx="0.5" ixy="0.05" ixz="-0.03" iyy="0.4" iyz="0.02" izz="0.3"/>
       </inertial></link>)"),
                                     "skew.urdf");
-  const tree::Model model = tree_model_from_urdf(urdf);
+  const tree::Model model = tree::model_from_urdf(urdf);
   const UrdfJoint& j = urdf.joints[0];
   const UrdfLink& body = urdf.links[1];
   const Vec3 g(0, 0, -9.81);

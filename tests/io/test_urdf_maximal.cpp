@@ -1,4 +1,4 @@
-// URDF descriptions in maximal coordinates (io/urdf.hpp maximal_from_urdf), against the
+// URDF descriptions in maximal coordinates (marsden/urdf.hpp maximal::mechanism_from_urdf), against the
 // tree engine's reading of the same file.
 #include <cmath>
 #include <filesystem>
@@ -24,7 +24,7 @@ std::string robot(const std::string& body) { return "<robot name=\"r\">" + body 
 
 TEST(UrdfMaximal, DoublePendulumIsConsistentAtSetUp) {
   const maximal::Mechanism m =
-      maximal_from_urdf(read_urdf(kExamples / "double_pendulum.urdf"), kGravity);
+      maximal::mechanism_from_urdf(read_urdf(kExamples / "double_pendulum.urdf"), kGravity);
   ASSERT_EQ(m.model.num_bodies(), 2);  // the massless base is the world
   ASSERT_EQ(m.model.num_joints(), 2);
   EXPECT_EQ(m.model.bodies()[0].name, "upper");
@@ -39,7 +39,7 @@ TEST(UrdfMaximal, DoublePendulumIsConsistentAtSetUp) {
 
 // Angle of the shoulder after `duration` from (shoulder, elbow) = (q1, 0) at rest.
 double maximal_shoulder_angle(double q1, double dt, double duration) {
-  maximal::Mechanism m = maximal_from_urdf(read_urdf(kExamples / "double_pendulum.urdf"), kGravity);
+  maximal::Mechanism m = maximal::mechanism_from_urdf(read_urdf(kExamples / "double_pendulum.urdf"), kGravity);
   std::vector<maximal::JointCoords> q(2, maximal::JointCoords::Zero(1)), qd = q;
   q[0](0) = q1;
   maximal::Data data(m.model,
@@ -58,7 +58,7 @@ double maximal_shoulder_angle(double q1, double dt, double duration) {
 }
 
 double tree_shoulder_angle(double q1, double dt, double duration) {
-  const tree::Model model = tree_model_from_urdf(read_urdf(kExamples / "double_pendulum.urdf"));
+  const tree::Model model = tree::model_from_urdf(read_urdf(kExamples / "double_pendulum.urdf"));
   tree::Data data(model);
   tree::VecX q0 = tree::VecX::Zero(2);
   q0[model.coord_index("shoulder")] = q1;
@@ -106,7 +106,7 @@ TEST(UrdfMaximal, SkewJointsAndMergedFramesAreConsistentAtSetUp) {
       <link name="b"><inertial><origin xyz="0 0.1 0"/><mass value="0.3"/>
         <inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial></link>)"),
                                     "skew.urdf");
-  const maximal::Mechanism m = maximal_from_urdf(urdf, kGravity);
+  const maximal::Mechanism m = maximal::mechanism_from_urdf(urdf, kGravity);
   ASSERT_EQ(m.model.num_bodies(), 2);
   ASSERT_EQ(m.model.num_joints(), 2);
   EXPECT_EQ(m.model.joints()[1].parent, 0);
@@ -129,7 +129,7 @@ TEST(UrdfMaximal, MassiveRootIsWeldedToTheWorld) {
       <link name="arm"><inertial><origin xyz="0.5 0 0"/><mass value="1"/>
         <inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial></link>)"),
                                     "root.urdf");
-  const maximal::Mechanism m = maximal_from_urdf(urdf, kGravity);
+  const maximal::Mechanism m = maximal::mechanism_from_urdf(urdf, kGravity);
   ASSERT_EQ(m.model.num_bodies(), 2);
   ASSERT_EQ(m.model.num_joints(), 2);
   EXPECT_EQ(m.model.joints()[0].type, maximal::JointType::Fixed);
@@ -144,7 +144,7 @@ TEST(UrdfMaximal, MasslessMovingLinkIsAnInputError) {
       <link name="ghost"/>)"),
                                     "ghost.urdf");
   try {
-    maximal_from_urdf(urdf, kGravity);
+    maximal::mechanism_from_urdf(urdf, kGravity);
     FAIL() << "expected InputError";
   } catch (const InputError& e) {
     const std::string msg = e.what();

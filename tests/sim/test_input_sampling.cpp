@@ -13,7 +13,7 @@
 #include <string>
 #include <variant>
 
-#include "marsden/io/scene.hpp"
+#include "marsden/run/run.hpp"
 #include "marsden/sim/simulate.hpp"
 
 namespace marsden::sim {
@@ -26,7 +26,7 @@ std::filesystem::path example(const std::string& name) {
 // The named columns of the final state of `scene` run with step dt.
 std::vector<double> final_values(const io::Scene& scene, double dt,
                                  const std::vector<std::string>& names) {
-  auto system = io::make_system(scene);
+  auto system = run::make_system(scene);
   RunOptions o;
   o.dt = dt;
   o.steps = static_cast<int>(std::lround(scene.duration / dt));

@@ -12,7 +12,7 @@
 
 #include "io/temp_dir.hpp"
 #include "marsden/error.hpp"
-#include "marsden/io/writers.hpp"
+#include "marsden/record/writers.hpp"
 #include "marsden/sim/simulate.hpp"
 
 namespace marsden::sim {
@@ -211,7 +211,7 @@ class WatchingRecorder final : public Recorder {
 
  private:
   std::filesystem::path dir_;
-  io::FileRecorder files_;
+  record::FileRecorder files_;
 };
 
 std::size_t count_lines(const std::filesystem::path& p) {
@@ -241,7 +241,7 @@ TEST(FileRecorder, AnExceptionMidRunStillPublishesTheRowsComputed) {
   test::TempDir dir;
   Oscillator osc;
   osc.throw_from_t = 0.95;
-  io::FileRecorder rec(dir.path());
+  record::FileRecorder rec(dir.path());
   EXPECT_THROW(simulate(osc, options(0.1, 50), rec), std::runtime_error);
   EXPECT_EQ(count_lines(dir.path() / "trajectory.csv"), 12u);  // header, t = 0 .. 1
   EXPECT_TRUE(std::filesystem::exists(dir.path() / "trajectory.npz"));

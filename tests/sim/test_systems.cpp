@@ -13,7 +13,7 @@
 #include <string>
 #include <variant>
 
-#include "marsden/io/scene.hpp"
+#include "marsden/run/run.hpp"
 #include "marsden/sim/simulate.hpp"
 #include "support/allocation_counter.hpp"
 
@@ -89,7 +89,7 @@ std::vector<Case> cases() {
 }
 
 std::unique_ptr<System> make(const Case& c) {
-  return io::make_system(io::parse_scene(c.scene, c.name));
+  return run::make_system(io::parse_scene(c.scene, c.name));
 }
 
 RunOptions options(double dt, int steps, int every = 1) {

@@ -9,7 +9,7 @@
 #include <variant>
 #include <vector>
 
-#include "marsden/io/writers.hpp"
+#include "marsden/record/writers.hpp"
 
 namespace marsden::experiments {
 
@@ -33,7 +33,7 @@ class ExperimentContext {
   bool quick() const { return quick_; }
 
   // Parameters are stored in insertion order; a repeated name replaces the value.
-  void add_parameter(const std::string& name, io::Json value);
+  void add_parameter(const std::string& name, record::Json value);
   // A file the experiment wrote; a path inside out_dir is recorded relative to it.
   void add_data_file(const std::filesystem::path& path, std::string description);
   void add_claim(Claim claim);
@@ -51,7 +51,7 @@ class ExperimentContext {
   std::string experiment_;
   std::filesystem::path out_dir_;
   bool quick_;
-  io::Json parameters_;
+  record::Json parameters_;
   std::vector<std::pair<std::string, std::string>> data_files_;
   std::vector<Claim> claims_;
   std::vector<std::string> notes_;

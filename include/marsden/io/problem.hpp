@@ -24,22 +24,7 @@ struct Problem {
 Problem load_problem(const std::filesystem::path& path);
 Problem parse_problem_text(std::string_view text, std::string file_label);
 
-// Reads a decision vector written by run_problem (decision_vector.txt), for warm starts.
+// Reads a decision vector written by run::run_problem (decision_vector.txt), for warm starts.
 control::VecX read_decision_vector(const std::filesystem::path& path);
-
-struct OptimizeSummary {
-  control::NlpSolution solution;
-  double resimulation_error = 0.0;  // +inf if the re-simulation failed
-  double min_clearance = 0.0;
-  std::string resimulation_message;
-  bool ok = false;                  // solved, and the re-simulation reproduces the solution
-  std::string message;
-};
-
-// Solves the problem and writes to out_dir: trajectory.csv (states at the knots),
-// controls.csv (controls held over each step), trajectory.npz (both), summary.json,
-// decision_vector.txt (for warm starts) and ipopt.log (the solver's iterations). Outputs
-// are written whatever the outcome, and summary.json says whether the point is a solution.
-OptimizeSummary run_problem(Problem& problem, const std::filesystem::path& out_dir);
 
 }  // namespace marsden::io

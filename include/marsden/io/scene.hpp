@@ -32,7 +32,7 @@ using sim::TreeMethod;
 using MaximalScene = sim::MaximalSetup;
 
 // A scene file, parsed: timing, output, failure policy and one family's system. Parsing
-// only: sim::make_*_system builds the system to run, run_scene runs it.
+// only: run::make_system builds the system to run, run::run_scene runs it.
 struct Scene {
   std::string file;         // where the scene was read from, for messages
   std::string system_type;  // "rigid_body", "helicopter", "boat", "car", "snakeboard",
@@ -52,20 +52,5 @@ Scene load_scene(const std::filesystem::path& path);
 // The same from text; file_label names the source in messages.
 Scene parse_scene(std::string_view json_text, const std::string& file_label);
 
-// What a run did (sim/simulate.hpp): status, Newton statistics, subdivisions, drift.
-using SceneRunSummary = sim::RunSummary;
-
-// The scene's system, ready for sim::simulate (sim::make_*_system on its setup). Throws
-// InputError naming the file when the setup is inconsistent, SolverError when the initial
-// state cannot be set up.
-std::unique_ptr<sim::System> make_system(const Scene& scene);
-
-// Simulates the scene with sim::simulate and writes OUT_DIR/trajectory.csv (streamed row
-// by row), OUT_DIR/trajectory.npz and OUT_DIR/summary.json, each under its final name
-// only when complete; creates OUT_DIR if needed. A step that
-// does not converge (and cannot be rescued by subdivision) ends the run with ok == false;
-// everything computed until then is written, never a NaN. Throws InputError if an output
-// file cannot be written.
-SceneRunSummary run_scene(const Scene& scene, const std::filesystem::path& out_dir);
 
 }  // namespace marsden::io

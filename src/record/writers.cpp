@@ -1,4 +1,4 @@
-#include "marsden/io/writers.hpp"
+#include "marsden/record/writers.hpp"
 
 #include <bit>
 #include <charconv>
@@ -11,7 +11,7 @@
 
 #include "marsden/error.hpp"
 
-namespace marsden::io {
+namespace marsden::record {
 
 namespace {
 
@@ -385,4 +385,4 @@ void FileRecorder::finish(bool) {
   publish(part_path(npz_path()), npz_path());
 }
 
-}  // namespace marsden::io
+}  // namespace marsden::record

@@ -4,13 +4,12 @@
 #include <Eigen/Geometry>
 
 #include "marsden/error.hpp"
-#include "marsden/io/urdf.hpp"
+#include "marsden/urdf.hpp"
 #include "marsden/tree/model.hpp"
 
-namespace marsden::io {
+namespace marsden::tree {
 namespace {
 
-using tree::Transform;
 
 // The primitive of a joint whose axis is exactly +x, +y or +z, else Const (no shortcut).
 Transform unit_axis_primitive(const Vec3& axis, bool revolute) {
@@ -26,8 +25,8 @@ Transform unit_axis_primitive(const Vec3& axis, bool revolute) {
 
 }  // namespace
 
-tree::Model tree_model_from_urdf(const UrdfModel& urdf, const UrdfTreeOptions& options) {
-  tree::ModelBuilder builder;
+Model model_from_urdf(const UrdfModel& urdf, const UrdfTreeOptions& options) {
+  ModelBuilder builder;
   builder.set_gravity(options.gravity);
 
   std::vector<int> link_frame(urdf.links.size(), -1);
@@ -37,7 +36,7 @@ tree::Model tree_model_from_urdf(const UrdfModel& urdf, const UrdfTreeOptions& o
   if (root < 0)
     throw InputError("URDF robot \"" + urdf.name + "\": no root link \"" + urdf.root + "\"");
   // The root link is the fixed base; a frame of its own lets users refer to it by name.
-  link_frame[root] = builder.add_const_frame(urdf.root, tree::kWorld, options.base_pose);
+  link_frame[root] = builder.add_const_frame(urdf.root, kWorld, options.base_pose);
 
   for (const UrdfJoint& joint : urdf.joints) {
     const int parent = link_frame[joint.parent_index];
@@ -78,4 +77,4 @@ tree::Model tree_model_from_urdf(const UrdfModel& urdf, const UrdfTreeOptions& o
   return builder.build();
 }
 
-}  // namespace marsden::io
+}  // namespace marsden::tree

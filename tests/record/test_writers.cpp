@@ -11,9 +11,9 @@
 
 #include "io/temp_dir.hpp"
 #include "marsden/error.hpp"
-#include "marsden/io/writers.hpp"
+#include "marsden/record/writers.hpp"
 
-namespace marsden::io {
+namespace marsden::record {
 namespace {
 
 using test::read_file;
@@ -225,4 +225,4 @@ TEST(Json, WritesFiles) {
 }
 
 }  // namespace
-}  // namespace marsden::io
+}  // namespace marsden::record

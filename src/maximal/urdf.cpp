@@ -4,13 +4,12 @@
 #include <vector>
 
 #include "marsden/error.hpp"
-#include "marsden/io/urdf.hpp"
+#include "marsden/urdf.hpp"
 #include "marsden/maximal/setup.hpp"
 
-namespace marsden::io {
+namespace marsden::maximal {
 
-maximal::Mechanism maximal_from_urdf(const UrdfModel& urdf, const Vec3& gravity) {
-  using maximal::kWorld;
+Mechanism mechanism_from_urdf(const UrdfModel& urdf, const Vec3& gravity) {
   const std::string where = "URDF robot \"" + urdf.name + "\": ";
   const std::size_t nl = urdf.links.size();
   int root = -1;
@@ -24,9 +23,9 @@ maximal::Mechanism maximal_from_urdf(const UrdfModel& urdf, const Vec3& gravity)
   std::vector<int> link_body(nl, kWorld);
   std::vector<SE3> body_link(nl);
   std::vector<SE3> world_link(nl);  // URDF zero configuration, root at the world origin
-  std::vector<maximal::Body> bodies;
-  std::vector<maximal::BodyState> state;
-  std::vector<maximal::Joint> joints;
+  std::vector<Body> bodies;
+  std::vector<BodyState> state;
+  std::vector<Joint> joints;
 
   // Makes link i a body whose link frame is at world_link[i]; returns its index.
   auto add_body = [&](std::size_t i) {
@@ -34,7 +33,7 @@ maximal::Mechanism maximal_from_urdf(const UrdfModel& urdf, const Vec3& gravity)
     const Mat3& R_com = link.inertial_origin.R;
     bodies.push_back({link.name, link.mass, R_com * link.inertia * R_com.transpose()});
     body_link[i] = SE3{Mat3::Identity(), -link.inertial_origin.x};
-    maximal::BodyState s;
+    BodyState s;
     s.x = world_link[i].act(link.inertial_origin.x);
     s.q = Quat::from_rotation(world_link[i].R);
     state.push_back(s);
@@ -45,9 +44,9 @@ maximal::Mechanism maximal_from_urdf(const UrdfModel& urdf, const Vec3& gravity)
   if (urdf.links[static_cast<std::size_t>(root)].has_inertial) {
     // A massive base is a body welded to the world, at its place.
     const int b = add_body(static_cast<std::size_t>(root));
-    maximal::Joint weld;
+    Joint weld;
     weld.name = urdf.root + "_world";
-    weld.type = maximal::JointType::Fixed;
+    weld.type = JointType::Fixed;
     weld.parent = kWorld;
     weld.child = b;
     weld.p_parent = state[static_cast<std::size_t>(b)].x;
@@ -75,11 +74,11 @@ maximal::Mechanism maximal_from_urdf(const UrdfModel& urdf, const Vec3& gravity)
       continue;
     }
     const int b = add_body(c);
-    maximal::Joint j;
+    Joint j;
     j.name = uj.name;
-    j.type = uj.type == UrdfJointType::Fixed       ? maximal::JointType::Fixed
-             : uj.type == UrdfJointType::Prismatic ? maximal::JointType::Prismatic
-                                                   : maximal::JointType::Revolute;
+    j.type = uj.type == UrdfJointType::Fixed       ? JointType::Fixed
+             : uj.type == UrdfJointType::Prismatic ? JointType::Prismatic
+                                                   : JointType::Revolute;
     j.parent = parent_body;
     j.child = b;
     j.p_parent = body_joint.x;
@@ -92,8 +91,8 @@ maximal::Mechanism maximal_from_urdf(const UrdfModel& urdf, const Vec3& gravity)
     joints.push_back(j);
   }
   if (bodies.empty()) throw InputError(where + "no link with an <inertial>: nothing can move");
-  maximal::Model model(std::move(bodies), std::move(joints), gravity);
+  Model model(std::move(bodies), std::move(joints), gravity);
   return {std::move(model), std::move(state)};
 }
 
-}  // namespace marsden::io
+}  // namespace marsden::maximal

@@ -17,7 +17,7 @@
 
 #include "marsden/sim/simulate.hpp"
 
-namespace marsden::io {
+namespace marsden::record {
 
 // CSV with a header line of column names and one row per write_row call. Every row is
 // flushed at once, so rows already written survive a later failure or crash. Numbers are
@@ -136,4 +136,4 @@ class Json {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace marsden::io
+}  // namespace marsden::record

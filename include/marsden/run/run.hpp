@@ -1,0 +1,45 @@
+// Running parsed files as the command line does: a scene simulated into a folder of
+// outputs, a problem solved into another. io/ parses files into typed objects; this layer
+// runs them (sim::simulate, control::solve_with_ipopt) and writes what they produce
+// (record/).
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "marsden/io/problem.hpp"
+#include "marsden/io/scene.hpp"
+
+namespace marsden::run {
+
+// What a run did (sim/simulate.hpp): status, Newton statistics, subdivisions, drift.
+using SceneRunSummary = sim::RunSummary;
+
+// The scene's system, ready for sim::simulate (sim::make_*_system on its setup). Throws
+// InputError naming the file when the setup is inconsistent, SolverError when the initial
+// state cannot be set up.
+std::unique_ptr<sim::System> make_system(const io::Scene& scene);
+
+// Simulates the scene with sim::simulate and writes OUT_DIR/trajectory.csv (streamed row
+// by row), OUT_DIR/trajectory.npz and OUT_DIR/summary.json, each under its final name
+// only when complete; creates OUT_DIR if needed. A step that does not converge (and cannot
+// be rescued by subdivision) ends the run with ok == false; everything computed until then
+// is written, never a NaN. Throws InputError if an output file cannot be written.
+SceneRunSummary run_scene(const io::Scene& scene, const std::filesystem::path& out_dir);
+
+struct OptimizeSummary {
+  control::NlpSolution solution;
+  double resimulation_error = 0.0;  // +inf if the re-simulation failed
+  double min_clearance = 0.0;
+  std::string resimulation_message;
+  bool ok = false;                  // solved, and the re-simulation reproduces the solution
+  std::string message;
+};
+
+// Solves the problem and writes to out_dir: trajectory.csv (states at the knots),
+// controls.csv (controls held over each step), trajectory.npz (both), summary.json,
+// decision_vector.txt (for warm starts) and ipopt.log (the solver's iterations). Outputs
+// are written whatever the outcome, and summary.json says whether the point is a solution.
+OptimizeSummary run_problem(io::Problem& problem, const std::filesystem::path& out_dir);
+
+}  // namespace marsden::run

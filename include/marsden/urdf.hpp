@@ -1,0 +1,97 @@
+// URDF robot descriptions (docs/urdf.md): an engine-neutral, validated reading of the
+// kinematic tree (links, joints, inertias, limits), which io::read_urdf fills from a file,
+// and its conversions into a tree::Model (tree/urdf.cpp) and a maximal::Mechanism
+// (maximal/urdf.cpp).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "marsden/lie/se3.hpp"
+#include "marsden/lie/types.hpp"
+
+// Declared only, so that the neutral description does not pull in the engines; callers
+// of the conversions include marsden/tree/model.hpp or marsden/maximal/setup.hpp.
+namespace marsden::tree {
+class Model;
+}
+namespace marsden::maximal {
+struct Mechanism;
+}
+
+namespace marsden {
+
+struct UrdfLink {
+  std::string name;
+  // Without <inertial> a link is massless; otherwise mass > 0 and inertia is symmetric
+  // positive definite.
+  bool has_inertial = false;
+  double mass = 0.0;
+  SE3 inertial_origin;              // the centre-of-mass frame in the link frame
+  Mat3 inertia = Mat3::Zero();      // about the centre of mass, in inertial_origin's axes
+};
+
+enum class UrdfJointType { Revolute, Continuous, Prismatic, Fixed };
+
+struct UrdfJoint {
+  std::string name;
+  UrdfJointType type = UrdfJointType::Fixed;
+  std::string parent, child;        // link names
+  int parent_index = -1, child_index = -1;  // into UrdfModel::links
+  // The joint frame in the parent link frame; at zero displacement it is the child link
+  // frame. R = Rz(yaw) Ry(pitch) Rx(roll).
+  SE3 origin;
+  Vec3 axis = Vec3::UnitX();        // unit, in the joint frame
+  // <limit>: required for revolute and prismatic joints (lower <= upper; rad or m),
+  // optional for continuous ones (whose lower/upper URDF ignores). Absent: all zero.
+  bool has_limits = false;
+  double lower = 0.0, upper = 0.0, effort = 0.0, velocity = 0.0;
+  // <dynamics>: viscous damping (N m s/rad or N s/m) and Coulomb friction, >= 0.
+  double damping = 0.0, friction = 0.0;
+};
+
+struct UrdfModel {
+  std::string name;
+  std::vector<UrdfLink> links;      // in file order
+  // Parent first: a joint comes after the joint that brings in its parent link; siblings
+  // keep their file order.
+  std::vector<UrdfJoint> joints;
+  std::string root;                 // the one link that is no joint's child
+};
+
+struct UrdfTreeOptions {
+  Vec3 gravity = Vec3(0.0, 0.0, -9.81);
+  SE3 base_pose;                    // the root link's (fixed) pose in the world
+};
+
+}  // namespace marsden
+
+namespace marsden::tree {
+
+// The tree model of a URDF description (docs/urdf.md): the root link is a constant frame
+// fixed to the world; a joint J of the parent link P adds, in order,
+//   "J_origin"  Const, the joint origin, child of P
+//   "J_align"   Const, a rotation taking e_z to the axis (absent if the axis is +x, +y, +z)
+//   "J"         Rz/Tz (or Rx.. Tz on the matching axis) driven by coordinate "J"
+//   child link  Const, undoing the alignment, so that its frame is the URDF child frame;
+// a fixed joint adds the child link as one Const frame. Each link's inertial becomes a
+// Mass on its frame, limits of revolute/prismatic joints become coordinate limits, and
+// <dynamics damping> a coordinate damper. Coulomb friction is not modelled (ignored).
+Model model_from_urdf(const UrdfModel& urdf, const UrdfTreeOptions& options = {});
+
+}  // namespace marsden::tree
+
+namespace marsden::maximal {
+
+// The same description in maximal coordinates (callers include marsden/maximal/setup.hpp):
+// one body per link with an <inertial> (centre-of-mass origin, the link's axes), placed at
+// the zero configuration with the root link at the world origin. Revolute and continuous
+// joints become maximal revolute joints, prismatic and fixed ones their maximal namesakes,
+// with anchors at the joint origin and the axis in the parent body's frame; <dynamics
+// damping> becomes the joint damper, limits and friction are not modelled. A massless
+// root is the world itself (its children are jointed to the world); a massive root is a
+// body welded to the world. A massless link is merged into its parent through a fixed
+// joint; one moved by a joint is an InputError.
+Mechanism mechanism_from_urdf(const UrdfModel& urdf, const Vec3& gravity);
+
+}  // namespace marsden::maximal
