@@ -5,6 +5,8 @@
 #include <limits>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "json_access.hpp"
 #include "problem_detail.hpp"
 #include "scene_detail.hpp"
@@ -271,6 +273,18 @@ Problem build_problem(const detail::JsonDocument& doc) {
   else if (p.system_type == "tree") p.ocp = detail::parse_tree_problem(root, p.file);
   else p.ocp = parse_holonomic(root, p.system_type);
   p.solver = detail::parse_solver(root);
+  if (p.system_type != "boat") {
+    nlohmann::json fields = nlohmann::json::object();
+    for (const char* key : {"system", "integrator", "initial_state"})
+      if (root.has(key)) fields[key] = root.at(key).raw();
+    // A URDF is found relative to the file that names it: the scene is written elsewhere.
+    if (fields["system"].contains("urdf")) {
+      const std::filesystem::path urdf = fields["system"]["urdf"].get<std::string>();
+      fields["system"]["urdf"] =
+          std::filesystem::absolute(std::filesystem::path(p.file).parent_path() / urdf).string();
+    }
+    p.scene_fields = fields.dump();
+  }
   return p;
 }
 
@@ -282,6 +296,31 @@ Problem load_problem(const std::filesystem::path& path) {
 
 Problem parse_problem_text(std::string_view text, std::string file_label) {
   return build_problem(detail::parse_json_text(text, std::move(file_label)));
+}
+
+std::string resimulation_scene(const Problem& problem, double dt,
+                               const Eigen::Ref<const Eigen::MatrixXd>& controls,
+                               const Eigen::Ref<const Eigen::MatrixXd>& shape) {
+  if (problem.scene_fields.empty()) return {};
+  nlohmann::json scene = nlohmann::json::parse(problem.scene_fields);
+  const Eigen::Index steps = controls.rows();
+  scene["dt"] = dt;
+  scene["duration"] = static_cast<double>(steps) * dt;
+  // The step k starts at k dt (sim::simulate's clock), where a zero-order hold samples.
+  auto table = [&](const Eigen::Ref<const Eigen::MatrixXd>& values) {
+    nlohmann::json times = nlohmann::json::array(), rows = nlohmann::json::array();
+    for (Eigen::Index k = 0; k < steps; ++k) {
+      times.push_back(static_cast<double>(k) * dt);
+      nlohmann::json row = nlohmann::json::array();
+      for (Eigen::Index i = 0; i < values.cols(); ++i) row.push_back(values(k, i));
+      rows.push_back(std::move(row));
+    }
+    return nlohmann::json{{"type", "table"}, {"times", times}, {"values", rows},
+                          {"hold", "zero_order"}};
+  };
+  if (controls.cols() > 0) scene["controls"] = table(controls);
+  if (shape.cols() > 0) scene["shape"] = table(shape);
+  return scene.dump(2) + "\n";
 }
 
 control::VecX read_decision_vector(const std::filesystem::path& path) {

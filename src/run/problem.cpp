@@ -40,12 +40,24 @@ void add_columns(std::vector<NpyArray>& arrays, const control::Table& t, const s
   }
 }
 
+// Writes text to path under its final name only when complete.
+void write_text(const std::filesystem::path& path, const std::string& text) {
+  const std::filesystem::path part = record::part_path(path);
+  {
+    std::ofstream out(part, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out.flush()) throw InputError(path.string() + ": cannot write");
+  }
+  record::publish(part, path);
+}
+
 }  // namespace
 
 OptimizeSummary run_problem(io::Problem& problem, const std::filesystem::path& out_dir) {
   std::error_code ec;
   std::filesystem::create_directories(out_dir, ec);
   if (ec) throw InputError(out_dir.string() + ": cannot create output directory: " + ec.message());
+  std::filesystem::remove(out_dir / "resimulate.json", ec);  // never a stale one
   control::Ocp& ocp = *problem.ocp;
   control::IpoptOptions opt = problem.solver;
   opt.log_file = out_dir / "ipopt.log";
@@ -55,6 +67,7 @@ OptimizeSummary run_problem(io::Problem& problem, const std::filesystem::path& o
 
   OptimizeSummary sum;
   double final_time = std::numeric_limits<double>::quiet_NaN();  // s, of the last iterate
+  std::string resimulation_scene;
   sum.solution = control::solve_with_ipopt(ocp, opt, problem.warm_start);
   const control::NlpSolution& sol = sum.solution;
   if (sol.x.size() == 0) {
@@ -77,8 +90,15 @@ OptimizeSummary run_problem(io::Problem& problem, const std::filesystem::path& o
     add_columns(arrays, controls, "control_");
     arrays.push_back(npy_vector("decision_vector", std::span<const double>(sol.x.data(), sol.x.size())));
     write_npz(out_dir / "trajectory.npz", arrays);
-    std::ofstream xv(out_dir / "decision_vector.txt");
-    for (Eigen::Index j = 0; j < sol.x.size(); ++j) xv << sim::number_text(sol.x[j]) << '\n';
+    std::string decision;
+    for (Eigen::Index j = 0; j < sol.x.size(); ++j) decision += sim::number_text(sol.x[j]) + '\n';
+    write_text(out_dir / "decision_vector.txt", decision);
+    // The scene that re-simulates the solution, its controls held over each step.
+    const control::Ocp::SceneInputs in = ocp.scene_inputs();
+    resimulation_scene = io::resimulation_scene(
+        problem, final_time / ocp.num_steps(), controls.rows.middleCols(1, in.controls),
+        controls.rows.middleCols(1 + in.controls, in.shape));
+    if (!resimulation_scene.empty()) write_text(out_dir / "resimulate.json", resimulation_scene);
     // Re-simulation reproduces the solution to well within the constraint tolerance times
     // the number of steps unless the dynamics amplify errors; the summary reports the
     // figure and ok needs it below 1e-6.
@@ -105,6 +125,7 @@ OptimizeSummary run_problem(io::Problem& problem, const std::filesystem::path& o
   summary.set("steps", ocp.num_steps());
   summary.set("dt", ocp.time_step());
   if (std::isfinite(final_time)) summary.set("final_time", final_time);
+  if (!resimulation_scene.empty()) summary.set("resimulation_scene", "resimulate.json");
   summary.set("variables", ocp.num_variables());
   summary.set("constraints", ocp.num_constraints());
   summary.write_file(out_dir / "summary.json");

@@ -3,6 +3,7 @@
 // malformed files name the file and field.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -16,6 +17,7 @@
 #include "marsden/control/tree_ocp.hpp"
 #include "marsden/io/problem.hpp"
 #include "marsden/run/run.hpp"
+#include "marsden/sim/simulate.hpp"
 
 namespace marsden::test {
 namespace {
@@ -37,6 +39,45 @@ void expect_feasible_and_reproduced(const run::OptimizeSummary& sum) {
   EXPECT_GE(sum.min_clearance, -1e-8);
 }
 
+// The scene run::run_problem writes (resimulate.json: the problem's system, its controls
+// held over each step) run by the scene driver gives the optimal trajectory: every state
+// column the scene and the problem's table share (the tree's q_NAME is the scene's NAME),
+// at every knot, within the re-simulation tolerance. Not the SE(3) body velocities: the
+// table gives the discrete xi_k-1 of the step ending at the knot, the scene the continuous
+// I^-1 p_k^+ of the Legendre transform (they differ by O(dt)).
+void expect_scene_reproduces(const io::Problem& problem, const run::OptimizeSummary& sum,
+                             const std::filesystem::path& out) {
+  ASSERT_TRUE(std::filesystem::exists(out / "resimulate.json"));
+  EXPECT_EQ(read(out / "summary.json")["resimulation_scene"], "resimulate.json");
+  const io::Scene scene = io::load_scene(out / "resimulate.json");
+  const auto system = run::make_system(scene);
+  sim::RunOptions run;
+  run.dt = scene.dt;
+  run.steps = scene.steps;
+  sim::MemoryRecorder rec;
+  ASSERT_TRUE(sim::simulate(*system, run, rec).ok);
+  control::Table states, controls;
+  problem.ocp->tables(sum.solution.x, states, controls);
+  ASSERT_EQ(rec.rows, static_cast<std::size_t>(states.rows.rows()));
+  const auto& columns = rec.layout.columns;
+  int compared = 0;
+  for (std::size_t c = 1; c < states.columns.size(); ++c) {
+    std::string name = states.columns[c];
+    if (name == "energy" || (name.size() == 2 && (name[0] == 'w' || name[0] == 'v'))) continue;
+    if (name.starts_with("q_")) name = name.substr(2);
+    const auto it = std::find(columns.begin(), columns.end(), name);
+    if (it == columns.end()) continue;
+    const std::size_t sc = static_cast<std::size_t>(it - columns.begin());
+    for (std::size_t k = 0; k < rec.rows; ++k) {
+      EXPECT_NEAR(rec.values[k * columns.size() + sc], states.rows(Eigen::Index(k), Eigen::Index(c)),
+                  1e-6)
+          << name << " at knot " << k;
+    }
+    ++compared;
+  }
+  EXPECT_GE(compared, 2);
+}
+
 TEST(ProblemFiles, HelicopterCanyonSolvesAndIsReproducedBySimulation) {
   TempDir dir;
   io::Problem problem = io::load_problem(example("helicopter_canyon"));
@@ -46,6 +87,7 @@ TEST(ProblemFiles, HelicopterCanyonSolvesAndIsReproducedBySimulation) {
   for (const char* f : {"trajectory.csv", "controls.csv", "trajectory.npz", "summary.json",
                         "decision_vector.txt", "ipopt.log"})
     EXPECT_TRUE(std::filesystem::exists(dir / f)) << f;
+  expect_scene_reproduces(problem, sum, dir.path());
   // A warm start from the solution returns to the same point in fewer iterations (Ipopt
   // pushes the start off the active bounds, so not in zero).
   problem.warm_start = io::read_decision_vector(dir / "decision_vector.txt");
@@ -103,6 +145,7 @@ TEST(ProblemFiles, CarTunnelSolvesClearsThePillarsAndIsReproducedBySimulation) {
   const auto sum = run::run_problem(problem, dir / "out");
   ASSERT_TRUE(sum.ok) << sum.message;
   expect_feasible_and_reproduced(sum);
+  expect_scene_reproduces(problem, sum, dir / "out");
 }
 
 // The tunnel against the clock: the step of the RDP transcription is a decision variable.
@@ -126,6 +169,8 @@ TEST(ProblemFiles, BoatDockingSolvesAndIsReproducedBySimulation) {
   const auto sum = run::run_problem(problem, dir.path());
   ASSERT_TRUE(sum.ok) << sum.message;
   expect_feasible_and_reproduced(sum);
+  // The planar boat has no scene form (scenes hold the SE(3) boat).
+  EXPECT_FALSE(std::filesystem::exists(dir / "resimulate.json"));
 }
 
 // The acrobot written as frames in a problem file and the library's acrobot() are two
@@ -176,6 +221,7 @@ TEST(ProblemFiles, CartPoleSwingsUpWithinItsTrack) {
   const auto sum = run::run_problem(problem, dir.path());
   ASSERT_TRUE(sum.ok) << sum.message;
   EXPECT_LT(sum.resimulation_error, 1e-6);
+  expect_scene_reproduces(problem, sum, dir.path());
   control::Table states, controls;
   problem.ocp->tables(sum.solution.x, states, controls);
   ASSERT_EQ(states.columns[1], "q_cart");

@@ -107,6 +107,7 @@ class HolonomicOcp final : public Ocp {
   int num_steps() const override { return spec_.steps; }
   double time_step() const override { return spec_.dt; }
   void tables(const VecX& x, Table& states, Table& controls) const override;
+  SceneInputs scene_inputs() const override { return {nu_, ns_}; }
   double resimulation_error(const VecX& x) const override;
   double min_clearance(const VecX& x) const override;
 

@@ -32,6 +32,13 @@ class Ocp : public SparseNlp {
   virtual double resimulation_error(const VecX& x) const = 0;
   // Smallest obstacle clearance beyond the margins (+inf without obstacles).
   virtual double min_clearance(const VecX& x) const = 0;
+  // How a scene re-simulating a solution takes its inputs from the controls table: the
+  // first `controls` columns after "t" are the scene's controls, the next `shape` its shape
+  // inputs (run::run_problem writes resimulate.json from them).
+  struct SceneInputs {
+    int controls = 0, shape = 0;
+  };
+  virtual SceneInputs scene_inputs() const = 0;
 };
 
 }  // namespace marsden::control

@@ -113,6 +113,7 @@ class RdpOcp final : public Ocp {
   // states: t, theta, x, y, shape (N + 1 rows); controls: t, the controls ("f_<dof>" or
   // "u_<dof>_in"), the segment unknowns ("u_<dof>", "w<j>") (N rows).
   void tables(const VecX& x, Table& states, Table& controls) const override;
+  SceneInputs scene_inputs() const override { return {nr_, 0}; }
   double resimulation_error(const VecX& x) const override;
   double min_clearance(const VecX& x) const override;
 

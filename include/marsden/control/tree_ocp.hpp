@@ -70,6 +70,7 @@ class TreeOcp final : public Ocp {
   double time_step() const override { return spec_.dt; }
   // States: t, q_<coordinate>..., p_<coordinate>... (N + 1 rows); controls: t, u_0...
   void tables(const VecX& x, Table& states, Table& controls) const override;
+  SceneInputs scene_inputs() const override { return {nu_, 0}; }
   double resimulation_error(const VecX& x) const override;
   double min_clearance(const VecX& x) const override;
 

@@ -18,11 +18,24 @@ struct Problem {
   std::unique_ptr<control::Ocp> ocp;
   control::IpoptOptions solver;
   control::VecX warm_start;  // empty: start from the problem's initial guess
+  // The problem's "system", "integrator" and "initial_state" as a scene would read them
+  // (JSON text, a URDF path made absolute); empty for the planar boat, which has no scene
+  // form.
+  std::string scene_fields;
 };
 
 // Throws InputError "FILE: field 'a.b': problem" on anything malformed or inconsistent.
 Problem load_problem(const std::filesystem::path& path);
 Problem parse_problem_text(std::string_view text, std::string file_label);
+
+// The scene file (JSON text) that re-simulates a solution of the problem: its system,
+// integrator and initial state, dt and steps, and the controls u_k (steps x controls) and
+// shape inputs gamma_k (steps x shape, or no columns) as tables held over each step
+// ("hold": "zero_order", scene.md), so that `marsden simulate` reproduces the optimum.
+// Empty when the problem has no scene form (Problem::scene_fields empty).
+std::string resimulation_scene(const Problem& problem, double dt,
+                               const Eigen::Ref<const Eigen::MatrixXd>& controls,
+                               const Eigen::Ref<const Eigen::MatrixXd>& shape);
 
 // Reads a decision vector written by run::run_problem (decision_vector.txt), for warm starts.
 control::VecX read_decision_vector(const std::filesystem::path& path);
