@@ -4,8 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
+source .venv/bin/activate  # the experiment's plot runs the Python of .venv
 cmake --preset release >/dev/null
-cmake --build --preset release -j "$(nproc)"
+cmake --build --preset release -j "$(nproc)" --target marsden_cli  # only what the demo runs
 out=out/demo
 mkdir -p "$out"
 ./build/release/apps/marsden experiment run rigid-body-accuracy --out "$out/rigid-body-accuracy"

@@ -5,17 +5,19 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 debs=(cmake g++ make ninja-build libeigen3-dev nlohmann-json3-dev libcli11-dev libgtest-dev
-      libbenchmark-dev zlib1g-dev libtinyxml2-dev coinor-libipopt-dev python3 python3-pip)
+      libbenchmark-dev zlib1g-dev libtinyxml2-dev coinor-libipopt-dev python3 python3-venv
+      python3-dev)
+# python3 may come from elsewhere (pyenv, with venv and headers built in); then Debian's
+# python3, python3-venv and python3-dev are not needed.
+have_python=0
+command -v python3 >/dev/null 2>&1 && python3 -c "import venv, ensurepip, sysconfig" >/dev/null 2>&1 &&
+  [ -f "$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])')/Python.h" ] &&
+  have_python=1
 missing=()
 for p in "${debs[@]}"; do
+  if [ "$have_python" = 1 ] && [[ "$p" == python3* ]]; then continue; fi
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
 done
-# python3/pip may come from elsewhere (pyenv); only ask apt for them if absent.
-if command -v python3 >/dev/null 2>&1; then
-  missing=("${missing[@]/python3}")
-  missing=("${missing[@]/python3-pip}")
-fi
-read -r -a missing <<<"${missing[*]}"
 if ((${#missing[@]})); then
   echo "install-deps: apt-get install ${missing[*]}"
   SUDO=""
@@ -24,7 +26,13 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-if ! python3 - <<'PY' >/dev/null 2>&1
+# Python goes into .venv (Debian's system Python is externally managed, PEP 668); the
+# scripts and the release preset use it.
+if [ ! -x .venv/bin/python ]; then
+  echo "install-deps: python3 -m venv .venv"
+  python3 -m venv .venv
+fi
+if ! .venv/bin/python - <<'PY' >/dev/null 2>&1
 import importlib.metadata as m, pathlib, sys
 for line in pathlib.Path("requirements.txt").read_text().splitlines():
     line = line.split("#")[0].strip()
@@ -35,6 +43,6 @@ for line in pathlib.Path("requirements.txt").read_text().splitlines():
         sys.exit(1)
 PY
 then
-  echo "install-deps: pip install -r requirements.txt"
-  python3 -m pip install -q --disable-pip-version-check -r requirements.txt
+  echo "install-deps: pip install -r requirements.txt (into .venv)"
+  .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements.txt
 fi
