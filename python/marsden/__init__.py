@@ -1,0 +1,57 @@
+"""Marsden: structure-preserving simulation and optimal control of mechanical systems.
+
+The compiled core (``marsden._core``) is the C++ library; this package adds the pieces that
+are plain Python. Units are SI throughout; shapes are given in each docstring.
+
+    import marsden
+    scene = marsden.load_scene("examples/scenes/helicopter_turn.json")
+    system = marsden.make_system(scene)
+    run = marsden.simulate(system, dt=scene.dt, steps=scene.steps)
+    run["position"]          # (rows, 3) numpy array
+    run.summary["energy"]    # drift figures of the run
+"""
+
+from ._core import (
+    InputError,
+    Problem,
+    Scene,
+    Signal,
+    SolverError,
+    StepStatus,
+    System,
+    __version__,
+    load_problem,
+    load_scene,
+    make_system,
+    parse_problem,
+    parse_scene,
+    run_problem,
+    run_scene,
+)
+from . import lie, tree
+from .experiments import list_experiments, run_experiment
+from .trajectory import Trajectory, simulate
+
+__all__ = [
+    "InputError",
+    "Problem",
+    "Scene",
+    "Signal",
+    "SolverError",
+    "StepStatus",
+    "System",
+    "Trajectory",
+    "__version__",
+    "lie",
+    "list_experiments",
+    "load_problem",
+    "load_scene",
+    "make_system",
+    "parse_problem",
+    "parse_scene",
+    "run_experiment",
+    "run_problem",
+    "run_scene",
+    "simulate",
+    "tree",
+]

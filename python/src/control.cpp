@@ -1,0 +1,117 @@
+// Optimal control from Python: a problem file (or its JSON text, e.g. json.dumps of a dict
+// built in Python) solved by DMOC with Ipopt (docs/dmoc.md), with the optimal trajectory
+// and the solver's report as numpy arrays and a dict.
+#include <string>
+
+#include <nanobind/eigen/dense.h>
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/filesystem.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/string_view.h>
+#include <nanobind/stl/vector.h>
+
+#include "marsden/control/nlp.hpp"
+#include "marsden/error.hpp"
+#include "marsden/io/problem.hpp"
+#include "marsden/run/run.hpp"
+#include "module.hpp"
+
+namespace nb = nanobind;
+
+namespace marsden::python {
+namespace {
+
+nb::dict table_dict(const control::Table& t) {
+  nb::dict d;
+  d["columns"] = t.columns;
+  d["values"] = Eigen::MatrixXd(t.rows);
+  return d;
+}
+
+nb::dict solve(io::Problem& problem, const std::optional<Eigen::VectorXd>& warm_start) {
+  control::Ocp& ocp = *problem.ocp;
+  control::NlpSolution sol;
+  double resimulation_error = -1.0;
+  std::string resimulation_message;
+  {
+    nb::gil_scoped_release release;
+    sol = control::solve_with_ipopt(ocp, problem.solver,
+                                    warm_start ? *warm_start : problem.warm_start);
+    if (sol.x.size() > 0) {
+      try {
+        resimulation_error = ocp.resimulation_error(sol.x);
+      } catch (const SolverError& e) {
+        resimulation_message = e.what();
+      }
+    }
+  }
+  nb::dict out;
+  out["status"] = std::string(control::to_string(sol.status));
+  out["ok"] = sol.ok();
+  out["message"] = sol.message;
+  out["cost"] = sol.cost;
+  out["iterations"] = sol.iterations;
+  out["constraint_violation"] = sol.constraint_violation;
+  out["worst_constraint"] = sol.worst_constraint;
+  out["solve_time_s"] = sol.solve_time_s;
+  out["x"] = sol.x;
+  if (sol.x.size() > 0) {
+    control::Table states, controls;
+    ocp.tables(sol.x, states, controls);
+    out["states"] = table_dict(states);
+    out["controls"] = table_dict(controls);
+    out["min_clearance"] = ocp.min_clearance(sol.x);
+    if (resimulation_message.empty())
+      out["resimulation_error"] = resimulation_error;
+    else
+      out["resimulation_message"] = resimulation_message;
+  }
+  return out;
+}
+
+}  // namespace
+
+void bind_control(nb::module_ m) {
+  nb::class_<io::Problem>(m, "Problem",
+                          "An optimal-control problem (docs/dmoc.md), parsed and validated.")
+      .def_ro("file", &io::Problem::file)
+      .def_ro("name", &io::Problem::name)
+      .def_ro("system_type", &io::Problem::system_type)
+      .def_prop_ro("num_variables", [](const io::Problem& p) { return p.ocp->num_variables(); })
+      .def_prop_ro("num_constraints",
+                   [](const io::Problem& p) { return p.ocp->num_constraints(); })
+      .def_prop_ro("steps", [](const io::Problem& p) { return p.ocp->num_steps(); })
+      .def("solve", &solve, nb::arg("warm_start").none() = nb::none(),
+           "Solves with Ipopt (the GIL released). Returns a dict: status, ok, message, cost, "
+           "iterations, constraint_violation, worst_constraint, solve_time_s, x (the "
+           "decision vector, for a warm start), and when there is an iterate states and "
+           "controls ({columns, values}: knots x columns and steps x columns, controls held "
+           "over each step), min_clearance and resimulation_error.");
+  m.def("load_problem", &io::load_problem, nb::arg("path"),
+        "Reads and validates a problem file; raises InputError naming the file and field.");
+  m.def("parse_problem", &io::parse_problem_text, nb::arg("text"),
+        nb::arg("label") = "<string>", "The same from JSON text.");
+  m.def(
+      "run_problem",
+      [](io::Problem& problem, const std::filesystem::path& out_dir) {
+        run::OptimizeSummary s;
+        {
+          nb::gil_scoped_release release;
+          s = run::run_problem(problem, out_dir);
+        }
+        nb::dict d;
+        d["ok"] = s.ok;
+        d["message"] = s.message;
+        d["cost"] = s.solution.cost;
+        d["iterations"] = s.solution.iterations;
+        d["resimulation_error"] = s.resimulation_error;
+        d["min_clearance"] = s.min_clearance;
+        return d;
+      },
+      nb::arg("problem"), nb::arg("out_dir"),
+      "Solves as `marsden optimize` does, writing its files (trajectory.csv, controls.csv, "
+      "trajectory.npz, summary.json, decision_vector.txt, resimulate.json) to out_dir.");
+}
+
+}  // namespace marsden::python

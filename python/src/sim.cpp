@@ -1,0 +1,266 @@
+// Scenes, systems and the simulation driver from Python: a scene file parsed into
+// marsden.Scene, its system (marsden.System, the step contract of sim/system.hpp) stepped
+// by hand or run by sim::simulate, and the discrete residual with its Jacobian blocks as
+// numpy arrays.
+#include <time.h>
+
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nanobind/eigen/dense.h>
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/filesystem.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/string_view.h>
+#include <nanobind/stl/unique_ptr.h>
+#include <nanobind/stl/vector.h>
+
+#include "marsden/error.hpp"
+#include "marsden/io/scene.hpp"
+#include "marsden/run/run.hpp"
+#include "marsden/sim/simulate.hpp"
+#include "module.hpp"
+
+namespace nb = nanobind;
+
+namespace marsden::python {
+namespace {
+
+using Array = nb::ndarray<nb::numpy, double>;
+
+// A numpy array that owns a moved-in vector.
+Array to_numpy(std::vector<double>&& values, std::vector<std::size_t> shape) {
+  auto* data = new std::vector<double>(std::move(values));
+  nb::capsule owner(data, [](void* p) noexcept { delete static_cast<std::vector<double>*>(p); });
+  return Array(data->data(), shape.size(), shape.data(), owner);
+}
+
+// A vector argument of the expected size, or a ValueError naming it.
+void check_size(const Eigen::VectorXd& v, Eigen::Index size, const char* name) {
+  if (v.size() != size)
+    throw InputError(std::string(name) + ": expected " + std::to_string(size) +
+                     " entries, got " + std::to_string(v.size()));
+}
+
+nb::dict summary_dict(const sim::RunSummary& s) {
+  nb::dict d;
+  d["ok"] = s.ok;
+  d["message"] = s.message;
+  d["steps_requested"] = s.steps_requested;
+  d["steps_done"] = s.steps_done;
+  d["final_time"] = s.final_time;
+  d["rows_written"] = s.rows_written;
+  nb::dict newton;
+  newton["min"] = s.newton_min;
+  newton["mean"] = s.newton_mean;
+  newton["max"] = s.newton_max;
+  newton["total"] = s.newton_total;
+  d["newton_iterations"] = newton;
+  d["failures"] = s.failures;
+  nb::list subdivisions;
+  for (const sim::SubdivisionEvent& e : s.subdivisions) {
+    nb::dict event;
+    event["step"] = e.step;
+    event["t"] = e.t;
+    event["level"] = e.level;
+    subdivisions.append(event);
+  }
+  d["subdivisions"] = subdivisions;
+  if (s.failed_step >= 0) {
+    nb::dict failed;
+    failed["step"] = s.failed_step;
+    failed["t"] = s.failed_t;
+    failed["reason"] = s.failed_code;
+    d["failed_step"] = failed;
+  }
+  nb::dict energy;
+  energy["initial"] = s.energy_initial;
+  energy["max_abs_drift"] = s.energy_drift;
+  energy["relative_drift"] = s.energy_drift_relative;
+  d["energy"] = energy;
+  if (!s.momentum_initial.empty()) {
+    nb::dict momentum;
+    momentum["initial"] = s.momentum_initial;
+    momentum["max_abs_drift"] = s.momentum_drift;
+    momentum["relative_drift"] = s.momentum_drift_relative;
+    d["momentum"] = momentum;
+  }
+  if (s.has_constraint) d["constraint_violation_max"] = s.constraint_violation_max;
+  d["wall_time_s"] = s.wall_time_s;
+  return d;
+}
+
+// The run of sim::simulate with the rows kept in memory: (columns, values (rows x columns),
+// arrays [(name, shape, column indices)], summary). The GIL is released while it runs.
+nb::tuple simulate(sim::System& system, double t0, double dt, int steps, int output_every,
+                   const std::string& on_failure, int max_subdivisions) {
+  sim::RunOptions options;
+  options.t0 = t0;
+  options.dt = dt;
+  options.steps = steps;
+  options.output_every = output_every;
+  if (on_failure != "stop" && on_failure != "subdivide")
+    throw InputError("on_failure: expected \"stop\" or \"subdivide\", got \"" + on_failure + "\"");
+  options.policy.on_failure =
+      on_failure == "stop" ? sim::OnFailure::Stop : sim::OnFailure::Subdivide;
+  options.policy.max_subdivisions = max_subdivisions;
+  sim::MemoryRecorder recorder;
+  sim::RunSummary summary;
+  {
+    nb::gil_scoped_release release;
+    summary = sim::simulate(system, options, recorder);
+  }
+  const std::size_t columns = recorder.layout.columns.size();
+  nb::list arrays;
+  for (const sim::ArrayLayout& a : recorder.layout.arrays)
+    arrays.append(nb::make_tuple(a.name, a.shape, a.columns));
+  return nb::make_tuple(recorder.layout.columns,
+                        to_numpy(std::move(recorder.values), {recorder.rows, columns}), arrays,
+                        summary_dict(summary));
+}
+
+double thread_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+}  // namespace
+
+void bind_sim(nb::module_ m) {
+  nb::class_<io::Scene>(m, "Scene",
+                        "A parsed scene file (docs/scene.md): timing, output, failure policy and "
+                        "one family's system.")
+      .def_ro("file", &io::Scene::file)
+      .def_ro("system_type", &io::Scene::system_type)
+      .def_ro("source", &io::Scene::source)
+      .def_ro("dt", &io::Scene::dt, "Time step, s.")
+      .def_ro("duration", &io::Scene::duration, "s.")
+      .def_ro("steps", &io::Scene::steps)
+      .def_ro("output_every", &io::Scene::output_every);
+
+  m.def("load_scene", &io::load_scene, nb::arg("path"),
+        "Reads and validates a scene file; raises InputError naming the file and field.");
+  m.def("parse_scene", &io::parse_scene, nb::arg("text"), nb::arg("label") = "<string>",
+        "The same from JSON text; label names the source in messages.");
+
+  nb::class_<sim::StepStatus>(m, "StepStatus", "What one step did.")
+      .def_ro("converged", &sim::StepStatus::converged)
+      .def_ro("iterations", &sim::StepStatus::iterations, "Newton iterations (0: explicit).")
+      .def_ro("residual", &sim::StepStatus::residual, "The solver's final residual norm.")
+      .def_ro("reason", &sim::StepStatus::reason)
+      .def_prop_ro("code", [](const sim::StepStatus& s) { return std::string(s.code); })
+      .def("__bool__", [](const sim::StepStatus& s) { return s.converged; })
+      .def("__repr__", [](const sim::StepStatus& s) {
+        return "StepStatus(converged=" + std::string(s.converged ? "True" : "False") +
+               ", iterations=" + std::to_string(s.iterations) +
+               ", residual=" + sim::number_text(s.residual) + ")";
+      });
+
+  nb::class_<sim::System>(
+      m, "System",
+      "One family's model, workspace, state and inputs behind the step contract "
+      "(docs/architecture.md). Build one with make_system(scene).")
+      .def_prop_ro("columns", [](const sim::System& s) { return s.layout().columns; },
+                   "Names of the output row's columns (time first).")
+      .def("step", &sim::System::step, nb::arg("t_k"), nb::arg("dt"),
+           nb::call_guard<nb::gil_scoped_release>(),
+           "Advances from t_k (s) by dt (s). On failure (converged False) the state may be "
+           "anywhere: call rollback().")
+      .def("checkpoint", &sim::System::checkpoint, "Keeps the current state; see rollback().")
+      .def("rollback", &sim::System::rollback, "Returns to the state of the last checkpoint().")
+      .def("energy", &sim::System::energy, "Total energy of the current state, J.")
+      .def(
+          "momentum",
+          [](const sim::System& s) {
+            std::vector<double> mu(static_cast<std::size_t>(s.momentum_size()));
+            s.momentum(mu);
+            return to_numpy(std::move(mu), {mu.size()});
+          },
+          "A momentum the dynamics conserve (empty when no symmetry gives one).")
+      .def("constraint_violation", &sim::System::constraint_violation,
+           "Largest constraint violation of the current state (0 without constraints).")
+      .def(
+          "row",
+          [](const sim::System& s, double t) {
+            std::vector<double> out(s.layout().columns.size());
+            s.row(t, out);
+            const std::size_t n = out.size();
+            return to_numpy(std::move(out), {n});
+          },
+          nb::arg("t"), "The output row of the current state at time t.")
+      .def_prop_ro("has_residual", &sim::System::has_residual,
+                   "Whether the method solves a discrete residual (implicit methods).")
+      .def(
+          "residual_point",
+          [](const sim::System& s, double t_k, double dt) {
+            const sim::ResidualPoint at = s.residual_point(t_k, dt);
+            return nb::make_tuple(at.z, at.delta, at.u);
+          },
+          nb::arg("t_k"), nb::arg("dt"),
+          "(z, delta, u) of the step from t_k: the Newton guess for the unknowns z, a zero "
+          "perturbation delta of the state at t_k, and the step's inputs u.")
+      .def(
+          "residual",
+          [](const sim::System& s, double t_k, double dt, const Eigen::VectorXd& z,
+             const Eigen::VectorXd& delta, const Eigen::VectorXd& u, bool jacobians) {
+            const sim::ResidualPoint guess = s.residual_point(t_k, dt);
+            check_size(z, guess.z.size(), "z");
+            check_size(delta, guess.delta.size(), "delta");
+            check_size(u, guess.u.size(), "u");
+            sim::ResidualBlocks blocks;
+            s.residual(t_k, dt, sim::ResidualPoint{z, delta, u}, blocks, jacobians);
+            nb::dict out;
+            out["r"] = blocks.r;
+            if (jacobians) {
+              out["J_r_z"] = blocks.J_r_z;
+              out["J_r_state"] = blocks.J_r_state;
+              out["J_r_u"] = blocks.J_r_u;
+            }
+            return out;
+          },
+          nb::arg("t_k"), nb::arg("dt"), nb::arg("z"), nb::arg("delta"), nb::arg("u"),
+          nb::arg("jacobians") = true,
+          "The discrete residual R(z; x_k (+) delta, u) of the step from t_k and, with "
+          "jacobians, its blocks J_r_z, J_r_state (at delta = 0) and J_r_u; a block the "
+          "family does not provide has no columns.");
+
+  m.def("make_system", &run::make_system, nb::arg("scene"),
+        "The scene's system, at its initial state.");
+  m.def(
+      "run_scene",
+      [](const io::Scene& scene, const std::filesystem::path& out_dir) {
+        sim::RunSummary s;
+        {
+          nb::gil_scoped_release release;
+          s = run::run_scene(scene, out_dir);
+        }
+        return summary_dict(s);
+      },
+      nb::arg("scene"), nb::arg("out_dir"),
+      "Runs the scene as `marsden simulate` does: trajectory.csv, trajectory.npz and "
+      "summary.json in out_dir. Returns the summary.");
+  // Baselines for bench/python_bench.py: the same work timed inside C++ (thread CPU s).
+  m.def("_time_steps", [](sim::System& system, double t0, double dt, int n) {
+    const double start = thread_seconds();
+    for (int k = 0; k < n; ++k) system.step(t0 + k * dt, dt);
+    return thread_seconds() - start;
+  });
+  m.def("_time_simulate", [](sim::System& system, double dt, int steps) {
+    sim::RunOptions options;
+    options.dt = dt;
+    options.steps = steps;
+    sim::MemoryRecorder recorder;
+    const double start = thread_seconds();
+    sim::simulate(system, options, recorder);
+    return thread_seconds() - start;
+  });
+  m.def("_simulate", &simulate, nb::arg("system"), nb::arg("t0"), nb::arg("dt"),
+        nb::arg("steps"), nb::arg("output_every"), nb::arg("on_failure"),
+        nb::arg("max_subdivisions"));
+}
+
+}  // namespace marsden::python

@@ -1,0 +1,188 @@
+// Tree systems from Python (tree paper): the model builder over frames, coordinates,
+// masses, springs, dampers, inputs and constraints (python/marsden/tree.py wraps it with
+// names, as trep does), the built-in models, URDF files, and the system of a model.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nanobind/eigen/dense.h>
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/filesystem.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/unique_ptr.h>
+#include <nanobind/stl/vector.h>
+
+#include "marsden/error.hpp"
+#include "marsden/io/urdf.hpp"
+#include "marsden/sim/tree.hpp"
+#include "marsden/tree/builtin_models.hpp"
+#include "marsden/tree/model.hpp"
+#include "marsden/urdf.hpp"
+#include "module.hpp"
+
+namespace nb = nanobind;
+
+namespace marsden::python {
+namespace {
+
+using tree::Model;
+using tree::ModelBuilder;
+using tree::Transform;
+
+Transform transform_of(const std::string& name) {
+  static const char* names[] = {"tx", "ty", "tz", "rx", "ry", "rz"};
+  for (int k = 0; k < 6; ++k)
+    if (name == names[k]) return static_cast<Transform>(k);
+  throw InputError("type: expected one of tx, ty, tz, rx, ry, rz, got \"" + name + "\"");
+}
+
+std::shared_ptr<const Model> shared(Model&& model) {
+  return std::make_shared<const Model>(std::move(model));
+}
+
+std::unique_ptr<sim::System> make_tree_system(
+    std::shared_ptr<const Model> model, const Eigen::VectorXd& q0, const Eigen::VectorXd& qd0,
+    const std::string& method, std::shared_ptr<Signal> controls,
+    const std::vector<std::shared_ptr<Signal>>& prescribed, double alpha, double tolerance) {
+  if (!model) throw InputError("model: none given");
+  sim::TreeSetup setup;
+  setup.model = model;
+  if (method != "midpoint" && method != "rk4")
+    throw InputError("method: expected \"midpoint\" or \"rk4\", got \"" + method + "\"");
+  setup.method = method == "midpoint" ? sim::TreeMethod::Midpoint : sim::TreeMethod::Rk4;
+  if (!(alpha >= 0.0 && alpha <= 1.0)) throw InputError("alpha: must be in [0, 1]");
+  if (!(tolerance > 0.0)) throw InputError("tolerance: must be > 0");
+  setup.midpoint.alpha = alpha;
+  setup.midpoint.newton.tolerance = tolerance;
+  const Eigen::Index n = model->num_coords();
+  if (q0.size() != n || qd0.size() != n)
+    throw InputError("q0 and qd0: the model has " + std::to_string(n) + " coordinates, got " +
+                     std::to_string(q0.size()) + " and " + std::to_string(qd0.size()));
+  setup.q0 = q0;
+  setup.qd0 = qd0;
+  setup.controls = std::move(controls);
+  if (prescribed.size() > static_cast<std::size_t>(model->num_prescribed()))
+    throw InputError("prescribed: " + std::to_string(prescribed.size()) + " signals for " +
+                     std::to_string(model->num_prescribed()) + " prescribed coordinates");
+  setup.prescribed.assign(prescribed.begin(), prescribed.end());
+  setup.prescribed.resize(static_cast<std::size_t>(model->num_prescribed()));
+  return sim::make_tree_system(setup);
+}
+
+}  // namespace
+
+void bind_tree(nb::module_ m) {
+  nb::class_<Model>(m, "Model", "An immutable tree of frames (tree paper §II).")
+      .def_prop_ro("coordinates",
+                   [](const Model& model) {
+                     std::vector<std::string> names;
+                     for (const auto& c : model.coords()) names.push_back(c.name);
+                     return names;
+                   },
+                   "Coordinate names, in the model's order (the order of q).")
+      .def_prop_ro("prescribed",
+                   [](const Model& model) {
+                     std::vector<std::string> names;
+                     for (const int i : model.prescribed_coords())
+                       names.push_back(model.coords()[std::size_t(i)].name);
+                     return names;
+                   },
+                   "Names of the prescribed (kinematic) coordinates.")
+      .def_prop_ro("frames",
+                   [](const Model& model) {
+                     std::vector<std::string> names;
+                     for (const auto& f : model.frames()) names.push_back(f.name);
+                     return names;
+                   })
+      .def_prop_ro("num_inputs", &Model::num_inputs)
+      .def_prop_ro("num_constraint_rows", &Model::num_constraint_rows)
+      .def_prop_ro("gravity", [](const Model& model) -> Vec3 { return model.gravity(); });
+
+  nb::class_<ModelBuilder>(m, "ModelBuilder",
+                           "Low-level model builder (indices); use marsden.tree.Builder.")
+      .def(nb::init<>())
+      .def(
+          "add_joint_frame",
+          [](ModelBuilder& b, const std::string& name, int parent, const std::string& type,
+             const std::string& coordinate, bool prescribed) {
+            return b.add_joint_frame(name, parent, transform_of(type), coordinate, prescribed);
+          },
+          nb::arg("name"), nb::arg("parent"), nb::arg("type"), nb::arg("coordinate"),
+          nb::arg("prescribed") = false)
+      .def(
+          "add_fixed_frame",
+          [](ModelBuilder& b, const std::string& name, int parent, const std::string& type,
+             double value) { return b.add_fixed_frame(name, parent, transform_of(type), value); },
+          nb::arg("name"), nb::arg("parent"), nb::arg("type"), nb::arg("value"))
+      .def(
+          "add_const_frame",
+          [](ModelBuilder& b, const std::string& name, int parent, const Mat4& g) {
+            return b.add_const_frame(name, parent, SE3{g.topLeftCorner<3, 3>(),
+                                                       g.topRightCorner<3, 1>()});
+          },
+          nb::arg("name"), nb::arg("parent"), nb::arg("transform"))
+      .def("add_mass", &ModelBuilder::add_mass, nb::arg("frame"), nb::arg("mass"),
+           nb::arg("com"), nb::arg("inertia"))
+      .def("set_gravity", &ModelBuilder::set_gravity, nb::arg("g"))
+      .def("set_limits", &ModelBuilder::set_limits, nb::arg("coord"), nb::arg("lower"),
+           nb::arg("upper"))
+      .def("add_coordinate_spring", &ModelBuilder::add_coordinate_spring, nb::arg("coord"),
+           nb::arg("stiffness"), nb::arg("rest"))
+      .def("add_frame_spring", &ModelBuilder::add_frame_spring, nb::arg("frame_a"),
+           nb::arg("frame_b"), nb::arg("stiffness"), nb::arg("rest_length"))
+      .def("add_coordinate_damper", &ModelBuilder::add_coordinate_damper, nb::arg("coord"),
+           nb::arg("damping"))
+      .def("add_frame_damper", &ModelBuilder::add_frame_damper, nb::arg("frame_a"),
+           nb::arg("frame_b"), nb::arg("damping"))
+      .def("add_coordinate_force_input", &ModelBuilder::add_coordinate_force_input,
+           nb::arg("coord"))
+      .def("add_wrench_input", &ModelBuilder::add_wrench_input, nb::arg("frame"),
+           nb::arg("body_axes"))
+      .def("add_distance_constraint", &ModelBuilder::add_distance_constraint, nb::arg("name"),
+           nb::arg("frame_a"), nb::arg("frame_b"), nb::arg("distance"))
+      .def("add_point_on_plane_constraint", &ModelBuilder::add_point_on_plane_constraint,
+           nb::arg("name"), nb::arg("frame_a"), nb::arg("plane_frame"), nb::arg("normal"))
+      .def("add_point_to_point_constraint", &ModelBuilder::add_point_to_point_constraint,
+           nb::arg("name"), nb::arg("frame_a"), nb::arg("frame_b"))
+      .def("frame_index", &ModelBuilder::frame_index, nb::arg("name"))
+      .def("coord_index", &ModelBuilder::coord_index, nb::arg("name"))
+      .def("build", [](ModelBuilder& b) { return shared(b.build()); },
+           "Validates the model and returns it; the builder is left empty.");
+
+  m.def(
+      "n_link_pendulum",
+      [](int n, double length, double mass, double damping) {
+        tree::PendulumParams p;
+        p.length = length;
+        p.mass = mass;
+        p.damping = damping;
+        return shared(tree::n_link_pendulum(n, p));
+      },
+      nb::arg("n"), nb::arg("length") = 1.0, nb::arg("mass") = 1.0, nb::arg("damping") = 0.0,
+      "The planar chain of the tree paper's Fig. 3: coordinates q1..qn (rad), point masses "
+      "(kg) at the links' ends (m), hanging along -z.");
+  m.def("four_bar", [] { return shared(tree::four_bar()); },
+        "The crank-rocker four-bar linkage (coordinates crank, coupler, rocker).");
+  m.def("marionette", [] { return shared(tree::marionette()); },
+        "The marionette of the tree paper §VIII (15 prescribed string coordinates).");
+  m.def(
+      "model_from_urdf",
+      [](const std::filesystem::path& path, const Vec3& gravity) {
+        UrdfTreeOptions options;
+        options.gravity = gravity;
+        return shared(tree::model_from_urdf(io::read_urdf(path), options));
+      },
+      nb::arg("path"), nb::arg("gravity") = Vec3(0.0, 0.0, -9.81),
+      "A URDF file as a tree model (docs/urdf.md): one coordinate per moving joint, named "
+      "as the joint.");
+  m.def("make_system", &make_tree_system, nb::arg("model"), nb::arg("q0"), nb::arg("qd0"),
+        nb::arg("method") = "midpoint", nb::arg("controls").none() = nullptr,
+        nb::arg("prescribed") = std::vector<std::shared_ptr<Signal>>(),
+        nb::arg("alpha") = 0.5, nb::arg("tolerance") = 1e-10,
+        "The system of a tree model at (q0, qd0) (rad or m; per second): the midpoint VI "
+        "or RK4; controls (num_inputs components) and prescribed coordinates' "
+        "displacements (1 component each) are Signals.");
+}
+
+}  // namespace marsden::python

@@ -1,0 +1,351 @@
+"""The Python package (marsden._core and python/marsden): every binding exercised against
+properties that could fail: group identities and finite differences, the scene driver
+against the command's files, conservation, residual Jacobians against central differences,
+and errors that name what is wrong.
+
+Imports the package from $PYTHONPATH (the build tree's python/ folder, as ctest sets it, or
+an installed copy).
+"""
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import marsden
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SCENES = ROOT / "examples" / "scenes"
+
+
+def test_version_is_the_projects():
+    cmake = (ROOT / "CMakeLists.txt").read_text()
+    assert f"project(marsden VERSION {marsden.__version__}" in cmake
+
+
+# --- Lie groups ---------------------------------------------------------------------------
+
+GROUPS = [(marsden.lie.SO3, 3), (marsden.lie.SE2, 3), (marsden.lie.SE3, 6)]
+
+
+@pytest.mark.parametrize("group,dim", GROUPS, ids=["SO3", "SE2", "SE3"])
+def test_exp_log_and_cay_invert_each_other(group, dim):
+    rng = np.random.default_rng(1)
+    for _ in range(5):
+        xi = 0.5 * rng.normal(size=dim)  # rotation angle below pi, where log inverts exp
+        np.testing.assert_allclose(group.log(group.exp(xi)), xi, atol=1e-12)
+        np.testing.assert_allclose(group.cay_inv(group.cay(xi)), xi, atol=1e-12)
+        np.testing.assert_allclose(group.dexp_inv(xi) @ group.dexp(xi), np.eye(dim), atol=1e-12)
+
+
+@pytest.mark.parametrize("group,dim", GROUPS, ids=["SO3", "SE2", "SE3"])
+def test_dexp_and_dcay_are_right_trivialised_tangents(group, dim):
+    # tau(xi + e d) tau(xi)^-1 = exp(e dtau(xi) d) to first order.
+    rng = np.random.default_rng(2)
+    xi, d = rng.normal(size=dim), rng.normal(size=dim)
+    e = 1e-6
+    for tau, dtau in ((group.exp, group.dexp), (group.cay, group.dcay)):
+        plus = group.log(tau(xi + e * d) @ np.linalg.inv(tau(xi)))
+        minus = group.log(tau(xi - e * d) @ np.linalg.inv(tau(xi)))
+        np.testing.assert_allclose((plus - minus) / (2 * e), dtau(xi) @ d, atol=1e-8)
+
+
+def test_group_arguments_are_checked():
+    np.testing.assert_array_equal(marsden.lie.SO3.exp([0.0, 0.0, 0.0]), np.eye(3))
+    with pytest.raises(TypeError):
+        marsden.lie.SE3.exp(np.zeros(5))
+    with pytest.raises(marsden.InputError, match="g: not a rotation"):
+        marsden.lie.SO3.log(np.diag([1.0, 1.0, 2.0]))
+    bottom = np.eye(4)
+    bottom[3, 0] = 1.0
+    with pytest.raises(ValueError, match="last row"):
+        marsden.lie.SE3.log(bottom)
+
+
+# --- scenes, systems, the driver ----------------------------------------------------------
+
+def test_simulate_matches_the_command_line_files(tmp_path):
+    # The same scene through marsden.simulate and through run_scene (the command's path):
+    # the same driver, so the rows agree to the last digit the CSV keeps.
+    scene = marsden.load_scene(SCENES / "helicopter_turn.json")
+    run = marsden.simulate(marsden.make_system(scene), dt=scene.dt, steps=scene.steps,
+                           output_every=scene.output_every)
+    assert run.ok and len(run) == scene.steps // scene.output_every + 1
+    summary = marsden.run_scene(scene, tmp_path)
+    assert summary["ok"]
+    csv = np.loadtxt(tmp_path / "trajectory.csv", delimiter=",", skiprows=1)
+    header = (tmp_path / "trajectory.csv").read_text().splitlines()[0].split(",")
+    assert header == run.columns
+    np.testing.assert_allclose(run.values, csv, rtol=1e-15, atol=0)
+    assert run["position"].shape == (len(run), 3)
+    np.testing.assert_array_equal(run["position"][:, 0], run["x"])
+    on_disk = json.loads((tmp_path / "summary.json").read_text())
+    assert on_disk["steps_done"] == run.summary["steps_done"]
+
+
+def test_free_rigid_body_keeps_its_spatial_momentum():
+    scene = marsden.parse_scene(json.dumps({
+        "system": {"type": "rigid_body", "inertia": {"J": [1.0, 2.0, 3.0], "mass": 1.0}},
+        "initial_state": {"angular_velocity": [0.3, 2.0, 0.1]},
+        "integrator": {"method": "vi"}, "dt": 0.05, "duration": 20.0}))
+    system = marsden.make_system(scene)
+    mu0 = system.momentum()
+    run = marsden.simulate(system, dt=scene.dt, steps=scene.steps)
+    assert run.ok
+    assert run.summary["momentum"]["relative_drift"] < 1e-10
+    np.testing.assert_allclose(system.momentum(), mu0, rtol=1e-10, atol=1e-12)
+    # Energy of the variational integrator: bounded, not drifting.
+    assert run.summary["energy"]["relative_drift"] < 1e-2
+
+
+def test_step_checkpoint_and_rollback():
+    system = marsden.make_system(marsden.load_scene(SCENES / "maximal_chain.json"))
+    system.checkpoint()
+    before = system.row(0.0)
+    status = system.step(0.0, 0.01)
+    assert status and status.converged and status.iterations > 0
+    assert not np.array_equal(system.row(0.01)[1:], before[1:])
+    system.rollback()
+    np.testing.assert_array_equal(system.row(0.0), before)
+    assert "StepStatus(converged=True" in repr(status)
+
+
+def test_a_failed_run_is_a_report_not_an_exception():
+    # A 6-link loop at a step too large for eq. (32): the run stops with its reason.
+    scene = marsden.parse_scene(json.dumps({
+        "system": {"type": "maximal", "mechanism": "closed_chain", "parameters": {"n": 6}},
+        "initial_state": {"qd": {"joint0": 40.0}}, "dt": 0.2, "duration": 2.0}))
+    run = marsden.simulate(marsden.make_system(scene), dt=scene.dt, steps=scene.steps)
+    assert not run.ok
+    assert run.summary["failed_step"]["reason"] in {"angular_rate_limit", "not_converged"}
+    assert np.isfinite(run.values).all()
+
+
+# --- residuals ----------------------------------------------------------------------------
+
+RESIDUAL_SCENES = ["maximal_chain.json", "rigid_body.json", "double_pendulum.json",
+                   "car_parallel_park.json"]
+
+
+@pytest.mark.parametrize("name", RESIDUAL_SCENES)
+def test_residual_jacobians_match_central_differences(name):
+    scene = marsden.load_scene(SCENES / name)
+    system = marsden.make_system(scene)
+    dt = scene.dt
+    for k in range(3):
+        assert system.step(k * dt, dt)
+    assert system.has_residual
+    t_k = 3 * dt
+    z, delta, u = system.residual_point(t_k, dt)
+    z = z + 1e-3 * np.sin(np.arange(z.size) + 1.0)
+    blocks = system.residual(t_k, dt, z, delta, u)
+    h = 1e-6
+    for arg, key in ((0, "J_r_z"), (1, "J_r_state"), (2, "J_r_u")):
+        J = blocks[key]
+        for c in range(J.shape[1]):
+            args = [z.copy(), delta.copy(), u.copy()]
+            args[arg][c] += h
+            plus = system.residual(t_k, dt, *args, jacobians=False)["r"]
+            args[arg][c] -= 2 * h
+            minus = system.residual(t_k, dt, *args, jacobians=False)["r"]
+            fd = (plus - minus) / (2 * h)
+            assert np.abs(fd - J[:, c]).max() <= 1e-6 * (1.0 + np.abs(fd).max()), (key, c)
+
+
+def test_residual_arguments_are_checked():
+    system = marsden.make_system(marsden.load_scene(SCENES / "maximal_chain.json"))
+    z, delta, u = system.residual_point(0.0, 0.01)
+    with pytest.raises(marsden.InputError, match="z: expected"):
+        system.residual(0.0, 0.01, z[:-1], delta, u)
+    with pytest.raises(TypeError):
+        system.residual(0.0, 0.01, "z", delta, u)
+
+
+# --- errors -------------------------------------------------------------------------------
+
+def test_input_errors_name_the_field_and_are_value_errors():
+    assert issubclass(marsden.InputError, ValueError)
+    assert issubclass(marsden.SolverError, RuntimeError)
+    body = {"type": "rigid_body", "inertia": {"J": [1.0, 2.0, 3.0], "mass": 1.0}}
+    with pytest.raises(marsden.InputError, match="field 'dt'"):
+        marsden.parse_scene(json.dumps({"system": body, "dt": -1, "duration": 1}))
+    with pytest.raises(marsden.InputError, match="field 'system.inertia'"):
+        marsden.parse_scene('{"system": {"type": "rigid_body"}, "dt": 0.1, "duration": 1}')
+    with pytest.raises(marsden.InputError, match="mine.json"):
+        marsden.parse_scene("{", "mine.json")
+    system = marsden.make_system(marsden.load_scene(SCENES / "rigid_body.json"))
+    with pytest.raises(marsden.InputError, match="on_failure"):
+        marsden.simulate(system, dt=0.01, steps=10, on_failure="retry")
+    with pytest.raises(marsden.InputError):
+        marsden.simulate(system, dt=float("nan"), steps=10)
+
+
+# --- the tutorial -------------------------------------------------------------------------
+
+def test_every_code_block_of_docs_python_md_runs(monkeypatch, capsys):
+    text = (ROOT / "docs" / "python.md").read_text()
+    blocks = [b.split("```", 1)[0] for b in text.split("```python\n")[1:]]
+    assert len(blocks) >= 4
+    monkeypatch.chdir(ROOT)
+    namespace = {}
+    try:
+        for block in blocks:
+            exec(compile(block, "docs/python.md", "exec"), namespace)
+    finally:
+        # The tutorial's signal holds a lambda whose globals are this namespace, a cycle
+        # through C++ that the garbage collector cannot see: break it.
+        namespace.clear()
+    assert "field 'system.inertia'" in capsys.readouterr().out
+
+
+# --- tree systems -------------------------------------------------------------------------
+
+def chain_built_in_python(n, length=1.0, mass=1.0):
+    b = marsden.tree.Builder()
+    parent = "world"
+    for i in range(1, n + 1):
+        b.frame(f"link{i}", parent, "rx", f"q{i}")
+        parent = b.frame(f"mass{i}", f"link{i}", "tz", value=-length, mass=mass)
+    return b.build()
+
+
+def test_a_chain_built_frame_by_frame_runs_as_the_built_in_model():
+    mine, builtin = chain_built_in_python(3), marsden.tree.n_link_pendulum(3)
+    assert mine.coordinates == builtin.coordinates == ["q1", "q2", "q3"]
+    runs = []
+    for model in (mine, builtin):
+        system = marsden.tree.system(model, q0={"q1": 0.6, "q3": -0.4}, qd0=[0.0, 1.0, 0.0])
+        runs.append(marsden.simulate(system, dt=0.01, steps=200))
+    assert runs[0].ok and runs[1].ok
+    np.testing.assert_allclose(runs[0]["q"], runs[1]["q"], rtol=0, atol=1e-12)
+    # A conservative chain: the midpoint VI's energy error stays small and bounded.
+    assert runs[0].summary["energy"]["relative_drift"] < 1e-3
+
+
+def test_builder_errors_name_what_is_wrong():
+    b = marsden.tree.Builder()
+    with pytest.raises(marsden.InputError, match="nowhere"):
+        b.frame("a", "nowhere", "rx", "q")
+    with pytest.raises(ValueError, match="type must be one of"):
+        b.frame("a", "world", "spin", "q")
+    b.frame("a", "world", "rx", "q", mass=1.0, com=[0, 0, -1])
+    model = b.build()
+    with pytest.raises(ValueError, match="no coordinate named 'x'"):
+        marsden.tree.system(model, q0={"x": 1.0})
+    with pytest.raises(ValueError, match="expected 1 values"):
+        marsden.tree.system(model, q0=[1.0, 2.0])
+
+
+def test_urdf_models_load_in_python():
+    model = marsden.tree.model_from_urdf(ROOT / "examples" / "urdf" / "double_pendulum.urdf")
+    assert len(model.coordinates) == 2
+    run = marsden.simulate(marsden.tree.system(model, q0=[0.3, 0.0]), dt=0.005, steps=100)
+    assert run.ok
+
+
+# --- signals ------------------------------------------------------------------------------
+
+def test_a_python_callable_drives_the_system_as_the_same_built_in_signal():
+    # A torque on a damped hinge: the callable and the sinusoid are the same function of
+    # time, sampled by the integrator at the same points, so the runs agree to round-off.
+    b = marsden.tree.Builder()
+    b.frame("link", "world", "rx", "theta")
+    b.frame("tip", "link", "tz", value=-0.5, mass=0.3)
+    b.damper("theta", 0.05)
+    b.force_input("theta")
+    model = b.build()
+    sine = marsden.Signal.sinusoid([0.1], [0.4], [1.5])
+    calls = []
+
+    def torque(t):
+        calls.append(t)
+        return [0.1 + 0.4 * np.sin(2 * np.pi * 1.5 * t)]
+
+    runs = [marsden.simulate(marsden.tree.system(model, controls=s), dt=0.01, steps=150)
+            for s in (sine, marsden.Signal.function(torque, 1))]
+    np.testing.assert_allclose(runs[0]["q"], runs[1]["q"], rtol=0, atol=1e-13)
+    # The midpoint VI samples at t_k + dt/2: the callable saw those times.
+    assert any(abs(t - 0.005) < 1e-12 for t in calls)
+    np.testing.assert_allclose(sine(0.25), torque(0.25))
+
+
+def test_signals_check_their_arguments_and_results():
+    with pytest.raises(marsden.InputError, match="1 to 8 components"):
+        marsden.Signal.constant(np.zeros(9))
+    with pytest.raises(marsden.InputError, match="hold"):
+        marsden.Signal.table([0.0, 1.0], [[0.0], [1.0]], hold="first")
+    held = marsden.Signal.table([0.0, 1.0], [[0.0], [1.0]], hold="zero_order")
+    assert held.zero_order_hold and held(0.5)[0] == 0.5  # the hold is the step's business
+    model = marsden.tree.n_link_pendulum(1)
+    b = marsden.tree.Builder()
+    b.frame("link", "world", "rx", "theta")
+    b.frame("tip", "link", "tz", value=-0.5, mass=0.3)
+    b.force_input("theta")
+    driven = b.build()
+    bad = marsden.Signal.function(lambda t: [float("nan")], 1)
+    run_bad = marsden.tree.system(driven, controls=bad)
+    with pytest.raises(marsden.InputError, match="callable returned"):
+        marsden.simulate(run_bad, dt=0.01, steps=5)
+    raising = marsden.Signal.function(lambda t: 1 / 0, 1)
+    with pytest.raises(ZeroDivisionError):
+        marsden.simulate(marsden.tree.system(driven, controls=raising), dt=0.01, steps=5)
+    assert model.num_inputs == 0
+
+
+# --- optimal control ----------------------------------------------------------------------
+
+def test_a_problem_built_as_a_dict_solves_and_is_reproduced(tmp_path):
+    problem_dict = json.loads((ROOT / "examples" / "problems" / "cart_pole_swing_up.json")
+                              .read_text())
+    problem = marsden.parse_problem(json.dumps(problem_dict), "cart_pole")
+    assert problem.system_type == "tree" and problem.steps == problem_dict["steps"]
+    solution = problem.solve()
+    assert solution["ok"], solution["message"]
+    assert solution["resimulation_error"] < 1e-6
+    states = solution["states"]
+    pole = states["values"][:, states["columns"].index("q_pole")]
+    assert abs(pole[-1] - np.pi) < 1e-8
+    # A warm start from the solution converges in fewer iterations.
+    again = problem.solve(warm_start=solution["x"])
+    assert again["ok"] and again["iterations"] < solution["iterations"]
+    # The command's files, and the scene that re-simulates the optimum.
+    summary = marsden.run_problem(problem, tmp_path)
+    assert summary["ok"]
+    scene = marsden.load_scene(tmp_path / "resimulate.json")
+    run = marsden.simulate(marsden.make_system(scene), dt=scene.dt, steps=scene.steps)
+    np.testing.assert_allclose(run["pole"], pole, atol=1e-6)
+
+
+def test_problem_errors_name_the_field():
+    with pytest.raises(marsden.InputError, match="field 'steps'"):
+        marsden.parse_problem(json.dumps({"system": {"type": "helicopter"}, "dt": 0.1,
+                                          "steps": 0}), "bad")
+
+
+# --- experiments --------------------------------------------------------------------------
+
+def test_experiments_are_listed_and_run(tmp_path):
+    names = [name for name, _ in marsden.list_experiments()]
+    assert "tree-energy" in names and "rigid-body-accuracy" in names
+    results = marsden.run_experiment("tree-energy", tmp_path, quick=True)
+    assert results["experiment"] == "tree-energy" and results["quick"] is True
+    assert all("holds" in claim for claim in results["claims"])
+    with pytest.raises(marsden.InputError, match="unknown experiment"):
+        marsden.run_experiment("no-such-experiment", tmp_path)
+
+
+# --- examples -----------------------------------------------------------------------------
+
+EXAMPLES = sorted((ROOT / "examples" / "python").glob("*.py"))
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_python_examples_run(example, tmp_path):
+    assert len(example.read_text().splitlines()) <= 60
+    r = subprocess.run([sys.executable, str(example), str(tmp_path)], capture_output=True,
+                       text=True, timeout=600, env={**os.environ, "MPLBACKEND": "Agg"})
+    assert r.returncode == 0, r.stderr
