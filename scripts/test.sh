@@ -1,17 +1,27 @@
 #!/usr/bin/env bash
 # Installs what is missing, then builds and runs every test: the release build's C++ and
-# Python tests (the command's and the package's), and the sanitizer (ASan + UBSan) build
-# of the core tests.
+# Python tests (the command's and the package's), the package installed by pip and tested
+# again from there, and the sanitizer (ASan + UBSan) build of the core tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 # The experiments' plots and the tests run the Python of .venv.
 source .venv/bin/activate
 jobs="$(nproc)"
+# A compiler cache: the package's build (pip install . below) compiles the sources of the
+# release build with the same flags, so it costs cache lookups, not a third compile.
+export CMAKE_CXX_COMPILER_LAUNCHER=ccache
+export CXXFLAGS="-Wall -Wextra -Wpedantic"  # the release preset's flags, for the pip build
 
 cmake --preset release >/dev/null
 cmake --build --preset release -j "$jobs"
 ctest --preset release -j "$jobs"
+
+# The package as a user gets it: installed into .venv by pip, imported from there.
+python -m pip install -q --disable-pip-version-check --no-build-isolation .
+ccache --show-stats | grep -iE "hits|misses" || true
+(cd /tmp && python -c "import marsden; print('installed marsden', marsden.__version__)")
+python -m pytest -q -p no:cacheprovider tests/python/test_package.py
 
 cmake --preset sanitize >/dev/null
 cmake --build --preset sanitize -j "$jobs"
