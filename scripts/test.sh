@@ -10,7 +10,8 @@ source .venv/bin/activate
 jobs="$(nproc)"
 # A compiler cache: the package's build (pip install . below) compiles the sources of the
 # release build with the same flags, so it costs cache lookups, not a third compile.
-export CMAKE_CXX_COMPILER_LAUNCHER=ccache
+# ccache keys on the compiler's name too: both builds name the same one.
+export CMAKE_CXX_COMPILER_LAUNCHER=ccache CXX=g++
 export CXXFLAGS="-Wall -Wextra -Wpedantic"  # the release preset's flags, for the pip build
 
 cmake --preset release >/dev/null

@@ -30,6 +30,7 @@ from ._core import (
 )
 from . import lie, tree
 from .experiments import list_experiments, run_experiment
+from .linearize import solve_step, step_derivatives
 from .trajectory import Trajectory, simulate
 
 __all__ = [
@@ -53,5 +54,7 @@ __all__ = [
     "run_problem",
     "run_scene",
     "simulate",
+    "solve_step",
+    "step_derivatives",
     "tree",
 ]

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <memory>
 #include <string>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
 #include <nanobind/eigen/dense.h>
@@ -15,6 +17,7 @@
 #include <nanobind/stl/filesystem.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/string_view.h>
+#include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
 
@@ -228,8 +231,27 @@ void bind_sim(nb::module_ m) {
           "jacobians, its blocks J_r_z, J_r_state (at delta = 0) and J_r_u; a block the "
           "family does not provide has no columns.");
 
-  m.def("make_system", &run::make_system, nb::arg("scene"),
-        "The scene's system, at its initial state.");
+  m.def(
+      "make_system",
+      [](const io::Scene& scene, std::shared_ptr<Signal> controls, std::shared_ptr<Signal> shape) {
+        if (!controls && !shape) return run::make_system(scene);
+        io::Scene copy = scene;
+        std::visit(
+            [&](auto& setup) {
+              if (controls) setup.controls = controls;
+              if constexpr (std::is_same_v<std::decay_t<decltype(setup)>, io::VehicleScene>) {
+                if (shape) setup.shape = shape;
+              } else if (shape) {
+                throw InputError("shape: only the SE(3) vehicles take shape inputs");
+              }
+            },
+            copy.system);
+        return run::make_system(copy);
+      },
+      nb::arg("scene"), nb::arg("controls").none() = nullptr, nb::arg("shape").none() = nullptr,
+      "The scene's system, at its initial state. controls (and, for the SE(3) vehicles, "
+      "shape) replace the scene's signals, e.g. with a Python callable; their sizes must "
+      "match the system (InputError otherwise).");
   m.def(
       "run_scene",
       [](const io::Scene& scene, const std::filesystem::path& out_dir) {

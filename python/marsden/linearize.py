@@ -1,0 +1,44 @@
+"""Linearisation of one step through its discrete residual R(z; x_k (+) delta, u) = 0
+(docs/architecture.md), for LQR, sensitivities or an optimiser of one's own."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._core import SolverError, System
+
+
+def solve_step(system: System, t_k: float, dt: float, *, tolerance: float = 1e-12,
+               max_iterations: int = 50):
+    """The unknowns z of the step from t_k (s) of length dt (s) and the step's inputs u,
+    solved by Newton's method on the system's residual from its own guess. Raises
+    SolverError when it does not converge."""
+    z, delta, u = system.residual_point(t_k, dt)
+    for _ in range(max_iterations):
+        blocks = system.residual(t_k, dt, z, delta, u)
+        r = blocks["r"]
+        if np.abs(r).max() <= tolerance * (1.0 + np.abs(blocks["J_r_z"]).max()):
+            return z, u
+        z = z - np.linalg.solve(blocks["J_r_z"], r)
+    raise SolverError(f"solve_step: Newton did not converge at t = {t_k} "
+                      f"(residual {np.abs(r).max():.3e})")
+
+
+def step_derivatives(system: System, t_k: float, dt: float) -> dict:
+    """Derivatives of the step's solution z with respect to the state at t_k (in the
+    family's chart: dz_dstate, (len(z), len(delta))) and to the step's inputs (dz_du), by the
+    implicit-function theorem on the converged residual: dz = -J_r_z^-1 (J_r_state ddelta +
+    J_r_u du). Also returns z and u. Families that provide no state or input blocks (GNI,
+    RATTLE) give arrays with no columns there."""
+    if not system.has_residual:
+        raise ValueError("step_derivatives: this method has no discrete residual "
+                         "(an explicit method)")
+    z, u = solve_step(system, t_k, dt)
+    _, delta, _ = system.residual_point(t_k, dt)
+    blocks = system.residual(t_k, dt, z, delta, u)
+    J = blocks["J_r_z"]
+    return {"z": z, "u": u,
+            "dz_dstate": -np.linalg.solve(J, blocks["J_r_state"]) if blocks["J_r_state"].size
+            else np.zeros((z.size, 0)),
+            "dz_du": -np.linalg.solve(J, blocks["J_r_u"]) if blocks["J_r_u"].size
+            else np.zeros((z.size, 0))}
