@@ -28,7 +28,7 @@ from ._core import (
     run_problem,
     run_scene,
 )
-from . import lie, tree
+from . import lie, maximal, tree, vehicles
 from .experiments import list_experiments, run_experiment
 from .linearize import solve_step, step_derivatives
 from .trajectory import Trajectory, simulate
@@ -48,6 +48,7 @@ __all__ = [
     "load_problem",
     "load_scene",
     "make_system",
+    "maximal",
     "parse_problem",
     "parse_scene",
     "run_experiment",
@@ -57,4 +58,5 @@ __all__ = [
     "solve_step",
     "step_derivatives",
     "tree",
+    "vehicles",
 ]

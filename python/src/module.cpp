@@ -19,6 +19,8 @@ NB_MODULE(_core, m) {
   marsden::python::bind_signals(m);
   marsden::python::bind_sim(m);
   marsden::python::bind_tree(m.def_submodule("tree", "Tree systems (frames, coordinates)."));
+  marsden::python::bind_maximal(
+      m.def_submodule("maximal", "Mechanisms in maximal coordinates (bodies, joints)."));
   marsden::python::bind_control(m);
   marsden::python::bind_experiments(m);
 }

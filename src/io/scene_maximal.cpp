@@ -73,15 +73,8 @@ Mechanism builtin_mechanism(const JsonNode& sys, const std::string& name) {
 void joint_initial_state(const JsonNode& s, double dt, Mechanism& mech) {
   s.expect_keys({"q", "qd"});
   const maximal::Model& model = mech.model;
-  const auto nj = static_cast<std::size_t>(model.num_joints());
-  std::vector<JointCoords> q(nj), qd(nj);
-  for (std::size_t j = 0; j < nj; ++j) {
-    const maximal::Joint& joint = model.joints()[j];
-    const maximal::BodyState& parent =
-        joint.parent == maximal::kWorld ? maximal::world_state() : mech.state[std::size_t(joint.parent)];
-    q[j] = maximal::joint_coordinates(joint, parent, mech.state[std::size_t(joint.child)]);
-    qd[j] = JointCoords::Zero(q[j].size());
-  }
+  std::vector<JointCoords> q = maximal::current_joint_coordinates(model, mech.state), qd;
+  for (const JointCoords& c : q) qd.push_back(JointCoords::Zero(c.size()));
   auto read = [&](const char* key, std::vector<JointCoords>& out) {
     const auto n = s.find(key);
     if (!n) return;
@@ -107,14 +100,7 @@ void joint_initial_state(const JsonNode& s, double dt, Mechanism& mech) {
   };
   read("q", q);
   read("qd", qd);
-  mech.state = with_field(s, [&] {
-    return maximal::state_from_joint_coordinates(model, mech.state, q, qd, dt);
-  });
-  if (model.topology().loop_joints.empty()) return;
-  const maximal::ProjectionReport report = maximal::project_state(model, mech.state);
-  if (!report.converged)
-    s.fail("these joint coordinates cannot close the mechanism's loops (violation " +
-           sim::number_text(report.violation) + " after the projection)");
+  mech.state = with_field(s, [&] { return maximal::set_joint_state(model, mech.state, q, qd, dt); });
 }
 
 // The index of the one-degree-of-freedom joint a JSON string names.

@@ -88,6 +88,27 @@ std::vector<BodyState> state_from_joint_coordinates(const Model& model,
   return now;
 }
 
+std::vector<JointCoords> current_joint_coordinates(const Model& model,
+                                                   const std::vector<BodyState>& state) {
+  std::vector<JointCoords> q;
+  for (const Joint& joint : model.joints())
+    q.push_back(joint_coordinates(joint, pose_in(state, joint.parent), state[joint.child]));
+  return q;
+}
+
+std::vector<BodyState> set_joint_state(const Model& model, const std::vector<BodyState>& state,
+                                       const std::vector<JointCoords>& q,
+                                       const std::vector<JointCoords>& qd, double dt) {
+  std::vector<BodyState> out = state_from_joint_coordinates(model, state, q, qd, dt);
+  if (model.topology().loop_joints.empty()) return out;
+  const ProjectionReport report = project_state(model, out);
+  if (!report.converged) {
+    throw InputError("these joint coordinates cannot close the mechanism's loops (violation " +
+                     std::to_string(report.violation) + " after the projection)");
+  }
+  return out;
+}
+
 ProjectionReport project_state(const Model& model, std::vector<BodyState>& state,
                                double tolerance, int max_iterations) {
   const int nb = model.num_bodies();

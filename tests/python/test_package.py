@@ -399,3 +399,59 @@ def test_step_derivatives_match_differences_of_solved_steps(name):
             zs.append(zz)
         fd = (zs[0] - zs[1]) / (2 * h)
         assert np.abs(fd - d["dz_dstate"][:, c]).max() <= 1e-5 * (1.0 + np.abs(fd).max()), c
+
+
+def test_vehicles_from_python_run_as_their_scenes():
+    # The helicopter of examples/scenes/helicopter_hover.json built from keyword arguments,
+    # with its constant inputs as Python signals: the same run.
+    scene_text = (SCENES / "helicopter_hover.json").read_text()
+    scene = marsden.parse_scene(scene_text)
+    spec = json.loads(scene_text)
+    system = marsden.vehicles.system(
+        "helicopter", **{k: v for k, v in spec["system"].items() if k != "type"},
+        integrator=spec.get("integrator"), initial_state=spec.get("initial_state"),
+        controls=marsden.Signal.function(lambda t: spec["controls"]["value"], 2),
+        shape=marsden.Signal.constant(spec.get("shape", {"value": [0.0, 0.0]})["value"]))
+    a = marsden.simulate(system, dt=scene.dt, steps=200)
+    b = marsden.simulate(marsden.make_system(scene), dt=scene.dt, steps=200)
+    np.testing.assert_allclose(a.values, b.values, rtol=0, atol=1e-12)
+    with pytest.raises(marsden.InputError, match="system.half_length"):
+        marsden.vehicles.system("snakeboard", half_length=-1.0)
+    with pytest.raises(ValueError, match="type: expected one of"):
+        marsden.vehicles.system("bicycle")
+
+
+# --- maximal coordinates ------------------------------------------------------------------
+
+def test_a_mechanism_from_python_runs_as_its_scene():
+    # The generic suite's driven chain (springs, dampers, two inputs) built in Python.
+    text = json.dumps({
+        "system": {"type": "maximal", "mechanism": "pendulum_chain", "parameters": {"n": 3},
+                   "inputs": ["joint0", "joint2"],
+                   "springs": [{"joint": "joint1", "stiffness": 2.0}],
+                   "dampers": [{"joint": "joint2", "damping": 0.1}]},
+        "controls": {"type": "constant", "value": [0.5, -0.2]},
+        "initial_state": {"qd": {"joint1": 0.7}}, "dt": 0.01, "duration": 1.0})
+    scene = marsden.parse_scene(text)
+    mine = marsden.maximal.system(marsden.maximal.pendulum_chain(3), inputs=["joint0", "joint2"],
+                                  controls=marsden.Signal.constant([0.5, -0.2]),
+                                  springs={"joint1": 2.0}, dampers={"joint2": 0.1},
+                                  qd={"joint1": 0.7}, dt=0.01)
+    a = marsden.simulate(mine, dt=0.01, steps=100)
+    b = marsden.simulate(marsden.make_system(scene), dt=0.01, steps=100)
+    assert a.ok and b.ok
+    np.testing.assert_array_equal(a.values, b.values)
+    assert [j for j, _ in marsden.maximal.pendulum_chain(3).joints] == ["joint0", "joint1",
+                                                                         "joint2"]
+
+
+def test_maximal_arguments_are_checked():
+    chain = marsden.maximal.pendulum_chain(2, joint="spherical")
+    with pytest.raises(marsden.InputError, match="not a revolute or prismatic"):
+        marsden.maximal.system(chain, dampers={"joint0": 0.1})
+    with pytest.raises(marsden.InputError, match="has 3 coordinates"):
+        marsden.maximal.system(chain, qd={"joint1": [1.0, 2.0]})
+    with pytest.raises(marsden.InputError, match="no joint named 'elbow'"):
+        marsden.maximal.system(chain, q={"elbow": 0.1})
+    urdf = marsden.maximal.mechanism_from_urdf(ROOT / "examples" / "urdf" / "double_pendulum.urdf")
+    assert len(urdf.bodies) == 2

@@ -21,6 +21,20 @@ std::vector<BodyState> state_from_joint_coordinates(const Model& model,
                                                     const std::vector<JointCoords>& rates,
                                                     double dt);
 
+// The joints' current coordinates (joint_coordinates of each joint; loop joints included)
+// and zero rates, indexed by joint: the starting point of set_joint_state.
+std::vector<JointCoords> current_joint_coordinates(const Model& model,
+                                                   const std::vector<BodyState>& state);
+
+// The state at the given joint coordinates and rates (indexed by joint, each of size
+// joint_dofs; start from current_joint_coordinates to change only some), through
+// state_from_joint_coordinates; a mechanism with loops is then projected onto its loop
+// constraints (mass-weighted least change), so rates that do not fit the loops are
+// adjusted. Throws InputError when the coordinates cannot close the loops.
+std::vector<BodyState> set_joint_state(const Model& model, const std::vector<BodyState>& state,
+                                       const std::vector<JointCoords>& q,
+                                       const std::vector<JointCoords>& qd, double dt);
+
 struct ProjectionReport {
   int iterations = 0;
   double violation = 0.0;  // max |g| after the projection

@@ -1,0 +1,173 @@
+// Mechanisms in maximal coordinates from Python (maximal-coordinates paper): the paper's
+// builders and URDF files give a Mechanism (bodies, joints, a consistent state); its
+// system takes springs, dampers and joint inputs by joint name, initial joint coordinates
+// and rates, and the linear solver.
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nanobind/eigen/dense.h>
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/filesystem.h>
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/unique_ptr.h>
+#include <nanobind/stl/vector.h>
+
+#include "marsden/error.hpp"
+#include "marsden/io/urdf.hpp"
+#include "marsden/maximal/setup.hpp"
+#include "marsden/sim/maximal.hpp"
+#include "marsden/urdf.hpp"
+#include "module.hpp"
+
+namespace nb = nanobind;
+
+namespace marsden::python {
+namespace {
+
+using maximal::JointCoords;
+using maximal::Mechanism;
+
+maximal::JointType joint_type(const std::string& name) {
+  if (name == "revolute") return maximal::JointType::Revolute;
+  if (name == "spherical") return maximal::JointType::Spherical;
+  throw InputError("joint: expected \"revolute\" or \"spherical\", got \"" + name + "\"");
+}
+
+int joint_index(const maximal::Model& model, const std::string& name, const char* what) {
+  for (int j = 0; j < model.num_joints(); ++j)
+    if (model.joints()[std::size_t(j)].name == name) return j;
+  throw InputError(std::string(what) + ": no joint named '" + name + "'");
+}
+
+std::unique_ptr<sim::System> make_maximal_system(
+    const Mechanism& mech, const std::vector<std::string>& inputs,
+    std::shared_ptr<Signal> controls, const std::map<std::string, std::pair<double, double>>& springs,
+    const std::map<std::string, double>& dampers,
+    const std::map<std::string, std::vector<double>>& q,
+    const std::map<std::string, std::vector<double>>& qd, double dt, const std::string& solver,
+    double tolerance) {
+  std::vector<maximal::Joint> joints = mech.model.joints();
+  auto one_dof = [&](const std::string& name, const char* what) -> maximal::Joint& {
+    maximal::Joint& joint = joints[std::size_t(joint_index(mech.model, name, what))];
+    if (maximal::joint_dofs(joint.type) != 1)
+      throw InputError(std::string(what) + ": joint '" + name +
+                       "' is not a revolute or prismatic joint");
+    return joint;
+  };
+  for (const auto& [name, spring] : springs) {
+    if (!(spring.first >= 0.0)) throw InputError("springs: stiffness of '" + name + "' < 0");
+    one_dof(name, "springs").stiffness = spring.first;
+    one_dof(name, "springs").rest = spring.second;
+  }
+  for (const auto& [name, c] : dampers) {
+    if (!(c >= 0.0)) throw InputError("dampers: damping of '" + name + "' < 0");
+    one_dof(name, "dampers").damping = c;
+  }
+  if (solver != "sparse" && solver != "dense")
+    throw InputError("solver: expected \"sparse\" or \"dense\", got \"" + solver + "\"");
+  if (!(tolerance > 0.0)) throw InputError("tolerance: must be > 0");
+  if (!(dt > 0.0)) throw InputError("dt: must be > 0");
+  sim::MaximalSetup setup;
+  setup.model = std::make_shared<const maximal::Model>(mech.model.bodies(), joints,
+                                                       mech.model.gravity());
+  const maximal::Model& model = *setup.model;
+  // Initial joint coordinates and rates over the mechanism's own (dt: the step the
+  // discrete velocities are taken over).
+  std::vector<JointCoords> q0 = maximal::current_joint_coordinates(model, mech.state), qd0;
+  for (const JointCoords& c : q0) qd0.push_back(JointCoords::Zero(c.size()));
+  auto set = [&](const std::map<std::string, std::vector<double>>& values,
+                 std::vector<JointCoords>& out, const char* what) {
+    for (const auto& [name, v] : values) {
+      const auto j = std::size_t(joint_index(model, name, what));
+      if (v.size() != std::size_t(out[j].size()))
+        throw InputError(std::string(what) + ": joint '" + name + "' has " +
+                         std::to_string(out[j].size()) + " coordinates, got " +
+                         std::to_string(v.size()));
+      for (std::size_t i = 0; i < v.size(); ++i) out[j](Eigen::Index(i)) = v[i];
+    }
+  };
+  set(q, q0, "q");
+  set(qd, qd0, "qd");
+  setup.state0 = q.empty() && qd.empty()
+                     ? mech.state
+                     : maximal::set_joint_state(model, mech.state, q0, qd0, dt);
+  setup.step.solver = solver == "sparse" ? maximal::LinearSolver::SparseLDU
+                                         : maximal::LinearSolver::DenseLU;
+  setup.step.newton.tolerance = tolerance;
+  for (const std::string& name : inputs) setup.input_joints.push_back(joint_index(model, name, "inputs"));
+  setup.controls = std::move(controls);
+  return sim::make_maximal_system(setup);
+}
+
+}  // namespace
+
+void bind_maximal(nb::module_ m) {
+  nb::class_<Mechanism>(m, "Mechanism",
+                        "Bodies joined by joints, with a state consistent with the joints.")
+      .def_prop_ro("bodies",
+                   [](const Mechanism& mech) {
+                     std::vector<std::string> names;
+                     for (const auto& b : mech.model.bodies()) names.push_back(b.name);
+                     return names;
+                   })
+      .def_prop_ro("joints",
+                   [](const Mechanism& mech) {
+                     std::vector<std::pair<std::string, std::string>> out;
+                     for (const auto& j : mech.model.joints())
+                       out.emplace_back(j.name, maximal::joint_type_name(j.type));
+                     return out;
+                   },
+                   "(name, type) of every joint.");
+
+  m.def(
+      "pendulum_chain",
+      [](int n, const std::string& joint, double link_length, double link_mass,
+         double initial_angle) {
+        maximal::ChainOptions o;
+        o.joint = joint_type(joint);
+        o.link_length = link_length;
+        o.link_mass = link_mass;
+        o.initial_angle = initial_angle;
+        return maximal::pendulum_chain(n, o);
+      },
+      nb::arg("n"), nb::arg("joint") = "revolute", nb::arg("link_length") = 1.0,
+      nb::arg("link_mass") = 1.0, nb::arg("initial_angle") = 0.5,
+      "n links (m, kg) hanging from the world, joints joint0..; the first at initial_angle "
+      "(rad).");
+  m.def(
+      "closed_chain",
+      [](int n, const std::string& joint) {
+        maximal::ChainOptions o;
+        o.joint = joint_type(joint);
+        return maximal::closed_chain(n, o);
+      },
+      nb::arg("n"), nb::arg("joint") = "revolute",
+      "n links closing a regular (n + 1)-gon with the world.");
+  m.def("four_bar_chain", &maximal::four_bar_chain, nb::arg("k"), nb::arg("tilt") = 0.3,
+        nb::arg("gravity") = Vec3(0.0, 0.0, -9.81),
+        "k stacked parallelogram four-bar segments (redundant loop constraints).");
+  m.def("minitaur_leg", &maximal::minitaur_leg, nb::arg("hip_half_angle") = 0.5,
+        "The five-bar leg of the paper's Minitaur example.");
+  m.def(
+      "mechanism_from_urdf",
+      [](const std::filesystem::path& path, const Vec3& gravity) {
+        return maximal::mechanism_from_urdf(io::read_urdf(path), gravity);
+      },
+      nb::arg("path"), nb::arg("gravity") = Vec3(0.0, 0.0, -9.81),
+      "A URDF file in maximal coordinates (docs/urdf.md), at its zero configuration.");
+  m.def("make_system", &make_maximal_system, nb::arg("mechanism"),
+        nb::arg("inputs") = std::vector<std::string>(), nb::arg("controls").none() = nullptr,
+        nb::arg("springs") = std::map<std::string, std::pair<double, double>>(),
+        nb::arg("dampers") = std::map<std::string, double>(),
+        nb::arg("q") = std::map<std::string, std::vector<double>>(),
+        nb::arg("qd") = std::map<std::string, std::vector<double>>(), nb::arg("dt") = 0.01,
+        nb::arg("solver") = "sparse", nb::arg("tolerance") = 1e-10);
+}
+
+}  // namespace marsden::python
