@@ -22,7 +22,6 @@ from ._core import (
     __version__,
     load_problem,
     load_scene,
-    make_system,
     parse_problem,
     parse_scene,
     run_problem,
@@ -31,10 +30,20 @@ from ._core import (
 from . import lie, maximal, tree, vehicles
 from .experiments import list_experiments, run_experiment
 from .linearize import solve_step, step_derivatives
+from .signals import as_signal
+from ._core import make_system as _make_system
+
+
+def make_system(scene: Scene, controls=None, shape=None) -> System:
+    """The scene's system at its initial state. ``controls`` (and, for the SE(3) vehicles,
+    ``shape``) replace the scene's signals: a Signal, a callable f(t), a constant vector or
+    (times, values) (see as_signal); their sizes must match the system (InputError)."""
+    return _make_system(scene, as_signal(controls), as_signal(shape))
 from .trajectory import Trajectory, simulate
 
 __all__ = [
     "InputError",
+    "as_signal",
     "Problem",
     "Scene",
     "Signal",

@@ -12,16 +12,21 @@ def solve_step(system: System, t_k: float, dt: float, *, tolerance: float = 1e-1
                max_iterations: int = 50):
     """The unknowns z of the step from t_k (s) of length dt (s) and the step's inputs u,
     solved by Newton's method on the system's residual from its own guess. Raises
-    SolverError when it does not converge."""
+    SolverError when it does not converge; the exception carries ``t`` (the step's start),
+    ``iterations`` and ``residual`` (the final max-norm)."""
     z, delta, u = system.residual_point(t_k, dt)
-    for _ in range(max_iterations):
+    for iteration in range(max_iterations + 1):
         blocks = system.residual(t_k, dt, z, delta, u)
         r = blocks["r"]
-        if np.abs(r).max() <= tolerance * (1.0 + np.abs(blocks["J_r_z"]).max()):
+        residual = float(np.abs(r).max()) if r.size else 0.0
+        if residual <= tolerance * (1.0 + np.abs(blocks["J_r_z"]).max()):
             return z, u
-        z = z - np.linalg.solve(blocks["J_r_z"], r)
-    raise SolverError(f"solve_step: Newton did not converge at t = {t_k} "
-                      f"(residual {np.abs(r).max():.3e})")
+        if iteration < max_iterations:
+            z = z - np.linalg.solve(blocks["J_r_z"], r)
+    error = SolverError(f"solve_step: Newton did not converge at t = {t_k} s in "
+                        f"{max_iterations} iterations (residual {residual:.3e})")
+    error.t, error.iterations, error.residual = t_k, max_iterations, residual
+    raise error
 
 
 def step_derivatives(system: System, t_k: float, dt: float) -> dict:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from ._core import Signal, System
 from ._core import maximal as _maximal
+from .signals import as_signal
 
 Mechanism = _maximal.Mechanism
 pendulum_chain = _maximal.pendulum_chain
@@ -47,7 +48,7 @@ def system(mechanism: Mechanism, *, inputs=(), controls: Signal | None = None,
     for name, value in (springs or {}).items():
         stiffness, rest = (value, 0.0) if not hasattr(value, "__len__") else value
         sp[name] = (float(stiffness), float(rest))
-    return _maximal.make_system(mechanism, list(inputs), controls, sp,
+    return _maximal.make_system(mechanism, list(inputs), as_signal(controls), sp,
                                 {k: float(v) for k, v in (dampers or {}).items()},
                                 _coordinates(q), _coordinates(qd), float(dt), solver,
                                 float(tolerance))

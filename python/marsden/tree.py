@@ -22,11 +22,14 @@ import numpy as np
 
 from ._core import tree as _tree
 from ._core import Signal, System
+from .signals import as_signal
 
 Model = _tree.Model
 n_link_pendulum = _tree.n_link_pendulum
 four_bar = _tree.four_bar
+four_bar_state = _tree.four_bar_state
 marionette = _tree.marionette
+marionette_configuration = _tree.marionette_configuration
 model_from_urdf = _tree.model_from_urdf
 
 _PRIMITIVES = ("tx", "ty", "tz", "rx", "ry", "rz")
@@ -167,8 +170,9 @@ def system(model: Model, q0=None, qd0=None, *, method: str = "midpoint",
 
     ``method`` is ``"midpoint"`` (the variational integrator, quadrature point ``alpha``,
     Newton ``tolerance``) or ``"rk4"``. ``controls`` has one component per input;
-    ``prescribed`` maps a prescribed coordinate's name to a 1-component Signal of its
-    displacement from q0 (others are held at q0).
+    ``prescribed`` maps a prescribed coordinate's name to a 1-component signal of its
+    displacement from q0 (others are held at q0). Signals may be Signals, callables f(t),
+    constant vectors or (times, values) (marsden.as_signal).
     """
     signals = []
     for name in model.prescribed:
@@ -179,5 +183,6 @@ def system(model: Model, q0=None, qd0=None, *, method: str = "midpoint",
                          f"the model's are {model.prescribed}")
     if any(s is None for s in signals):
         signals = [s if s is not None else Signal.constant([0.0]) for s in signals]
+    signals = [as_signal(s) for s in signals]
     return _tree.make_system(model, _vector(model, q0, "q0"), _vector(model, qd0, "qd0"),
-                             method, controls, signals, alpha, tolerance)
+                             method, as_signal(controls), signals, alpha, tolerance)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 
 from ._core import Signal, System, make_system, parse_scene
+from .signals import as_signal
 
 TYPES = ("rigid_body", "helicopter", "boat", "car", "snakeboard", "sleigh")
 
@@ -37,5 +38,5 @@ def system(type: str, *, integrator: dict | None = None, initial_state: dict | N
     if initial_state is not None:
         scene["initial_state"] = initial_state
     text = json.dumps(scene)
-    return make_system(parse_scene(text, f"vehicles.system({type!r})"), controls=controls,
-                       shape=shape)
+    return make_system(parse_scene(text, f"vehicles.system({type!r})"),
+                       controls=as_signal(controls), shape=as_signal(shape))

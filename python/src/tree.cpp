@@ -8,6 +8,7 @@
 #include <nanobind/eigen/dense.h>
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/filesystem.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/unique_ptr.h>
@@ -164,6 +165,23 @@ void bind_tree(nb::module_ m) {
       "(kg) at the links' ends (m), hanging along -z.");
   m.def("four_bar", [] { return shared(tree::four_bar()); },
         "The crank-rocker four-bar linkage (coordinates crank, coupler, rocker).");
+  m.def(
+      "four_bar_state",
+      [](double crank_angle, double crank_rate) {
+        const tree::FourBarState x = tree::four_bar_state(tree::FourBarParams(), crank_angle,
+                                                          crank_rate);
+        return std::make_pair(Eigen::VectorXd(x.q), Eigen::VectorXd(x.qd));
+      },
+      nb::arg("crank_angle"), nb::arg("crank_rate") = 0.0,
+      "(q, qd) of the assembled four_bar() at a crank angle (rad) and rate (rad/s).");
+  m.def(
+      "marionette_configuration",
+      [](const std::shared_ptr<const Model>& model, const Eigen::VectorXd& q) -> Eigen::VectorXd {
+        return tree::marionette_configuration(*model, q);
+      },
+      nb::arg("model"), nb::arg("q"),
+      "A consistent configuration of marionette(): the body posed by q's dynamic "
+      "coordinates, each string end straight above its attachment point.");
   m.def("marionette", [] { return shared(tree::marionette()); },
         "The marionette of the tree paper §VIII (15 prescribed string coordinates).");
   m.def(

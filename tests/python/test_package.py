@@ -343,12 +343,26 @@ def test_experiments_are_listed_and_run(tmp_path):
 EXAMPLES = sorted((ROOT / "examples" / "python").glob("*.py"))
 
 
-@pytest.mark.parametrize("example", EXAMPLES, ids=[p.stem for p in EXAMPLES])
-def test_python_examples_run(example, tmp_path):
+# Each example's arguments: an output folder, and for run_file one scene and one problem.
+EXAMPLE_RUNS = [(p, []) for p in EXAMPLES if p.stem != "run_file"] + [
+    (ROOT / "examples" / "python" / "run_file.py", [str(SCENES / "snakeboard_gait.json")]),
+    (ROOT / "examples" / "python" / "run_file.py",
+     [str(ROOT / "examples" / "problems" / "cart_pole_swing_up.json")])]
+
+
+@pytest.mark.parametrize("example,args", EXAMPLE_RUNS,
+                         ids=[p.stem + "".join("-" + pathlib.Path(x).stem for x in a)
+                              for p, a in EXAMPLE_RUNS])
+def test_python_examples_run(example, args, tmp_path):
     assert len(example.read_text().splitlines()) <= 60
-    r = subprocess.run([sys.executable, str(example), str(tmp_path)], capture_output=True,
-                       text=True, timeout=600, env={**os.environ, "MPLBACKEND": "Agg"})
+    out = tmp_path / "out"
+    out.mkdir()
+    r = subprocess.run([sys.executable, str(example), *args, str(out)], capture_output=True,
+                       text=True, timeout=600,
+                       env={**os.environ, "MPLBACKEND": "Agg"})
     assert r.returncode == 0, r.stderr
+    if example.stem == "run_file":
+        assert (out / "summary.json").exists()
 
 
 # --- signals from Python on scene systems, and linearisation ------------------------------
@@ -455,3 +469,172 @@ def test_maximal_arguments_are_checked():
         marsden.maximal.system(chain, q={"elbow": 0.1})
     urdf = marsden.maximal.mechanism_from_urdf(ROOT / "examples" / "urdf" / "double_pendulum.urdf")
     assert len(urdf.bodies) == 2
+
+
+# --- every binding: the remaining builder elements, models and group functions ------------
+
+def test_hat_and_ad_are_the_algebra():
+    rng = np.random.default_rng(5)
+    for group, dim in GROUPS:
+        x, y = rng.normal(size=dim), rng.normal(size=dim)
+        X, Y = group.hat(x), group.hat(y)
+        np.testing.assert_allclose(group.hat(group.ad(x) @ y), X @ Y - Y @ X, atol=1e-12)
+
+
+def oscillator(element):
+    # A 1 kg mass on a slide along z without gravity, held by a spring of 4 N/m, as a
+    # coordinate spring or a spring between frames: the period is 2 pi sqrt(m / k) = pi s.
+    b = marsden.tree.Builder(gravity=(0.0, 0.0, 0.0))
+    b.frame("anchor", "world", "const", translation=(0.0, 0.0, 0.0))
+    b.frame("slider", "world", "tz", "z", mass=1.0)
+    element(b)
+    return b.build()
+
+
+@pytest.mark.parametrize("element", [
+    lambda b: b.spring("z", 4.0, rest=0.0),
+    lambda b: b.frame_spring("anchor", "slider", 4.0, rest_length=0.0),
+], ids=["spring", "frame_spring"])
+def test_springs_oscillate_with_their_period(element):
+    model = oscillator(element)
+    run = marsden.simulate(marsden.tree.system(model, q0={"z": 0.3}), dt=0.001, steps=7000)
+    z = run["z"]
+    ups = [k for k in range(1, len(z)) if z[k - 1] < 0.0 <= z[k]]
+    assert len(ups) >= 2
+    assert abs((ups[1] - ups[0]) * 0.001 - np.pi) < 2e-3
+
+
+@pytest.mark.parametrize("element", [
+    lambda b: (b.spring("z", 4.0), b.damper("z", 0.3)),
+    lambda b: (b.spring("z", 4.0), b.frame_damper("anchor", "slider", 0.3)),
+], ids=["damper", "frame_damper"])
+def test_dampers_take_energy_out(element):
+    model = oscillator(element)
+    run = marsden.simulate(marsden.tree.system(model, q0={"z": 0.3}), dt=0.001, steps=3000)
+    energy = run["energy"]
+    assert energy[-1] < 0.5 * energy[0]
+    assert np.all(np.diff(energy) < 1e-9)  # non-increasing, to round-off
+
+
+def test_a_body_wrench_input_acts_as_the_coordinate_torque():
+    def hinge(input_kind):
+        b = marsden.tree.Builder()
+        b.frame("link", "world", "rx", "theta")
+        b.frame("tip", "link", "tz", value=-0.5, mass=0.3)
+        b.limits("theta", -3.0, 3.0)
+        if input_kind == "force":
+            b.force_input("theta")
+        else:
+            b.wrench_input("link", body_axes=True)  # (torque, force) in the link's axes
+        return b.build()
+    torque = marsden.Signal.constant([0.2])
+    wrench = marsden.Signal.constant([0.2, 0, 0, 0, 0, 0])
+    a = marsden.simulate(marsden.tree.system(hinge("force"), controls=torque), dt=0.01, steps=100)
+    b = marsden.simulate(marsden.tree.system(hinge("wrench"), controls=wrench), dt=0.01,
+                         steps=100)
+    np.testing.assert_allclose(a["q"], b["q"], atol=1e-12)
+
+
+def test_constraints_hold_along_the_run():
+    # A point mass on a plane (z = 0) under gravity, a point at a fixed distance from the
+    # world origin (a spherical pendulum in coordinates x, y, z), and one pinned to a frame.
+    b = marsden.tree.Builder()
+    b.frame("ground", "world", "const")
+    b.frame("sx", "world", "tx", "x")
+    b.frame("sy", "sx", "ty", "y")
+    b.frame("point", "sy", "tz", "z", mass=1.0)
+    b.point_on_plane_constraint("floor", "point", "ground", [0.0, 0.0, 1.0])
+    floor = b.build()
+    run = marsden.simulate(marsden.tree.system(floor, qd0={"x": 1.0, "y": 0.5}), dt=0.01,
+                           steps=100)
+    assert run.ok and np.abs(run["z"]).max() < 1e-9
+    np.testing.assert_allclose(run["x"][-1], 1.0, rtol=1e-9)
+
+    b = marsden.tree.Builder()
+    b.frame("sx", "world", "tx", "x")
+    b.frame("sy", "sx", "ty", "y")
+    b.frame("point", "sy", "tz", "z", mass=1.0)
+    b.frame("origin", "world", "const")
+    b.distance_constraint("rod", "point", "origin", 1.0)
+    rod = b.build()
+    run = marsden.simulate(marsden.tree.system(rod, q0={"y": 0.6, "z": -0.8}), dt=0.01,
+                           steps=200)
+    radius = np.sqrt(run["x"] ** 2 + run["y"] ** 2 + run["z"] ** 2)
+    assert run.ok and np.abs(radius - 1.0).max() < 1e-8
+
+    b = marsden.tree.Builder()
+    b.frame("pin", "world", "const", translation=(0.0, 0.2, -0.1))
+    b.frame("sx", "world", "tx", "x")
+    b.frame("sy", "sx", "ty", "y")
+    b.frame("point", "sy", "tz", "z", mass=1.0)
+    b.point_to_point_constraint("pinned", "point", "pin")
+    pinned = b.build()
+    run = marsden.simulate(marsden.tree.system(pinned, q0={"y": 0.2, "z": -0.1}), dt=0.01,
+                           steps=50)
+    assert run.ok and np.abs(run["z"] + 0.1).max() < 1e-9
+
+
+def test_built_in_tree_models_run():
+    q, qd = marsden.tree.four_bar_state(0.3, 1.0)
+    four_bar = marsden.simulate(marsden.tree.system(marsden.tree.four_bar(), q0=q, qd0=qd),
+                                dt=0.01, steps=50)
+    assert four_bar.ok and four_bar.summary["constraint_violation_max"] < 1e-8
+    marionette = marsden.tree.marionette()
+    assert len(marionette.prescribed) == 15
+    q0 = marsden.tree.marionette_configuration(marionette, np.zeros(len(marionette.coordinates)))
+    run = marsden.simulate(marsden.tree.system(marionette, q0=q0), dt=0.01, steps=20)
+    assert run.ok
+
+
+@pytest.mark.parametrize("mechanism", [
+    lambda: marsden.maximal.closed_chain(5, joint="spherical"),
+    lambda: marsden.maximal.four_bar_chain(2),
+    lambda: marsden.maximal.minitaur_leg(),
+], ids=["closed_chain", "four_bar_chain", "minitaur_leg"])
+def test_maximal_builders_keep_their_loops_closed(mechanism):
+    run = marsden.simulate(marsden.maximal.system(mechanism(), dt=0.005), dt=0.005, steps=100)
+    assert run.ok and run.summary["constraint_violation_max"] < 1e-8
+
+
+def test_solver_errors_carry_time_iterations_and_residual():
+    system = marsden.make_system(marsden.load_scene(SCENES / "maximal_chain.json"))
+    with pytest.raises(marsden.SolverError) as info:
+        marsden.solve_step(system, 0.0, 0.002, max_iterations=0)
+    assert isinstance(info.value, RuntimeError)
+    assert info.value.t == 0.0 and info.value.iterations == 0 and info.value.residual > 0.0
+
+
+def test_signals_may_be_callables_vectors_or_tables():
+    b = marsden.tree.Builder()
+    b.frame("link", "world", "rx", "theta")
+    b.frame("tip", "link", "tz", value=-0.5, mass=0.3)
+    b.force_input("theta")
+    model = b.build()
+    runs = [marsden.simulate(marsden.tree.system(model, controls=c), dt=0.01, steps=50)
+            for c in (marsden.Signal.constant([0.2]), [0.2], lambda t: 0.2,
+                      ([0.0, 1.0], [[0.2], [0.2]]))]
+    for run in runs[1:]:
+        np.testing.assert_array_equal(run["q"], runs[0]["q"])
+    assert marsden.as_signal((0.2, 0.3)).size == 2  # a tuple of numbers is a constant
+    with pytest.raises(ValueError, match="shape"):
+        marsden.tree.system(model, controls=np.zeros((2, 2)))
+
+
+def test_the_python_bench_runs(tmp_path):
+    r = subprocess.run([sys.executable, str(ROOT / "bench" / "python_bench.py"), "--rounds", "1",
+                        "--steps", "1000"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "step() overhead" in r.stdout and "simulate() from Python" in r.stdout
+
+
+def test_objects_describe_themselves():
+    scene = marsden.load_scene(SCENES / "pendulum_chain.json")
+    assert scene.file.endswith("pendulum_chain.json") and scene.system_type == "tree"
+    assert scene.duration == pytest.approx(scene.dt * scene.steps)
+    model = marsden.tree.n_link_pendulum(2)
+    assert model.frames[:2] == ["link1", "mass1"] and model.num_constraint_rows == 0
+    np.testing.assert_array_equal(model.gravity, [0.0, 0.0, -9.81])
+    signal = marsden.Signal.sinusoid([0.0, 1.0], [1.0, 0.0], [1.0, 1.0])
+    assert signal.size == 2 and not signal.zero_order_hold
+    problem = marsden.load_problem(ROOT / "examples" / "problems" / "car_tunnel.json")
+    assert problem.name == "car_tunnel" and problem.num_variables > problem.steps > 0
