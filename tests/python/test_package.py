@@ -249,15 +249,26 @@ def test_urdf_models_load_in_python():
 
 # --- signals ------------------------------------------------------------------------------
 
-def test_a_python_callable_drives_the_system_as_the_same_built_in_signal():
-    # A torque on a damped hinge: the callable and the sinusoid are the same function of
-    # time, sampled by the integrator at the same points, so the runs agree to round-off.
+def hinge(damping=0.0, input_kind="force"):
+    """A 0.3 kg point on a 0.5 m link about x, driven by a torque on its coordinate (one
+    control) or by a wrench on the link (six: torque, force in the link's axes)."""
     b = marsden.tree.Builder()
     b.frame("link", "world", "rx", "theta")
     b.frame("tip", "link", "tz", value=-0.5, mass=0.3)
-    b.damper("theta", 0.05)
-    b.force_input("theta")
-    model = b.build()
+    if damping:
+        b.damper("theta", damping)
+    if input_kind == "force":
+        b.force_input("theta")
+    else:
+        b.wrench_input("link", body_axes=True)
+    return b
+
+
+
+def test_a_python_callable_drives_the_system_as_the_same_built_in_signal():
+    # A torque on a damped hinge: the callable and the sinusoid are the same function of
+    # time, sampled by the integrator at the same points, so the runs agree to round-off.
+    model = hinge(damping=0.05).build()
     sine = marsden.Signal.sinusoid([0.1], [0.4], [1.5])
     calls = []
 
@@ -281,11 +292,7 @@ def test_signals_check_their_arguments_and_results():
     held = marsden.Signal.table([0.0, 1.0], [[0.0], [1.0]], hold="zero_order")
     assert held.zero_order_hold and held(0.5)[0] == 0.5  # the hold is the step's business
     model = marsden.tree.n_link_pendulum(1)
-    b = marsden.tree.Builder()
-    b.frame("link", "world", "rx", "theta")
-    b.frame("tip", "link", "tz", value=-0.5, mass=0.3)
-    b.force_input("theta")
-    driven = b.build()
+    driven = hinge().build()
     bad = marsden.Signal.function(lambda t: [float("nan")], 1)
     run_bad = marsden.tree.system(driven, controls=bad)
     with pytest.raises(marsden.InputError, match="callable returned"):
@@ -517,20 +524,14 @@ def test_dampers_take_energy_out(element):
 
 
 def test_a_body_wrench_input_acts_as_the_coordinate_torque():
-    def hinge(input_kind):
-        b = marsden.tree.Builder()
-        b.frame("link", "world", "rx", "theta")
-        b.frame("tip", "link", "tz", value=-0.5, mass=0.3)
+    def limited(input_kind):
+        b = hinge(input_kind=input_kind)
         b.limits("theta", -3.0, 3.0)
-        if input_kind == "force":
-            b.force_input("theta")
-        else:
-            b.wrench_input("link", body_axes=True)  # (torque, force) in the link's axes
         return b.build()
     torque = marsden.Signal.constant([0.2])
     wrench = marsden.Signal.constant([0.2, 0, 0, 0, 0, 0])
-    a = marsden.simulate(marsden.tree.system(hinge("force"), controls=torque), dt=0.01, steps=100)
-    b = marsden.simulate(marsden.tree.system(hinge("wrench"), controls=wrench), dt=0.01,
+    a = marsden.simulate(marsden.tree.system(limited("force"), controls=torque), dt=0.01, steps=100)
+    b = marsden.simulate(marsden.tree.system(limited("wrench"), controls=wrench), dt=0.01,
                          steps=100)
     np.testing.assert_allclose(a["q"], b["q"], atol=1e-12)
 
@@ -605,11 +606,7 @@ def test_solver_errors_carry_time_iterations_and_residual():
 
 
 def test_signals_may_be_callables_vectors_or_tables():
-    b = marsden.tree.Builder()
-    b.frame("link", "world", "rx", "theta")
-    b.frame("tip", "link", "tz", value=-0.5, mass=0.3)
-    b.force_input("theta")
-    model = b.build()
+    model = hinge().build()
     runs = [marsden.simulate(marsden.tree.system(model, controls=c), dt=0.01, steps=50)
             for c in (marsden.Signal.constant([0.2]), [0.2], lambda t: 0.2,
                       ([0.0, 1.0], [[0.2], [0.2]]))]
