@@ -108,6 +108,9 @@ class MaximalSystem final : public sim::System {
   }
   void residual(double, double dt, const ResidualPoint& at, ResidualBlocks& out,
                 bool jacobians) const override {
+    if (at.u.size() != Eigen::Index(input_joints_.size()))
+      throw InputError("maximal residual: u has " + std::to_string(at.u.size()) +
+                       " entries for " + std::to_string(input_joints_.size()) + " input joints");
     maximal::Data data = data_;
     data.state = maximal::retract_state(data_.state, at.delta);
     for (std::size_t i = 0; i < input_joints_.size(); ++i)

@@ -397,6 +397,11 @@ class FullSim final : public Sim {
   }
   void residual(double dt, const ResidualPoint& at, ResidualBlocks& out,
                 bool jacobians) const override {
+    const Eigen::Index m =
+        method_ == NonholonomicMethod::Rattle ? model_->num_constraints() : 0;
+    if (at.z.size() != q_.size() + m || at.delta.size() != 0)
+      throw InputError("nonholonomic residual: z has the wrong size, or delta is given (GNI "
+                       "and RATTLE take no state perturbation)");
     const NhVec u = at.u;
     if (method_ == NonholonomicMethod::Gni) {
       const NhVec u_eff = u * ((dt_prev_ + dt) / (2.0 * dt));
@@ -559,6 +564,9 @@ class NhSystem final : public sim::System {
   void residual(double t_k, double dt, const ResidualPoint& at, ResidualBlocks& out,
                 bool jacobians) const override {
     if (!sim_->has_residual()) return System::residual(t_k, dt, at, out, jacobians);
+    if (at.u.size() != nu_)
+      throw InputError("nonholonomic residual: u has " + std::to_string(at.u.size()) +
+                       " entries, the vehicle takes " + std::to_string(nu_));
     sim_->residual(dt, at, out, jacobians);
   }
 

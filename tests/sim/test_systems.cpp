@@ -13,6 +13,7 @@
 #include <string>
 #include <variant>
 
+#include "marsden/error.hpp"
 #include "marsden/run/run.hpp"
 #include "marsden/sim/simulate.hpp"
 #include "support/allocation_counter.hpp"
@@ -307,6 +308,15 @@ TEST_P(ResidualContract, JacobiansMatchCentralDifferences) {
           << name << " column " << c;
     }
   };
+  // A point of the wrong size is an InputError naming it, never a read out of bounds.
+  for (Eigen::VectorXd ResidualPoint::*arg :
+       {&ResidualPoint::z, &ResidualPoint::delta, &ResidualPoint::u}) {
+    ResidualPoint bad = at;
+    (bad.*arg).conservativeResize((bad.*arg).size() + 1);
+    (bad.*arg).setZero();
+    ResidualBlocks ignored;
+    EXPECT_THROW(system->residual(t_k, dt, bad, ignored, true), InputError);
+  }
   check(&ResidualPoint::z, blocks.J_r_z, "J_r_z");
   check(&ResidualPoint::delta, blocks.J_r_state, "J_r_state");
   check(&ResidualPoint::u, blocks.J_r_u, "J_r_u");
