@@ -31,21 +31,13 @@ nb::dict table_dict(const control::Table& t) {
 
 nb::dict solve(io::Problem& problem, const std::optional<Eigen::VectorXd>& warm_start) {
   control::Ocp& ocp = *problem.ocp;
-  control::NlpSolution sol;
-  double resimulation_error = -1.0;
-  std::string resimulation_message;
+  run::OptimizeSummary summary;
   {
     nb::gil_scoped_release release;
-    sol = control::solve_with_ipopt(ocp, problem.solver,
-                                    warm_start ? *warm_start : problem.warm_start);
-    if (sol.x.size() > 0) {
-      try {
-        resimulation_error = ocp.resimulation_error(sol.x);
-      } catch (const SolverError& e) {
-        resimulation_message = e.what();
-      }
-    }
+    summary = run::solve_problem(problem, problem.solver,
+                                 warm_start ? *warm_start : problem.warm_start);
   }
+  const control::NlpSolution& sol = summary.solution;
   nb::dict out;
   out["status"] = std::string(control::to_string(sol.status));
   out["ok"] = sol.ok();
@@ -61,11 +53,11 @@ nb::dict solve(io::Problem& problem, const std::optional<Eigen::VectorXd>& warm_
     ocp.tables(sol.x, states, controls);
     out["states"] = table_dict(states);
     out["controls"] = table_dict(controls);
-    out["min_clearance"] = ocp.min_clearance(sol.x);
-    if (resimulation_message.empty())
-      out["resimulation_error"] = resimulation_error;
+    out["min_clearance"] = summary.min_clearance;
+    if (summary.resimulation_message.empty())
+      out["resimulation_error"] = summary.resimulation_error;
     else
-      out["resimulation_message"] = resimulation_message;
+      out["resimulation_message"] = summary.resimulation_message;
   }
   return out;
 }

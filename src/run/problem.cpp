@@ -53,6 +53,35 @@ void write_text(const std::filesystem::path& path, const std::string& text) {
 
 }  // namespace
 
+OptimizeSummary solve_problem(io::Problem& problem, const control::IpoptOptions& options,
+                              const control::VecX& warm_start) {
+  control::Ocp& ocp = *problem.ocp;
+  if (warm_start.size() != 0 && warm_start.size() != ocp.num_variables())
+    throw InputError(problem.file + ": the warm start has " + std::to_string(warm_start.size()) +
+                     " values, this problem " + std::to_string(ocp.num_variables()));
+  OptimizeSummary sum;
+  sum.solution = control::solve_with_ipopt(ocp, options, warm_start);
+  const control::NlpSolution& sol = sum.solution;
+  if (sol.x.size() == 0) {
+    sum.message = std::string("no solution: ") + sol.message;
+    return sum;
+  }
+  try {
+    sum.resimulation_error = ocp.resimulation_error(sol.x);
+  } catch (const SolverError& e) {
+    sum.resimulation_error = kInf;
+    sum.resimulation_message = e.what();
+  }
+  sum.min_clearance = ocp.min_clearance(sol.x);
+  // Re-simulation reproduces the solution to well within the constraint tolerance times the
+  // number of steps unless the dynamics amplify errors; ok needs it below 1e-6.
+  sum.ok = sol.ok() && sum.resimulation_error < 1e-6;
+  sum.message = sol.ok() ? (sum.ok ? "solved" : "solved, but the re-simulation differs by " +
+                                                    sim::number_text(sum.resimulation_error))
+                         : std::string(to_string(sol.status)) + ": " + sol.message;
+  return sum;
+}
+
 OptimizeSummary run_problem(io::Problem& problem, const std::filesystem::path& out_dir) {
   std::error_code ec;
   std::filesystem::create_directories(out_dir, ec);
@@ -61,25 +90,12 @@ OptimizeSummary run_problem(io::Problem& problem, const std::filesystem::path& o
   control::Ocp& ocp = *problem.ocp;
   control::IpoptOptions opt = problem.solver;
   opt.log_file = out_dir / "ipopt.log";
-  if (problem.warm_start.size() != 0 && problem.warm_start.size() != ocp.num_variables())
-    throw InputError(problem.file + ": the warm start has " + std::to_string(problem.warm_start.size()) +
-                     " values, this problem " + std::to_string(ocp.num_variables()));
 
-  OptimizeSummary sum;
+  const OptimizeSummary sum = solve_problem(problem, opt, problem.warm_start);
+  const control::NlpSolution& sol = sum.solution;
   double final_time = std::numeric_limits<double>::quiet_NaN();  // s, of the last iterate
   std::string resimulation_scene;
-  sum.solution = control::solve_with_ipopt(ocp, opt, problem.warm_start);
-  const control::NlpSolution& sol = sum.solution;
-  if (sol.x.size() == 0) {
-    sum.message = std::string("no solution: ") + sol.message;
-  } else {
-    try {
-      sum.resimulation_error = ocp.resimulation_error(sol.x);
-    } catch (const SolverError& e) {
-      sum.resimulation_error = kInf;
-      sum.resimulation_message = e.what();
-    }
-    sum.min_clearance = ocp.min_clearance(sol.x);
+  if (sol.x.size() > 0) {
     control::Table states, controls;
     ocp.tables(sol.x, states, controls);
     final_time = states.rows(states.rows.rows() - 1, 0);
@@ -99,13 +115,6 @@ OptimizeSummary run_problem(io::Problem& problem, const std::filesystem::path& o
         problem, final_time / ocp.num_steps(), controls.rows.middleCols(1, in.controls),
         controls.rows.middleCols(1 + in.controls, in.shape));
     if (!resimulation_scene.empty()) write_text(out_dir / "resimulate.json", resimulation_scene);
-    // Re-simulation reproduces the solution to well within the constraint tolerance times
-    // the number of steps unless the dynamics amplify errors; the summary reports the
-    // figure and ok needs it below 1e-6.
-    sum.ok = sol.ok() && sum.resimulation_error < 1e-6;
-    sum.message = sol.ok() ? (sum.ok ? "solved" : "solved, but the re-simulation differs by " +
-                                                      sim::number_text(sum.resimulation_error))
-                           : std::string(to_string(sol.status)) + ": " + sol.message;
   }
 
   Json summary = Json::object();

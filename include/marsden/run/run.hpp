@@ -36,7 +36,13 @@ struct OptimizeSummary {
   std::string message;
 };
 
-// Solves the problem and writes to out_dir: trajectory.csv (states at the knots),
+// Solves the problem with Ipopt from warm_start (empty: the problem's initial guess) and
+// re-simulates the solution: status, re-simulation error, clearance, ok (solved and
+// reproduced to 1e-6) and a message. Throws InputError for a warm start of the wrong size.
+OptimizeSummary solve_problem(io::Problem& problem, const control::IpoptOptions& options,
+                              const control::VecX& warm_start);
+
+// Solves the problem (solve_problem) and writes to out_dir: trajectory.csv (states at the knots),
 // controls.csv (controls held over each step), trajectory.npz (both), summary.json,
 // decision_vector.txt (for warm starts) and ipopt.log (the solver's iterations). Outputs
 // are written whatever the outcome, and summary.json says whether the point is a solution.
