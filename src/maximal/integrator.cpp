@@ -177,11 +177,13 @@ bool prepare(const Model& model, const Data& data, Workspace& ws, double dt) {
     if (joint.stiffness == 0.0 && joint.damping == 0.0 && input == 0.0) continue;
     Vec6 ds_a, ds_c;
     const double coord = joint_coordinate(joint, a, c, &ds_a, &ds_c);
-    Vec6 vel_a, vel_c;
-    vel_a << a.v, a.omega;
-    vel_c << c.v, c.omega;
-    const double rate = ds_a.dot(vel_a) + ds_c.dot(vel_c);
-    const double f = -joint.stiffness * (coord - joint.rest) - joint.damping * rate + input;
+    // The damper's force mu is an unknown of the step (row m of the joint): it acts along
+    // ds like a multiplier, so -ds is its column of -G^T.
+    if (joint.damping > 0.0) {
+      ws.Gt_parent[j].col(m) = -ds_a;
+      ws.Gt_child[j].col(m) = -ds_c;
+    }
+    const double f = -joint.stiffness * (coord - joint.rest) + input;
     if (joint.parent != kWorld) ws.external[joint.parent] += f * ds_a;
     ws.external[joint.child] += f * ds_c;
   }
@@ -242,23 +244,34 @@ bool evaluate(const Model& model, const Data& data, Workspace& ws, double dt,
   for (int j = 0; j < model.num_joints(); ++j) {
     const Joint& joint = model.joints()[j];
     const int m = constraint_rows(joint.type);
+    const int rows = step_rows(joint);
     // Padded to 6 rows, so the force products have fixed size (the padding columns of
     // -G^T are zero).
     Vec6 lambda = Vec6::Zero();
-    lambda.head(m) = lambda_of(topo, j, s, m);
+    lambda.head(rows) = lambda_of(topo, j, s, rows);
     if (joint.parent != kWorld) {
       r.segment<6>(6 * joint.parent).noalias() += ws.Gt_parent[j] * lambda;
     }
     r.segment<6>(6 * joint.child).noalias() += ws.Gt_child[j] * lambda;
     const BodyState& a = pose_of(next, joint.parent);
     const BodyState& c = next[joint.child];
+    const int row = row_of(topo, j);
+    if (rows > m) {
+      // The implicit damper, mu = -c s_dot with s_dot = ds(x_k) . (v, omega) of the step:
+      // as stable as backward Euler however short the damping time constant is.
+      double rate = -ws.Gt_child[j].col(m).dot(s.segment<6>(6 * joint.child));
+      if (joint.parent != kWorld) {
+        rate -= ws.Gt_parent[j].col(m).dot(s.segment<6>(6 * joint.parent));
+      }
+      r[row + m] = rate + lambda[m] / joint.damping;
+    }
     if (!jacobian) {
-      r.segment(row_of(topo, j), m) = joint_residual(joint, a, c) / dt;
+      r.segment(row, m) = joint_residual(joint, a, c) / dt;
     } else {
       JointBlock Cp, Cc;
       JointVec g;
       joint_jacobians(joint, a, c, Cp, Cc, &g);
-      r.segment(row_of(topo, j), m) = g / dt;
+      r.segment(row, m) = g / dt;
       // d(g / dt)/d(v, omega): dx = dt dv, and dphi = (dt^2 / 2) Phi domega from eq. (32).
       auto chain = [dt, m](const JointBlock& C, const Vec3& omega, Block& out) {
         const double root = rate_root(omega, dt);
@@ -269,6 +282,10 @@ bool evaluate(const Model& model, const Data& data, Workspace& ws, double dt,
       };
       if (joint.parent != kWorld) chain(Cp, a.omega, ws.C_parent[j]);
       chain(Cc, c.omega, ws.C_child[j]);
+      if (rows > m) {
+        ws.C_parent[j].row(m) = -ws.Gt_parent[j].col(m).transpose();
+        ws.C_child[j].row(m) = -ws.Gt_child[j].col(m).transpose();
+      }
     }
   }
   return true;
@@ -282,6 +299,10 @@ void assemble_tree(const Model& model, Workspace& ws) {
     const int j = topo.node_joint[node];
     const Joint& joint = model.joints()[j];
     ws.ldu.D[node] = padded_zero_block(topo.node_size[node]);
+    if (joint.damping > 0.0) {
+      const int m = constraint_rows(joint.type);
+      ws.ldu.D[node](m, m) = 1.0 / joint.damping;
+    }
     const int tree_parent = topo.parent_node[node];
     const bool parent_side_up = tree_parent == joint.parent && tree_parent >= 0;
     const int tree_child = parent_side_up || tree_parent < 0 ? joint.child : joint.parent;
@@ -307,7 +328,7 @@ void factor_loops(const Model& model, Workspace& ws, double rank_tolerance) {
   for (int k = 0; k < static_cast<int>(topo.loop_joints.size()); ++k) {
     const int j = topo.loop_joints[k];
     const Joint& joint = model.joints()[j];
-    const int m = constraint_rows(joint.type);
+    const int m = step_rows(joint);
     for (int c = 0; c < m; ++c) {
       auto w = ws.W.col(topo.loop_offset[k] + c);
       if (joint.parent != kWorld) w.segment<6>(6 * joint.parent) = ws.Gt_parent[j].col(c);
@@ -319,12 +340,17 @@ void factor_loops(const Model& model, Workspace& ws, double rank_tolerance) {
   for (int k = 0; k < static_cast<int>(topo.loop_joints.size()); ++k) {
     const int j = topo.loop_joints[k];
     const Joint& joint = model.joints()[j];
-    const int m = constraint_rows(joint.type);
+    const int m = step_rows(joint);
     auto rows = ws.S.middleRows(topo.loop_offset[k], m);
     if (joint.parent != kWorld) {
       rows += ws.C_parent[j].topRows(m).lazyProduct(ws.W.middleRows<6>(6 * joint.parent));
     }
     rows += ws.C_child[j].topRows(m).lazyProduct(ws.W.middleRows<6>(6 * joint.child));
+    // S = C A^-1 B - D: a damper row has D = 1 / c on its diagonal.
+    if (m > constraint_rows(joint.type)) {
+      const int d = topo.loop_offset[k] + m - 1;
+      ws.S(d, d) -= 1.0 / joint.damping;
+    }
   }
   ws.loop_lu.setThreshold(rank_tolerance);
   ws.loop_lu.compute(ws.S);
@@ -341,7 +367,7 @@ void solve_factored(const Model& model, Workspace& ws, const Eigen::VectorXd& rh
   for (int k = 0; k < static_cast<int>(topo.loop_joints.size()); ++k) {
     const int j = topo.loop_joints[k];
     const Joint& joint = model.joints()[j];
-    const int m = constraint_rows(joint.type);
+    const int m = step_rows(joint);
     auto rows = ws.loop_rhs.segment(topo.loop_offset[k], m);
     if (joint.parent != kWorld) {
       rows.noalias() += ws.C_parent[j].topRows(m) * dx.segment<6>(6 * joint.parent);
@@ -372,8 +398,11 @@ void assemble_dense(const Model& model, Workspace& ws) {
   for (int k = 0; k < static_cast<int>(topo.loop_joints.size()); ++k) {
     const int j = topo.loop_joints[k];
     const Joint& joint = model.joints()[j];
-    const int m = constraint_rows(joint.type);
+    const int m = step_rows(joint);
     const int row = topo.tree_rows + topo.loop_offset[k];
+    if (m > constraint_rows(joint.type)) {
+      ws.F_dense(row + m - 1, row + m - 1) = 1.0 / joint.damping;
+    }
     if (joint.parent != kWorld) {
       ws.F_dense.block(6 * joint.parent, row, 6, m) = ws.Gt_parent[j].leftCols(m);
       ws.F_dense.block(row, 6 * joint.parent, m, 6) = ws.C_parent[j].topRows(m);
@@ -630,20 +659,28 @@ void residual_blocks(const Model& model, const Data& data, double dt, const Eige
     if (joint.type != JointType::Revolute && joint.type != JointType::Prismatic) continue;
     Vec6 ds_a, ds_c;
     const double coord = joint_coordinate(joint, a, c, &ds_a, &ds_c);
-    Vec12 ds, vel;
+    Vec12 ds;
     ds << ds_a, ds_c;
-    vel << a.v, a.omega, c.v, c.omega;
     for (int i = 0; i < 2; ++i) {
       if (ends[i] != kWorld) out.J_r_u.block<6, 1>(6 * ends[i], j) = -ds.segment<6>(6 * i);
     }
-    const double f = -joint.stiffness * (coord - joint.rest) - joint.damping * ds.dot(vel) +
-                     data.joint_input[j];
-    if (joint.stiffness == 0.0 && joint.damping == 0.0 && f == 0.0) continue;
+    // The damper's force mu (an unknown) acts along ds(x_k), and its row reads
+    // s_dot = ds(x_k) . (v, omega) of the step.
+    const double mu = joint.damping > 0.0 ? s[row + m] : 0.0;
+    const double f = -joint.stiffness * (coord - joint.rest) + data.joint_input[j] + mu;
+    if (f == 0.0 && joint.stiffness == 0.0 && joint.damping == 0.0) continue;
     const Mat12 H = joint_coordinate_derivative(joint, a, c);
-    const Eigen::Matrix<double, 1, 12> J_f_pose =
-        -joint.stiffness * ds.transpose() - joint.damping * vel.transpose() * H;
-    scatter(-(ds * J_f_pose + f * H), 0);
-    scatter(joint.damping * ds * ds.transpose(), 6);
+    scatter(joint.stiffness * ds * ds.transpose() - f * H, 0);
+    if (joint.damping == 0.0) continue;
+    Vec12 vel_step = Vec12::Zero();
+    if (joint.parent != kWorld) vel_step.head<6>() = s.segment<6>(6 * joint.parent);
+    vel_step.tail<6>() = s.segment<6>(6 * joint.child);
+    const Eigen::Matrix<double, 1, 12> J_rate_pose = vel_step.transpose() * H;
+    for (int i = 0; i < 2; ++i) {
+      if (ends[i] != kWorld) {
+        J_r_state.block<1, 6>(row + m, 12 * ends[i]) = J_rate_pose.segment<6>(6 * i);
+      }
+    }
   }
 }
 

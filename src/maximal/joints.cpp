@@ -90,6 +90,10 @@ int joint_dofs(JointType type) {
 
 int constraint_rows(JointType type) { return 6 - joint_dofs(type); }
 
+int step_rows(const Joint& joint) {
+  return constraint_rows(joint.type) + (joint.damping > 0.0 ? 1 : 0);
+}
+
 const char* joint_type_name(JointType type) {
   switch (type) {
     case JointType::Fixed: return "fixed";

@@ -145,7 +145,7 @@ Topology build_topology(int num_bodies, const std::vector<Joint>& joints) {
   for (int k = 0; k < static_cast<int>(joint_nodes_in_order.size()); ++k) {
     const int j = joint_nodes_in_order[k];
     topo.node_joint[num_bodies + k] = j;
-    topo.node_size[num_bodies + k] = constraint_rows(joints[j].type);
+    topo.node_size[num_bodies + k] = step_rows(joints[j]);
   }
   int offset = 0;
   for (int n = 0; n < num_nodes; ++n) {
@@ -155,7 +155,7 @@ Topology build_topology(int num_bodies, const std::vector<Joint>& joints) {
   topo.tree_rows = offset;
   for (const int j : topo.loop_joints) {
     topo.loop_offset.push_back(topo.loop_rows);
-    topo.loop_rows += constraint_rows(joints[j].type);
+    topo.loop_rows += step_rows(joints[j]);
   }
   return topo;
 }

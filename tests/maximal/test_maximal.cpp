@@ -242,11 +242,30 @@ Eigen::VectorXd perturbed_start(const Model& model, const Data& data) {
   return s;
 }
 
+// A spherical loop with two of its joints made damped revolutes (one in the spanning tree,
+// one closing the loop): the dampers' rows sit in a tree node and in the loop block.
+Mechanism damped_loop() {
+  ChainOptions spherical;
+  spherical.joint = JointType::Spherical;
+  const Mechanism loop = closed_chain(5, spherical);
+  std::vector<Joint> joints = loop.model.joints();
+  for (const std::size_t j : {std::size_t{1}, joints.size() - 1}) {
+    Joint& joint = joints[j];
+    const Quat q_parent = joint.parent == kWorld ? Quat() : loop.state[joint.parent].q;
+    joint.type = JointType::Revolute;
+    joint.axis = Vec3(0.3, 0.8, -0.5).normalized();
+    joint.q_offset = q_parent.inverse() * loop.state[joint.child].q;
+    joint.damping = 0.7;
+  }
+  Model model(loop.model.bodies(), joints);
+  std::vector<BodyState> state = loop.state;
+  for (BodyState& st : state) st.omega = Vec3(0.2, -0.4, 0.1);
+  return {std::move(model), std::move(state)};
+}
+
 // Every block of residual_blocks against central differences: the unknowns, the state at
-// t_k through retract_state, and the joint inputs, on a mechanism with every joint type,
-// loops, springs, dampers, inputs, a body torque and a previous step of another length.
-TEST(ResidualBlocks, MatchCentralDifferences) {
-  const Mechanism mech = mixed_mechanism();
+// t_k through retract_state, and the joint inputs.
+void expect_residual_blocks_match_central_differences(const Mechanism& mech) {
   Data data(mech.model, mech.state);
   for (int j = 0; j < mech.model.num_joints(); ++j) data.joint_input[j] = 0.3 + 0.1 * j;
   data.body_torque[1] = Vec3(0.2, -0.1, 0.4);
@@ -287,6 +306,13 @@ TEST(ResidualBlocks, MatchCentralDifferences) {
     expect_column((residual(mech.model, plus, dt, s) - residual(mech.model, minus, dt, s)) / (2 * h),
                   blocks.J_r_u, j, "J_r_u");
   }
+}
+
+// On a mechanism with every joint type, loops, springs, dampers, inputs, a body torque and
+// a previous step of another length; and with dampers on a tree and a loop-closing joint.
+TEST(ResidualBlocks, MatchCentralDifferences) {
+  expect_residual_blocks_match_central_differences(mixed_mechanism());
+  expect_residual_blocks_match_central_differences(damped_loop());
 }
 
 void expect_sparse_equals_dense(const Mechanism& mech) {
@@ -331,6 +357,57 @@ TEST(SparseLDU, SolvesConsistentSystemsWithRedundantLoopConstraints) {
   // The velocities are unique even though the multipliers are not.
   const int nv = 6 * mech.model.num_bodies();
   EXPECT_LT((sparse.head(nv) - x.head(nv)).norm(), 1e-8 * x.head(nv).norm());
+}
+
+TEST(SparseLDU, EqualsDenseLUWithDamperRowsInTheTreeAndTheLoopBlock) {
+  const Mechanism mech = damped_loop();
+  const Topology& topo = mech.model.topology();
+  ASSERT_EQ(topo.loop_joints.size(), 1u);
+  EXPECT_GT(mech.model.joints()[topo.loop_joints[0]].damping, 0.0);
+  expect_sparse_equals_dense(mech);
+  ChainOptions revolute;
+  const Mechanism chain = pendulum_chain(6, revolute);
+  std::vector<Joint> joints = chain.model.joints();
+  for (Joint& joint : joints) joint.damping = 2.0;
+  expect_sparse_equals_dense({Model(chain.model.bodies(), joints), chain.state});
+}
+
+// A damper whose time constant J / c is 1e-4 s, a hundred times below dt: the implicit
+// damper force keeps the step stable, the energy falls at every step and the pendulum
+// creeps down without overshooting, as it does at a step 100 times smaller.
+TEST(Integrator, StiffDamperIsStableBelowItsTimeConstant) {
+  ChainOptions options;
+  options.initial_angle = 1.0;
+  const Mechanism free_chain = pendulum_chain(1, options);
+  std::vector<Joint> joints = free_chain.model.joints();
+  const double J_pivot = 1.0 / 3.0;  // a 1 kg, 1 m rod about its end (radius aside)
+  joints[0].damping = J_pivot / 1e-4;
+  const Model model(free_chain.model.bodies(), joints);
+  auto angle = [&](const Data& data) {
+    return joint_coordinate(model.joints()[0], BodyState(), data.state[0], nullptr, nullptr);
+  };
+  auto run = [&](double dt, double duration, bool check) {
+    Data data(model, free_chain.state);
+    StepOptions step_options;
+    step_options.dt = dt;
+    double e_prev = energy(model, data.state);
+    const double a0 = angle(data);
+    const long steps = std::lround(duration / dt);
+    for (long k = 0; k < steps; ++k) {
+      const StepStatus status = step(model, data, step_options);
+      EXPECT_TRUE(status.ok()) << "step " << k << ": " << describe(status.failure);
+      if (!status.ok()) break;
+      if (!check) continue;
+      const double e = energy(model, data.state);
+      EXPECT_LE(e, e_prev + 1e-12) << "step " << k;
+      EXPECT_GT(angle(data) * a0, 0.0) << "step " << k;
+      e_prev = e;
+    }
+    return angle(data);
+  };
+  const double coarse = run(0.01, 2.0, true);
+  const double fine = run(1e-4, 2.0, false);
+  EXPECT_LT(std::abs(coarse - fine), 0.02 * std::abs(fine));
 }
 
 TEST(Integrator, DenseAndSparseStepsAgree) {

@@ -51,6 +51,10 @@ struct Joint {
   double rest = 0.0;
 };
 
+// Rows of a joint among a step's unknowns: its constraint rows, then one for its damper's
+// force when damping > 0 (the damper is implicit: integrator.hpp).
+int step_rows(const Joint& joint);
+
 // Pose and velocity of one body. v is the world-frame velocity and omega the
 // body-frame angular velocity of the interval that ends at the current pose.
 struct BodyState {
@@ -66,7 +70,7 @@ struct Topology {
   int num_nodes = 0;
   std::vector<int> order;        // leaves to root (children before parents)
   std::vector<int> parent_node;  // -1 for a root
-  std::vector<int> node_size;    // 6 for a body, constraint rows for a joint
+  std::vector<int> node_size;    // 6 for a body, step_rows for a joint
   std::vector<int> node_offset;  // first row of the node in the stacked system
   std::vector<int> joint_node;   // joint index -> node, -1 for a loop joint
   std::vector<int> node_joint;   // node -> joint index, -1 for a body
