@@ -21,10 +21,14 @@ struct Mechanism;
 
 namespace marsden {
 
+// Inertia eigenvalues from -(relative * largest + absolute) to 0 are round-off, read as 0.
+inline constexpr double kInertiaRelativeRoundOff = 1e-9;
+inline constexpr double kInertiaAbsoluteRoundOff = 1e-12;  // kg m^2
+
 struct UrdfLink {
   std::string name;
-  // Without <inertial> a link is massless; otherwise mass > 0 and inertia is symmetric
-  // positive definite.
+  // Without <inertial>, or with mass and inertia 0, a link is massless; otherwise mass >= 0
+  // and inertia is symmetric positive semi-definite (zero for a point mass), not both zero.
   bool has_inertial = false;
   double mass = 0.0;
   SE3 inertial_origin;              // the centre-of-mass frame in the link frame
@@ -48,6 +52,10 @@ struct UrdfJoint {
   double lower = 0.0, upper = 0.0, effort = 0.0, velocity = 0.0;
   // <dynamics>: viscous damping (N m s/rad or N s/m) and Coulomb friction, >= 0.
   double damping = 0.0, friction = 0.0;
+  // <mimic joint multiplier offset>: this joint's coordinate is multiplier * q(mimic) +
+  // offset; empty for an independent joint.
+  std::string mimic;
+  double mimic_multiplier = 1.0, mimic_offset = 0.0;
 };
 
 struct UrdfModel {
@@ -61,7 +69,9 @@ struct UrdfModel {
 
 struct UrdfTreeOptions {
   Vec3 gravity = Vec3(0.0, 0.0, -9.81);
-  SE3 base_pose;                    // the root link's (fixed) pose in the world
+  SE3 base_pose;                    // the root link's pose in the world (fixed base), or
+                                    // the origin of the floating base's coordinates
+  bool floating_base = false;       // the root link free in space (six coordinates)
 };
 
 }  // namespace marsden
@@ -69,14 +79,20 @@ struct UrdfTreeOptions {
 namespace marsden::tree {
 
 // The tree model of a URDF description (docs/urdf.md): the root link is a constant frame
-// fixed to the world; a joint J of the parent link P adds, in order,
+// fixed to the world, or with floating_base the end of a chain Tx Ty Tz Rz Ry Rx driven by
+// coordinates "ROOT_x", "_y", "_z", "_yaw", "_pitch", "_roll" (world position, then
+// Z-Y-X Euler angles, singular at pitch = +-pi/2); a joint J of the parent link P adds,
+// in order,
 //   "J_origin"  Const, the joint origin, child of P
 //   "J_align"   Const, a rotation taking e_z to the axis (absent if the axis is +x, +y, +z)
 //   "J"         Rz/Tz (or Rx.. Tz on the matching axis) driven by coordinate "J"
 //   child link  Const, undoing the alignment, so that its frame is the URDF child frame;
 // a fixed joint adds the child link as one Const frame. Each link's inertial becomes a
 // Mass on its frame, limits of revolute/prismatic joints become coordinate limits, and
-// <dynamics damping> a coordinate damper. Coulomb friction is not modelled (ignored).
+// <dynamics damping> a coordinate damper. Coulomb friction is not modelled (ignored). A
+// <mimic> joint keeps its coordinate, tied to its leader's by a coupling constraint
+// q = multiplier q_leader + offset. A joint frame whose name a link already has is named
+// "J_joint" (the coordinate keeps the name J).
 Model model_from_urdf(const UrdfModel& urdf, const UrdfTreeOptions& options = {});
 
 }  // namespace marsden::tree
@@ -84,14 +100,16 @@ Model model_from_urdf(const UrdfModel& urdf, const UrdfTreeOptions& options = {}
 namespace marsden::maximal {
 
 // The same description in maximal coordinates (callers include marsden/maximal/setup.hpp):
-// one body per link with an <inertial> (centre-of-mass origin, the link's axes), placed at
-// the zero configuration with the root link at the world origin. Revolute and continuous
-// joints become maximal revolute joints, prismatic and fixed ones their maximal namesakes,
-// with anchors at the joint origin and the axis in the parent body's frame; <dynamics
-// damping> becomes the joint damper, limits and friction are not modelled. A massless
-// root is the world itself (its children are jointed to the world); a massive root is a
-// body welded to the world. A massless link is merged into its parent through a fixed
-// joint; one moved by a joint is an InputError.
-Mechanism mechanism_from_urdf(const UrdfModel& urdf, const Vec3& gravity);
+// links welded together by fixed joints (massless ones included) form one body, whose frame
+// has the axes of its first link and its origin at the group's centre of mass, with the
+// group's mass and inertia combined there; the bodies are placed at the zero
+// configuration with the root link at the world origin. The root's group is the world
+// itself (fixed base) or a free body (floating_base). Revolute and continuous joints
+// become maximal revolute joints, prismatic ones prismatic, with anchors at the joint
+// origin and the axis in the parent body's frame; <dynamics damping> becomes the joint's
+// (implicit) damper; limits and friction are not modelled. A group without mass moved by
+// a joint, and a <mimic> joint, are InputErrors.
+Mechanism mechanism_from_urdf(const UrdfModel& urdf, const Vec3& gravity,
+                              bool floating_base = false);
 
 }  // namespace marsden::maximal

@@ -156,11 +156,14 @@ void bind_maximal(nb::module_ m) {
         "The five-bar leg of the paper's Minitaur example.");
   m.def(
       "mechanism_from_urdf",
-      [](const std::filesystem::path& path, const Vec3& gravity) {
-        return maximal::mechanism_from_urdf(io::read_urdf(path), gravity);
+      [](const std::filesystem::path& path, const Vec3& gravity, bool floating_base) {
+        return maximal::mechanism_from_urdf(io::read_urdf(path), gravity, floating_base);
       },
       nb::arg("path"), nb::arg("gravity") = Vec3(0.0, 0.0, -9.81),
-      "A URDF file in maximal coordinates (docs/urdf.md), at its zero configuration.");
+      nb::arg("floating_base") = false,
+      "A URDF file in maximal coordinates (docs/urdf.md), at its zero configuration: one "
+      "body per group of links welded by fixed joints; the root's group fixed to the world "
+      "or, with floating_base, free.");
   m.def("make_system", &make_maximal_system, nb::arg("mechanism"),
         nb::arg("inputs") = std::vector<std::string>(), nb::arg("controls").none() = nullptr,
         nb::arg("springs") = std::map<std::string, std::pair<double, double>>(),

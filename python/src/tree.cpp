@@ -186,14 +186,17 @@ void bind_tree(nb::module_ m) {
         "The marionette of the tree paper §VIII (15 prescribed string coordinates).");
   m.def(
       "model_from_urdf",
-      [](const std::filesystem::path& path, const Vec3& gravity) {
+      [](const std::filesystem::path& path, const Vec3& gravity, bool floating_base) {
         UrdfTreeOptions options;
         options.gravity = gravity;
+        options.floating_base = floating_base;
         return shared(tree::model_from_urdf(io::read_urdf(path), options));
       },
       nb::arg("path"), nb::arg("gravity") = Vec3(0.0, 0.0, -9.81),
+      nb::arg("floating_base") = false,
       "A URDF file as a tree model (docs/urdf.md): one coordinate per moving joint, named "
-      "as the joint.");
+      "as the joint; with floating_base six more for the root (ROOT_x, _y, _z, _yaw, "
+      "_pitch, _roll: world position and Z-Y-X Euler angles).");
   m.def("make_system", &make_tree_system, nb::arg("model"), nb::arg("q0"), nb::arg("qd0"),
         nb::arg("method") = "midpoint", nb::arg("controls").none() = nullptr,
         nb::arg("prescribed") = std::vector<std::shared_ptr<Signal>>(),

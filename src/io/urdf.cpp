@@ -145,26 +145,35 @@ UrdfLink read_link(const Reporter& rep, const XMLElement* e, const std::string& 
   link.name = name;
   const XMLElement* inertial = r.only_child(e, "inertial", false);
   if (inertial == nullptr) return link;
-  link.has_inertial = true;
-  link.inertial_origin = r.origin(inertial);
+  const SE3 origin = r.origin(inertial);
   const XMLElement* mass = r.only_child(inertial, "mass", true);
-  link.mass = r.number(mass, "value", std::nullopt);
-  if (link.mass <= 0.0)
-    r.fail("mass must be > 0 (got " + number_text(link.mass) +
-               "); leave out <inertial> for a massless link",
-           mass);
+  const double m = r.number(mass, "value", std::nullopt);
+  if (m < 0.0) r.fail("mass must be >= 0 (got " + number_text(m) + ")", mass);
   const XMLElement* in = r.only_child(inertial, "inertia", true);
   const double ixx = r.number(in, "ixx", std::nullopt), ixy = r.number(in, "ixy", 0.0),
                ixz = r.number(in, "ixz", 0.0), iyy = r.number(in, "iyy", std::nullopt),
                iyz = r.number(in, "iyz", 0.0), izz = r.number(in, "izz", std::nullopt);
-  link.inertia << ixx, ixy, ixz, ixy, iyy, iyz, ixz, iyz, izz;
-  const Vec3 eig = Eigen::SelfAdjointEigenSolver<Mat3>(link.inertia, Eigen::EigenvaluesOnly)
-                       .eigenvalues();
-  if (!(eig.minCoeff() > 0.0)) {
+  Mat3 inertia;
+  inertia << ixx, ixy, ixz, ixy, iyy, iyz, ixz, iyz, izz;
+  // Real files mark end-effector, sensor and camera frames with a zero mass and inertia: a
+  // massless link. A zero mass with a rotational inertia is kept as it is.
+  if (m == 0.0 && inertia.cwiseAbs().maxCoeff() == 0.0) return link;
+  // Inertias exported from CAD carry round-off (eigenvalues such as -1e-22); a point mass
+  // has none at all. Eigenvalues down to -kInertiaRoundOff are taken as zero.
+  const Eigen::SelfAdjointEigenSolver<Mat3> eig(inertia);
+  const Vec3 lambda = eig.eigenvalues();
+  const double tolerance = kInertiaRelativeRoundOff * lambda.maxCoeff() + kInertiaAbsoluteRoundOff;
+  if (lambda.minCoeff() < -tolerance) {
     std::ostringstream s;
-    s << "inertia is not positive definite (eigenvalues " << eig.transpose() << ")";
+    s << "inertia is not positive semi-definite (eigenvalues " << lambda.transpose()
+      << ", below -" << tolerance << ")";
     r.fail(s.str(), in);
   }
+  link.has_inertial = true;
+  link.mass = m;
+  link.inertial_origin = origin;
+  link.inertia = eig.eigenvectors() * lambda.cwiseMax(0.0).asDiagonal() *
+                 eig.eigenvectors().transpose();
   return link;
 }
 
@@ -189,10 +198,13 @@ UrdfJoint read_joint(const Reporter& rep, const XMLElement* e, const std::string
   joint.child = r.required_string(r.only_child(e, "child", true), "link");
   joint.origin = r.origin(e);
 
-  if (const XMLElement* axis = r.only_child(e, "axis", false)) {
+  // A fixed joint has no axis to use; files give it one anyway, sometimes zero.
+  const XMLElement* axis = r.only_child(e, "axis", false);
+  if (axis != nullptr && joint.type != UrdfJointType::Fixed) {
     const Vec3 a = r.triple(axis, "xyz", Vec3::UnitX());
-    if (!(a.norm() > 0.0)) r.fail("zero axis", axis);
-    joint.axis = a.normalized();
+    const double length = a.norm();
+    if (!(length > 0.0) || !std::isfinite(length)) r.fail("zero axis (or one whose length overflows)", axis);
+    joint.axis = a / length;
   }
 
   const bool needs_limits =
@@ -219,9 +231,12 @@ UrdfJoint read_joint(const Reporter& rep, const XMLElement* e, const std::string
     if (joint.damping < 0.0 || joint.friction < 0.0)
       r.fail("dynamics damping and friction must be >= 0", dyn);
   }
-  // Ignoring a coupling would silently simulate a different robot.
-  if (const XMLElement* mimic = e->FirstChildElement("mimic"))
-    r.fail("<mimic> is not supported", mimic);
+  if (const XMLElement* mimic = r.only_child(e, "mimic", false)) {
+    // A fixed joint has no coordinate to tie: its <mimic> says nothing.
+    if (joint.type != UrdfJointType::Fixed) joint.mimic = r.required_string(mimic, "joint");
+    joint.mimic_multiplier = r.number(mimic, "multiplier", 1.0);
+    joint.mimic_offset = r.number(mimic, "offset", 0.0);
+  }
   return joint;
 }
 
@@ -297,6 +312,25 @@ void link_tree(const Reporter& rep, const XMLElement* robot,
   model.joints = std::move(ordered);
 }
 
+// A mimic joint follows a movable joint that follows no other (one level, as ROS reads it).
+void check_mimics(const Reporter& rep, const UrdfModel& model) {
+  std::map<std::string, const UrdfJoint*> by_name;
+  for (const UrdfJoint& joint : model.joints) by_name.emplace(joint.name, &joint);
+  for (const UrdfJoint& joint : model.joints) {
+    if (joint.mimic.empty()) continue;
+    const std::string where = "joint " + in_quotes(joint.name);
+    const auto leader = by_name.find(joint.mimic);
+    if (leader == by_name.end())
+      rep.fail(where, "<mimic joint> " + in_quotes(joint.mimic) + " does not exist");
+    if (leader->second == &joint) rep.fail(where, "<mimic> names the joint itself");
+    if (leader->second->type == UrdfJointType::Fixed)
+      rep.fail(where, "<mimic joint> " + in_quotes(joint.mimic) + " is a fixed joint");
+    if (!leader->second->mimic.empty())
+      rep.fail(where, "<mimic joint> " + in_quotes(joint.mimic) +
+                          " mimics another joint itself; name the joint it follows");
+  }
+}
+
 }  // namespace
 
 UrdfModel parse_urdf(std::string_view xml, const std::string& source_name) {
@@ -310,7 +344,11 @@ UrdfModel parse_urdf(std::string_view xml, const std::string& source_name) {
     rep.fail("document", "missing <robot> root element", robot);
 
   UrdfModel model;
-  model.name = ElementReader(rep, "robot").required_string(robot, "name");
+  // Some files leave the robot unnamed; the file's name stands in.
+  const char* robot_name = robot->Attribute("name");
+  model.name = robot_name != nullptr && *robot_name != '\0'
+                   ? std::string(robot_name)
+                   : std::filesystem::path(source_name).stem().string();
 
   std::map<std::string, const XMLElement*> seen;
   const auto unique_name = [&](const XMLElement* e, const char* kind) {
@@ -338,6 +376,7 @@ UrdfModel parse_urdf(std::string_view xml, const std::string& source_name) {
   if (model.links.empty()) rep.fail("robot " + in_quotes(model.name), "has no <link>", robot);
 
   link_tree(rep, robot, joint_elements, model);
+  check_mimics(rep, model);
   return model;
 }
 

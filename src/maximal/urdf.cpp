@@ -1,5 +1,5 @@
-// A URDF description in maximal coordinates (docs/urdf.md): one rigid body per link with
-// an inertial, joined by revolute, prismatic and fixed joints.
+// A URDF description in maximal coordinates (docs/urdf.md): one rigid body per group of
+// links welded together by fixed joints, joined by revolute and prismatic joints.
 #include <string>
 #include <vector>
 
@@ -9,88 +9,108 @@
 
 namespace marsden::maximal {
 
-Mechanism mechanism_from_urdf(const UrdfModel& urdf, const Vec3& gravity) {
+Mechanism mechanism_from_urdf(const UrdfModel& urdf, const Vec3& gravity, bool floating_base) {
   const std::string where = "URDF robot \"" + urdf.name + "\": ";
   const std::size_t nl = urdf.links.size();
-  int root = -1;
+  std::size_t root = nl;
   for (std::size_t i = 0; i < nl; ++i)
-    if (urdf.links[i].name == urdf.root) root = static_cast<int>(i);
-  if (root < 0) throw InputError(where + "no root link \"" + urdf.root + "\"");
+    if (urdf.links[i].name == urdf.root) root = i;
+  if (root == nl) throw InputError(where + "no root link \"" + urdf.root + "\"");
 
-  // Per link: the body it belongs to (kWorld for the massless root and what is welded to
-  // it) and the link frame in that body's frame. A body's frame has the axes of its own
-  // link and its origin at the centre of mass, as maximal::Body expects.
-  std::vector<int> link_body(nl, kWorld);
-  std::vector<SE3> body_link(nl);
-  std::vector<SE3> world_link(nl);  // URDF zero configuration, root at the world origin
-  std::vector<Body> bodies;
-  std::vector<BodyState> state;
-  std::vector<Joint> joints;
-
-  // Makes link i a body whose link frame is at world_link[i]; returns its index.
-  auto add_body = [&](std::size_t i) {
-    const UrdfLink& link = urdf.links[i];
-    const Mat3& R_com = link.inertial_origin.R;
-    bodies.push_back({link.name, link.mass, R_com * link.inertia * R_com.transpose()});
-    body_link[i] = SE3{Mat3::Identity(), -link.inertial_origin.x};
-    BodyState s;
-    s.x = world_link[i].act(link.inertial_origin.x);
-    s.q = Quat::from_rotation(world_link[i].R);
-    state.push_back(s);
-    link_body[i] = static_cast<int>(bodies.size()) - 1;
-    return link_body[i];
-  };
-
-  if (urdf.links[static_cast<std::size_t>(root)].has_inertial) {
-    // A massive base is a body welded to the world, at its place.
-    const int b = add_body(static_cast<std::size_t>(root));
-    Joint weld;
-    weld.name = urdf.root + "_world";
-    weld.type = JointType::Fixed;
-    weld.parent = kWorld;
-    weld.child = b;
-    weld.p_parent = state[static_cast<std::size_t>(b)].x;
-    weld.q_offset = state[static_cast<std::size_t>(b)].q;
-    joints.push_back(weld);
-  }
-
-  // Joints come parent first, so the parent link is placed before its child.
+  // The zero configuration with the root link at the world origin, and the groups of links
+  // welded by fixed joints: the root's group, then one per movable joint (joints come
+  // parent first, so a parent's group exists before its children's).
+  std::vector<SE3> world_link(nl);
+  std::vector<int> group(nl, 0);
+  std::vector<std::size_t> group_first{root};
+  std::vector<const UrdfJoint*> group_joint{nullptr};  // the joint that moves the group
   for (const UrdfJoint& uj : urdf.joints) {
     const auto p = static_cast<std::size_t>(uj.parent_index);
     const auto c = static_cast<std::size_t>(uj.child_index);
     world_link[c] = world_link[p] * uj.origin;
-    const int parent_body = link_body[p];
-    // The joint frame in the parent body's frame (in the world for kWorld).
-    const SE3 body_joint = body_link[p] * uj.origin;
-    const UrdfLink& child = urdf.links[c];
-    if (!child.has_inertial) {
-      if (uj.type != UrdfJointType::Fixed)
-        throw InputError(where + "link \"" + child.name + "\" has no <inertial> but joint \"" +
-                         uj.name + "\" moves it; in maximal coordinates every moving link is "
-                         "a body and needs a mass (give it one, or attach it by a fixed joint)");
-      // A massless frame welded to its parent is part of the parent's body.
-      link_body[c] = parent_body;
-      body_link[c] = body_joint;
-      continue;
+    if (uj.type == UrdfJointType::Fixed) {
+      group[c] = group[p];
+    } else {
+      group[c] = static_cast<int>(group_first.size());
+      group_first.push_back(c);
+      group_joint.push_back(&uj);
     }
-    const int b = add_body(c);
+  }
+
+  // Each group's mass, centre of mass and inertia about it in the axes of its first link.
+  const std::size_t ng = group_first.size();
+  std::vector<double> mass(ng, 0.0);
+  std::vector<Vec3> first_moment(ng, Vec3::Zero());
+  for (std::size_t i = 0; i < nl; ++i) {
+    const UrdfLink& link = urdf.links[i];
+    if (!link.has_inertial) continue;
+    mass[group[i]] += link.mass;
+    first_moment[group[i]] += link.mass * world_link[i].act(link.inertial_origin.x);
+  }
+  std::vector<SE3> world_body(ng);
+  std::vector<Mat3> inertia(ng, Mat3::Zero());
+  for (std::size_t g = 0; g < ng; ++g) {
+    world_body[g].R = world_link[group_first[g]].R;
+    if (mass[g] > 0.0) world_body[g].x = first_moment[g] / mass[g];
+  }
+  for (std::size_t i = 0; i < nl; ++i) {
+    const UrdfLink& link = urdf.links[i];
+    if (!link.has_inertial) continue;
+    const SE3& body = world_body[group[i]];
+    // The link's inertia in the body's axes, moved to the body's centre of mass.
+    const Mat3 R = body.R.transpose() * world_link[i].R * link.inertial_origin.R;
+    const Vec3 d = body.R.transpose() * (world_link[i].act(link.inertial_origin.x) - body.x);
+    inertia[group[i]] += R * link.inertia * R.transpose() +
+                         link.mass * (d.squaredNorm() * Mat3::Identity() - d * d.transpose());
+  }
+
+  // Group 0 is the world for a fixed base, else a free body; the other groups are bodies.
+  std::vector<int> group_body(ng, kWorld);
+  std::vector<Body> bodies;
+  std::vector<BodyState> state;
+  for (std::size_t g = floating_base ? 0 : 1; g < ng; ++g) {
+    const std::string& name = urdf.links[group_first[g]].name;
+    if (!(mass[g] > 0.0)) {
+      throw InputError(where + "link \"" + name + "\" and the links welded to it have no mass" +
+                       (g == 0 ? std::string(" but form the floating base")
+                               : " but joint \"" + group_joint[g]->name + "\" moves them") +
+                       "; in maximal coordinates every moving body needs a mass");
+    }
+    group_body[g] = static_cast<int>(bodies.size());
+    bodies.push_back({name, mass[g], inertia[g]});
+    BodyState s;
+    s.x = world_body[g].x;
+    s.q = Quat::from_rotation(world_body[g].R);
+    state.push_back(s);
+  }
+  if (!floating_base) world_body[0] = SE3::identity();  // the world's own frame
+
+  std::vector<Joint> joints;
+  for (std::size_t g = 1; g < ng; ++g) {
+    const UrdfJoint& uj = *group_joint[g];
+    if (!uj.mimic.empty()) {
+      throw InputError(where + "joint \"" + uj.name + "\" mimics \"" + uj.mimic +
+                       "\": <mimic> is supported by the tree engine only");
+    }
+    const auto p = static_cast<std::size_t>(uj.parent_index);
+    const auto c = static_cast<std::size_t>(uj.child_index);
+    // The joint frame in the parent body's frame; at zero it is the child link frame, whose
+    // axes are the child body's.
+    const SE3 body_joint = world_body[group[p]].inverse() * world_link[p] * uj.origin;
     Joint j;
     j.name = uj.name;
-    j.type = uj.type == UrdfJointType::Fixed       ? JointType::Fixed
-             : uj.type == UrdfJointType::Prismatic ? JointType::Prismatic
-                                                   : JointType::Revolute;
-    j.parent = parent_body;
-    j.child = b;
+    j.type = uj.type == UrdfJointType::Prismatic ? JointType::Prismatic : JointType::Revolute;
+    j.parent = group_body[group[p]];
+    j.child = group_body[g];
     j.p_parent = body_joint.x;
-    // At zero the child link frame is the joint frame, seen from the child's centre of mass.
-    j.p_child = -child.inertial_origin.x;
+    j.p_child = (world_body[g].inverse() * world_link[c]).x;
     j.q_offset = Quat::from_rotation(body_joint.R);
     j.axis = body_joint.R * uj.axis;
     // Only viscous damping carries over; URDF limits and friction have no maximal form.
-    if (uj.type != UrdfJointType::Fixed) j.damping = uj.damping;
+    j.damping = uj.damping;
     joints.push_back(j);
   }
-  if (bodies.empty()) throw InputError(where + "no link with an <inertial>: nothing can move");
+  if (bodies.empty()) throw InputError(where + "no moving link has an <inertial>: nothing can move");
   Model model(std::move(bodies), std::move(joints), gravity);
   return {std::move(model), std::move(state)};
 }

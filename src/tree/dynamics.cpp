@@ -204,6 +204,12 @@ void constraints_at_current_kinematics(const Model& model, Data& data, const Vec
   if (weight) data.h_qq_w.setZero();
   for (const Constraint& c : model.constraints()) {
     const int row = c.first_row;
+    if (c.kind == ConstraintKind::CoordinateCoupling) {  // linear: no second derivative
+      data.h[row] = q[c.coord_a] - c.multiplier * q[c.coord_b] - c.offset;
+      data.Dh(row, c.coord_a) = 1.0;
+      data.Dh(row, c.coord_b) = -c.multiplier;
+      continue;
+    }
     const Vec3 p_a = frame_origin(model, data, c.frame_a);
     const Vec3 p_b = frame_origin(model, data, c.frame_b);
     switch (c.kind) {
@@ -255,6 +261,7 @@ void constraints_at_current_kinematics(const Model& model, Data& data, const Vec
         }
         break;
       }
+      case ConstraintKind::CoordinateCoupling: break;
     }
   }
 }

@@ -137,8 +137,8 @@ int ModelBuilder::add_const_frame(const std::string& name, int parent, const SE3
 void ModelBuilder::add_mass(int frame, double mass, const Vec3& com, const Mat3& inertia) {
   check_frame(frame, "mass");
   const std::string where = "tree model: mass on frame \"" + model_.frames_[frame].name + "\"";
-  if (!(mass > 0.0) || !std::isfinite(mass))
-    throw InputError(where + ": mass must be positive and finite, got " + number(mass));
+  if (!(mass >= 0.0) || !std::isfinite(mass))
+    throw InputError(where + ": mass must be non-negative and finite, got " + number(mass));
   if (!finite(com)) throw InputError(where + ": centre of mass is not finite");
   if (!inertia.allFinite() || (inertia - inertia.transpose()).norm() > 1e-9 * (1.0 + inertia.norm()))
     throw InputError(where + ": inertia must be a finite symmetric matrix");
@@ -146,6 +146,8 @@ void ModelBuilder::add_mass(int frame, double mass, const Vec3& com, const Mat3&
   if (eig.minCoeff() < -1e-12 * (1.0 + eig.maxCoeff()))
     throw InputError(where + ": inertia must be positive semi-definite (smallest eigenvalue " +
                      number(eig.minCoeff()) + ")");
+  if (mass == 0.0 && eig.maxCoeff() == 0.0)
+    throw InputError(where + ": neither mass nor inertia (leave a massless frame without one)");
   model_.masses_.push_back(Mass{frame, mass, com, inertia});
 }
 
@@ -271,6 +273,26 @@ void ModelBuilder::add_point_to_point_constraint(const std::string& name, int fr
   c.kind = ConstraintKind::PointToPoint;
   c.frame_a = frame_a;
   c.frame_b = frame_b;
+  model_.constraints_.push_back(c);
+}
+
+void ModelBuilder::add_coordinate_coupling_constraint(const std::string& name, int follower,
+                                                      int leader, double multiplier,
+                                                      double offset) {
+  check_coord(follower, "coordinate coupling");
+  check_coord(leader, "coordinate coupling");
+  if (follower == leader || !std::isfinite(multiplier) || !std::isfinite(offset))
+    throw InputError("tree model: constraint \"" + name +
+                     "\": a coupling needs two different coordinates and a finite multiplier "
+                     "and offset");
+  Constraint c;
+  c.name = name;
+  c.kind = ConstraintKind::CoordinateCoupling;
+  c.frame_a = c.frame_b = kWorld;
+  c.coord_a = follower;
+  c.coord_b = leader;
+  c.multiplier = multiplier;
+  c.offset = offset;
   model_.constraints_.push_back(c);
 }
 

@@ -1,4 +1,6 @@
 // A URDF description as a tree of frames (docs/urdf.md).
+#include <set>
+#include <string>
 #include <vector>
 
 #include <Eigen/Geometry>
@@ -9,7 +11,6 @@
 
 namespace marsden::tree {
 namespace {
-
 
 // The primitive of a joint whose axis is exactly +x, +y or +z, else Const (no shortcut).
 Transform unit_axis_primitive(const Vec3& axis, bool revolute) {
@@ -35,8 +36,32 @@ Model model_from_urdf(const UrdfModel& urdf, const UrdfTreeOptions& options) {
     if (urdf.links[i].name == urdf.root) root = static_cast<int>(i);
   if (root < 0)
     throw InputError("URDF robot \"" + urdf.name + "\": no root link \"" + urdf.root + "\"");
-  // The root link is the fixed base; a frame of its own lets users refer to it by name.
-  link_frame[root] = builder.add_const_frame(urdf.root, kWorld, options.base_pose);
+  // Link frames keep the link names; a joint's frames take the joint's name, made unique
+  // against the links' (files may name a link and a joint alike).
+  std::set<std::string> taken;
+  for (const UrdfLink& link : urdf.links) taken.insert(link.name);
+  auto fresh = [&taken](std::string name) {
+    while (!taken.insert(name).second) name += "_joint";
+    return name;
+  };
+
+  // The root link is the base, fixed or floating; a frame of its own lets users refer to
+  // it by name.
+  int base = kWorld;
+  if (options.floating_base) {
+    base = builder.add_const_frame(fresh(urdf.root + "_floating_origin"), kWorld,
+                                   options.base_pose);
+    static constexpr Transform kChain[] = {Transform::Tx, Transform::Ty, Transform::Tz,
+                                           Transform::Rz, Transform::Ry, Transform::Rx};
+    static constexpr const char* kSuffix[] = {"_x", "_y", "_z", "_yaw", "_pitch", "_roll"};
+    for (int k = 0; k < 6; ++k) {
+      const std::string name = fresh(urdf.root + kSuffix[k]);
+      base = builder.add_joint_frame(name, base, kChain[k], name);
+    }
+    link_frame[root] = builder.add_const_frame(urdf.root, base, SE3::identity());
+  } else {
+    link_frame[root] = builder.add_const_frame(urdf.root, kWorld, options.base_pose);
+  }
 
   for (const UrdfJoint& joint : urdf.joints) {
     const int parent = link_frame[joint.parent_index];
@@ -45,7 +70,8 @@ Model model_from_urdf(const UrdfModel& urdf, const UrdfTreeOptions& options) {
       continue;
     }
     const bool revolute = joint.type != UrdfJointType::Prismatic;
-    int frame = builder.add_const_frame(joint.name + "_origin", parent, joint.origin);
+    const std::string joint_frame = fresh(joint.name);
+    int frame = builder.add_const_frame(fresh(joint_frame + "_origin"), parent, joint.origin);
     Transform primitive = unit_axis_primitive(joint.axis, revolute);
     // g_origin_align turns e_z onto the axis, so that Rz (Tz) in the aligned frame moves
     // about (along) the axis; its inverse after the joint restores the URDF child frame.
@@ -53,10 +79,10 @@ Model model_from_urdf(const UrdfModel& urdf, const UrdfTreeOptions& options) {
     if (primitive == Transform::Const) {
       g_origin_align.R =
           Eigen::Quaterniond::FromTwoVectors(Vec3::UnitZ(), joint.axis).toRotationMatrix();
-      frame = builder.add_const_frame(joint.name + "_align", frame, g_origin_align);
+      frame = builder.add_const_frame(fresh(joint_frame + "_align"), frame, g_origin_align);
       primitive = revolute ? Transform::Rz : Transform::Tz;
     }
-    frame = builder.add_joint_frame(joint.name, frame, primitive, joint.name);
+    frame = builder.add_joint_frame(joint_frame, frame, primitive, joint.name);
     link_frame[joint.child_index] = builder.add_const_frame(joint.child, frame,
                                                             g_origin_align.inverse());
 
@@ -65,11 +91,17 @@ Model model_from_urdf(const UrdfModel& urdf, const UrdfTreeOptions& options) {
       builder.set_limits(coord, joint.lower, joint.upper);
     if (joint.damping > 0.0) builder.add_coordinate_damper(coord, joint.damping);
   }
+  for (const UrdfJoint& joint : urdf.joints) {
+    if (joint.mimic.empty()) continue;
+    builder.add_coordinate_coupling_constraint(joint.name + "_mimic", builder.coord_index(joint.name),
+                                               builder.coord_index(joint.mimic),
+                                               joint.mimic_multiplier, joint.mimic_offset);
+  }
 
   for (std::size_t i = 0; i < urdf.links.size(); ++i) {
     const UrdfLink& link = urdf.links[i];
-    // The base is fixed to the world: its mass cannot move.
-    if (static_cast<int>(i) == root || !link.has_inertial) continue;
+    // A fixed base's mass cannot move.
+    if ((static_cast<int>(i) == root && !options.floating_base) || !link.has_inertial) continue;
     const Mat3& R_link_com = link.inertial_origin.R;
     builder.add_mass(link_frame[i], link.mass, link.inertial_origin.x,
                      R_link_com * link.inertia * R_link_com.transpose());

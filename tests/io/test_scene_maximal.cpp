@@ -174,7 +174,7 @@ TEST(MaximalScene, BadScenesNameTheField) {
       <joint name="j" type="continuous"><parent link="base"/><child link="ghost"/>
         <axis xyz="0 1 0"/></joint><link name="ghost"/></robot>)");
   expect_message(dir, load_error(dir, chain_scene(R"({"type": "maximal", "urdf": "ghost.urdf"})")),
-                 "system.urdf", "link \"ghost\" has no <inertial>");
+                 "system.urdf", "link \"ghost\" and the links welded to it have no mass");
   const std::string pendulum = "\"" + (std::filesystem::path(MARSDEN_SOURCE_DIR) / "examples" /
                                        "urdf" / "double_pendulum.urdf")
                                           .string() + "\"";

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include <Eigen/Eigenvalues>
 #include <Eigen/Geometry>
 #include <gtest/gtest.h>
 
@@ -104,7 +105,7 @@ TEST(UrdfRead, ArmOriginsAxesAndInertias) {
   EXPECT_TRUE(upper.inertial_origin.R.isApprox(rpy(0.1, 0.2, -0.3), 1e-14));
   Mat3 expected;
   expected << 0.034, 0.002, -0.001, 0.002, 0.033, 0.0015, -0.001, 0.0015, 0.004;
-  EXPECT_EQ(upper.inertia, expected);
+  EXPECT_TRUE(upper.inertia.isApprox(expected, 1e-14)) << upper.inertia;
 }
 
 TEST(UrdfRead, CartPole) {
@@ -191,7 +192,6 @@ TEST(UrdfRead, ErrorsNameTheElement) {
           <link name="a"></robot>)", {"line 2", "malformed XML"}},
       {"empty document", "", {"malformed XML"}},
       {"missing robot", R"(<robo name="r"><link name="a"/></robo>)", {"<robot>"}},
-      {"robot without name", R"(<robot><link name="a"/></robot>)", {"robot", "\"name\""}},
       {"no link", robot(""), {"robot \"r\"", "no <link>"}},
       {"link without name", robot(R"(<link/>)"), {"link", "\"name\"", "line 2"}},
       {"joint without name",
@@ -247,16 +247,21 @@ TEST(UrdfRead, ErrorsNameTheElement) {
       {"zero axis", two_links("continuous", R"(<axis xyz="0 0 0"/>)"), {"joint \"j\"", "zero axis"}},
       {"negative damping", two_links("continuous", R"(<dynamics damping="-1"/>)"),
        {"joint \"j\"", "damping"}},
-      {"mimic", two_links("continuous", R"(<mimic joint="k"/>)"), {"joint \"j\"", "<mimic>"}},
-      {"zero mass", two_links("fixed", "", inertial("0", diag)), {"link \"b\"", "mass", "> 0"}},
+      {"mimic of a missing joint", two_links("continuous", R"(<mimic joint="k"/>)"),
+       {"joint \"j\"", "<mimic joint> \"k\" does not exist"}},
+      {"mimic of itself", two_links("continuous", R"(<mimic joint="j"/>)"),
+       {"joint \"j\"", "names the joint itself"}},
       {"negative mass", two_links("fixed", "", inertial("-2", diag)), {"link \"b\"", "mass"}},
       {"inertial without mass", two_links("fixed", "", "<inertial><inertia " + diag + "/></inertial>"),
        {"link \"b\"", "<mass>"}},
       {"negative moment", two_links("fixed", "", inertial("1", R"(ixx="1" iyy="1" izz="-1")")),
-       {"link \"b\"", "positive definite"}},
+       {"link \"b\"", "positive semi-definite"}},
       {"indefinite inertia",
        two_links("fixed", "", inertial("1", R"(ixx="1" ixy="2" iyy="1" izz="1")")),
-       {"link \"b\"", "positive definite"}},
+       {"link \"b\"", "positive semi-definite"}},
+      {"indefinite beyond round-off",
+       two_links("fixed", "", inertial("1", R"(ixx="1" iyy="1" izz="-1e-8")")),
+       {"link \"b\"", "positive semi-definite"}},
       {"NaN", two_links("fixed", R"(<origin xyz="0 nan 0"/>)"), {"joint \"j\"", "xyz", "\"nan\""}},
       {"inf", two_links("fixed", "", inertial("inf", diag)), {"link \"b\"", "value", "\"inf\""}},
       {"unparsable", two_links("fixed", R"(<origin rpy="0 1.0abc 0"/>)"),
@@ -293,6 +298,37 @@ TEST(UrdfRead, AcceptsMinimalForms) {
   EXPECT_TRUE(j.origin.R.isIdentity());
   EXPECT_EQ(j.damping, 0.0);
   EXPECT_FALSE(m.links[1].has_inertial);
+}
+
+// What real robot files do (example-robot-data): zero-mass inertials, round-off in
+// inertias, point masses, an unnamed robot, an axis on a fixed joint, a <mimic> on a fixed
+// joint, a link and a joint of one name.
+TEST(UrdfRead, AcceptsWhatRealFilesDo) {
+  const std::string diag = R"(ixx="1" iyy="2" izz="3")";
+  const UrdfModel zero = parse_urdf(two_links("fixed", "", inertial("0", R"(ixx="0" iyy="0" izz="0")")), "z.urdf");
+  EXPECT_FALSE(zero.links[1].has_inertial);
+  const UrdfModel rotor = parse_urdf(two_links("fixed", "", inertial("0", diag)), "r.urdf");
+  EXPECT_TRUE(rotor.links[1].has_inertial);
+  EXPECT_EQ(rotor.links[1].mass, 0.0);
+  // Eigenvalues (-1.3e-22, 2.2e-22, 3e-6), as in a real file: the round-off becomes 0.
+  const UrdfModel cad = parse_urdf(
+      two_links("fixed", "", inertial("0.1", R"(ixx="3e-06" iyy="-1.3e-22" izz="2.2e-22")")),
+      "c.urdf");
+  const Vec3 eig = Eigen::SelfAdjointEigenSolver<Mat3>(cad.links[1].inertia).eigenvalues();
+  EXPECT_EQ(eig.minCoeff(), 0.0);
+  EXPECT_NEAR(eig.maxCoeff(), 3e-6, 1e-20);
+  const UrdfModel point = parse_urdf(two_links("fixed", "", inertial("1", R"(ixx="0" iyy="0" izz="0")")), "p.urdf");
+  EXPECT_TRUE(point.links[1].has_inertial);
+  EXPECT_TRUE(point.links[1].inertia.isZero());
+  EXPECT_EQ(parse_urdf(R"(<robot><link name="a"/></robot>)", "dir/unnamed.urdf").name, "unnamed");
+  const UrdfModel fixed = parse_urdf(two_links("fixed", R"(<axis xyz="0 0 0"/><mimic joint="q"/>)"), "f.urdf");
+  EXPECT_TRUE(fixed.joints[0].mimic.empty());
+  const UrdfModel same = parse_urdf(robot(R"(<link name="a"/><link name="b"/>
+      <joint name="b" type="continuous"><parent link="a"/><child link="b"/></joint>)"), "s.urdf");
+  const tree::Model model = tree::model_from_urdf(same);
+  EXPECT_EQ(model.frames()[model.frame_index("b")].type, tree::Transform::Const);  // the link
+  EXPECT_EQ(model.frames()[model.frame_index("b_joint")].type, tree::Transform::Rx);
+  EXPECT_EQ(model.coords()[0].name, "b");
 }
 
 // --- Conversion to a tree model -------------------------------------------------------

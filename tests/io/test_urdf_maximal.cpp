@@ -121,7 +121,7 @@ TEST(UrdfMaximal, SkewJointsAndMergedFramesAreConsistentAtSetUp) {
   EXPECT_GT((data.state[0].x - m.state[0].x).norm(), 1e-4);  // it moved
 }
 
-TEST(UrdfMaximal, MassiveRootIsWeldedToTheWorld) {
+TEST(UrdfMaximal, MassiveRootIsTheWorldOrAFreeBody) {
   const UrdfModel urdf = parse_urdf(robot(R"(<link name="base"><inertial><mass value="2"/>
         <inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial></link>
       <joint name="j" type="continuous"><parent link="base"/><child link="arm"/>
@@ -129,12 +129,17 @@ TEST(UrdfMaximal, MassiveRootIsWeldedToTheWorld) {
       <link name="arm"><inertial><origin xyz="0.5 0 0"/><mass value="1"/>
         <inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial></link>)"),
                                     "root.urdf");
-  const maximal::Mechanism m = maximal::mechanism_from_urdf(urdf, kGravity);
-  ASSERT_EQ(m.model.num_bodies(), 2);
-  ASSERT_EQ(m.model.num_joints(), 2);
-  EXPECT_EQ(m.model.joints()[0].type, maximal::JointType::Fixed);
-  EXPECT_EQ(m.model.joints()[0].parent, maximal::kWorld);
-  EXPECT_LT(maximal::max_constraint_violation(m.model, m.state), 1e-15);
+  const maximal::Mechanism fixed = maximal::mechanism_from_urdf(urdf, kGravity);
+  ASSERT_EQ(fixed.model.num_bodies(), 1);
+  ASSERT_EQ(fixed.model.num_joints(), 1);
+  EXPECT_EQ(fixed.model.joints()[0].parent, maximal::kWorld);
+  EXPECT_LT(maximal::max_constraint_violation(fixed.model, fixed.state), 1e-15);
+  const maximal::Mechanism floating = maximal::mechanism_from_urdf(urdf, kGravity, true);
+  ASSERT_EQ(floating.model.num_bodies(), 2);
+  ASSERT_EQ(floating.model.num_joints(), 1);
+  EXPECT_EQ(floating.model.joints()[0].parent, 0);
+  EXPECT_EQ(floating.model.bodies()[0].mass, 2.0);
+  EXPECT_LT(maximal::max_constraint_violation(floating.model, floating.state), 1e-15);
 }
 
 TEST(UrdfMaximal, MasslessMovingLinkIsAnInputError) {
@@ -148,7 +153,7 @@ TEST(UrdfMaximal, MasslessMovingLinkIsAnInputError) {
     FAIL() << "expected InputError";
   } catch (const InputError& e) {
     const std::string msg = e.what();
-    EXPECT_NE(msg.find("link \"ghost\" has no <inertial>"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("link \"ghost\" and the links welded to it have no mass"), std::string::npos) << msg;
     EXPECT_NE(msg.find("joint \"j\""), std::string::npos) << msg;
   }
 }

@@ -555,7 +555,8 @@ TEST(TreeModel, BuilderRejectsBadInput) {
   EXPECT_THROW(b.add_joint_frame("k", kWorld, Transform::Rx, "q"), InputError);
   EXPECT_THROW(b.add_joint_frame("k", 7, Transform::Rx, "q3"), InputError);
   EXPECT_THROW(b.add_joint_frame("k", kWorld, Transform::Const, "q3"), InputError);
-  EXPECT_THROW(b.add_mass(j, 0.0, Vec3::Zero(), Mat3::Identity()), InputError);
+  EXPECT_THROW(b.add_mass(j, 0.0, Vec3::Zero(), Mat3::Zero()), InputError);
+  EXPECT_THROW(b.add_mass(j, -1.0, Vec3::Zero(), Mat3::Identity()), InputError);
   EXPECT_THROW(b.add_mass(j, 1.0, Vec3::Zero(), -Mat3::Identity()), InputError);
   EXPECT_THROW(b.add_mass(j, std::nan(""), Vec3::Zero(), Mat3::Identity()), InputError);
   Mat3 asym = Mat3::Identity();

@@ -68,7 +68,8 @@ enum class ConstraintKind {
   Distance,      // |p_a - p_b| - d, d constant or the value of a (prescribed) coordinate
   PointOnPlane,  // n_b . (p_a - p_b): frame a's origin on the plane through frame b's
                  // origin with normal n (in b's axes)
-  PointToPoint   // p_a - p_b in world axes (3 rows)
+  PointToPoint,  // p_a - p_b in world axes (3 rows)
+  CoordinateCoupling  // q_a - (multiplier q_b + offset): URDF's <mimic>
 };
 struct Constraint {
   std::string name;
@@ -77,6 +78,8 @@ struct Constraint {
   double distance = 0.0;
   int distance_coord = -1;  // Distance: the coordinate giving d, or -1 for the constant
   Vec3 normal = Vec3::UnitZ();
+  int coord_a = -1, coord_b = -1;  // CoordinateCoupling: follower and leader
+  double multiplier = 1.0, offset = 0.0;
   int first_row = 0;
   int rows() const { return kind == ConstraintKind::PointToPoint ? 3 : 1; }
 };
@@ -195,6 +198,9 @@ class ModelBuilder {
   void add_point_on_plane_constraint(const std::string& name, int frame_a, int plane_frame,
                                      const Vec3& normal);
   void add_point_to_point_constraint(const std::string& name, int frame_a, int frame_b);
+  // q[follower] = multiplier q[leader] + offset.
+  void add_coordinate_coupling_constraint(const std::string& name, int follower, int leader,
+                                          double multiplier, double offset);
 
   int num_frames() const { return static_cast<int>(model_.frames_.size()); }
   int num_coords() const { return static_cast<int>(model_.coords_.size()); }
