@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what Marsden needs and is missing: Debian packages and pinned PyPI packages.
-# Safe to run again: it only installs what is not there yet.
+# Safe to run again: it only installs what is not there yet. --robots adds the robot zoo's
+# PyPI packages (requirements-robots.txt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -45,4 +46,10 @@ PY
 then
   echo "install-deps: pip install -r requirements.txt (into .venv)"
   .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements.txt
+fi
+# --robots: Pinocchio and example-robot-data for the robot zoo and its tests (about 150 MB).
+if [[ " $* " == *" --robots "* ]] &&
+   ! .venv/bin/python -c 'import pinocchio, importlib.metadata as m; m.distribution("example-robot-data")' >/dev/null 2>&1; then
+  echo "install-deps: pip install -r requirements-robots.txt (into .venv)"
+  .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements-robots.txt
 fi

@@ -4,7 +4,7 @@
 # again from there, and the sanitizer (ASan + UBSan) build of the core tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install-deps.sh
+bash scripts/install-deps.sh --robots
 # The experiments' plots and the tests run the Python of .venv.
 source .venv/bin/activate
 jobs="$(nproc)"
@@ -22,7 +22,7 @@ ctest --preset release -j "$jobs"
 python -m pip install -q --disable-pip-version-check --no-build-isolation .
 ccache --show-stats | grep -iE "hits|misses" || true
 (cd /tmp && python -c "import marsden; print('installed marsden', marsden.__version__)")
-python -m pytest -q -p no:cacheprovider tests/python/test_package.py
+python -m pytest -q -p no:cacheprovider tests/python/test_package.py tests/python/test_robots.py
 
 cmake --preset sanitize >/dev/null
 cmake --build --preset sanitize -j "$jobs"

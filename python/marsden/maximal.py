@@ -21,6 +21,7 @@ closed_chain = _maximal.closed_chain
 four_bar_chain = _maximal.four_bar_chain
 minitaur_leg = _maximal.minitaur_leg
 mechanism_from_urdf = _maximal.mechanism_from_urdf
+joint_coordinates = _maximal.joint_coordinates
 
 
 def _coordinates(values: dict | None) -> dict:

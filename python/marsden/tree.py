@@ -31,6 +31,8 @@ four_bar_state = _tree.four_bar_state
 marionette = _tree.marionette
 marionette_configuration = _tree.marionette_configuration
 model_from_urdf = _tree.model_from_urdf
+lagrangian_terms = _tree.lagrangian_terms
+continuous_dynamics = _tree.continuous_dynamics
 
 _PRIMITIVES = ("tx", "ty", "tz", "rx", "ry", "rz")
 

@@ -164,6 +164,30 @@ void bind_maximal(nb::module_ m) {
       "A URDF file in maximal coordinates (docs/urdf.md), at its zero configuration: one "
       "body per group of links welded by fixed joints; the root's group fixed to the world "
       "or, with floating_base, free.");
+  m.def(
+      "joint_coordinates",
+      [](const maximal::Mechanism& mech, const Eigen::MatrixXd& poses) {
+        const maximal::Model& model = mech.model;
+        if (poses.rows() != model.num_bodies() || poses.cols() != 7)
+          throw InputError("poses: expected shape (" + std::to_string(model.num_bodies()) +
+                           ", 7), one row (x, y, z, qw, qx, qy, qz) per body, got (" +
+                           std::to_string(poses.rows()) + ", " + std::to_string(poses.cols()) + ")");
+        std::vector<maximal::BodyState> state(model.num_bodies());
+        for (int b = 0; b < model.num_bodies(); ++b) {
+          state[b].x = poses.row(b).head<3>().transpose();
+          state[b].q.q = poses.row(b).tail<4>().transpose();
+          if (!poses.row(b).allFinite() || state[b].q.q.norm() < 1e-12)
+            throw InputError("poses: row " + std::to_string(b) + " is not finite or has a zero quaternion");
+          state[b].q.q.normalize();
+        }
+        const std::vector<maximal::JointCoords> q = maximal::current_joint_coordinates(model, state);
+        std::map<std::string, Eigen::VectorXd> out;
+        for (int j = 0; j < model.num_joints(); ++j) out[model.joints()[j].name] = q[j];
+        return out;
+      },
+      nb::arg("mechanism"), nb::arg("poses"),
+      "{joint: coordinates} of the mechanism at body poses (one row x, y, z, qw, qx, qy, "
+      "qz per body, as a trajectory's columns BODY_x .. BODY_qz).");
   m.def("make_system", &make_maximal_system, nb::arg("mechanism"),
         nb::arg("inputs") = std::vector<std::string>(), nb::arg("controls").none() = nullptr,
         nb::arg("springs") = std::map<std::string, std::pair<double, double>>(),

@@ -2,12 +2,14 @@
 // masses, springs, dampers, inputs and constraints (python/marsden/tree.py wraps it with
 // names, as trep does), the built-in models, URDF files, and the system of a model.
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nanobind/eigen/dense.h>
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/filesystem.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
@@ -18,6 +20,8 @@
 #include "marsden/io/urdf.hpp"
 #include "marsden/sim/tree.hpp"
 #include "marsden/tree/builtin_models.hpp"
+#include "marsden/tree/data.hpp"
+#include "marsden/tree/dynamics.hpp"
 #include "marsden/tree/model.hpp"
 #include "marsden/urdf.hpp"
 #include "module.hpp"
@@ -36,6 +40,13 @@ Transform transform_of(const std::string& name) {
   for (int k = 0; k < 6; ++k)
     if (name == names[k]) return static_cast<Transform>(k);
   throw InputError("type: expected one of tx, ty, tz, rx, ry, rz, got \"" + name + "\"");
+}
+
+void check_coordinates(const Model& model, const Eigen::VectorXd& x, const char* name) {
+  if (x.size() != model.num_coords())
+    throw InputError(std::string(name) + ": expected " + std::to_string(model.num_coords()) +
+                     " values (one per coordinate), got " + std::to_string(x.size()));
+  if (!x.allFinite()) throw InputError(std::string(name) + ": not finite");
 }
 
 std::shared_ptr<const Model> shared(Model&& model) {
@@ -197,6 +208,45 @@ void bind_tree(nb::module_ m) {
       "A URDF file as a tree model (docs/urdf.md): one coordinate per moving joint, named "
       "as the joint; with floating_base six more for the root (ROOT_x, _y, _z, _yaw, "
       "_pitch, _roll: world position and Z-Y-X Euler angles).");
+  m.def(
+      "lagrangian_terms",
+      [](const std::shared_ptr<const Model>& model, const Eigen::VectorXd& q,
+         const Eigen::VectorXd& qd) {
+        check_coordinates(*model, q, "q");
+        check_coordinates(*model, qd, "qd");
+        tree::Data data(*model);
+        tree::lagrangian_terms(*model, data, q, qd, true);
+        nb::dict out;
+        out["kinetic"] = data.kinetic;
+        out["potential"] = data.potential;
+        out["L_q"] = Eigen::VectorXd(data.L_q);
+        out["L_v"] = Eigen::VectorXd(data.L_v);
+        out["L_qv"] = Eigen::MatrixXd(data.L_qv);
+        out["M"] = Eigen::MatrixXd(data.M);
+        return out;
+      },
+      nb::arg("model"), nb::arg("q"), nb::arg("qd"),
+      "L = T - V and its derivatives at (q, qd) over all coordinates (tree paper eqs. "
+      "(15)-(18)): kinetic, potential (J), L_q, L_v, L_qv (d2L/dq_i dqd_j) and the mass "
+      "matrix M. The equations of motion read M qdd = L_q - L_qv^T qd + Q.");
+  m.def(
+      "continuous_dynamics",
+      [](const std::shared_ptr<const Model>& model, const Eigen::VectorXd& q,
+         const Eigen::VectorXd& qd, const std::optional<Eigen::VectorXd>& u) {
+        check_coordinates(*model, q, "q");
+        check_coordinates(*model, qd, "qd");
+        const Eigen::VectorXd inputs = u ? *u : Eigen::VectorXd::Zero(model->num_inputs());
+        if (inputs.size() != model->num_inputs())
+          throw InputError("u: expected " + std::to_string(model->num_inputs()) +
+                           " inputs, got " + std::to_string(inputs.size()));
+        tree::Data data(*model);
+        const tree::Acceleration a = tree::continuous_dynamics(
+            *model, data, q, qd, inputs, Eigen::VectorXd::Zero(model->num_prescribed()));
+        return std::make_pair(Eigen::VectorXd(a.qdd), Eigen::VectorXd(a.lambda));
+      },
+      nb::arg("model"), nb::arg("q"), nb::arg("qd"), nb::arg("u").none() = nb::none(),
+      "(qdd, lambda): the accelerations of eq. (14) with dampers, inputs u and the "
+      "constraint forces Dh^T lambda, prescribed coordinates unaccelerated.");
   m.def("make_system", &make_tree_system, nb::arg("model"), nb::arg("q0"), nb::arg("qd0"),
         nb::arg("method") = "midpoint", nb::arg("controls").none() = nullptr,
         nb::arg("prescribed") = std::vector<std::shared_ptr<Signal>>(),

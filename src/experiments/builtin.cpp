@@ -12,6 +12,7 @@ void register_builtin_experiments() {
   register_tree_energy();
   register_maximal_experiments();
   register_dmoc_vehicles();
+  register_robot_zoo();
 }
 
 }  // namespace marsden::experiments

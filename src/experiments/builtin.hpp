@@ -13,5 +13,6 @@ void register_tree_scaling();
 void register_tree_energy();
 void register_maximal_experiments();
 void register_dmoc_vehicles();
+void register_robot_zoo();
 
 }  // namespace marsden::experiments
