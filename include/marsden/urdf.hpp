@@ -107,8 +107,9 @@ namespace marsden::maximal {
 // itself (fixed base) or a free body (floating_base). Revolute and continuous joints
 // become maximal revolute joints, prismatic ones prismatic, with anchors at the joint
 // origin and the axis in the parent body's frame; <dynamics damping> becomes the joint's
-// (implicit) damper; limits and friction are not modelled. A group without mass moved by
-// a joint, and a <mimic> joint, are InputErrors.
+// (implicit) damper; limits and friction are not modelled; a <mimic> joint is a Coupling
+// of its coordinate to its leader's. A group without mass moved by a joint is an
+// InputError.
 Mechanism mechanism_from_urdf(const UrdfModel& urdf, const Vec3& gravity,
                               bool floating_base = false);
 

@@ -75,7 +75,8 @@ std::unique_ptr<sim::System> make_maximal_system(
   if (!(dt > 0.0)) throw InputError("dt: must be > 0");
   sim::MaximalSetup setup;
   setup.model = std::make_shared<const maximal::Model>(mech.model.bodies(), joints,
-                                                       mech.model.gravity());
+                                                       mech.model.gravity(),
+                                                       mech.model.couplings());
   const maximal::Model& model = *setup.model;
   // Initial joint coordinates and rates over the mechanism's own (dt: the step the
   // discrete velocities are taken over).

@@ -170,7 +170,8 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
   Vec3 gravity = mech->model.gravity();
   if (const auto g = sys.find("gravity")) gravity = g->vec3();
   ms->model = with_field(sys, [&] {
-    return std::make_shared<const maximal::Model>(mech->model.bodies(), joints, gravity);
+    return std::make_shared<const maximal::Model>(mech->model.bodies(), joints, gravity,
+                                                  mech->model.couplings());
   });
   if (const auto in = sys.find("inputs")) {
     for (std::size_t i = 0; i < in->array_size(); ++i)

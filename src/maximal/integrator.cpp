@@ -1,6 +1,7 @@
 #include "marsden/maximal/integrator.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -51,6 +52,7 @@ struct Workspace {
     Gt_child.resize(nj, Block::Zero());
     C_parent.resize(nj, Block::Zero());
     C_child.resize(nj, Block::Zero());
+    coupling.resize(model.couplings().size());
     W.setZero(topo.tree_rows, topo.loop_rows);
     S.setZero(topo.loop_rows, topo.loop_rows);
     loop_rhs.setZero(topo.loop_rows);
@@ -72,6 +74,14 @@ struct Workspace {
   // as the tree's coupling blocks: -G^T in the first m columns (set once per step), C in
   // the first m rows (the rows and columns beyond m stay zero).
   std::vector<Block> Gt_parent, Gt_child, C_parent, C_child;
+  // Per coupling (a row of the loop block): the bodies of its follower and leader joints
+  // (parent, child, parent, child; kWorld ones unused, a body may come twice), its columns
+  // of -G^T at x_k and its Jacobian row at x_kp1 chained to (v, omega), per body.
+  struct CouplingBlocks {
+    std::array<int, 4> body{};
+    std::array<Vec6, 4> Gt{}, C{};
+  };
+  std::vector<CouplingBlocks> coupling;
   Eigen::MatrixXd W;  // A^-1 B: tree solves of the loop columns
   LoopMat S;
   LoopVec loop_rhs, loop_y;
@@ -144,6 +154,31 @@ const BodyState& pose_of(const std::vector<BodyState>& poses, int b) {
   return b == kWorld ? world_state() : poses[b];
 }
 
+// c = s(follower) - multiplier s(leader) - offset at the poses, with dc/d(dx, dphi) of the
+// four bodies (follower's parent and child, leader's); kWorld bodies get a zero gradient.
+double coupling_gradient(const Model& model, const Coupling& c,
+                         const std::vector<BodyState>& poses, std::array<int, 4>& body,
+                         std::array<Vec6, 4>& gradient) {
+  const Joint& follower = model.joints()[c.follower];
+  const Joint& leader = model.joints()[c.leader];
+  body = {follower.parent, follower.child, leader.parent, leader.child};
+  const double s_f = joint_coordinate(follower, pose_of(poses, follower.parent),
+                                      poses[follower.child], &gradient[0], &gradient[1]);
+  const double s_l = joint_coordinate(leader, pose_of(poses, leader.parent),
+                                      poses[leader.child], &gradient[2], &gradient[3]);
+  gradient[2] *= -c.multiplier;
+  gradient[3] *= -c.multiplier;
+  return s_f - c.multiplier * s_l - c.offset;
+}
+
+// d(dx, dphi)/d(v, omega) of one step's pose update, scaled by 1 / dt: dx = dt dv and
+// dphi = dt Phi domega from eq. (32), so a pose gradient C becomes [C_x, C_phi Phi].
+Mat3 rotation_update_map(const Vec3& omega, double dt) {
+  const double root = rate_root(omega, dt);
+  return 0.5 * dt * (root * Mat3::Identity() + omega * omega.transpose() / root -
+                     Quat::hat(omega));
+}
+
 // Terms of the step that depend on t_k only: constraint Jacobians at x_k (for the
 // forces G^T lambda), explicit forces, and the momentum-like terms of v_k, omega_k.
 bool prepare(const Model& model, const Data& data, Workspace& ws, double dt) {
@@ -186,6 +221,11 @@ bool prepare(const Model& model, const Data& data, Workspace& ws, double dt) {
     const double f = -joint.stiffness * (coord - joint.rest) + input;
     if (joint.parent != kWorld) ws.external[joint.parent] += f * ds_a;
     ws.external[joint.child] += f * ds_c;
+  }
+  for (std::size_t k = 0; k < model.couplings().size(); ++k) {
+    coupling_gradient(model, model.couplings()[k], data.state, ws.coupling[k].body,
+                      ws.coupling[k].Gt);
+    for (Vec6& column : ws.coupling[k].Gt) column = -column;
   }
   return true;
 }
@@ -274,11 +314,8 @@ bool evaluate(const Model& model, const Data& data, Workspace& ws, double dt,
       r.segment(row, m) = g / dt;
       // d(g / dt)/d(v, omega): dx = dt dv, and dphi = (dt^2 / 2) Phi domega from eq. (32).
       auto chain = [dt, m](const JointBlock& C, const Vec3& omega, Block& out) {
-        const double root = rate_root(omega, dt);
-        const Mat3 Phi = 0.5 * dt *
-            (root * Mat3::Identity() + omega * omega.transpose() / root - Quat::hat(omega));
         out.topRows(m) = C;
-        out.rightCols<3>() = (out.rightCols<3>() * Phi).eval();
+        out.rightCols<3>() = (out.rightCols<3>() * rotation_update_map(omega, dt)).eval();
       };
       if (joint.parent != kWorld) chain(Cp, a.omega, ws.C_parent[j]);
       chain(Cc, c.omega, ws.C_child[j]);
@@ -286,6 +323,22 @@ bool evaluate(const Model& model, const Data& data, Workspace& ws, double dt,
         ws.C_parent[j].row(m) = -ws.Gt_parent[j].col(m).transpose();
         ws.C_child[j].row(m) = -ws.Gt_child[j].col(m).transpose();
       }
+    }
+  }
+  for (std::size_t k = 0; k < model.couplings().size(); ++k) {
+    auto& cb = ws.coupling[k];
+    const double mu = s[topo.tree_rows + topo.coupling_offset[k]];
+    for (int i = 0; i < 4; ++i) {
+      if (cb.body[i] != kWorld) r.segment<6>(6 * cb.body[i]) += mu * cb.Gt[i];
+    }
+    std::array<int, 4> body;
+    const double c = coupling_gradient(model, model.couplings()[k], next, body, cb.C);
+    r[topo.tree_rows + topo.coupling_offset[k]] = c / dt;
+    if (!jacobian) continue;
+    for (int i = 0; i < 4; ++i) {
+      if (body[i] == kWorld) continue;
+      cb.C[i].tail<3>() = (cb.C[i].tail<3>().transpose() *
+                           rotation_update_map(next[body[i]].omega, dt)).transpose();
     }
   }
   return true;
@@ -336,6 +389,14 @@ void factor_loops(const Model& model, Workspace& ws, double rank_tolerance) {
       ws.ldu.solve(block_tree(topo), w);
     }
   }
+  for (std::size_t k = 0; k < ws.coupling.size(); ++k) {
+    auto w = ws.W.col(topo.coupling_offset[k]);
+    for (int i = 0; i < 4; ++i) {
+      const int b = ws.coupling[k].body[i];
+      if (b != kWorld) w.segment<6>(6 * b) += ws.coupling[k].Gt[i];
+    }
+    ws.ldu.solve(block_tree(topo), w);
+  }
   ws.S.setZero();
   for (int k = 0; k < static_cast<int>(topo.loop_joints.size()); ++k) {
     const int j = topo.loop_joints[k];
@@ -350,6 +411,13 @@ void factor_loops(const Model& model, Workspace& ws, double rank_tolerance) {
     if (m > constraint_rows(joint.type)) {
       const int d = topo.loop_offset[k] + m - 1;
       ws.S(d, d) -= 1.0 / joint.damping;
+    }
+  }
+  for (std::size_t k = 0; k < ws.coupling.size(); ++k) {
+    auto row = ws.S.row(topo.coupling_offset[k]);
+    for (int i = 0; i < 4; ++i) {
+      const int b = ws.coupling[k].body[i];
+      if (b != kWorld) row += ws.coupling[k].C[i].transpose() * ws.W.middleRows<6>(6 * b);
     }
   }
   ws.loop_lu.setThreshold(rank_tolerance);
@@ -373,6 +441,12 @@ void solve_factored(const Model& model, Workspace& ws, const Eigen::VectorXd& rh
       rows.noalias() += ws.C_parent[j].topRows(m) * dx.segment<6>(6 * joint.parent);
     }
     rows.noalias() += ws.C_child[j].topRows(m) * dx.segment<6>(6 * joint.child);
+  }
+  for (std::size_t k = 0; k < ws.coupling.size(); ++k) {
+    for (int i = 0; i < 4; ++i) {
+      const int b = ws.coupling[k].body[i];
+      if (b != kWorld) ws.loop_rhs[topo.coupling_offset[k]] += ws.coupling[k].C[i].dot(dx.segment<6>(6 * b));
+    }
   }
   ws.loop_y = ws.loop_lu.solve(ws.loop_rhs);
   dx.head(topo.tree_rows).noalias() -= ws.W.lazyProduct(ws.loop_y);
@@ -409,6 +483,15 @@ void assemble_dense(const Model& model, Workspace& ws) {
     }
     ws.F_dense.block(6 * joint.child, row, 6, m) = ws.Gt_child[j].leftCols(m);
     ws.F_dense.block(row, 6 * joint.child, m, 6) = ws.C_child[j].topRows(m);
+  }
+  for (std::size_t k = 0; k < ws.coupling.size(); ++k) {
+    const int row = topo.tree_rows + topo.coupling_offset[k];
+    for (int i = 0; i < 4; ++i) {
+      const int b = ws.coupling[k].body[i];
+      if (b == kWorld) continue;
+      ws.F_dense.block<6, 1>(6 * b, row) += ws.coupling[k].Gt[i];
+      ws.F_dense.block<1, 6>(row, 6 * b) += ws.coupling[k].C[i].transpose();
+    }
   }
 }
 
@@ -560,6 +643,11 @@ double max_constraint_violation(const Model& model, const std::vector<BodyState>
     const JointVec g = joint_residual(joint, pose_of(state, joint.parent), state[joint.child]);
     worst = std::max(worst, g.lpNorm<Eigen::Infinity>());
   }
+  for (const Coupling& c : model.couplings()) {
+    std::array<int, 4> body;
+    std::array<Vec6, 4> gradient;
+    worst = std::max(worst, std::abs(coupling_gradient(model, c, state, body, gradient)));
+  }
   return worst;
 }
 
@@ -680,6 +768,35 @@ void residual_blocks(const Model& model, const Data& data, double dt, const Eige
       if (ends[i] != kWorld) {
         J_r_state.block<1, 6>(row + m, 12 * ends[i]) = J_rate_pose.segment<6>(6 * i);
       }
+    }
+  }
+  // Couplings: the force -mu dc(x_k) (each joint's share moves with its own bodies) and the
+  // row c(x_kp1) / dt, through x_kp1 = x_k + dt v and q_kp1 = q_k f.
+  for (std::size_t k = 0; k < model.couplings().size(); ++k) {
+    const Coupling& coupling = model.couplings()[k];
+    const int row = model.topology().tree_rows + model.topology().coupling_offset[k];
+    const double mu = s[row];
+    for (const auto& [j, weight] : {std::pair{coupling.follower, 1.0},
+                                    std::pair{coupling.leader, -coupling.multiplier}}) {
+      const Joint& joint = model.joints()[j];
+      const Mat12 H = joint_coordinate_derivative(joint, pose_of(data.state, joint.parent),
+                                                  data.state[joint.child]);
+      const int ends[2] = {joint.parent, joint.child};
+      for (int a = 0; a < 2; ++a) {
+        for (int b = 0; b < 2; ++b) {
+          if (ends[a] == kWorld || ends[b] == kWorld) continue;
+          J_r_state.block<6, 6>(6 * ends[a], 12 * ends[b]) -= mu * weight * H.block<6, 6>(6 * a, 6 * b);
+        }
+      }
+    }
+    std::array<int, 4> body;
+    std::array<Vec6, 4> gradient;
+    coupling_gradient(model, coupling, ws.next, body, gradient);
+    for (int i = 0; i < 4; ++i) {
+      if (body[i] == kWorld) continue;
+      const Mat3 R_f = (data.state[body[i]].q.inverse() * ws.next[body[i]].q).matrix();
+      J_r_state.block<1, 3>(row, 12 * body[i]) += gradient[i].head<3>().transpose() / dt;
+      J_r_state.block<1, 3>(row, 12 * body[i] + 3) += gradient[i].tail<3>().transpose() * R_f.transpose() / dt;
     }
   }
 }

@@ -162,8 +162,9 @@ Topology build_topology(int num_bodies, const std::vector<Joint>& joints) {
 
 }  // namespace
 
-Model::Model(std::vector<Body> bodies, std::vector<Joint> joints, Vec3 gravity)
-    : bodies_(std::move(bodies)), gravity_(gravity) {
+Model::Model(std::vector<Body> bodies, std::vector<Joint> joints, Vec3 gravity,
+             std::vector<Coupling> couplings)
+    : bodies_(std::move(bodies)), couplings_(std::move(couplings)), gravity_(gravity) {
   if (bodies_.empty()) throw InputError("model: a mechanism needs at least one body");
   check_finite(gravity_, "model: gravity");
   const int num_bodies = static_cast<int>(bodies_.size());
@@ -175,7 +176,26 @@ Model::Model(std::vector<Body> bodies, std::vector<Joint> joints, Vec3 gravity)
   for (int j = 0; j < static_cast<int>(joints.size()); ++j) {
     joints_.push_back(validated_joint(std::move(joints[j]), j, num_bodies));
   }
+  const int num_joints = static_cast<int>(joints_.size());
+  for (const Coupling& c : couplings_) {
+    const std::string label = "coupling '" + c.name + "'";
+    for (const int j : {c.follower, c.leader}) {
+      if (j < 0 || j >= num_joints)
+        throw InputError(label + ": joint index " + std::to_string(j) + " out of range");
+      const JointType type = joints_[j].type;
+      if (type != JointType::Revolute && type != JointType::Prismatic)
+        throw InputError(label + ": joint '" + joints_[j].name +
+                         "' is not revolute or prismatic (a coupling ties one coordinate)");
+    }
+    if (c.follower == c.leader) throw InputError(label + ": couples a joint with itself");
+    if (!std::isfinite(c.multiplier) || !std::isfinite(c.offset))
+      throw InputError(label + ": multiplier and offset must be finite");
+  }
   topology_ = build_topology(num_bodies, joints_);
+  for (std::size_t k = 0; k < couplings_.size(); ++k) {
+    topology_.coupling_offset.push_back(topology_.loop_rows);
+    ++topology_.loop_rows;
+  }
 }
 
 }  // namespace marsden::maximal

@@ -99,7 +99,19 @@ std::vector<JointCoords> current_joint_coordinates(const Model& model,
 std::vector<BodyState> set_joint_state(const Model& model, const std::vector<BodyState>& state,
                                        const std::vector<JointCoords>& q,
                                        const std::vector<JointCoords>& qd, double dt) {
-  std::vector<BodyState> out = state_from_joint_coordinates(model, state, q, qd, dt);
+  // A coupled joint follows its leader: its own coordinate and rate given here are ignored.
+  std::vector<JointCoords> q_coupled = q, qd_coupled = qd;
+  for (const Coupling& c : model.couplings()) {
+    if (q_coupled.size() == model.joints().size() && q_coupled[c.leader].size() == 1 &&
+        q_coupled[c.follower].size() == 1) {
+      q_coupled[c.follower][0] = c.multiplier * q_coupled[c.leader][0] + c.offset;
+    }
+    if (qd_coupled.size() == model.joints().size() && qd_coupled[c.leader].size() == 1 &&
+        qd_coupled[c.follower].size() == 1) {
+      qd_coupled[c.follower][0] = c.multiplier * qd_coupled[c.leader][0];
+    }
+  }
+  std::vector<BodyState> out = state_from_joint_coordinates(model, state, q_coupled, qd_coupled, dt);
   if (model.topology().loop_joints.empty()) return out;
   const ProjectionReport report = project_state(model, out);
   if (!report.converged) {

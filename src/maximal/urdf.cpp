@@ -88,10 +88,6 @@ Mechanism mechanism_from_urdf(const UrdfModel& urdf, const Vec3& gravity, bool f
   std::vector<Joint> joints;
   for (std::size_t g = 1; g < ng; ++g) {
     const UrdfJoint& uj = *group_joint[g];
-    if (!uj.mimic.empty()) {
-      throw InputError(where + "joint \"" + uj.name + "\" mimics \"" + uj.mimic +
-                       "\": <mimic> is supported by the tree engine only");
-    }
     const auto p = static_cast<std::size_t>(uj.parent_index);
     const auto c = static_cast<std::size_t>(uj.child_index);
     // The joint frame in the parent body's frame; at zero it is the child link frame, whose
@@ -111,7 +107,28 @@ Mechanism mechanism_from_urdf(const UrdfModel& urdf, const Vec3& gravity, bool f
     joints.push_back(j);
   }
   if (bodies.empty()) throw InputError(where + "no moving link has an <inertial>: nothing can move");
-  Model model(std::move(bodies), std::move(joints), gravity);
+  // <mimic>: couplings of the joints' coordinates (every movable URDF joint is one joint).
+  std::vector<Coupling> couplings;
+  auto joint_index = [&joints](const std::string& name) {
+    for (std::size_t j = 0; j < joints.size(); ++j)
+      if (joints[j].name == name) return static_cast<int>(j);
+    return -1;
+  };
+  for (const UrdfJoint& uj : urdf.joints) {
+    if (uj.mimic.empty() || uj.type == UrdfJointType::Fixed) continue;
+    couplings.push_back({uj.name + "_mimic", joint_index(uj.name), joint_index(uj.mimic),
+                         uj.mimic_multiplier, uj.mimic_offset});
+  }
+  Model model(std::move(bodies), std::move(joints), gravity, std::move(couplings));
+  // An offset moves the follower away from zero: place it where its leader says.
+  bool offsets = false;
+  for (const Coupling& c : model.couplings()) offsets = offsets || c.offset != 0.0;
+  if (offsets) {
+    const std::vector<JointCoords> q = current_joint_coordinates(model, state);
+    std::vector<JointCoords> qd;
+    for (const JointCoords& x : q) qd.push_back(JointCoords::Zero(x.size()));
+    state = set_joint_state(model, state, q, qd, 1.0);
+  }
   return {std::move(model), std::move(state)};
 }
 

@@ -9,6 +9,8 @@
 #include "io/temp_dir.hpp"
 #include "marsden/error.hpp"
 #include "marsden/io/scene.hpp"
+#include "marsden/maximal/integrator.hpp"
+#include "marsden/maximal/setup.hpp"
 #include "marsden/run/run.hpp"
 #include "marsden/sim/simulate.hpp"
 
@@ -80,6 +82,36 @@ TEST(MaximalScene, UrdfInitialJointCoordinates) {
   const Vec3 x = std::get<MaximalScene>(scene.system).state0[0].x;
   EXPECT_NEAR(std::atan2(x.y(), -x.z()), 1.0, 1e-12);
   EXPECT_NEAR(x.norm(), 0.5, 1e-12);
+}
+
+// A URDF <mimic> survives the scene's rebuilding of the model (gravity, springs, dampers):
+// the follower starts where its leader puts it and stays coupled.
+TEST(MaximalScene, UrdfMimicIsACouplingFromTheInitialState) {
+  TempDir dir;
+  const std::string inertial = R"(<inertial><origin xyz="0 0 -0.5"/><mass value="1"/>
+      <inertia ixx="0.02" iyy="0.02" izz="0.001"/></inertial>)";
+  dir.write("mimic.urdf", R"(<robot name="m"><link name="a"/><link name="b">)" + inertial +
+                              R"(</link><link name="c">)" + inertial + R"(</link>
+      <joint name="j1" type="continuous"><parent link="a"/><child link="b"/><axis xyz="0 1 0"/></joint>
+      <joint name="j2" type="continuous"><parent link="b"/><child link="c"/><origin xyz="0 0 -1"/>
+        <axis xyz="1 0 0"/><mimic joint="j1" multiplier="-0.5" offset="0.1"/></joint></robot>)");
+  const Scene scene = load_scene(dir.write("scene.json", chain_scene(
+      R"({"type": "maximal", "urdf": "mimic.urdf", "dampers": [{"joint": "j1", "damping": 0.05}]})",
+      R"(, "initial_state": {"q": {"j1": 0.4}})")));
+  const auto& ms = std::get<MaximalScene>(scene.system);
+  ASSERT_EQ(ms.model->couplings().size(), 1u);
+  auto coordinates = [&](const std::vector<maximal::BodyState>& state) {
+    return maximal::current_joint_coordinates(*ms.model, state);
+  };
+  EXPECT_NEAR(coordinates(ms.state0)[0][0], 0.4, 1e-12);
+  EXPECT_NEAR(coordinates(ms.state0)[1][0], -0.5 * 0.4 + 0.1, 1e-12);
+  maximal::Data data(*ms.model, ms.state0);
+  maximal::StepOptions options;
+  options.dt = 0.01;
+  for (int k = 0; k < 100; ++k) ASSERT_TRUE(maximal::step(*ms.model, data, options).ok()) << k;
+  const auto q = coordinates(data.state);
+  EXPECT_GT(std::abs(q[0][0] - 0.4), 0.05);  // it swung
+  EXPECT_NEAR(q[1][0], -0.5 * q[0][0] + 0.1, 1e-9);
 }
 
 // A step that cannot converge ends the run: status "failed", the step, time and reason in

@@ -263,6 +263,28 @@ Mechanism damped_loop() {
   return {std::move(model), std::move(state)};
 }
 
+// A revolute chain whose joint 2 follows joint 0 (multiplier -0.7) and joint 3 follows
+// joint 1 (multiplier 1.3), both with the offset that makes the initial state consistent,
+// as URDF's <mimic>; joint 1 is damped.
+Mechanism coupled_chain() {
+  ChainOptions options;
+  options.initial_angle = 0.4;
+  const Mechanism chain = pendulum_chain(4, options);
+  std::vector<Joint> joints = chain.model.joints();
+  joints[1].damping = 0.3;
+  auto coordinate = [&](int j) {
+    const Joint& joint = joints[j];
+    return joint_coordinate(joint, joint.parent == kWorld ? BodyState() : chain.state[joint.parent],
+                            chain.state[joint.child], nullptr, nullptr);
+  };
+  std::vector<Coupling> couplings = {{"c2", 2, 0, -0.7, 0.0}, {"c3", 3, 1, 1.3, 0.0}};
+  for (Coupling& c : couplings) c.offset = coordinate(c.follower) - c.multiplier * coordinate(c.leader);
+  Model model(chain.model.bodies(), joints, Vec3(0.0, 0.0, -9.81), couplings);
+  std::vector<BodyState> state = chain.state;
+  for (BodyState& st : state) st.omega = Vec3(0.0, 0.3, 0.0);
+  return {std::move(model), std::move(state)};
+}
+
 // Every block of residual_blocks against central differences: the unknowns, the state at
 // t_k through retract_state, and the joint inputs.
 void expect_residual_blocks_match_central_differences(const Mechanism& mech) {
@@ -313,6 +335,7 @@ void expect_residual_blocks_match_central_differences(const Mechanism& mech) {
 TEST(ResidualBlocks, MatchCentralDifferences) {
   expect_residual_blocks_match_central_differences(mixed_mechanism());
   expect_residual_blocks_match_central_differences(damped_loop());
+  expect_residual_blocks_match_central_differences(coupled_chain());
 }
 
 void expect_sparse_equals_dense(const Mechanism& mech) {
@@ -408,6 +431,32 @@ TEST(Integrator, StiffDamperIsStableBelowItsTimeConstant) {
   const double coarse = run(0.01, 2.0, true);
   const double fine = run(1e-4, 2.0, false);
   EXPECT_LT(std::abs(coarse - fine), 0.02 * std::abs(fine));
+}
+
+TEST(SparseLDU, EqualsDenseLUWithCouplingRows) { expect_sparse_equals_dense(coupled_chain()); }
+
+// Coupled joints keep their relation at every step, to the solver tolerance, while the
+// chain swings (the couplings' rows are imposed on the next configuration like joints').
+TEST(Integrator, CouplingsHoldEveryStep) {
+  const Mechanism mech = coupled_chain();
+  Data data(mech.model, mech.state);
+  StepOptions options;
+  options.dt = 0.005;
+  const auto& joints = mech.model.joints();
+  auto coordinate = [&](int j) {
+    return joint_coordinate(joints[j], joints[j].parent == kWorld ? BodyState() : data.state[joints[j].parent],
+                            data.state[joints[j].child], nullptr, nullptr);
+  };
+  const double s0 = coordinate(0);
+  double swing = 0.0;
+  for (int k = 0; k < 400; ++k) {
+    ASSERT_TRUE(step(mech.model, data, options).ok()) << "step " << k;
+    ASSERT_LT(max_constraint_violation(mech.model, data.state), 2e-10 * options.dt) << "step " << k;
+    for (const Coupling& c : mech.model.couplings())
+      ASSERT_NEAR(coordinate(c.follower), c.multiplier * coordinate(c.leader) + c.offset, 1e-11);
+    swing = std::max(swing, std::abs(coordinate(0) - s0));
+  }
+  EXPECT_GT(swing, 0.1);  // it moved
 }
 
 TEST(Integrator, DenseAndSparseStepsAgree) {
@@ -686,6 +735,12 @@ TEST(Model, RejectsBadInput) {
   expect_error([&] { auto j = joint; j.type = JointType::Spherical; j.stiffness = 1.0; Model m(bodies, {j}); }, "springs");
   expect_error([&] { Model m(bodies, {joint}, Vec3(0.0, std::nan(""), 0.0)); }, "gravity");
   expect_error([&] { Model m(bodies, {joint}); std::vector<BodyState> s(1); Data d(m, s); }, "body states");
+  const Vec3 g(0.0, 0.0, -9.81);
+  expect_error([&] { Model m(bodies, {joint}, g, {{"c", 0, 3, 1.0, 0.0}}); }, "coupling 'c': joint index 3");
+  expect_error([&] { Model m(bodies, {joint}, g, {{"c", 0, 0, 1.0, 0.0}}); }, "with itself");
+  expect_error([&] { auto j = joint; j.type = JointType::Spherical; Model m(bodies, {j, joint}, g, {{"c", 0, 1, 1.0, 0.0}}); },
+               "not revolute or prismatic");
+  expect_error([&] { Model m(bodies, {joint, joint}, g, {{"c", 0, 1, std::nan(""), 0.0}}); }, "finite");
 }
 
 TEST(Setup, ProjectionRestoresConstraints) {

@@ -51,6 +51,14 @@ struct Joint {
   double rest = 0.0;
 };
 
+// A coupling of two one-degree-of-freedom joints' coordinates (URDF's <mimic>):
+// s(follower) = multiplier s(leader) + offset, one constraint row in the loop block.
+struct Coupling {
+  std::string name;
+  int follower = 0, leader = 0;  // joint indices
+  double multiplier = 1.0, offset = 0.0;
+};
+
 // Rows of a joint among a step's unknowns: its constraint rows, then one for its damper's
 // force when damping > 0 (the damper is implicit: integrator.hpp).
 int step_rows(const Joint& joint);
@@ -76,6 +84,7 @@ struct Topology {
   std::vector<int> node_joint;   // node -> joint index, -1 for a body
   std::vector<int> loop_joints;  // joints closing loops
   std::vector<int> loop_offset;  // first row of each loop joint in the loop block
+  std::vector<int> coupling_offset;  // the row of each coupling in the loop block
   std::vector<int> tree_joint_order;  // tree joints, each after the joint of its parent
   int tree_rows = 0;             // 6 bodies + tree joint rows
   int loop_rows = 0;
@@ -87,10 +96,11 @@ class Model {
   // Validates everything (throws InputError naming the body or joint and the problem)
   // and builds the topology.
   Model(std::vector<Body> bodies, std::vector<Joint> joints,
-        Vec3 gravity = Vec3(0.0, 0.0, -9.81));
+        Vec3 gravity = Vec3(0.0, 0.0, -9.81), std::vector<Coupling> couplings = {});
 
   const std::vector<Body>& bodies() const { return bodies_; }
   const std::vector<Joint>& joints() const { return joints_; }
+  const std::vector<Coupling>& couplings() const { return couplings_; }
   const Vec3& gravity() const { return gravity_; }
   const Topology& topology() const { return topology_; }
   int num_bodies() const { return static_cast<int>(bodies_.size()); }
@@ -101,6 +111,7 @@ class Model {
  private:
   std::vector<Body> bodies_;
   std::vector<Joint> joints_;
+  std::vector<Coupling> couplings_;
   Vec3 gravity_;
   Topology topology_;
   std::vector<double> inertia_scale_;

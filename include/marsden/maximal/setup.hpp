@@ -30,7 +30,8 @@ std::vector<JointCoords> current_joint_coordinates(const Model& model,
 // joint_dofs; start from current_joint_coordinates to change only some), through
 // state_from_joint_coordinates; a mechanism with loops is then projected onto its loop
 // constraints (mass-weighted least change), so rates that do not fit the loops are
-// adjusted. Throws InputError when the coordinates cannot close the loops.
+// adjusted. A coupled joint's coordinate and rate follow its leader's (Model::couplings).
+// Throws InputError when the coordinates cannot close the loops.
 std::vector<BodyState> set_joint_state(const Model& model, const std::vector<BodyState>& state,
                                        const std::vector<JointCoords>& q,
                                        const std::vector<JointCoords>& qd, double dt);
