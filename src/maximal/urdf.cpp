@@ -1,10 +1,12 @@
 // A URDF description in maximal coordinates (docs/urdf.md): one rigid body per group of
 // links welded together by fixed joints, joined by revolute and prismatic joints.
+#include <cmath>
 #include <string>
 #include <vector>
 
 #include "marsden/error.hpp"
 #include "marsden/urdf.hpp"
+#include "marsden/maximal/joints.hpp"
 #include "marsden/maximal/setup.hpp"
 
 namespace marsden::maximal {
@@ -118,6 +120,15 @@ Mechanism mechanism_from_urdf(const UrdfModel& urdf, const Vec3& gravity, bool f
     if (uj.mimic.empty() || uj.type == UrdfJointType::Fixed) continue;
     couplings.push_back({uj.name + "_mimic", joint_index(uj.name), joint_index(uj.mimic),
                          uj.mimic_multiplier, uj.mimic_offset});
+  }
+  // A revolute coordinate is 2 atan2(sin, cos) of the relative quaternion, in (-2 pi, 2 pi]:
+  // with the child's quaternion of the other sign it reads 2 pi at zero. Parent first, each
+  // child takes the sign that reads 0, so springs and couplings start from the URDF's zero.
+  for (const Joint& j : joints) {
+    if (j.type != JointType::Revolute) continue;
+    const BodyState parent = j.parent == kWorld ? BodyState() : state[j.parent];
+    if (std::abs(joint_coordinate(j, parent, state[j.child], nullptr, nullptr)) > 3.0)
+      state[j.child].q.q = -state[j.child].q.q;
   }
   Model model(std::move(bodies), std::move(joints), gravity, std::move(couplings));
   // An offset moves the follower away from zero: place it where its leader says.

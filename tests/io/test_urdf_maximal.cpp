@@ -9,6 +9,7 @@
 #include "marsden/error.hpp"
 #include "marsden/io/urdf.hpp"
 #include "marsden/maximal/integrator.hpp"
+#include "marsden/maximal/joints.hpp"
 #include "marsden/maximal/setup.hpp"
 #include "marsden/tree/midpoint.hpp"
 #include "marsden/tree/model.hpp"
@@ -35,6 +36,28 @@ TEST(UrdfMaximal, DoublePendulumIsConsistentAtSetUp) {
   EXPECT_TRUE(m.state[0].x.isApprox(Vec3(0, 0, -0.5)));
   EXPECT_TRUE(m.state[1].x.isApprox(Vec3(0, 0, -1.4)));
   EXPECT_DOUBLE_EQ(m.model.bodies()[1].inertia(0, 0), 0.027);
+}
+
+// Every revolute joint reads 0 at the URDF's zero configuration, whatever the signs of the
+// bodies' quaternions would have been (a coordinate of 2 pi would start springs and
+// <mimic> couplings far from their zero): a chain of 24 links with large origin rotations.
+TEST(UrdfMaximal, RevoluteCoordinatesReadZeroAtTheZeroConfiguration) {
+  std::string body = R"(<link name="l0"/>)";
+  const std::string inertial = R"(<inertial><origin xyz="0.1 0 0"/><mass value="1"/>
+      <inertia ixx="0.01" iyy="0.02" izz="0.03"/></inertial>)";
+  for (int i = 1; i <= 24; ++i) {
+    const double a = 2.9 * std::sin(1.7 * i), b = 2.9 * std::cos(2.3 * i), c = 3.0 * std::sin(0.9 * i);
+    body += "<link name=\"l" + std::to_string(i) + "\">" + inertial + "</link>";
+    body += "<joint name=\"j" + std::to_string(i) + "\" type=\"continuous\"><parent link=\"l" +
+            std::to_string(i - 1) + "\"/><child link=\"l" + std::to_string(i) +
+            "\"/><origin xyz=\"0.2 0 0\" rpy=\"" + std::to_string(a) + " " + std::to_string(b) + " " +
+            std::to_string(c) + "\"/><axis xyz=\"0 0 1\"/></joint>";
+  }
+  const maximal::Mechanism m = maximal::mechanism_from_urdf(parse_urdf(robot(body), "chain.urdf"), kGravity);
+  for (const maximal::Joint& j : m.model.joints()) {
+    const maximal::BodyState parent = j.parent == maximal::kWorld ? maximal::BodyState() : m.state[j.parent];
+    EXPECT_NEAR(maximal::joint_coordinate(j, parent, m.state[j.child], nullptr, nullptr), 0.0, 1e-12) << j.name;
+  }
 }
 
 // Angle of the shoulder after `duration` from (shoulder, elbow) = (q1, 0) at rest.
