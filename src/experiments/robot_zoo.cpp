@@ -54,7 +54,9 @@ void run_zoo(ExperimentContext& ctx) {
     throw InputError("robot-zoo: python -m marsden.robot_zoo failed; see " + log.string());
 
   std::ifstream in(ctx.out_dir() / "robot_zoo.json");
-  const nlohmann::json result = nlohmann::json::parse(in);
+  const nlohmann::json result = nlohmann::json::parse(in, nullptr, false);
+  if (result.is_discarded())
+    throw InputError("robot-zoo: " + (ctx.out_dir() / "robot_zoo.json").string() + " is not valid JSON");
   ctx.add_parameter("pinocchio", result.at("pinocchio").get<std::string>());
   ctx.add_parameter("example_robot_data", result.at("example_robot_data").get<std::string>());
   ctx.add_parameter("robots", static_cast<double>(result.at("robots").size()));
