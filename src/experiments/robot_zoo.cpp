@@ -56,7 +56,8 @@ void run_zoo(ExperimentContext& ctx) {
   std::ifstream in(ctx.out_dir() / "robot_zoo.json");
   const nlohmann::json result = nlohmann::json::parse(in, nullptr, false);
   if (result.is_discarded())
-    throw InputError("robot-zoo: " + (ctx.out_dir() / "robot_zoo.json").string() + " is not valid JSON");
+    throw InputError("robot-zoo: " + (ctx.out_dir() / "robot_zoo.json").string() +
+                     " is not valid JSON");
   ctx.add_parameter("pinocchio", result.at("pinocchio").get<std::string>());
   ctx.add_parameter("example_robot_data", result.at("example_robot_data").get<std::string>());
   ctx.add_parameter("robots", static_cast<double>(result.at("robots").size()));
@@ -67,7 +68,8 @@ void run_zoo(ExperimentContext& ctx) {
   for (const auto& robot : result.at("robots")) {
     for (const char* engine : {"tree", "maximal"}) {
       const std::string status = robot.at(engine);
-      if (status != "loads") ctx.add_note(robot.at("robot").get<std::string>() + " (" + engine + "): " + status);
+      if (status != "loads")
+        ctx.add_note(robot.at("robot").get<std::string>() + " (" + engine + "): " + status);
     }
   }
   for (const auto& note : result.at("notes")) ctx.add_note(note);

@@ -156,7 +156,8 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
     const JsonNode file = sys.at("urdf");
     const std::filesystem::path path =
         std::filesystem::path(scene.file).parent_path() / file.string();
-    const bool floating = sys.has("base") && sys.at("base").one_of({"fixed", "floating"}) == "floating";
+    const bool floating =
+        sys.has("base") && sys.at("base").one_of({"fixed", "floating"}) == "floating";
     // read_urdf's errors name the URDF file and element; say which scene field led there.
     mech.emplace(with_field(file, [&] {
       return maximal::mechanism_from_urdf(read_urdf(path), Vec3(0.0, 0.0, -9.81), floating);

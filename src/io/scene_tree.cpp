@@ -268,7 +268,8 @@ std::shared_ptr<const Model> urdf_model(const JsonNode& sys, const std::string& 
       std::filesystem::path(scene_file).parent_path() / file.string();
   UrdfTreeOptions options;
   if (const auto g = sys.find("gravity")) options.gravity = g->vec3();
-  if (const auto b = sys.find("base")) options.floating_base = b->one_of({"fixed", "floating"}) == "floating";
+  if (const auto b = sys.find("base"))
+    options.floating_base = b->one_of({"fixed", "floating"}) == "floating";
   // read_urdf's errors name the URDF file and element; say which scene field led there.
   return with_field(file, [&] {
     return std::make_shared<const Model>(tree::model_from_urdf(read_urdf(path), options));

@@ -203,7 +203,8 @@ UrdfJoint read_joint(const Reporter& rep, const XMLElement* e, const std::string
   if (axis != nullptr && joint.type != UrdfJointType::Fixed) {
     const Vec3 a = r.triple(axis, "xyz", Vec3::UnitX());
     const double length = a.norm();
-    if (!(length > 0.0) || !std::isfinite(length)) r.fail("zero axis (or one whose length overflows)", axis);
+    if (!(length > 0.0) || !std::isfinite(length))
+      r.fail("zero axis (or one whose length overflows)", axis);
     joint.axis = a / length;
   }
 

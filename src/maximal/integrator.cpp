@@ -445,7 +445,8 @@ void solve_factored(const Model& model, Workspace& ws, const Eigen::VectorXd& rh
   for (std::size_t k = 0; k < ws.coupling.size(); ++k) {
     for (int i = 0; i < 4; ++i) {
       const int b = ws.coupling[k].body[i];
-      if (b != kWorld) ws.loop_rhs[topo.coupling_offset[k]] += ws.coupling[k].C[i].dot(dx.segment<6>(6 * b));
+      if (b == kWorld) continue;
+      ws.loop_rhs[topo.coupling_offset[k]] += ws.coupling[k].C[i].dot(dx.segment<6>(6 * b));
     }
   }
   ws.loop_y = ws.loop_lu.solve(ws.loop_rhs);
@@ -785,7 +786,8 @@ void residual_blocks(const Model& model, const Data& data, double dt, const Eige
       for (int a = 0; a < 2; ++a) {
         for (int b = 0; b < 2; ++b) {
           if (ends[a] == kWorld || ends[b] == kWorld) continue;
-          J_r_state.block<6, 6>(6 * ends[a], 12 * ends[b]) -= mu * weight * H.block<6, 6>(6 * a, 6 * b);
+          J_r_state.block<6, 6>(6 * ends[a], 12 * ends[b]) -=
+              mu * weight * H.block<6, 6>(6 * a, 6 * b);
         }
       }
     }
@@ -796,7 +798,8 @@ void residual_blocks(const Model& model, const Data& data, double dt, const Eige
       if (body[i] == kWorld) continue;
       const Mat3 R_f = (data.state[body[i]].q.inverse() * ws.next[body[i]].q).matrix();
       J_r_state.block<1, 3>(row, 12 * body[i]) += gradient[i].head<3>().transpose() / dt;
-      J_r_state.block<1, 3>(row, 12 * body[i] + 3) += gradient[i].tail<3>().transpose() * R_f.transpose() / dt;
+      J_r_state.block<1, 3>(row, 12 * body[i] + 3) +=
+          gradient[i].tail<3>().transpose() * R_f.transpose() / dt;
     }
   }
 }

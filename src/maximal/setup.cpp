@@ -111,7 +111,8 @@ std::vector<BodyState> set_joint_state(const Model& model, const std::vector<Bod
       qd_coupled[c.follower][0] = c.multiplier * qd_coupled[c.leader][0];
     }
   }
-  std::vector<BodyState> out = state_from_joint_coordinates(model, state, q_coupled, qd_coupled, dt);
+  std::vector<BodyState> out =
+      state_from_joint_coordinates(model, state, q_coupled, qd_coupled, dt);
   if (model.topology().loop_joints.empty()) return out;
   const ProjectionReport report = project_state(model, out);
   if (!report.converged) {

@@ -108,7 +108,8 @@ Mechanism mechanism_from_urdf(const UrdfModel& urdf, const Vec3& gravity, bool f
     j.damping = uj.damping;
     joints.push_back(j);
   }
-  if (bodies.empty()) throw InputError(where + "no moving link has an <inertial>: nothing can move");
+  if (bodies.empty())
+    throw InputError(where + "no moving link has an <inertial>: nothing can move");
   // <mimic>: couplings of the joints' coordinates (every movable URDF joint is one joint).
   std::vector<Coupling> couplings;
   auto joint_index = [&joints](const std::string& name) {

@@ -93,9 +93,9 @@ Model model_from_urdf(const UrdfModel& urdf, const UrdfTreeOptions& options) {
   }
   for (const UrdfJoint& joint : urdf.joints) {
     if (joint.mimic.empty()) continue;
-    builder.add_coordinate_coupling_constraint(joint.name + "_mimic", builder.coord_index(joint.name),
-                                               builder.coord_index(joint.mimic),
-                                               joint.mimic_multiplier, joint.mimic_offset);
+    builder.add_coordinate_coupling_constraint(
+        joint.name + "_mimic", builder.coord_index(joint.name), builder.coord_index(joint.mimic),
+        joint.mimic_multiplier, joint.mimic_offset);
   }
 
   for (std::size_t i = 0; i < urdf.links.size(); ++i) {

@@ -67,6 +67,40 @@ TEST(TreeScene, DoublePendulumWritesNamedColumnsAndConservesEnergy) {
             "t,q1,q2,qd_q1,qd_q2,p_q1,p_q2,energy,constraint_residual");
 }
 
+// "base": "floating" frees the URDF's root: six coordinates come first, and from rest
+// under gravity the whole arm falls without moving its joints, z = -g t^2 / 2 (the midpoint
+// rule is exact for a constant acceleration).
+TEST(TreeScene, FloatingUrdfBaseFallsFreely) {
+  TempDir dir;
+  const std::string urdf = (std::filesystem::path(MARSDEN_SOURCE_DIR) / "examples" / "urdf" /
+                            "arm.urdf").string();
+  const Scene scene = load_scene(dir.write(
+      "scene.json", pendulum_scene(R"({"type": "tree", "urdf": ")" + urdf + R"(", "base": "floating"})",
+                                   "{}")));
+  const auto& model = *std::get<TreeScene>(scene.system).model;
+  ASSERT_EQ(model.coords()[0].name, "base_link_x");
+  ASSERT_EQ(model.coords()[5].name, "base_link_roll");
+  const run::SceneRunSummary s = run::run_scene(scene, dir / "out");
+  ASSERT_TRUE(s.ok) << s.message;
+  const std::string csv = read_file(dir / "out" / "trajectory.csv");
+  const std::string header = csv.substr(0, csv.find('\n'));
+  std::string last = csv.substr(0, csv.size() - 1);
+  last = last.substr(last.rfind('\n') + 1);
+  auto column = [&](const std::string& name) {
+    int index = 0;
+    for (std::size_t at = 0; at < header.find("," + name + ","); ++at) index += header[at] == ',';
+    std::size_t begin = 0;
+    for (int k = 0; k < index + 1; ++k) begin = last.find(',', begin) + 1;
+    return std::stod(last.substr(begin));
+  };
+  EXPECT_NEAR(column("base_link_z"), -0.5 * 9.81 * 0.2 * 0.2, 1e-9);
+  EXPECT_NEAR(column("base_link_x"), 0.0, 1e-12);
+  EXPECT_NEAR(column("elbow"), 0.0, 1e-9);
+  expect_message(dir, load_error(dir, pendulum_scene(R"({"type": "tree", "urdf": ")" + urdf +
+                                                         R"(", "base": "wobbly"})", "{}")),
+                 "system.base", "floating");
+}
+
 TEST(TreeScene, Rk4RunsTheContinuousDynamics) {
   TempDir dir;
   const Scene scene = load_scene(dir.write(
