@@ -172,18 +172,31 @@ JsonDocument parse_json_text(std::string_view text, std::string file_label) {
   return doc;
 }
 
-JsonDocument read_json_file(const std::filesystem::path& path) {
+std::string read_input_file(const std::filesystem::path& path, const std::string& what) {
   const std::string label = path.string();
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) throw InputError(label + ": no such file");
-  if (std::filesystem::is_directory(path, ec))
-    throw InputError(label + ": is a directory, expected a JSON file");
+  const auto status = std::filesystem::status(path, ec);
+  if (!std::filesystem::exists(status)) throw InputError(label + ": no such file");
+  if (std::filesystem::is_directory(status))
+    throw InputError(label + ": is a directory, expected " + what);
+  if (!std::filesystem::is_regular_file(status))
+    throw InputError(label + ": is not a regular file (a device or a pipe), expected " + what);
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec) throw InputError(label + ": cannot read its size: " + ec.message());
+  if (size > kMaxInputFileBytes)
+    throw InputError(label + ": " + std::to_string(size) + " bytes, more than an input file may "
+                     "have (" + std::to_string(kMaxInputFileBytes) + "); expected " + what);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(label + ": cannot open for reading");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw InputError(label + ": read failed");
-  return parse_json_text(ss.str(), label);
+  std::string text(static_cast<std::size_t>(size), '\0');
+  in.read(text.data(), static_cast<std::streamsize>(size));
+  if (in.bad() || in.gcount() != static_cast<std::streamsize>(size))
+    throw InputError(label + ": read failed");
+  return text;
+}
+
+JsonDocument read_json_file(const std::filesystem::path& path) {
+  return parse_json_text(read_input_file(path, "a JSON file"), path.string());
 }
 
 void JsonNode::fail(std::string_view what) const {

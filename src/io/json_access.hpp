@@ -3,6 +3,8 @@
 //   scene.json: field 'integrator.tolerance': must be > 0 (got -0.1)
 #pragma once
 
+#include <cstdint>
+
 #include <filesystem>
 #include <initializer_list>
 #include <memory>
@@ -25,6 +27,14 @@ struct JsonDocument {
 // Reads and parses a file; a missing file, a read error, invalid JSON (with line and
 // column), a duplicate key or a number that overflows a double is an InputError.
 JsonDocument read_json_file(const std::filesystem::path& path);
+
+// Input files are read whole, so their size is bounded (docs/scene.md): 64 MiB.
+inline constexpr std::uintmax_t kMaxInputFileBytes = std::uintmax_t{64} << 20;
+
+// The text of an input file (scene, problem, URDF, warm start): an InputError naming the
+// path when it is missing, not a regular file (a directory, /dev/zero), larger than
+// kMaxInputFileBytes or unreadable. `what` says what the file should be.
+std::string read_input_file(const std::filesystem::path& path, const std::string& what);
 JsonDocument parse_json_text(std::string_view text, std::string file_label);
 
 // A view of one value of a JsonDocument together with its path from the root. Views are

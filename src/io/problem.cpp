@@ -324,8 +324,7 @@ std::string resimulation_scene(const Problem& problem, double dt,
 }
 
 control::VecX read_decision_vector(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path.string() + ": cannot read the warm-start vector");
+  std::istringstream in(detail::read_input_file(path, "a warm-start vector, one number per line"));
   std::vector<double> v;
   std::string line;
   int line_no = 0;
@@ -339,6 +338,8 @@ control::VecX read_decision_vector(const std::filesystem::path& path) {
                        ": expected one finite number");
     v.push_back(x);
   }
+  // An empty file would silently mean "no warm start".
+  if (v.empty()) throw InputError(path.string() + ": no numbers; expected a warm-start vector");
   return Eigen::Map<const control::VecX>(v.data(), static_cast<Eigen::Index>(v.size()));
 }
 

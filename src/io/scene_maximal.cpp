@@ -4,21 +4,27 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <iomanip>
 #include <limits>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "marsden/error.hpp"
 #include "marsden/io/urdf.hpp"
 #include "marsden/record/writers.hpp"
+#include "marsden/maximal/integrator.hpp"
 #include "marsden/maximal/setup.hpp"
 #include "scene_detail.hpp"
 
 namespace marsden::io::detail {
 
 namespace {
+
+// The largest dense Newton system a scene may ask for (docs/scene.md).
+constexpr double kDenseSolverGiB = 4.0;
 
 using maximal::BodyState;
 using maximal::JointCoords;
@@ -55,7 +61,8 @@ Mechanism builtin_mechanism(const JsonNode& sys, const std::string& name) {
   }
   if (name == "four_bar_chain") {
     if (given) params.expect_keys({"segments", "tilt"});
-    const int k = params.find("segments") ? params.at("segments").integer(1, 10000) : 1;
+    // Each segment closes a loop of 5 rows; the loop block holds 60 (maximal/integrator.cpp).
+    const int k = params.find("segments") ? params.at("segments").integer(1, 12) : 1;
     double tilt = 0.3;
     number_if(params, "tilt", tilt);
     return with_field(params, [&] { return maximal::four_bar_chain(k, tilt); });
@@ -191,9 +198,20 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
     if (const auto n = in->find("line_search")) newton.line_search = n->boolean();
     // Failed steps are subdivided by sim::simulate, not inside maximal::step.
     parse_failure_policy(*in, scene.policy);
-    if (const auto n = in->find("solver"))
+    if (const auto n = in->find("solver")) {
       ms->step.solver = n->one_of({"sparse", "dense"}) == "sparse" ? maximal::LinearSolver::SparseLDU
                                                                    : maximal::LinearSolver::DenseLU;
+      // Memory before work: the dense matrix and its LU, n^2 doubles each.
+      const int rows = maximal::system_size(*ms->model);
+      const double gib = 2.0 * double(rows) * rows * sizeof(double) / double(1 << 30);
+      if (ms->step.solver == maximal::LinearSolver::DenseLU && gib > kDenseSolverGiB) {
+        std::ostringstream msg;
+        msg << std::fixed << std::setprecision(1) << "the dense solver needs about " << gib << " GiB for "
+            << rows << " unknowns, over the limit of " << kDenseSolverGiB
+            << " GiB; the sparse solver (the default) needs O(n)";
+        n->fail(msg.str());
+      }
+    }
   }
   for (const char* key : {"shape", "kinematic"})
     if (const auto n = root.find(key))

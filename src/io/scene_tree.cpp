@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <iomanip>
 #include <limits>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -198,7 +200,9 @@ std::shared_ptr<const Model> inline_model(const JsonNode& sys) {
         const double rest = s.find("rest") ? s.at("rest").number() : 0.0;
         with_field(s, [&] { b.add_coordinate_spring(coord, k, rest); });
       } else {
-        const auto [fa, fb] = frame_pair(b, s.at("frames"));
+        // Plain variables: clang 14 cannot capture structured bindings.
+        const std::pair<int, int> ends = frame_pair(b, s.at("frames"));
+        const int fa = ends.first, fb = ends.second;
         const double rest = s.find("rest_length") ? s.at("rest_length").number_at_least(0.0) : 0.0;
         with_field(s, [&] { b.add_frame_spring(fa, fb, k, rest); });
       }
@@ -212,7 +216,8 @@ std::shared_ptr<const Model> inline_model(const JsonNode& sys) {
         const int coord = coord_ref(b, *n);
         with_field(d, [&] { b.add_coordinate_damper(coord, c); });
       } else {
-        const auto [fa, fb] = frame_pair(b, d.at("frames"));
+        const std::pair<int, int> ends = frame_pair(b, d.at("frames"));
+        const int fa = ends.first, fb = ends.second;
         with_field(d, [&] { b.add_frame_damper(fa, fb, c); });
       }
     }
@@ -223,7 +228,8 @@ std::shared_ptr<const Model> inline_model(const JsonNode& sys) {
       const std::string name = c.find("name") ? c.at("name").string() : kind + std::to_string(i);
       if (kind == "distance") {
         c.expect_keys({"type", "name", "frames", "distance", "distance_coordinate"});
-        const auto [fa, fb] = frame_pair(b, c.at("frames"));
+        const std::pair<int, int> ends = frame_pair(b, c.at("frames"));
+        const int fa = ends.first, fb = ends.second;
         if (const auto dc = c.find("distance_coordinate")) {
           if (c.has("distance")) c.fail("give \"distance\" or \"distance_coordinate\", not both");
           const int coord = coord_ref(b, *dc);
@@ -240,7 +246,8 @@ std::shared_ptr<const Model> inline_model(const JsonNode& sys) {
         with_field(c, [&] { b.add_point_on_plane_constraint(name, fa, fb, normal); });
       } else {
         c.expect_keys({"type", "name", "frames"});
-        const auto [fa, fb] = frame_pair(b, c.at("frames"));
+        const std::pair<int, int> ends = frame_pair(b, c.at("frames"));
+        const int fa = ends.first, fb = ends.second;
         with_field(c, [&] { b.add_point_to_point_constraint(name, fa, fb); });
       }
     }
@@ -363,6 +370,25 @@ void parse_initial_state(const JsonNode& root, TreeScene& tree, const std::strin
   }
 }
 
+// Memory before work: a run's Data must fit under tree::kDataMemoryLimit. The error names
+// the field that asked for the size (the model's n, the paper's cached Lagrangian).
+void check_memory(const JsonNode& root, const JsonNode& sys, const TreeScene& tree) {
+  const Model& model = *tree.model;
+  const bool cached = tree.midpoint.algorithm == tree::LagrangianAlgorithm::PaperCached;
+  const std::size_t need = tree::data_memory_estimate(model, cached ? 2 : 0);
+  if (need <= tree::kDataMemoryLimit) return;
+  std::ostringstream msg;
+  msg << std::fixed << std::setprecision(1) << "the model (" << model.num_coords() << " coordinates, "
+      << model.num_frames() << " frames) needs about " << double(need) / double(1 << 30)
+      << " GiB for a run, over the limit of " << double(tree::kDataMemoryLimit) / double(1 << 30)
+      << " GiB";
+  if (cached && tree::data_memory_estimate(model, 0) <= tree::kDataMemoryLimit)
+    root.at("integrator").at("lagrangian").fail(msg.str() + " with the paper's cached "
+                                                "recursion (n^3 on a chain); use \"spatial\"");
+  if (const auto p = sys.find("parameters"); p && p->has("n")) p->at("n").fail(msg.str());
+  sys.fail(msg.str());
+}
+
 }  // namespace
 
 void parse_tree(const JsonNode& root, Scene& scene) {
@@ -386,6 +412,7 @@ void parse_tree(const JsonNode& root, Scene& scene) {
   const Model& model = *tree->model;
 
   if (const auto in = root.find("integrator")) parse_integrator(*in, *tree, scene.policy);
+  check_memory(root, sys, *tree);
   parse_initial_state(root, *tree, scene.source, four_bar_params);
 
   // One signal per prescribed coordinate, by name: its displacement from the initial value.

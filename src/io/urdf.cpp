@@ -3,7 +3,6 @@
 
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -14,6 +13,7 @@
 #include <tinyxml2.h>
 
 #include "marsden/error.hpp"
+#include "json_access.hpp"
 
 namespace marsden::io {
 namespace {
@@ -382,12 +382,7 @@ UrdfModel parse_urdf(std::string_view xml, const std::string& source_name) {
 }
 
 UrdfModel read_urdf(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path.string() + ": cannot open file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw InputError(path.string() + ": read error");
-  return parse_urdf(text.str(), path.string());
+  return parse_urdf(detail::read_input_file(path, "a URDF file"), path.string());
 }
 
 }  // namespace marsden::io

@@ -36,9 +36,10 @@ struct Workspace {
         vectors(model.topology().size()) {
     const Topology& topo = model.topology();
     if (topo.loop_rows > kMaxLoopRows) {
-      throw InputError("model: " + std::to_string(topo.loop_rows) +
-                       " loop-closing constraint rows, at most " +
-                       std::to_string(kMaxLoopRows) + " are supported");
+      throw InputError("maximal model: " + std::to_string(topo.loop_rows) +
+                       " rows close loops (loop-closing joints and couplings), at most " +
+                       std::to_string(kMaxLoopRows) + " are supported (the Newton system's "
+                       "loop block is a dense Schur complement of fixed size)");
     }
     const int n = topo.size();
     const int nb = model.num_bodies();
@@ -103,9 +104,15 @@ Data::Data(const Model& model, std::vector<BodyState> initial)
   }
   for (int b = 0; b < model.num_bodies(); ++b) {
     const BodyState& st = state[b];
-    if (!st.x.allFinite() || !st.q.q.allFinite() || !st.v.allFinite() ||
-        !st.omega.allFinite() || st.q.q.norm() < 1e-12) {
-      throw InputError("data: state of body " + std::to_string(b) + " is not finite or has a zero quaternion");
+    const char* bad = !st.x.allFinite()       ? "position x is not finite"
+                      : !st.q.q.allFinite()   ? "quaternion q is not finite"
+                      : st.q.q.norm() < 1e-12 ? "quaternion q is zero"
+                      : !st.v.allFinite()     ? "velocity v is not finite"
+                      : !st.omega.allFinite() ? "angular velocity omega is not finite"
+                                              : nullptr;
+    if (bad != nullptr) {
+      throw InputError("maximal state: body " + std::to_string(b) + " ('" +
+                       model.bodies()[b].name + "'): " + bad);
     }
     state[b].q.q.normalize();
   }

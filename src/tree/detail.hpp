@@ -53,6 +53,10 @@ void spatial_lagrangian(const Model& model, Data& data, bool second_order);
 void paper_lagrangian(const Model& model, Data& data, const VecX& q, const VecX& qd,
                       bool second_order, bool cached);
 
+// Builds the ancestor lists and allocates the paper's caches up to `order` (0: the lists
+// only) on first use, after checking data.memory_limit (InputError beyond it).
+void ensure_paper_cache(const Model& model, Data& data, int order);
+
 // Generalized forces with the kinematics of joint_kinematics already at q.
 void forces_at_current_kinematics(const Model& model, Data& data, const VecX& qd,
                                   const VecX& u, bool derivatives);

@@ -1,5 +1,11 @@
 #include "marsden/tree/dynamics.hpp"
 
+#include <cstdint>
+#include <iomanip>
+#include <sstream>
+#include <string>
+#include <utility>
+
 #include <Eigen/LU>
 
 #include "marsden/error.hpp"
@@ -8,8 +14,116 @@
 
 namespace marsden::tree {
 
-Data::Data(const Model& model)
-    : newton(model.num_dynamic() + model.num_constraint_rows()) {
+namespace {
+
+std::size_t saturating_add(std::size_t a, std::size_t b) {
+  return a > SIZE_MAX - b ? SIZE_MAX : a + b;
+}
+std::size_t saturating_mul(std::size_t a, std::size_t b) {
+  return b != 0 && a > SIZE_MAX / b ? SIZE_MAX : a * b;
+}
+
+// Entries of the paper's first and second derivative caches: the sums over the frames of
+// their driven-ancestor counts and of their squares.
+std::pair<std::size_t, std::size_t> paper_cache_entries(const Model& model) {
+  std::vector<std::size_t> count(model.num_frames(), 0);
+  std::size_t d1 = 0, d2 = 0;
+  for (int k = 0; k < model.num_frames(); ++k) {
+    const Frame& f = model.frames()[k];
+    count[k] = (f.parent == kWorld ? 0 : count[f.parent]) + (f.coord >= 0 ? 1 : 0);
+    d1 = saturating_add(d1, count[k]);
+    d2 = saturating_add(d2, saturating_mul(count[k], count[k]));
+  }
+  return {d1, d2};
+}
+
+std::string gigabytes(std::size_t bytes) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(1) << static_cast<double>(bytes) / double(1 << 30) << " GiB";
+  return s.str();
+}
+
+}  // namespace
+
+std::size_t data_memory_estimate(const Model& model, int paper_order) {
+  const std::size_t n = model.num_coords(), k = n + model.num_constraint_rows();
+  // Eight n x n matrices, four (n + m) x (n + m) ones (Newton, saddle point, LU).
+  std::size_t bytes = saturating_mul(sizeof(double),
+                                     saturating_add(saturating_mul(8 * n, n),
+                                                    saturating_mul(4 * k, k)));
+  if (paper_order <= 0) return bytes;
+  const auto [d1, d2] = paper_cache_entries(model);
+  const std::size_t entry = sizeof(Mat4) + 2 * sizeof(Vec6);
+  bytes = saturating_add(bytes, saturating_mul(d1, sizeof(int) + entry));
+  if (paper_order >= 2) bytes = saturating_add(bytes, saturating_mul(d2, entry));
+  return bytes;
+}
+
+namespace detail {
+
+void ensure_paper_cache(const Model& model, Data& data, int order) {
+  const bool built = data.anc.size() == static_cast<std::size_t>(model.num_frames());
+  const bool first = order < 1 || data.dg.size() == data.d1_size;
+  const bool second = order < 2 || data.ddg.size() == data.d2_size;
+  if (built && first && second) return;
+  const std::size_t need = data_memory_estimate(model, order);
+  if (need > data.memory_limit) {
+    throw InputError("tree model: the paper's cached recursion needs about " + gigabytes(need) +
+                     " here (" + std::to_string(model.num_coords()) + " coordinates, " +
+                     std::to_string(model.num_frames()) + " frames; its second derivatives "
+                     "grow like n^3 on a chain), over the limit of " +
+                     gigabytes(data.memory_limit) +
+                     "; the spatial algorithm (the default) needs O(n^2)");
+  }
+  if (!built) {
+    const int nf = model.num_frames();
+    data.anc.assign(nf, {});
+    data.d1_offset.assign(nf, 0);
+    data.d2_offset.assign(nf, 0);
+    data.d1_size = data.d2_size = 0;
+    for (int k = 0; k < nf; ++k) {
+      const Frame& f = model.frames()[k];
+      if (f.parent != kWorld) data.anc[k] = data.anc[f.parent];
+      if (f.coord >= 0) data.anc[k].push_back(f.coord);
+      data.d1_offset[k] = data.d1_size;
+      data.d2_offset[k] = data.d2_size;
+      data.d1_size += data.anc[k].size();
+      data.d2_size += data.anc[k].size() * data.anc[k].size();
+    }
+  }
+  if (order >= 1 && data.dg.size() != data.d1_size) {
+    data.dg.assign(data.d1_size, Mat4::Zero());
+    data.dvb_dq.assign(data.d1_size, Vec6::Zero());
+    data.dvb_dqd.assign(data.d1_size, Vec6::Zero());
+  }
+  if (order >= 2 && data.ddg.size() != data.d2_size) {
+    data.ddg.assign(data.d2_size, Mat4::Zero());
+    data.ddvb_dqdq.assign(data.d2_size, Vec6::Zero());
+    data.ddvb_dqd_dq.assign(data.d2_size, Vec6::Zero());
+  }
+}
+
+}  // namespace detail
+
+namespace {
+
+// The limit, after checking the dense work space against it (before any is allocated).
+std::size_t checked_memory_limit(const Model& model, std::size_t limit) {
+  const std::size_t need = data_memory_estimate(model, 0);
+  if (need > limit) {
+    throw InputError("tree model: " + std::to_string(model.num_coords()) + " coordinates and " +
+                     std::to_string(model.num_constraint_rows()) + " constraint rows need about " +
+                     gigabytes(need) + " of dense work space, over the limit of " +
+                     gigabytes(limit));
+  }
+  return limit;
+}
+
+}  // namespace
+
+Data::Data(const Model& model, std::size_t memory_limit_bytes)
+    : memory_limit(checked_memory_limit(model, memory_limit_bytes)),
+      newton(model.num_dynamic() + model.num_constraint_rows()) {
   const int n = model.num_coords(), nf = model.num_frames(), nj = int(model.joints().size());
   const int nu = model.num_inputs(), m = model.num_constraint_rows();
   L_q = L_v = VecX::Zero(n);
@@ -23,25 +137,6 @@ Data::Data(const Model& model)
 
   g_s.assign(nf, SE3::identity());
   v_b.assign(nf, Vec6::Zero());
-  anc.resize(nf);
-  d1_offset.resize(nf);
-  d2_offset.resize(nf);
-  int d1 = 0, d2 = 0;
-  for (int k = 0; k < nf; ++k) {
-    const Frame& f = model.frames()[k];
-    if (f.parent != kWorld) anc[k] = anc[f.parent];
-    if (f.coord >= 0) anc[k].push_back(f.coord);
-    d1_offset[k] = d1;
-    d2_offset[k] = d2;
-    d1 += int(anc[k].size());
-    d2 += int(anc[k].size() * anc[k].size());
-  }
-  dg.assign(d1, Mat4::Zero());
-  dvb_dq.assign(d1, Vec6::Zero());
-  dvb_dqd.assign(d1, Vec6::Zero());
-  ddg.assign(d2, Mat4::Zero());
-  ddvb_dqdq.assign(d2, Vec6::Zero());
-  ddvb_dqd_dq.assign(d2, Vec6::Zero());
 
   g_joint.assign(nj, SE3::identity());
   S = V = c = F = e = H = std::vector<Vec6>(nj, Vec6::Zero());

@@ -32,21 +32,36 @@ std::optional<Transform> transform_from_name(const std::string& name) {
 
 const char* transform_name(Transform t) { return kTransformNames[static_cast<int>(t)]; }
 
-int Model::frame_index(const std::string& name) const {
-  for (int i = 0; i < num_frames(); ++i)
-    if (frames_[i].name == name) return i;
+namespace {
+
+// The first few names, for a message that stays short on a model of any size.
+template <class Items>
+std::string some_names(const Items& items) {
+  constexpr std::size_t kShown = 20;
   std::string known;
-  for (const Frame& f : frames_) known += (known.empty() ? "" : ", ") + f.name;
-  throw InputError("tree model: no frame named \"" + name + "\" (frames: " + known + ")");
+  for (std::size_t i = 0; i < items.size() && i < kShown; ++i)
+    known += (i == 0 ? "" : ", ") + items[i].name;
+  if (items.size() > kShown) known += ", ... (" + std::to_string(items.size()) + " in all)";
+  return known;
+}
+
+// A name quoted for a message, cut to 80 characters.
+std::string quoted_name(const std::string& name) {
+  return "\"" + (name.size() > 80 ? name.substr(0, 80) + "..." : name) + "\"";
+}
+
+}  // namespace
+
+int Model::frame_index(const std::string& name) const {
+  if (const auto it = frame_by_name_.find(name); it != frame_by_name_.end()) return it->second;
+  throw InputError("tree model: no frame named " + quoted_name(name) + " (frames: " +
+                   some_names(frames_) + ")");
 }
 
 int Model::coord_index(const std::string& name) const {
-  for (int i = 0; i < num_coords(); ++i)
-    if (coords_[i].name == name) return i;
-  std::string known;
-  for (const Coordinate& c : coords_) known += (known.empty() ? "" : ", ") + c.name;
-  throw InputError("tree model: no coordinate named \"" + name + "\" (coordinates: " + known +
-                   ")");
+  if (const auto it = coord_by_name_.find(name); it != coord_by_name_.end()) return it->second;
+  throw InputError("tree model: no coordinate named " + quoted_name(name) + " (coordinates: " +
+                   some_names(coords_) + ")");
 }
 
 bool Model::joint_supports(int a, int b) const {
@@ -73,10 +88,10 @@ void ModelBuilder::check_coord(int coord, const char* what) const {
 
 int ModelBuilder::add_frame(Frame frame) {
   if (frame.name.empty()) throw InputError("tree model: a frame needs a name");
-  for (const Frame& f : model_.frames_)
-    if (f.name == frame.name)
-      throw InputError("tree model: duplicate frame name \"" + frame.name + "\"");
+  if (model_.frame_by_name_.count(frame.name) != 0)
+    throw InputError("tree model: duplicate frame name " + quoted_name(frame.name));
   if (frame.parent != kWorld) check_frame(frame.parent, ("frame \"" + frame.name + "\" parent").c_str());
+  model_.frame_by_name_.emplace(frame.name, num_frames());
   model_.frames_.push_back(std::move(frame));
   return num_frames() - 1;
 }
@@ -88,10 +103,9 @@ int ModelBuilder::add_joint_frame(const std::string& name, int parent, Transform
                      "\": a coordinate drives a primitive transform (tx..rz), not const");
   if (coord_name.empty())
     throw InputError("tree model: frame \"" + name + "\": the coordinate needs a name");
-  for (const Coordinate& c : model_.coords_)
-    if (c.name == coord_name)
-      throw InputError("tree model: frame \"" + name + "\": duplicate coordinate name \"" +
-                       coord_name + "\"");
+  if (model_.coord_by_name_.count(coord_name) != 0)
+    throw InputError("tree model: frame " + quoted_name(name) + ": duplicate coordinate name " +
+                     quoted_name(coord_name));
   Frame f;
   f.name = name;
   f.parent = parent;
@@ -102,6 +116,7 @@ int ModelBuilder::add_joint_frame(const std::string& name, int parent, Transform
   c.name = coord_name;
   c.frame = index;
   c.prescribed = prescribed;
+  model_.coord_by_name_.emplace(coord_name, num_coords());
   model_.coords_.push_back(c);
   return index;
 }

@@ -116,16 +116,16 @@ struct Cached {
   Mat4 pose(int k) const { return data.g_s[k].matrix(); }
   const Mat4& dg(int k, int t) const { return data.dg[data.d1_offset[k] + t]; }
   const Mat4& ddg(int k, int t, int u) const {
-    return data.ddg[data.d2_offset[k] + t * int(data.anc[k].size()) + u];
+    return data.ddg[data.d2_offset[k] + std::size_t(t) * data.anc[k].size() + u];
   }
   const Vec6& vb(int k) const { return data.v_b[k]; }
   const Vec6& dvb_dq(int k, int t) const { return data.dvb_dq[data.d1_offset[k] + t]; }
   const Vec6& dvb_dqd(int k, int t) const { return data.dvb_dqd[data.d1_offset[k] + t]; }
   const Vec6& ddvb_dqdq(int k, int t, int u) const {
-    return data.ddvb_dqdq[data.d2_offset[k] + t * int(data.anc[k].size()) + u];
+    return data.ddvb_dqdq[data.d2_offset[k] + std::size_t(t) * data.anc[k].size() + u];
   }
   const Vec6& ddvb_dqd_dq(int k, int t, int u) const {
-    return data.ddvb_dqd_dq[data.d2_offset[k] + t * int(data.anc[k].size()) + u];
+    return data.ddvb_dqd_dq[data.d2_offset[k] + std::size_t(t) * data.anc[k].size() + u];
   }
 };
 
@@ -171,6 +171,7 @@ void assemble(const Model& model, Data& data, const Source& src, Index index,
 
 void frame_kinematics(const Model& model, Data& data, const VecX& q, const VecX& qd,
                       int order) {
+  if (order >= 1) detail::ensure_paper_cache(model, data, order);
   const auto& frames = model.frames();
   for (int k = 0; k < model.num_frames(); ++k) {
     const Frame& f = frames[k];
@@ -185,7 +186,7 @@ void frame_kinematics(const Model& model, Data& data, const VecX& q, const VecX&
     if (order < 1) continue;
     const int na = static_cast<int>(data.anc[k].size());
     const int own = f.coord >= 0 ? na - 1 : -1;  // position of the frame's own coordinate
-    const int o1 = data.d1_offset[k], o1p = p == kWorld ? 0 : data.d1_offset[p];
+    const std::size_t o1 = data.d1_offset[k], o1p = p == kWorld ? 0 : data.d1_offset[p];
     const Mat4 xi_hat = SE3::hat(xi);
     const Mat6 ad_xi = SE3::ad(xi);
     const Vec6 A_v_par = A * v_par;
@@ -201,11 +202,11 @@ void frame_kinematics(const Model& model, Data& data, const VecX& q, const VecX&
       }
     }
     if (order < 2) continue;
-    const int o2 = data.d2_offset[k], o2p = p == kWorld ? 0 : data.d2_offset[p];
+    const std::size_t o2 = data.d2_offset[k], o2p = p == kWorld ? 0 : data.d2_offset[p];
     const int np = na - (own >= 0 ? 1 : 0);  // the parent's ancestor count
     for (int t = 0; t < na; ++t) {
       for (int u = 0; u < na; ++u) {
-        const int at = o2 + t * na + u;
+        const std::size_t at = o2 + std::size_t(t) * na + u;
         if (t == own && u == own) {  // eqs. (4), (8)
           data.ddg[at] = data.g_s[k].matrix() * xi_hat * xi_hat;
           data.ddvb_dqdq[at] = ad_xi * ad_xi * A_v_par;
@@ -219,7 +220,7 @@ void frame_kinematics(const Model& model, Data& data, const VecX& q, const VecX&
           data.ddvb_dqdq[at] = -ad_xi * A * data.dvb_dq[o1p + t];
           data.ddvb_dqd_dq[at] = -ad_xi * A * data.dvb_dqd[o1p + t];  // eqs. (9)-(10)
         } else {
-          const int ap = o2p + t * np + u;
+          const std::size_t ap = o2p + std::size_t(t) * np + u;
           data.ddg[at] = data.ddg[ap] * local_m;
           data.ddvb_dqdq[at] = A * data.ddvb_dqdq[ap];
           data.ddvb_dqd_dq[at] = A * data.ddvb_dqd_dq[ap];
@@ -237,7 +238,7 @@ Mat4 frame_pose_dq(const Data& data, int frame, int i) {
 Mat4 frame_pose_dqdq(const Data& data, int frame, int i, int j) {
   const int t = anc_position(data, frame, i), u = anc_position(data, frame, j);
   if (t < 0 || u < 0) return Mat4::Zero();
-  return data.ddg[data.d2_offset[frame] + t * int(data.anc[frame].size()) + u];
+  return data.ddg[data.d2_offset[frame] + std::size_t(t) * data.anc[frame].size() + u];
 }
 
 Vec6 body_velocity_dq(const Data& data, int frame, int i) {
@@ -253,13 +254,13 @@ Vec6 body_velocity_dqd(const Data& data, int frame, int i) {
 Vec6 body_velocity_dqdq(const Data& data, int frame, int i, int j) {
   const int t = anc_position(data, frame, i), u = anc_position(data, frame, j);
   if (t < 0 || u < 0) return Vec6::Zero();
-  return data.ddvb_dqdq[data.d2_offset[frame] + t * int(data.anc[frame].size()) + u];
+  return data.ddvb_dqdq[data.d2_offset[frame] + std::size_t(t) * data.anc[frame].size() + u];
 }
 
 Vec6 body_velocity_dqd_dq(const Data& data, int frame, int i, int j) {
   const int t = anc_position(data, frame, i), u = anc_position(data, frame, j);
   if (t < 0 || u < 0) return Vec6::Zero();
-  return data.ddvb_dqd_dq[data.d2_offset[frame] + t * int(data.anc[frame].size()) + u];
+  return data.ddvb_dqd_dq[data.d2_offset[frame] + std::size_t(t) * data.anc[frame].size() + u];
 }
 
 namespace detail {
@@ -270,6 +271,7 @@ void paper_lagrangian(const Model& model, Data& data, const VecX& q, const VecX&
     frame_kinematics(model, data, q, qd, second_order ? 2 : 1);
     assemble(model, data, Cached{data}, [](int, int t) { return t; }, second_order);
   } else {
+    ensure_paper_cache(model, data, 0);
     assemble(model, data, Uncached{model, q, qd},
              [&data](int k, int t) { return data.anc[k][t]; }, second_order);
   }

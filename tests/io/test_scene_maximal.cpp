@@ -114,6 +114,17 @@ TEST(MaximalScene, UrdfMimicIsACouplingFromTheInitialState) {
   EXPECT_NEAR(q[1][0], -0.5 * q[0][0] + 0.1, 1e-9);
 }
 
+// The dense solver's n^2 matrix is refused when the scene is read, naming the field (issue
+// 23: a 3000-link chain with "solver": "dense" ended in std::bad_alloc).
+TEST(MaximalScene, DenseSolverTooLargeForMemoryNamesTheField) {
+  TempDir dir;
+  expect_message(dir,
+                 load_error(dir, chain_scene(
+                     R"({"type": "maximal", "mechanism": "pendulum_chain", "parameters": {"n": 3000}})",
+                     R"(, "integrator": {"solver": "dense"})")),
+                 "integrator.solver", "GiB");
+}
+
 // A step that cannot converge ends the run: status "failed", the step, time and reason in
 // summary.json, and the rows computed before it kept.
 TEST(MaximalScene, FailedStepIsReported) {

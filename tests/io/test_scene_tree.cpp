@@ -219,6 +219,39 @@ TEST(TreeSceneErrors, NegativeMassAndNaN) {
                  "system.frames[0].mass.mass", "must be > 0 (got -2)");
 }
 
+// Issue 23's reproducers: sizes that would crash or exhaust memory are refused when the
+// scene is read, naming the field that asked for them.
+TEST(TreeSceneErrors, ModelsTooLargeForMemoryNameTheField) {
+  TempDir dir;
+  const std::string chain = R"({"type": "tree", "model": "n_link_pendulum", "parameters": {"n": 2344}})";
+  expect_message(dir,
+                 load_error(dir, pendulum_scene(chain, "{}", "0.01",
+                                                R"(, "integrator": {"lagrangian": "paper_cached"})")),
+                 "integrator.lagrangian", "GiB");
+  expect_message(dir,
+                 load_error(dir, pendulum_scene(
+                     R"({"type": "tree", "model": "n_link_pendulum", "parameters": {"n": 100000}})", "{}")),
+                 "system.parameters.n", "GiB");
+}
+
+// Input files are read only when they are regular files of a bounded size.
+TEST(TreeSceneErrors, InputFilesMustBeRegularFilesOfBoundedSize) {
+  TempDir dir;
+  for (const char* path : {"/dev/zero", "/tmp"}) {
+    try {
+      load_scene(path);
+      ADD_FAILURE() << path;
+    } catch (const InputError& e) {
+      const std::string msg = e.what();
+      EXPECT_TRUE(msg.find("not a regular file") != std::string::npos ||
+                  msg.find("is a directory") != std::string::npos) << msg;
+    }
+  }
+  std::filesystem::create_directories(dir / "robot.urdf");  // a directory named like a file
+  expect_message(dir, load_error(dir, pendulum_scene(R"({"type": "tree", "urdf": "robot.urdf"})")),
+                 "system.urdf", "is a directory");
+}
+
 TEST(TreeSceneErrors, TimeStepMustBePositive) {
   TempDir dir;
   expect_message(dir,

@@ -51,6 +51,51 @@ double run_midpoint(const Model& model, const VecX& q0, const VecX& qd0, double 
   return drift;
 }
 
+// Sizes are checked before memory is spent. The reproducer of issue 23: at n = 2344 the
+// paper's second-derivative cache (sum of squared ancestor counts, about 8.6e9 entries)
+// overflowed an int and was written past its end; now its size is counted in size_t and
+// refused against Data::memory_limit, and a chain too large for the dense work space is
+// refused when its Data is made. Building a 100 000-link model stays linear in n.
+TEST(BuiltinModels, LargeModelsAreRefusedBeforeTheirMemoryIsSpent) {
+  const Model big = n_link_pendulum(2344);
+  Data data(big);  // the dense work space fits (0.4 GiB)
+  const VecX q = VecX::Constant(big.num_coords(), 0.1), qd = VecX::Zero(big.num_coords());
+  try {
+    lagrangian_terms(big, data, q, qd, true, LagrangianAlgorithm::PaperCached);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("paper's cached recursion"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("GiB"), std::string::npos) << msg;
+  }
+  EXPECT_GT(data_memory_estimate(big, 2), kDataMemoryLimit);
+  EXPECT_LT(data_memory_estimate(big, 0), kDataMemoryLimit);
+
+  const Model huge = n_link_pendulum(100000);
+  EXPECT_EQ(huge.coord_index("q100000"), 99999);
+  try {
+    Data too_big(huge);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("dense work space"), std::string::npos) << e.what();
+  }
+}
+
+// On a model small enough for it, the lazily built cache gives the spatial algorithm's
+// terms.
+TEST(BuiltinModels, PaperCacheBuiltOnFirstUseAgreesWithTheSpatialAlgorithm) {
+  const Model m = n_link_pendulum(6);
+  Data paper(m), spatial(m);
+  EXPECT_TRUE(paper.anc.empty());
+  const VecX q = VecX::LinSpaced(6, -0.5, 0.7), qd = VecX::LinSpaced(6, 0.3, -0.4);
+  lagrangian_terms(m, paper, q, qd, true, LagrangianAlgorithm::PaperCached);
+  lagrangian_terms(m, spatial, q, qd, true, LagrangianAlgorithm::Spatial);
+  EXPECT_TRUE(spatial.ddg.empty());  // the spatial algorithm never builds the cache
+  EXPECT_EQ(paper.anc.size(), std::size_t(m.num_frames()));
+  EXPECT_LT((paper.M - spatial.M).norm(), 1e-12 * spatial.M.norm());
+  EXPECT_LT((paper.L_qq - spatial.L_qq).norm(), 1e-12 * (1.0 + spatial.L_qq.norm()));
+}
+
 TEST(BuiltinModels, PendulumChainHasOneJointAndTwoFramesPerLink) {
   const Model m = n_link_pendulum(7);
   EXPECT_EQ(m.num_coords(), 7);

@@ -2,6 +2,7 @@
 // Model so that evaluating and stepping never allocate. One Data per thread.
 #pragma once
 
+#include <cstddef>
 #include <vector>
 
 #include <Eigen/Core>
@@ -28,8 +29,20 @@ enum class LagrangianAlgorithm {
   PaperUncached
 };
 
+// The memory a Data may take before it is refused (docs/tree.md): 4 GiB by default.
+inline constexpr std::size_t kDataMemoryLimit = std::size_t{4} << 30;
+
+// Bytes a Data of the model takes: the dense n x n work space (always) and the cache of
+// the paper's recursion up to `paper_order` (0: none; 2: second derivatives, sum over the
+// frames of (driven ancestors)^2 entries, n^3 / 3 on a chain). Saturates instead of
+// overflowing.
+std::size_t data_memory_estimate(const Model& model, int paper_order);
+
 struct Data {
-  explicit Data(const Model& model);
+  // Throws InputError, naming the estimate and the limit, when the dense work space would
+  // take more than memory_limit bytes.
+  explicit Data(const Model& model, std::size_t memory_limit = kDataMemoryLimit);
+  std::size_t memory_limit;
 
   // --- Lagrangian terms at (q, qd): all coordinates, n = model.num_coords().
   double kinetic = 0.0, potential = 0.0;
@@ -50,9 +63,12 @@ struct Data {
   std::vector<SE3> g_s;   // pose of every frame in the world, eq. (1)
   std::vector<Vec6> v_b;  // body velocity of every frame, eq. (6)
   // Per frame k, the coordinates of its driven ancestors (itself included), root first,
-  // and the offsets of its first and second derivative blocks in the arrays below.
+  // and the offsets of its first and second derivative blocks in the arrays below. Built
+  // by frame_kinematics on first use (order >= 1), after checking memory_limit: only the
+  // paper's algorithms need them.
   std::vector<std::vector<int>> anc;
-  std::vector<int> d1_offset, d2_offset;
+  std::vector<std::size_t> d1_offset, d2_offset;
+  std::size_t d1_size = 0, d2_size = 0;  // entries of the first and second derivatives
   std::vector<Mat4> dg, ddg;                  // eqs. (3), (4)
   std::vector<Vec6> dvb_dq, dvb_dqd;          // eq. (7) and d v_b / d qd_i
   std::vector<Vec6> ddvb_dqdq, ddvb_dqd_dq;   // eqs. (8), (9)-(10)

@@ -11,6 +11,7 @@
 
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "marsden/lie/se3.hpp"
@@ -146,6 +147,8 @@ class Model {
   friend class ModelBuilder;
   std::vector<Frame> frames_;
   std::vector<Coordinate> coords_;
+  // Names to indices: lookups and the builder's duplicate checks stay O(1) on large models.
+  std::unordered_map<std::string, int> frame_by_name_, coord_by_name_;
   std::vector<Mass> masses_;
   std::vector<Constraint> constraints_;
   std::vector<CoordinateSpring> coord_springs_;
