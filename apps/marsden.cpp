@@ -1,12 +1,18 @@
 // The `marsden` command: simulate a scene file, solve an optimal-control problem, list and
 // run experiments. Exit codes: 0 success, 1 internal error, 2 bad input (scene, problem,
 // arguments, output directory), 3 the solver failed (a step did not converge, or the
-// optimisation found no solution; the outputs computed are written).
+// optimisation found no solution; the outputs computed are written), 130 interrupted by
+// SIGINT or SIGTERM (the outputs computed are written, summary.json says "interrupted").
+#include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
+#include <initializer_list>
 #include <iostream>
 #include <string>
+
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 
@@ -21,27 +27,92 @@ namespace {
 constexpr int kExitInternal = 1;
 constexpr int kExitInput = 2;
 constexpr int kExitSolver = 3;
+constexpr int kExitInterrupted = 130;  // 128 + SIGINT, as shells report it
 
 int error(const std::string& message, int code) {
   std::cerr << "marsden: error: " << message << '\n';
   return code;
 }
 
-int simulate(const std::string& scene_file, const std::string& out_dir) {
+// SIGINT and SIGTERM end a run at the next step (sim::RunOptions::stop), never in the
+// middle of writing; a second signal kills as usual.
+std::atomic<bool> g_stop{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
+
+extern "C" void on_stop_signal(int signal) {
+  g_stop.store(true);
+  std::signal(signal, SIG_DFL);
+}
+
+void catch_stop_signals() {
+  std::signal(SIGINT, on_stop_signal);
+  std::signal(SIGTERM, on_stop_signal);
+}
+
+struct Options {
+  bool force = false;     // --force: replace the previous run's files in --out
+  bool progress = false;  // --progress, or standard error is a terminal
+};
+
+// One line on standard error, rewritten in place: steps, simulated time, rate, time left.
+marsden::run::RunControl run_control(const Options& options) {
+  marsden::run::RunControl control;
+  control.stop = &g_stop;
+  if (options.progress) {
+    control.progress = [](const marsden::sim::Progress& p) {
+      const double rate = p.wall_s > 0.0 ? p.steps_done / p.wall_s : 0.0;
+      const double left = rate > 0.0 ? (p.steps - p.steps_done) / rate : 0.0;
+      std::fprintf(stderr, "\rmarsden: step %d of %d (%.1f %%), t = %.6g s, %.3g steps/s, %.0f s left ",
+                   p.steps_done, p.steps, 100.0 * p.steps_done / p.steps, p.t, rate, left);
+      if (p.steps_done == p.steps || g_stop.load()) std::fputc('\n', stderr);
+      std::fflush(stderr);
+    };
+  }
+  return control;
+}
+
+// An output folder that already holds files is refused, so that a new run never mixes
+// with an old one; --force removes the files this command writes there (and only those).
+void prepare_out(const std::filesystem::path& out, bool force,
+                 std::initializer_list<const char*> files) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::exists(out, ec)) return;
+  if (!fs::is_directory(out, ec))
+    throw marsden::InputError(out.string() + ": exists and is not a directory (--out)");
+  if (fs::is_empty(out, ec)) return;
+  std::string names;
+  for (const char* f : files) names += std::string(names.empty() ? "" : ", ") + f;
+  if (!force)
+    throw marsden::InputError(out.string() + ": already holds files; choose another --out, or "
+                              "add --force to replace the previous run's (" + names + ")");
+  for (const char* f : files) {
+    fs::remove(out / f, ec);
+    if (ec) throw marsden::InputError((out / f).string() + ": cannot remove: " + ec.message());
+  }
+}
+
+int simulate(const std::string& scene_file, const std::string& out_dir, const Options& options) {
   const marsden::io::Scene scene = marsden::io::load_scene(scene_file);
-  const auto s = marsden::run::run_scene(scene, out_dir);
+  prepare_out(out_dir, options.force, {"trajectory.csv", "trajectory.npz", "summary.json"});
+  catch_stop_signals();
+  const auto s = marsden::run::run_scene(scene, out_dir, run_control(options));
   const std::filesystem::path out(out_dir);
   std::cout << scene.system_type << ": " << s.steps_done << " of " << s.steps_requested
             << " steps in " << s.wall_time_s << " s; wrote "
             << (out / "trajectory.csv").string() << ", " << (out / "trajectory.npz").string()
             << ", " << (out / "summary.json").string() << '\n';
+  if (s.interrupted) return error(s.message, kExitInterrupted);
   if (!s.ok) return error(s.message, kExitSolver);
   return 0;
 }
 
 int optimize(const std::string& problem_file, const std::string& out_dir,
-             const std::string& warm_start) {
+             const std::string& warm_start, const Options& options) {
   marsden::io::Problem problem = marsden::io::load_problem(problem_file);
+  prepare_out(out_dir, options.force,
+              {"trajectory.csv", "controls.csv", "trajectory.npz", "summary.json",
+               "decision_vector.txt", "ipopt.log", "resimulate.json"});
   if (!warm_start.empty()) problem.warm_start = marsden::io::read_decision_vector(warm_start);
   const auto s = marsden::run::run_problem(problem, out_dir);
   const auto& sol = s.solution;
@@ -78,10 +149,16 @@ int run(int argc, char** argv) {
   app.set_version_flag("--version", std::string("marsden ") + MARSDEN_VERSION);
   app.require_subcommand(1);
 
+  Options options;
+  options.progress = isatty(STDERR_FILENO) != 0;
   std::string scene_file, sim_out;
   auto* sim = app.add_subcommand("simulate", "Simulate a scene file (docs/scene.md)");
   sim->add_option("scene", scene_file, "Scene file (JSON)")->required();
   sim->add_option("--out,-o", sim_out, "Output directory (created if needed)")->required();
+  sim->add_flag("--force", options.force,
+                "Replace the outputs of an earlier run in --out (refused otherwise)");
+  sim->add_flag("--progress", options.progress,
+                "Report progress on standard error (the default when it is a terminal)");
 
   std::string problem_file, opt_out, warm_start;
   auto* opt = app.add_subcommand("optimize", "Solve an optimal-control problem file (docs/dmoc.md)");
@@ -89,6 +166,8 @@ int run(int argc, char** argv) {
   opt->add_option("--out,-o", opt_out, "Output directory (created if needed)")->required();
   opt->add_option("--warm-start", warm_start,
                   "decision_vector.txt of an earlier solution of the same problem");
+  opt->add_flag("--force", options.force,
+                "Replace the outputs of an earlier run in --out (refused otherwise)");
 
   auto* exp = app.add_subcommand("experiment", "List or run the paper-reproduction experiments");
   exp->require_subcommand(1);
@@ -110,8 +189,8 @@ int run(int argc, char** argv) {
     return kExitInput;
   }
 
-  if (sim->parsed()) return simulate(scene_file, sim_out);
-  if (opt->parsed()) return optimize(problem_file, opt_out, warm_start);
+  if (sim->parsed()) return simulate(scene_file, sim_out, options);
+  if (opt->parsed()) return optimize(problem_file, opt_out, warm_start, options);
   if (exp_list->parsed()) return list_experiments();
   if (exp_run->parsed()) return run_experiment(exp_name, exp_out, quick);
   return kExitInput;

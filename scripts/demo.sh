@@ -10,5 +10,5 @@ cmake --build --preset release -j "$(nproc)" --target marsden_cli  # only what t
 out=out/demo
 mkdir -p "$out"
 ./build/release/apps/marsden experiment run rigid-body-accuracy --out "$out/rigid-body-accuracy"
-./build/release/apps/marsden simulate examples/scenes/helicopter_turn.json --out "$out/helicopter"
+./build/release/apps/marsden simulate examples/scenes/helicopter_turn.json --out "$out/helicopter" --force
 echo "demo: results in $out (results.json, sweep.json, rigid_body_accuracy.png, trajectory.csv/.npz)"

@@ -57,7 +57,8 @@ class Trajectory:
 
 def simulate(system: _core.System, dt: float, steps: int, *, t0: float = 0.0,
              output_every: int = 1, on_failure: str = "stop",
-             max_subdivisions: int = 6) -> Trajectory:
+             max_subdivisions: int = 6, progress=None,
+             progress_interval: float = 1.0) -> Trajectory:
     """Runs ``system`` for ``steps`` steps of ``dt`` (s) from ``t0`` (s) with the C++ driver.
 
     ``on_failure`` is ``"stop"`` (a step that does not converge ends the run) or
@@ -65,8 +66,13 @@ def simulate(system: _core.System, dt: float, steps: int, *, t0: float = 0.0,
     ``output_every``-th state is recorded, with the first and the last. A failed run is
     not an exception: ``Trajectory.ok`` is False and ``summary["message"]`` says why,
     with the rows up to the last good state. Bad options raise ``InputError``.
+
+    ``progress``, if given, is called about every ``progress_interval`` seconds of wall
+    time, and at the end, as ``progress(steps_done, steps, t, wall_seconds)`` (for example
+    to update a tqdm bar). Ctrl-C ends the run at the next step: the rows computed are
+    returned, with ``summary["status"] == "interrupted"``.
     """
     columns, values, arrays, summary = _core._simulate(
         system, float(t0), float(dt), int(steps), int(output_every), str(on_failure),
-        int(max_subdivisions))
+        int(max_subdivisions), progress, float(progress_interval))
     return Trajectory(columns, values, arrays, summary)

@@ -4,8 +4,10 @@
 // numpy arrays.
 #include <time.h>
 
+#include <atomic>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <variant>
@@ -51,6 +53,7 @@ void check_size(const Eigen::VectorXd& v, Eigen::Index size, const char* name) {
 nb::dict summary_dict(const sim::RunSummary& s) {
   nb::dict d;
   d["ok"] = s.ok;
+  d["status"] = s.ok ? "ok" : s.interrupted ? "interrupted" : "failed";
   d["message"] = s.message;
   d["steps_requested"] = s.steps_requested;
   d["steps_done"] = s.steps_done;
@@ -99,7 +102,8 @@ nb::dict summary_dict(const sim::RunSummary& s) {
 // The run of sim::simulate with the rows kept in memory: (columns, values (rows x columns),
 // arrays [(name, shape, column indices)], summary). The GIL is released while it runs.
 nb::tuple simulate(sim::System& system, double t0, double dt, int steps, int output_every,
-                   const std::string& on_failure, int max_subdivisions) {
+                   const std::string& on_failure, int max_subdivisions,
+                   const nb::object& progress, double progress_interval) {
   sim::RunOptions options;
   options.t0 = t0;
   options.dt = dt;
@@ -110,12 +114,36 @@ nb::tuple simulate(sim::System& system, double t0, double dt, int steps, int out
   options.policy.on_failure =
       on_failure == "stop" ? sim::OnFailure::Stop : sim::OnFailure::Subdivide;
   options.policy.max_subdivisions = max_subdivisions;
+  if (!(progress_interval > 0.0)) throw InputError("progress_interval: must be > 0 (s)");
+  // Every interval (0.2 s without a callback) the driver takes the GIL: Ctrl-C (a pending
+  // KeyboardInterrupt) ends the run at the next step, which returns what it computed with
+  // status "interrupted"; an exception of the callback ends it too and is raised after.
+  std::atomic<bool> stop{false};
+  std::optional<nb::python_error> callback_error;
+  options.stop = &stop;
+  options.progress_interval_s = progress.is_none() ? 0.2 : progress_interval;
+  options.progress = [&](const sim::Progress& p) {
+    nb::gil_scoped_acquire acquire;
+    if (PyErr_CheckSignals() != 0) {
+      PyErr_Clear();
+      stop = true;
+      return;
+    }
+    if (progress.is_none() || callback_error) return;
+    try {
+      progress(p.steps_done, p.steps, p.t, p.wall_s);
+    } catch (nb::python_error& e) {
+      callback_error.emplace(std::move(e));
+      stop = true;
+    }
+  };
   sim::MemoryRecorder recorder;
   sim::RunSummary summary;
   {
     nb::gil_scoped_release release;
     summary = sim::simulate(system, options, recorder);
   }
+  if (callback_error) throw std::move(*callback_error);
   const std::size_t columns = recorder.layout.columns.size();
   nb::list arrays;
   for (const sim::ArrayLayout& a : recorder.layout.arrays)
@@ -282,7 +310,7 @@ void bind_sim(nb::module_ m) {
   });
   m.def("_simulate", &simulate, nb::arg("system"), nb::arg("t0"), nb::arg("dt"),
         nb::arg("steps"), nb::arg("output_every"), nb::arg("on_failure"),
-        nb::arg("max_subdivisions"));
+        nb::arg("max_subdivisions"), nb::arg("progress").none(), nb::arg("progress_interval"));
 }
 
 }  // namespace marsden::python

@@ -130,11 +130,20 @@ std::string npy_bytes(const NpyArray& a) {
   return out;
 }
 
+// An array's entry in the archive: its name with the path separators '/' and '\\' made '_'
+// (names come from coordinates and joints, which URDF files may spell "arm/joint1").
+std::string entry_name(const std::string& name) {
+  std::string out = name;
+  for (char& c : out)
+    if (c == '/' || c == '\\') c = '_';
+  return out;
+}
+
 void check_array(const NpyArray& a, std::set<std::string>& names) {
-  if (a.name.empty() || a.name.find_first_of("/\\") != std::string::npos)
-    throw std::invalid_argument("npz: invalid array name '" + a.name + "'");
-  if (!names.insert(a.name).second)
-    throw std::invalid_argument("npz: duplicate array name '" + a.name + "'");
+  if (a.name.empty()) throw InputError("npz: an array without a name");
+  if (!names.insert(entry_name(a.name)).second)
+    throw InputError("npz: two arrays named '" + entry_name(a.name) +
+                     "' (after '/' and '\\' became '_')");
   std::size_t n = 1;
   for (std::size_t d : a.shape) n *= d;
   if (n != a.data.size())
@@ -160,7 +169,7 @@ void write_npz(const std::filesystem::path& path, const std::vector<NpyArray>& a
   std::string central;
   std::uint64_t offset = 0;
   for (const NpyArray& a : arrays) {
-    const std::string entry = a.name + ".npy";
+    const std::string entry = entry_name(a.name) + ".npy";
     const std::string bytes = npy_bytes(a);
     if (bytes.size() >= kZipLimit || offset >= kZipLimit)
       throw InputError(path.string() + ": archive exceeds 4 GiB (ZIP64 is not supported)");

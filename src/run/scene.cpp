@@ -56,7 +56,8 @@ void set_run_fields(Json& summary, const Scene& scene, const SceneRunSummary& su
 // system, status, message, integrator (with the failure policy added), the shared run
 // fields, what extra adds, wall time and files.
 SceneRunSummary run_system(const Scene& scene, sim::System& system, double t0,
-                           const std::filesystem::path& out_dir, Json integrator,
+                           const std::filesystem::path& out_dir, const RunControl& control,
+                           Json integrator,
                            const std::function<void(Json&, const SceneRunSummary&)>& extra) {
   std::error_code ec;
   std::filesystem::create_directories(out_dir, ec);
@@ -69,6 +70,9 @@ SceneRunSummary run_system(const Scene& scene, sim::System& system, double t0,
   run.steps = scene.steps;
   run.output_every = scene.output_every;
   run.policy = scene.policy;
+  run.stop = control.stop;
+  run.progress = control.progress;
+  run.progress_interval_s = control.progress_interval_s;
   FileRecorder recorder(out_dir);
   SceneRunSummary sum;
   try {
@@ -82,7 +86,7 @@ SceneRunSummary run_system(const Scene& scene, sim::System& system, double t0,
   Json summary = Json::object();
   summary.set("scene", scene.file)
       .set("system", scene.system_type)
-      .set("status", sum.ok ? "ok" : "failed")
+      .set("status", sum.ok ? "ok" : sum.interrupted ? "interrupted" : "failed")
       .set("message", sum.message)
       .set("integrator", std::move(integrator));
   set_run_fields(summary, scene, sum);
@@ -94,7 +98,8 @@ SceneRunSummary run_system(const Scene& scene, sim::System& system, double t0,
 }
 
 // Each family's integrator options and its own summary fields.
-SceneRunSummary run_nonholonomic(const Scene& scene, const std::filesystem::path& out_dir) {
+SceneRunSummary run_nonholonomic(const Scene& scene, const std::filesystem::path& out_dir,
+                                 const RunControl& control) {
   const NonholonomicScene& nh = std::get<NonholonomicScene>(scene.system);
   const std::unique_ptr<sim::System> system = make_system(scene);
 
@@ -105,7 +110,7 @@ SceneRunSummary run_nonholonomic(const Scene& scene, const std::filesystem::path
   if (nh.method == NhMethod::Rdp)
     integrator.set("tangent", nh.tangent == TangentMap::TLN ? "tln" : "exact");
   integrator.set("tolerance", nh.newton.tolerance).set("max_iterations", nh.newton.max_iterations);
-  return run_system(scene, *system, 0.0, out_dir, std::move(integrator),
+  return run_system(scene, *system, 0.0, out_dir, control, std::move(integrator),
                     [&](Json& summary, const SceneRunSummary& sum) {
                       if (nh.vehicle == Kind::Snakeboard)
                         summary.set("actuation", nh.prescribe_shape ? "velocity" : "torque");
@@ -119,7 +124,8 @@ SceneRunSummary run_nonholonomic(const Scene& scene, const std::filesystem::path
                     });
 }
 
-SceneRunSummary run_tree(const Scene& scene, const std::filesystem::path& out_dir) {
+SceneRunSummary run_tree(const Scene& scene, const std::filesystem::path& out_dir,
+                         const RunControl& control) {
   const TreeScene& ts = std::get<TreeScene>(scene.system);
   const std::unique_ptr<sim::System> system = make_system(scene);
   const tree::Model& model = *ts.model;
@@ -136,7 +142,7 @@ SceneRunSummary run_tree(const Scene& scene, const std::filesystem::path& out_di
                            : m.algorithm == tree::LagrangianAlgorithm::PaperCached ? "paper_cached"
                                                                                     : "paper_uncached");
   }
-  return run_system(scene, *system, 0.0, out_dir, std::move(integrator),
+  return run_system(scene, *system, 0.0, out_dir, control, std::move(integrator),
                     [&](Json& summary, const SceneRunSummary& sum) {
                       Json coordinates = Json::array(), prescribed = Json::array();
                       for (const auto& c : model.coords())
@@ -150,7 +156,8 @@ SceneRunSummary run_tree(const Scene& scene, const std::filesystem::path& out_di
                     });
 }
 
-SceneRunSummary run_maximal(const Scene& scene, const std::filesystem::path& out_dir) {
+SceneRunSummary run_maximal(const Scene& scene, const std::filesystem::path& out_dir,
+                            const RunControl& control) {
   const MaximalScene& ms = std::get<MaximalScene>(scene.system);
   const std::unique_ptr<sim::System> system = make_system(scene);
   const maximal::Model& model = *ms.model;
@@ -160,7 +167,7 @@ SceneRunSummary run_maximal(const Scene& scene, const std::filesystem::path& out
       .set("max_iterations", options.newton.max_iterations)
       .set("line_search", options.newton.line_search)
       .set("solver", options.solver == maximal::LinearSolver::SparseLDU ? "sparse" : "dense");
-  return run_system(scene, *system, 0.0, out_dir, std::move(integrator),
+  return run_system(scene, *system, 0.0, out_dir, control, std::move(integrator),
                     [&](Json& summary, const SceneRunSummary& sum) {
                       Json body_names = Json::array();
                       for (const maximal::Body& b : model.bodies()) body_names.push_back(b.name);
@@ -207,12 +214,13 @@ std::unique_ptr<sim::System> make_system(const io::Scene& scene) {
   }
 }
 
-SceneRunSummary run_scene(const io::Scene& scene, const std::filesystem::path& out_dir) {
+SceneRunSummary run_scene(const io::Scene& scene, const std::filesystem::path& out_dir,
+                          const RunControl& control) {
   if (std::holds_alternative<NonholonomicScene>(scene.system))
-    return run_nonholonomic(scene, out_dir);
-  if (std::holds_alternative<TreeScene>(scene.system)) return run_tree(scene, out_dir);
+    return run_nonholonomic(scene, out_dir, control);
+  if (std::holds_alternative<TreeScene>(scene.system)) return run_tree(scene, out_dir, control);
   if (std::holds_alternative<MaximalScene>(scene.system))
-    return run_maximal(scene, out_dir);
+    return run_maximal(scene, out_dir, control);
   const VehicleScene& v = std::get<VehicleScene>(scene.system);
   const std::unique_ptr<sim::System> system = make_system(scene);
 
@@ -223,7 +231,7 @@ SceneRunSummary run_scene(const io::Scene& scene, const std::filesystem::path& o
       .set("tangent", opt.tangent == TangentMap::TLN ? "tln" : "exact")
       .set("tolerance", opt.newton.tolerance)
       .set("max_iterations", opt.newton.max_iterations);
-  return run_system(scene, *system, v.initial_state.t, out_dir, std::move(integrator),
+  return run_system(scene, *system, v.initial_state.t, out_dir, control, std::move(integrator),
                             [](Json& summary, const SceneRunSummary& sum) {
                               if (sum.momentum_initial.empty()) return;
                               summary.set("spatial_momentum",

@@ -457,3 +457,56 @@ def test_optimize_writes_the_solution_and_exit_codes_say_what_failed(tmp_path):
     assert r.returncode == 3
     summary = json.loads((tmp_path / "blocked" / "summary.json").read_text())
     assert summary["ok"] is False
+
+
+# --- interrupts and reused output folders (issue 23) -----------------------------------
+
+LONG_RUN = {"system": {"type": "rigid_body", "inertia": {"J": [1.0, 2.0, 3.0], "mass": 1.0}},
+            "initial_state": {"angular_velocity": [0.3, 1.0, 0.2]},
+            "dt": 1e-4, "duration": 1e4, "output": {"every": 100}}
+
+
+@pytest.mark.parametrize("signal_name", ["SIGINT", "SIGTERM"])
+def test_a_signal_ends_the_run_with_complete_readable_outputs(tmp_path, signal_name):
+    import signal
+    import time
+    scene = tmp_path / "long.json"
+    scene.write_text(json.dumps(LONG_RUN))
+    out = tmp_path / "out"
+    proc = subprocess.Popen([str(BIN), "simulate", str(scene), "--out", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.0)
+    assert proc.poll() is None, proc.communicate()
+    proc.send_signal(getattr(signal, signal_name))
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert "interrupted after step" in stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["status"] == "interrupted"
+    assert 0 < summary["steps_done"] < summary["steps_requested"]
+    rows = np.loadtxt(out / "trajectory.csv", delimiter=",", skiprows=1, ndmin=2)
+    with np.load(out / "trajectory.npz") as z:
+        t = z["t"]
+    assert rows.shape[0] == t.shape[0] == summary["rows_written"]
+    assert np.isfinite(rows).all()
+    assert t[-1] == pytest.approx(summary["final_time"])
+    assert not list(out.glob("*.part")) and not list(out.glob(".*"))
+
+
+def test_a_reused_output_folder_is_refused_without_force(tmp_path):
+    out = tmp_path / "out"
+    scene = ROOT / "examples" / "scenes" / "rigid_body.json"
+    assert marsden("simulate", scene, "--out", out).returncode == 0
+    r = marsden("simulate", scene, "--out", out)
+    assert r.returncode == 2 and "--force" in r.stderr, r.stderr
+    r = marsden("simulate", scene, "--out", out, "--force")
+    assert r.returncode == 0, r.stderr
+    assert json.loads((out / "summary.json").read_text())["status"] == "ok"
+
+
+def test_progress_is_reported_on_request(tmp_path):
+    scene = tmp_path / "run.json"
+    scene.write_text(json.dumps(dict(LONG_RUN, duration=3.0, dt=1e-5)))
+    r = marsden("simulate", scene, "--out", tmp_path / "out", "--progress")
+    assert r.returncode == 0, r.stderr
+    assert "steps/s" in r.stderr and "of 300000" in r.stderr

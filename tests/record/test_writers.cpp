@@ -163,6 +163,15 @@ TEST(Npz, WritesNumpyCompatibleStoredZip) {
   EXPECT_TRUE(e.data.empty());
 }
 
+// A URDF joint may be called "arm/joint1": the archive's entry, a path, becomes arm_joint1.
+TEST(Npz, PathSeparatorsInNamesBecomeUnderscores) {
+  TempDir dir;
+  write_npz(dir / "a.npz", {NpyArray{"arm/joint1", {1}, {1.0}}, NpyArray{"b\\c", {1}, {2.0}}});
+  const auto entries = read_npz(read_file(dir / "a.npz"));
+  EXPECT_EQ(entries.at("arm_joint1").data, std::vector<double>{1.0});
+  EXPECT_EQ(entries.at("b_c").data, std::vector<double>{2.0});
+}
+
 TEST(Npz, RefusesNonFiniteValuesBadNamesAndSizes) {
   TempDir dir;
   try {
@@ -176,9 +185,9 @@ TEST(Npz, RefusesNonFiniteValuesBadNamesAndSizes) {
   EXPECT_FALSE(std::filesystem::exists(dir / "a.npz")) << "nothing written on refusal";
   EXPECT_THROW(write_npz(dir / "a.npz", {npy_vector("x", std::vector<double>{1.0}),
                                          npy_vector("x", std::vector<double>{2.0})}),
-               std::invalid_argument);
-  EXPECT_THROW(write_npz(dir / "a.npz", {NpyArray{"bad/name", {1}, {1.0}}}),
-               std::invalid_argument);
+               InputError);
+  EXPECT_THROW(write_npz(dir / "a.npz", {NpyArray{"a/b", {1}, {1.0}}, NpyArray{"a_b", {1}, {2.0}}}),
+               InputError);
   EXPECT_THROW(write_npz(dir / "a.npz", {NpyArray{"x", {2, 2}, {1.0}}}), std::invalid_argument);
   EXPECT_THROW(write_npz(dir / "missing" / "a.npz", {}), InputError);
 }

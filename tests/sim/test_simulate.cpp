@@ -3,6 +3,7 @@
 // recorder's final names.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -91,6 +92,35 @@ TEST(Simulate, TimeIsT0PlusKDtNotARunningSum) {
   double t = 3.0;
   for (int k = 0; k < 1000000; ++k) t += 0.01;
   EXPECT_NE(t, s.final_time);  // what a running sum would have written
+}
+
+// The stop flag (set by a signal handler in the command) ends the run before the next
+// step: the rows so far are recorded, the last state included, and the summary says so.
+TEST(Simulate, StopFlagInterruptsAtTheNextStepAndKeepsTheRows) {
+  Oscillator osc;
+  RunOptions o = options(0.01, 1000);
+  o.output_every = 7;
+  std::atomic<bool> stop{false};
+  o.stop = &stop;
+  int reports = 0;
+  o.progress_interval_s = 0.0;  // every clock read reports
+  o.progress = [&](const Progress& p) {
+    ++reports;
+    EXPECT_LE(p.steps_done, p.steps);
+    if (p.steps_done >= 300) stop = true;
+  };
+  MemoryRecorder rec;
+  const RunSummary s = simulate(osc, o, rec);
+  EXPECT_FALSE(s.ok);
+  EXPECT_TRUE(s.interrupted);
+  EXPECT_GE(s.steps_done, 300);
+  EXPECT_LT(s.steps_done, 1000);
+  EXPECT_EQ(osc.steps_taken, s.steps_done);
+  EXPECT_NE(s.message.find("interrupted after step " + std::to_string(s.steps_done)),
+            std::string::npos) << s.message;
+  EXPECT_GE(reports, 2);  // during the run and at its end
+  ASSERT_TRUE(rows_finite(rec));
+  EXPECT_EQ(rec.values[(rec.rows - 1) * 4], s.final_time);  // the last state is kept
 }
 
 TEST(Simulate, SymplecticEnergyErrorIsBoundedAndMomentumDriftShows) {

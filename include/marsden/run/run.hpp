@@ -4,7 +4,9 @@
 // (record/).
 #pragma once
 
+#include <atomic>
 #include <filesystem>
+#include <functional>
 #include <string>
 
 #include "marsden/io/problem.hpp"
@@ -20,12 +22,22 @@ using SceneRunSummary = sim::RunSummary;
 // state cannot be set up.
 std::unique_ptr<sim::System> make_system(const io::Scene& scene);
 
+// What a caller adds to a run: an interrupt flag and a progress report (the command's
+// SIGINT and SIGTERM handler and its line on standard error; Python's callback).
+struct RunControl {
+  const std::atomic<bool>* stop = nullptr;
+  std::function<void(const sim::Progress&)> progress;
+  double progress_interval_s = 1.0;
+};
+
 // Simulates the scene with sim::simulate and writes OUT_DIR/trajectory.csv (streamed row
 // by row), OUT_DIR/trajectory.npz and OUT_DIR/summary.json, each under its final name
 // only when complete; creates OUT_DIR if needed. A step that does not converge (and cannot
 // be rescued by subdivision) ends the run with ok == false; everything computed until then
-// is written, never a NaN. Throws InputError if an output file cannot be written.
-SceneRunSummary run_scene(const io::Scene& scene, const std::filesystem::path& out_dir);
+// is written, never a NaN. An interrupt (control.stop) ends it the same way, with status
+// "interrupted" in summary.json. Throws InputError if an output file cannot be written.
+SceneRunSummary run_scene(const io::Scene& scene, const std::filesystem::path& out_dir,
+                          const RunControl& control = {});
 
 struct OptimizeSummary {
   control::NlpSolution solution;

@@ -4,6 +4,8 @@
 // goes). Time is t_0 + k dt, never a running sum of steps.
 #pragma once
 
+#include <atomic>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -22,12 +24,26 @@ struct FailurePolicy {
   int max_subdivisions = 6;
 };
 
+// Where a run is, for a progress report.
+struct Progress {
+  int steps_done = 0, steps = 0;
+  double t = 0.0;       // simulated time reached, s
+  double wall_s = 0.0;  // wall time since the start, s
+};
+
 struct RunOptions {
   double t0 = 0.0;       // s
   double dt = 0.0;       // s, > 0
   int steps = 0;         // >= 1
   int output_every = 1;  // record every n-th step, the first and the last state
   FailurePolicy policy;
+  // Read before each step: once it is true the run ends there, interrupted, with every row
+  // so far recorded (a SIGINT or SIGTERM handler sets it; docs/architecture.md).
+  const std::atomic<bool>* stop = nullptr;
+  // Called after a step when progress_interval_s of wall time have passed since the last
+  // call, and once at the end.
+  std::function<void(const Progress&)> progress;
+  double progress_interval_s = 1.0;
 };
 
 // Receives the output rows of a run. begin() comes first, then one row() per recorded
@@ -86,6 +102,7 @@ struct RunSummary {
   bool has_constraint = false;
   double constraint_violation_max = 0.0;
   double wall_time_s = 0.0;
+  bool interrupted = false;  // RunOptions::stop ended the run (ok is false)
 };
 
 // Runs the system for options.steps steps of options.dt from options.t0. A step that fails
