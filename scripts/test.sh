@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, then builds and runs every test: the release build's C++ and
 # Python tests (the command's and the package's), the package installed by pip and tested
-# again from there, and the sanitizer (ASan + UBSan) build of the core tests.
+# again from there, the sanitizer (ASan + UBSan) build of the core tests, and a short run
+# of the fuzz targets.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh --robots
@@ -27,3 +28,6 @@ python -m pytest -q -p no:cacheprovider tests/python/test_package.py tests/pytho
 cmake --preset sanitize >/dev/null
 cmake --build --preset sanitize -j "$jobs"
 ctest --preset sanitize -j "$jobs"
+
+# The input readers under libFuzzer (clang, ASan + UBSan), 15 s each (docs/reliability.md).
+bash scripts/fuzz.sh 15

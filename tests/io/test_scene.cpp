@@ -1,4 +1,5 @@
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -7,7 +8,9 @@
 #include "io/scene_errors.hpp"
 #include "io/temp_dir.hpp"
 #include "marsden/error.hpp"
+#include "marsden/io/problem.hpp"
 #include "marsden/io/scene.hpp"
+#include "marsden/io/urdf.hpp"
 #include "marsden/run/run.hpp"
 
 namespace marsden::io {
@@ -30,6 +33,36 @@ std::string rigid_body_scene(const std::string& dt = "0.01",
   "duration": 0.1,
   "initial_state": {"angular_velocity": [0.1, 2.0, 0.1], "linear_velocity": [1, 0, 0]})" +
          extra + "\n}\n";
+}
+
+// Every input that once crashed, hung or exhausted memory (issue 23, and whatever
+// scripts/fuzz.sh ever finds) is kept in tests/io/regressions/, named after its reader: it
+// must be read, or refused with an InputError, and nothing else. These four were refused
+// only after a crash or std::bad_alloc before.
+TEST(Regressions, InputsThatOnceFailedAreRefusedCleanly) {
+  const std::filesystem::path dir =
+      std::filesystem::path(MARSDEN_SOURCE_DIR) / "tests" / "io" / "regressions";
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::filesystem::path& path = entry.path();
+    const std::string name = path.filename().string();
+    SCOPED_TRACE(name);
+    ++files;
+    try {
+      if (name.rfind("scene-", 0) == 0) {
+        load_scene(path);
+      } else if (name.rfind("problem-", 0) == 0) {
+        load_problem(path);
+      } else if (name.rfind("urdf-", 0) == 0) {
+        read_urdf(path);
+      } else {
+        ADD_FAILURE() << "unknown reader";
+      }
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_GE(files, 4);
 }
 
 TEST(SceneErrors, MissingField) {

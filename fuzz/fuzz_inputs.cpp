@@ -1,0 +1,46 @@
+// libFuzzer targets for the readers of untrusted input (docs/reliability.md): the JSON
+// layer, scenes, problems and URDF files. An input may be refused with InputError (or a
+// SolverError when a setup cannot be solved); anything else that escapes, a crash, a
+// sanitizer report, a hang or an out-of-memory is a finding. One binary per reader,
+// selected by MARSDEN_FUZZ_TARGET at compile time.
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <string_view>
+
+#include "marsden/error.hpp"
+#include "marsden/io/problem.hpp"
+#include "marsden/io/scene.hpp"
+#include "marsden/io/urdf.hpp"
+#include "io/json_access.hpp"
+
+namespace {
+
+void parse(std::string_view text) {
+#if MARSDEN_FUZZ_TARGET == 0
+  marsden::io::detail::parse_json_text(text, "fuzz.json");
+#elif MARSDEN_FUZZ_TARGET == 1
+  marsden::io::parse_scene(text, "fuzz.json");
+#elif MARSDEN_FUZZ_TARGET == 2
+  marsden::io::parse_problem_text(text, "fuzz.json");
+#else
+  marsden::io::parse_urdf(text, "fuzz.urdf");
+#endif
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  try {
+    parse(std::string_view(reinterpret_cast<const char*>(data), size));
+  } catch (const marsden::InputError&) {
+  } catch (const marsden::SolverError&) {
+  } catch (const std::exception& e) {
+    // What the command would report as "internal": a bug.
+    std::fprintf(stderr, "escaped exception: %s\n", e.what());
+    std::abort();
+  }
+  return 0;
+}

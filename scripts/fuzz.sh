@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets of fuzz/ (clang, ASan + UBSan) and runs each for SECONDS
+# (default 15): the JSON layer, scenes, problems and URDF files, seeded from examples/.
+# A crash, sanitizer report, leak, hang (10 s) or out-of-memory (2 GiB) fails the run and
+# leaves its input in build/fuzz/artifacts/; docs/reliability.md says how to turn it into
+# a regression test. Longer local runs: bash scripts/fuzz.sh 600.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-15}"
+cmake --preset fuzz >/dev/null
+cmake --build --preset fuzz -j "$(nproc)"
+work=build/fuzz/run
+artifacts=build/fuzz/artifacts
+mkdir -p "$artifacts"
+status=0
+for target in json scene problem urdf; do
+  corpus="$work/corpus_$target"
+  rm -rf "$corpus" && mkdir -p "$corpus"
+  case "$target" in
+    urdf) cp examples/urdf/*.urdf tests/io/regressions/urdf-* "$corpus"/ ;;
+    problem) cp examples/problems/*.json "$corpus"/ ;;
+    scene) cp examples/scenes/*.json tests/io/regressions/scene-* "$corpus"/ ;;
+    json) cp examples/scenes/*.json examples/problems/*.json "$corpus"/ ;;
+  esac
+  log="$work/$target.log"
+  if ./build/fuzz/fuzz/fuzz_"$target" "$corpus" -max_total_time="$seconds" -max_len=8192 \
+       -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+       -artifact_prefix="$artifacts/$target-" >"$log" 2>&1; then
+    runs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
+    echo "fuzz_$target: $runs executions in ${seconds} s, nothing found"
+  else
+    echo "fuzz_$target: FOUND a failure; see $log and $artifacts/"
+    tail -n 30 "$log"
+    status=1
+  fi
+done
+exit "$status"
