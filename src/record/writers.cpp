@@ -1,8 +1,11 @@
 #include "marsden/record/writers.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <charconv>
 #include <cmath>
+#include <fstream>
+#include <functional>
 #include <set>
 #include <stdexcept>
 
@@ -102,15 +105,15 @@ void put_u32(std::string& s, std::uint32_t v) {
   put_u16(s, v >> 16);
 }
 
-// The .npy bytes of one array: magic, version 1.0, header length, a Python dict literal
-// padded with spaces to a multiple of 64 bytes, then the little-endian float64 data.
-std::string npy_bytes(const NpyArray& a) {
+// The .npy header of a float64 array: magic, version 1.0, header length, a Python dict
+// literal padded with spaces to a multiple of 64 bytes. The little-endian data follow.
+std::string npy_header(const std::vector<std::size_t>& shape_of) {
   std::string shape = "(";
-  for (std::size_t i = 0; i < a.shape.size(); ++i) {
+  for (std::size_t i = 0; i < shape_of.size(); ++i) {
     if (i > 0) shape += ", ";
-    shape += std::to_string(a.shape[i]);
+    shape += std::to_string(shape_of[i]);
   }
-  shape += a.shape.size() == 1 ? ",)" : ")";
+  shape += shape_of.size() == 1 ? ",)" : ")";
   std::string header = "{'descr': '<f8', 'fortran_order': False, 'shape': " + shape + ", }";
   const std::size_t prefix = 10;  // magic (6) + version (2) + header length (2)
   const std::size_t total = (prefix + header.size() + 1 + 63) / 64 * 64;
@@ -121,13 +124,13 @@ std::string npy_bytes(const NpyArray& a) {
   out += '\x01';
   out += '\x00';
   put_u16(out, static_cast<std::uint32_t>(header.size()));
-  out += header;
-  out.reserve(out.size() + 8 * a.data.size());
-  for (double x : a.data) {
-    const auto bits = std::bit_cast<std::uint64_t>(x);
-    for (int b = 0; b < 8; ++b) out += static_cast<char>((bits >> (8 * b)) & 0xff);
-  }
-  return out;
+  return out + header;
+}
+
+// Doubles as the .npy data bytes (little-endian float64, the host's order here).
+static_assert(std::endian::native == std::endian::little, "npz data are written as stored");
+std::span<const char> as_bytes(std::span<const double> values) {
+  return {reinterpret_cast<const char*>(values.data()), values.size() * sizeof(double)};
 }
 
 // An array's entry in the archive: its name with the path separators '/' and '\\' made '_'
@@ -139,28 +142,32 @@ std::string entry_name(const std::string& name) {
   return out;
 }
 
-void check_array(const NpyArray& a, std::set<std::string>& names) {
-  if (a.name.empty()) throw InputError("npz: an array without a name");
-  if (!names.insert(entry_name(a.name)).second)
-    throw InputError("npz: two arrays named '" + entry_name(a.name) +
-                     "' (after '/' and '\\' became '_')");
-  std::size_t n = 1;
-  for (std::size_t d : a.shape) n *= d;
-  if (n != a.data.size())
-    throw std::invalid_argument("npz: array '" + a.name + "' has " +
-                                std::to_string(a.data.size()) + " values for its shape");
-  for (std::size_t i = 0; i < a.data.size(); ++i)
-    if (!std::isfinite(a.data[i]))
-      throw SolverError("npz: array '" + a.name + "', flat index " + std::to_string(i) + ": " +
-                        (std::isnan(a.data[i]) ? "NaN" : "infinite value") + " refused");
+// One .npy entry of an archive: its name, shape and its data, streamed in chunks to a sink
+// (twice: once for the CRC, once to write), so that an array never has to be in memory.
+struct NpzEntry {
+  std::string name;
+  std::vector<std::size_t> shape;
+  std::uint64_t values = 0;
+  std::function<void(const std::function<void(std::span<const char>)>&)> stream;
+};
+
+void check_entries(const std::vector<NpzEntry>& entries) {
+  std::set<std::string> names;
+  for (const NpzEntry& e : entries) {
+    if (e.name.empty()) throw InputError("npz: an array without a name");
+    if (!names.insert(entry_name(e.name)).second)
+      throw InputError("npz: two arrays named '" + entry_name(e.name) +
+                       "' (after '/' and '\\' became '_')");
+    std::uint64_t n = 1;
+    for (std::size_t d : e.shape) n *= d;
+    if (n != e.values)
+      throw std::invalid_argument("npz: array '" + e.name + "' has " + std::to_string(e.values) +
+                                  " values for its shape");
+  }
 }
 
-}  // namespace
-
-void write_npz(const std::filesystem::path& path, const std::vector<NpyArray>& arrays) {
-  std::set<std::string> names;
-  for (const NpyArray& a : arrays) check_array(a, names);
-
+void write_entries(const std::filesystem::path& path, const std::vector<NpzEntry>& entries) {
+  check_entries(entries);
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) throw InputError(path.string() + ": cannot open for writing");
 
@@ -168,15 +175,20 @@ void write_npz(const std::filesystem::path& path, const std::vector<NpyArray>& a
   constexpr std::uint64_t kZipLimit = 0xffffffffu;
   std::string central;
   std::uint64_t offset = 0;
-  for (const NpyArray& a : arrays) {
-    const std::string entry = entry_name(a.name) + ".npy";
-    const std::string bytes = npy_bytes(a);
-    if (bytes.size() >= kZipLimit || offset >= kZipLimit)
+  for (const NpzEntry& e : entries) {
+    const std::string entry = entry_name(e.name) + ".npy";
+    const std::string header = npy_header(e.shape);
+    const std::uint64_t bytes = header.size() + 8 * e.values;
+    if (bytes >= kZipLimit || offset >= kZipLimit)
       throw InputError(path.string() + ": archive exceeds 4 GiB (ZIP64 is not supported)");
-    const auto size = static_cast<std::uint32_t>(bytes.size());
-    const auto crc = static_cast<std::uint32_t>(
-        crc32(crc32(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(bytes.data()),
-              static_cast<uInt>(bytes.size())));
+    const auto size = static_cast<std::uint32_t>(bytes);
+    uLong crc = crc32(crc32(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(header.data()),
+                      static_cast<uInt>(header.size()));
+    e.stream([&crc](std::span<const char> chunk) {
+      // An empty chunk may have no data pointer, and crc32 of Z_NULL restarts at 0.
+      if (chunk.empty()) return;
+      crc = crc32(crc, reinterpret_cast<const Bytef*>(chunk.data()), static_cast<uInt>(chunk.size()));
+    });
 
     std::string local;
     put_u32(local, 0x04034b50);  // local file header signature
@@ -185,7 +197,7 @@ void write_npz(const std::filesystem::path& path, const std::vector<NpyArray>& a
     put_u16(local, 0);           // method: stored
     put_u16(local, 0);           // time
     put_u16(local, kDosDate);
-    put_u32(local, crc);
+    put_u32(local, static_cast<std::uint32_t>(crc));
     put_u32(local, size);  // compressed size
     put_u32(local, size);  // uncompressed size
     put_u16(local, static_cast<std::uint32_t>(entry.size()));
@@ -199,7 +211,7 @@ void write_npz(const std::filesystem::path& path, const std::vector<NpyArray>& a
     put_u16(central, 0);
     put_u16(central, 0);
     put_u16(central, kDosDate);
-    put_u32(central, crc);
+    put_u32(central, static_cast<std::uint32_t>(crc));
     put_u32(central, size);
     put_u32(central, size);
     put_u16(central, static_cast<std::uint32_t>(entry.size()));
@@ -212,18 +224,21 @@ void write_npz(const std::filesystem::path& path, const std::vector<NpyArray>& a
     central += entry;
 
     out.write(local.data(), static_cast<std::streamsize>(local.size()));
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    offset += local.size() + bytes.size();
+    out.write(header.data(), static_cast<std::streamsize>(header.size()));
+    e.stream([&out](std::span<const char> chunk) {
+      out.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    });
+    offset += local.size() + bytes;
   }
-  if (offset >= kZipLimit || arrays.size() >= 0xffff)
+  if (offset >= kZipLimit || entries.size() >= 0xffff)
     throw InputError(path.string() + ": archive too large (ZIP64 is not supported)");
 
   std::string end;
   put_u32(end, 0x06054b50);  // end of central directory signature
   put_u16(end, 0);           // this disk
   put_u16(end, 0);           // disk with the central directory
-  put_u16(end, static_cast<std::uint32_t>(arrays.size()));
-  put_u16(end, static_cast<std::uint32_t>(arrays.size()));
+  put_u16(end, static_cast<std::uint32_t>(entries.size()));
+  put_u16(end, static_cast<std::uint32_t>(entries.size()));
   put_u32(end, static_cast<std::uint32_t>(central.size()));
   put_u32(end, static_cast<std::uint32_t>(offset));
   put_u16(end, 0);  // comment length
@@ -231,6 +246,23 @@ void write_npz(const std::filesystem::path& path, const std::vector<NpyArray>& a
   out.write(end.data(), static_cast<std::streamsize>(end.size()));
   out.flush();
   if (!out) throw InputError(path.string() + ": write failed");
+}
+
+}  // namespace
+
+void write_npz(const std::filesystem::path& path, const std::vector<NpyArray>& arrays) {
+  std::vector<NpzEntry> entries;
+  for (const NpyArray& a : arrays) {
+    for (std::size_t i = 0; i < a.data.size(); ++i)
+      if (!std::isfinite(a.data[i]))
+        throw SolverError("npz: array '" + a.name + "', flat index " + std::to_string(i) + ": " +
+                          (std::isnan(a.data[i]) ? "NaN" : "infinite value") + " refused");
+    entries.push_back({a.name, a.shape, a.data.size(),
+                       [&a](const std::function<void(std::span<const char>)>& sink) {
+                         sink(as_bytes(a.data));
+                       }});
+  }
+  write_entries(path, entries);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -351,46 +383,67 @@ void FileRecorder::begin(const sim::Layout& layout) {
   std::filesystem::remove(csv_path(), ec);
   std::filesystem::remove(npz_path(), ec);
   csv_ = std::make_unique<CsvWriter>(part_path(csv_path()), layout.columns);
-  rows_path_ = dir_ / ("." + stem_ + ".rows.part");
-  rows_.open(rows_path_, std::ios::binary | std::ios::trunc);
-  if (!rows_) throw InputError(rows_path_.string() + ": cannot open for writing");
+  const std::size_t arrays = layout_.arrays.size() + 1;
+  array_paths_.clear();
+  array_files_.clear();
+  array_files_.resize(arrays);
+  for (std::size_t k = 0; k < arrays; ++k) {
+    array_paths_.push_back(dir_ / ("." + stem_ + ".array" + std::to_string(k) + ".part"));
+    array_files_[k].open(array_paths_[k], std::ios::binary | std::ios::trunc);
+    if (!array_files_[k]) throw InputError(array_paths_[k].string() + ": cannot open for writing");
+  }
 }
 
 void FileRecorder::row(std::span<const double> values) {
   csv_->write_row(values);
-  rows_.write(reinterpret_cast<const char*>(values.data()),
-              static_cast<std::streamsize>(values.size() * sizeof(double)));
-  if (!rows_) throw InputError(rows_path_.string() + ": write failed");
+  const auto append = [&](std::size_t k, std::span<const double> data) {
+    const std::span<const char> bytes = as_bytes(data);
+    array_files_[k].write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!array_files_[k]) throw InputError(array_paths_[k].string() + ": write failed");
+  };
+  append(0, values.first(1));  // t
+  for (std::size_t a = 0; a < layout_.arrays.size(); ++a) {
+    gathered_.clear();
+    for (const int c : layout_.arrays[a].columns) gathered_.push_back(values[std::size_t(c)]);
+    append(a + 1, gathered_);
+  }
 }
 
 void FileRecorder::finish(bool) {
   if (!csv_) return;
-  const std::size_t rows = csv_->rows_written(), cols = layout_.columns.size();
+  const std::size_t rows = csv_->rows_written();
   csv_.reset();
-  rows_.close();
+  for (std::ofstream& f : array_files_) f.close();
   publish(part_path(csv_path()), csv_path());
 
-  // The .npz from the streamed rows: one array per layout group.
-  std::vector<double> all(rows * cols);
-  {
-    std::ifstream in(rows_path_, std::ios::binary);
-    in.read(reinterpret_cast<char*>(all.data()), static_cast<std::streamsize>(all.size() * sizeof(double)));
-    if (!in) throw InputError(rows_path_.string() + ": cannot read back the rows");
+  // The .npz from the arrays' files, read back in chunks of 1 MiB (the rows are finite:
+  // sim::simulate records no other).
+  std::vector<NpzEntry> entries;
+  for (std::size_t k = 0; k < array_paths_.size(); ++k) {
+    NpzEntry e;
+    e.name = k == 0 ? "t" : layout_.arrays[k - 1].name;
+    e.shape = {rows};
+    if (k > 0) e.shape.insert(e.shape.end(), layout_.arrays[k - 1].shape.begin(),
+                              layout_.arrays[k - 1].shape.end());
+    e.values = rows * (k == 0 ? 1 : layout_.arrays[k - 1].columns.size());
+    e.stream = [path = array_paths_[k], bytes = 8 * e.values](
+                   const std::function<void(std::span<const char>)>& sink) {
+      std::ifstream in(path, std::ios::binary);
+      std::vector<char> chunk(std::size_t{1} << 20);
+      std::uint64_t left = bytes;
+      while (left > 0) {
+        const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(left, chunk.size()));
+        in.read(chunk.data(), static_cast<std::streamsize>(n));
+        if (!in) throw InputError(path.string() + ": cannot read back the recorded rows");
+        sink({chunk.data(), n});
+        left -= n;
+      }
+    };
+    entries.push_back(std::move(e));
   }
+  write_entries(part_path(npz_path()), entries);
   std::error_code ec;
-  std::filesystem::remove(rows_path_, ec);
-  std::vector<NpyArray> arrays;
-  arrays.push_back(NpyArray{"t", {rows}, {}});
-  for (std::size_t r = 0; r < rows; ++r) arrays.back().data.push_back(all[r * cols]);
-  for (const sim::ArrayLayout& a : layout_.arrays) {
-    NpyArray arr{a.name, {rows}, {}};
-    arr.shape.insert(arr.shape.end(), a.shape.begin(), a.shape.end());
-    arr.data.reserve(rows * a.columns.size());
-    for (std::size_t r = 0; r < rows; ++r)
-      for (const int c : a.columns) arr.data.push_back(all[r * cols + static_cast<std::size_t>(c)]);
-    arrays.push_back(std::move(arr));
-  }
-  write_npz(part_path(npz_path()), arrays);
+  for (const std::filesystem::path& p : array_paths_) std::filesystem::remove(p, ec);
   publish(part_path(npz_path()), npz_path());
 }
 

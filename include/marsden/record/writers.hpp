@@ -60,8 +60,8 @@ NpyArray npy_matrix(std::string name, const Eigen::Ref<const Eigen::MatrixXd>& m
 // Writes an uncompressed zip of .npy (format 1.0, little-endian '<f8') entries, the layout
 // numpy.savez produces, so numpy.load(path)[name] returns each array. Throws InputError if
 // the file cannot be written, SolverError on a NaN or infinite value (naming the array and
-// the index), std::invalid_argument on a bad name, a duplicate name or a shape/data size
-// mismatch.
+// the index), InputError for a missing name or two names alike once '/' and '\\' become
+// '_' (as entries are named), std::invalid_argument on a shape/data size mismatch.
 void write_npz(const std::filesystem::path& path, const std::vector<NpyArray>& arrays);
 
 // path + ".part": where a file is written before it appears under its final name.
@@ -71,8 +71,9 @@ void publish(const std::filesystem::path& part, const std::filesystem::path& pat
 
 // The recorder of simulate() for files: OUT_DIR/STEM.csv streamed row by row (flushed) and
 // OUT_DIR/STEM.npz ("t" and one array per layout group, rows first). While the run goes
-// the CSV is STEM.csv.part and the rows are kept on disk, not in memory; finish() writes
-// the .npz and renames both, so a run that is interrupted never leaves a file that looks
+// the CSV is STEM.csv.part and each array grows in a hidden file of its own; finish()
+// streams them into the .npz in chunks (memory stays flat however long the run) and
+// renames both, so a run that is interrupted never leaves a file that looks
 // whole, and one that stops early still publishes what it computed. begin() removes an old
 // STEM.csv and STEM.npz from the directory.
 class FileRecorder final : public sim::Recorder {
@@ -90,8 +91,11 @@ class FileRecorder final : public sim::Recorder {
   std::string stem_;
   sim::Layout layout_;
   std::unique_ptr<CsvWriter> csv_;
-  std::filesystem::path rows_path_;
-  std::ofstream rows_;
+  // One file per .npz array (time first), appended row by row, so that neither the run
+  // nor the archive holds the trajectory in memory.
+  std::vector<std::filesystem::path> array_paths_;
+  std::vector<std::ofstream> array_files_;
+  std::vector<double> gathered_;
 };
 
 // A JSON value for results and summary files. Objects keep insertion order. NaN and
