@@ -36,6 +36,10 @@ def test_example_scene_simulates(scene, tmp_path):
     out = tmp_path / "out"
     r = marsden("simulate", scene, "--out", out)
     assert r.returncode == 0, r.stderr
+    # Reproducible: a second run writes byte-identical trajectories.
+    assert marsden("simulate", scene, "--out", tmp_path / "again").returncode == 0
+    for f in ("trajectory.csv", "trajectory.npz"):
+        assert (out / f).read_bytes() == (tmp_path / "again" / f).read_bytes(), f
 
     summary = json.loads((out / "summary.json").read_text())
     assert summary["status"] == "ok", summary["message"]
@@ -437,6 +441,12 @@ def test_optimize_writes_the_solution_and_exit_codes_say_what_failed(tmp_path):
     r = marsden("optimize", ROOT / "examples" / "problems" / "car_tunnel.json", "--out",
                 tmp_path / "warm", "--warm-start", out / "decision_vector.txt")
     assert r.returncode == 0, r.stderr
+    # Reproducible: solving again from scratch writes byte-identical results.
+    r = marsden("optimize", ROOT / "examples" / "problems" / "car_tunnel.json", "--out",
+                tmp_path / "again")
+    assert r.returncode == 0, r.stderr
+    for f in ("trajectory.csv", "controls.csv", "trajectory.npz", "decision_vector.txt"):
+        assert (out / f).read_bytes() == (tmp_path / "again" / f).read_bytes(), f
 
     problem = json.loads((ROOT / "examples" / "problems" / "car_tunnel.json").read_text())
     problem["bounds"]["controls"]["lower"] = [3, -1]
