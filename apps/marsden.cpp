@@ -59,6 +59,11 @@ marsden::run::RunControl run_control(const Options& options) {
   marsden::run::RunControl control;
   control.stop = &g_stop;
   if (options.progress) {
+    control.solver_progress = [](int iteration, double objective, double infeasibility) {
+      std::fprintf(stderr, "\rmarsden: Ipopt iteration %d, objective %.6g, infeasibility %.3g ",
+                   iteration, objective, infeasibility);
+      std::fflush(stderr);
+    };
     control.progress = [](const marsden::sim::Progress& p) {
       const double rate = p.wall_s > 0.0 ? p.steps_done / p.wall_s : 0.0;
       const double left = rate > 0.0 ? (p.steps - p.steps_done) / rate : 0.0;
@@ -113,14 +118,18 @@ int optimize(const std::string& problem_file, const std::string& out_dir,
   prepare_out(out_dir, options.force,
               {"trajectory.csv", "controls.csv", "trajectory.npz", "summary.json",
                "decision_vector.txt", "ipopt.log", "resimulate.json"});
+  catch_stop_signals();
   if (!warm_start.empty()) problem.warm_start = marsden::io::read_decision_vector(warm_start);
-  const auto s = marsden::run::run_problem(problem, out_dir);
+  const auto s = marsden::run::run_problem(problem, out_dir, run_control(options));
+  if (options.progress) std::fputc('\n', stderr);
   const auto& sol = s.solution;
   std::cout << problem.name << " (" << problem.system_type << "): " << to_string(sol.status)
             << " in " << sol.iterations << " iterations, " << sol.solve_time_s
             << " s; cost " << sol.cost << ", constraint violation " << sol.constraint_violation
             << ", re-simulation error " << s.resimulation_error << "; wrote "
             << (std::filesystem::path(out_dir) / "summary.json").string() << '\n';
+  if (sol.status == marsden::control::NlpStatus::Interrupted)
+    return error("interrupted at Ipopt iteration " + std::to_string(sol.iterations), kExitInterrupted);
   if (!s.ok) return error(s.message, kExitSolver);
   return 0;
 }
@@ -168,6 +177,8 @@ int run(int argc, char** argv) {
                   "decision_vector.txt of an earlier solution of the same problem");
   opt->add_flag("--force", options.force,
                 "Replace the outputs of an earlier run in --out (refused otherwise)");
+  opt->add_flag("--progress", options.progress,
+                "Report Ipopt's iterations on standard error (the default on a terminal)");
 
   auto* exp = app.add_subcommand("experiment", "List or run the paper-reproduction experiments");
   exp->require_subcommand(1);

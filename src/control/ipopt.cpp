@@ -33,6 +33,7 @@ const char* to_string(NlpStatus status) {
     case NlpStatus::Acceptable: return "solved to acceptable level";
     case NlpStatus::Infeasible: return "infeasible";
     case NlpStatus::MaxIterations: return "iteration or time limit";
+    case NlpStatus::Interrupted: return "interrupted";
     case NlpStatus::Failed: return "failed";
   }
   return "failed";
@@ -73,8 +74,9 @@ double to_ipopt_bound(double b) {
 
 class Adapter final : public Ipopt::TNLP {
  public:
-  Adapter(SparseNlp& nlp, const VecX& x_start, bool difference_hessian)
-      : nlp_(nlp), x_start_(x_start) {
+  Adapter(SparseNlp& nlp, const VecX& x_start, bool difference_hessian,
+          const IpoptOptions* options = nullptr)
+      : nlp_(nlp), x_start_(x_start), options_(options) {
     VecX x0(nlp.num_variables());
     nlp.initial_guess(x0);
     sink_.begin_structure();
@@ -84,6 +86,16 @@ class Adapter final : public Ipopt::TNLP {
   }
 
   bool exact_hessian() const { return stage_ > 0; }
+
+  // The stop flag and the progress report, once per iteration.
+  bool intermediate_callback(Ipopt::AlgorithmMode, Index iteration, Number objective,
+                             Number infeasibility, Number, Number, Number, Number, Number,
+                             Number, Index, const Ipopt::IpoptData*,
+                             Ipopt::IpoptCalculatedQuantities*) override {
+    if (options_ == nullptr) return true;
+    if (options_->progress) options_->progress(iteration, objective, infeasibility);
+    return options_->stop == nullptr || !options_->stop->load();
+  }
 
   bool get_nlp_info(Index& n, Index& m, Index& nnz_jac_g, Index& nnz_h_lag,
                     IndexStyleEnum& index_style) override {
@@ -282,6 +294,7 @@ class Adapter final : public Ipopt::TNLP {
 
   SparseNlp& nlp_;
   VecX x_start_;
+  const IpoptOptions* options_;
   BlockSink sink_;
   int stage_ = 0;
   std::vector<int> h_rows_, h_cols_, col_start_;
@@ -298,6 +311,7 @@ NlpStatus classify(Ipopt::ApplicationReturnStatus s) {
     case Ipopt::Infeasible_Problem_Detected: return NlpStatus::Infeasible;
     case Ipopt::Maximum_Iterations_Exceeded:
     case Ipopt::Maximum_CpuTime_Exceeded: return NlpStatus::MaxIterations;
+    case Ipopt::User_Requested_Stop: return NlpStatus::Interrupted;
     default: return NlpStatus::Failed;
   }
 }
@@ -356,7 +370,7 @@ NlpSolution solve_with_ipopt(SparseNlp& nlp, const IpoptOptions& options, const 
     throw InputError("warm start has " + std::to_string(x_start.size()) + " variables, the problem " +
                      std::to_string(nlp.num_variables()));
   Ipopt::SmartPtr<Adapter> adapter =
-      new Adapter(nlp, x_start, options.hessian == HessianMode::Differences);
+      new Adapter(nlp, x_start, options.hessian == HessianMode::Differences, &options);
   Ipopt::SmartPtr<Ipopt::IpoptApplication> app = IpoptApplicationFactory();
   auto opts = app->Options();
   opts->SetStringValue("sb", "yes");

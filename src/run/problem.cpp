@@ -82,7 +82,8 @@ OptimizeSummary solve_problem(io::Problem& problem, const control::IpoptOptions&
   return sum;
 }
 
-OptimizeSummary run_problem(io::Problem& problem, const std::filesystem::path& out_dir) {
+OptimizeSummary run_problem(io::Problem& problem, const std::filesystem::path& out_dir,
+                            const RunControl& control) {
   std::error_code ec;
   std::filesystem::create_directories(out_dir, ec);
   if (ec) throw InputError(out_dir.string() + ": cannot create output directory: " + ec.message());
@@ -90,6 +91,8 @@ OptimizeSummary run_problem(io::Problem& problem, const std::filesystem::path& o
   control::Ocp& ocp = *problem.ocp;
   control::IpoptOptions opt = problem.solver;
   opt.log_file = out_dir / "ipopt.log";
+  opt.stop = control.stop;
+  opt.progress = control.solver_progress;
 
   const OptimizeSummary sum = solve_problem(problem, opt, problem.warm_start);
   const control::NlpSolution& sol = sum.solution;

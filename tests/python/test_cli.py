@@ -589,3 +589,29 @@ def test_long_runs_keep_memory_flat_and_invariants_bounded(tmp_path):
     drift = json.loads((tmp_path / "tight" / "summary.json").read_text())["spatial_momentum"]
     loose = json.loads((tmp_path / "body" / "summary.json").read_text())["spatial_momentum"]
     assert drift["relative_drift"] < 0.1 * loose["relative_drift"]
+
+
+def test_a_signal_ends_an_optimisation_with_its_last_iterate_written(tmp_path):
+    import signal
+    import time
+    problem = json.loads((ROOT / "examples" / "problems" / "helicopter_canyon.json").read_text())
+    problem.update(steps=1500, dt=problem["dt"] * 100 / 1500)  # slow enough to interrupt
+    path = tmp_path / "slow.json"
+    path.write_text(json.dumps(problem))
+    out = tmp_path / "out"
+    proc = subprocess.Popen([str(BIN), "optimize", str(path), "--out", str(out), "--progress"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    log, deadline = out / "ipopt.log", time.time() + 60
+    while time.time() < deadline and proc.poll() is None:  # a few iterations into the solve
+        if log.exists() and log.read_text(errors="replace").count("\n") > 40:
+            break
+        time.sleep(0.2)
+    assert proc.poll() is None, proc.communicate()
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stderr
+    assert "interrupted at Ipopt iteration" in stderr and "Ipopt iteration" in stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["status"] == "interrupted" and summary["ok"] is False
+    with np.load(out / "trajectory.npz") as z:
+        assert np.isfinite(z["decision_vector"]).all()

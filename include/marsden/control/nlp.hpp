@@ -6,7 +6,9 @@
 // same blocks in the same order, so a transcription writes its Jacobian code once.
 #pragma once
 
+#include <atomic>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -97,9 +99,14 @@ struct IpoptOptions {
   int print_level = 5;                  // Ipopt's log detail in log_file (0-12)
   std::filesystem::path log_file;       // empty: no log
   double max_cpu_time_s = 600.0;
+  // Read at every iteration: once true, Ipopt stops there (status Interrupted) with its
+  // iterate (a SIGINT or SIGTERM handler sets it).
+  const std::atomic<bool>* stop = nullptr;
+  // Called at every iteration with its number, objective and constraint violation.
+  std::function<void(int iteration, double objective, double infeasibility)> progress;
 };
 
-enum class NlpStatus { Solved, Acceptable, Infeasible, MaxIterations, Failed };
+enum class NlpStatus { Solved, Acceptable, Infeasible, MaxIterations, Interrupted, Failed };
 const char* to_string(NlpStatus status);
 
 struct NlpSolution {

@@ -28,6 +28,8 @@ struct RunControl {
   const std::atomic<bool>* stop = nullptr;
   std::function<void(const sim::Progress&)> progress;
   double progress_interval_s = 1.0;
+  // Optimisation: every Ipopt iteration's number, objective and constraint violation.
+  std::function<void(int iteration, double objective, double infeasibility)> solver_progress;
 };
 
 // Simulates the scene with sim::simulate and writes OUT_DIR/trajectory.csv (streamed row
@@ -58,6 +60,9 @@ OptimizeSummary solve_problem(io::Problem& problem, const control::IpoptOptions&
 // controls.csv (controls held over each step), trajectory.npz (both), summary.json,
 // decision_vector.txt (for warm starts) and ipopt.log (the solver's iterations). Outputs
 // are written whatever the outcome, and summary.json says whether the point is a solution.
-OptimizeSummary run_problem(io::Problem& problem, const std::filesystem::path& out_dir);
+// control.stop ends the solve at the next Ipopt iteration (status "interrupted"; the
+// outputs of the last iterate are written as for any other outcome).
+OptimizeSummary run_problem(io::Problem& problem, const std::filesystem::path& out_dir,
+                            const RunControl& control = {});
 
 }  // namespace marsden::run
