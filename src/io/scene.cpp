@@ -262,6 +262,9 @@ void parse_integrator(const JsonNode& in, VehicleScene& s, sim::FailurePolicy& p
   detail::parse_failure_policy(in, policy);
 }
 
+// The most rows a scene's run may write: about 5 GB of CSV for 15 columns.
+constexpr long long kMaxOutputRows = 20'000'000;
+
 void parse_timing_and_output(const JsonNode& root, Scene& scene) {
   const JsonNode dt = root.at("dt");
   scene.dt = dt.number_greater(0.0);
@@ -277,6 +280,18 @@ void parse_timing_and_output(const JsonNode& root, Scene& scene) {
   if (const auto out = root.find("output")) {
     out->expect_keys({"every"});
     if (const auto e = out->find("every")) scene.output_every = e->integer(1, INT_MAX);
+  }
+  // Output before work: a run may write at most kMaxOutputRows rows (docs/reliability.md).
+  const long long rows = scene.steps / scene.output_every + 2;
+  if (rows > kMaxOutputRows) {
+    const long long every = scene.steps / (kMaxOutputRows - 2) + 1;
+    const std::string msg = "the run would write " + std::to_string(rows) + " rows (" +
+                            std::to_string(scene.steps) + " steps of dt, every " +
+                            std::to_string(scene.output_every) + "), more than " +
+                            std::to_string(kMaxOutputRows) + "; set output.every to at least " +
+                            std::to_string(every) + ", or shorten duration";
+    if (const auto out = root.find("output")) out->fail(msg);
+    root.at("duration").fail(msg);
   }
 }
 

@@ -65,6 +65,18 @@ TEST(Regressions, InputsThatOnceFailedAreRefusedCleanly) {
   EXPECT_GE(files, 4);
 }
 
+// A run that would write more rows than kMaxOutputRows is refused before it starts,
+// naming output.every and the value that would do (issue 23: dt = 2e-9 s ran for hours).
+TEST(SceneErrors, OutputTooLargeNamesOutputEvery) {
+  TempDir dir;
+  const std::string scene = R"({"system": {"type": "rigid_body", "inertia": {"J": [1, 2, 3], "mass": 1}},
+    "dt": 2e-9, "duration": 1.0, "output": {"every": 1}})";
+  const std::string msg = load_error(dir, scene);
+  expect_message(dir, msg, "output", "set output.every to at least 26");
+  EXPECT_NO_THROW(load_scene(dir.write("ok.json", R"({"system": {"type": "rigid_body",
+    "inertia": {"J": [1, 2, 3], "mass": 1}}, "dt": 2e-9, "duration": 1.0, "output": {"every": 26}})")));
+}
+
 TEST(SceneErrors, MissingField) {
   TempDir dir;
   std::string text = rigid_body_scene();
