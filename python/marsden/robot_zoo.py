@@ -226,10 +226,9 @@ def study(path: Path, quick: bool, rng: np.random.Generator, scratch: str) -> di
         A, maps = couplings(path, coords)
         if not _agreement(row, model, pin_model, A, maps, rng):
             return row
-        pin_undamped = Pin(undamped, coords, floating, coords[0][:-2] if floating else "")
         _trajectories(row, tree.model_from_urdf(undamped, floating_base=floating),
                       maximal.mechanism_from_urdf(undamped, floating_base=floating)
-                      if mechanism is not None else None, pin_undamped, A, maps, coords, rng)
+                      if mechanism is not None else None, pin_model, A, maps, coords, rng)
         q, qd = consistent(rng.uniform(-1, 1, len(coords)), rng.uniform(-1, 1, len(coords)), maps)
         row["pinocchio_step_us"] = 1e6 * cpu_time(
             lambda: rk4(lambda q, v: pin_model.accelerations(q, v, A), q, qd, 1e-3, 1), 20)
@@ -349,7 +348,7 @@ def _trajectories(row, model, mechanism, pin_model, A, maps, coords, rng):
     qd0[first:] = rng.uniform(-0.5, 0.5, n - first)
     q0, qd0 = consistent(rng.uniform(-0.5, 0.5, n), qd0, maps)
     q0[:first] = 0.0
-    q_ref, _ = rk4(lambda q, v: pin_model.accelerations(q, v, A), q0, qd0, 1e-5,
+    q_ref, _ = rk4(lambda q, v: pin_model.accelerations(q, v, A, damping=False), q0, qd0, 1e-5,
                    round(T / 1e-5))
     joints = list(range(first, n))
     if not joints:
