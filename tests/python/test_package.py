@@ -131,13 +131,19 @@ RESIDUAL_SCENES = ["maximal_chain.json", "rigid_body.json", "double_pendulum.jso
                    "car_parallel_park.json"]
 
 
-@pytest.mark.parametrize("name", RESIDUAL_SCENES)
-def test_residual_jacobians_match_central_differences(name):
+def system_after_three_steps(name):
+    """The scene's system stepped three times: (system, dt)."""
     scene = marsden.load_scene(SCENES / name)
     system = marsden.make_system(scene)
     dt = scene.dt
     for k in range(3):
         assert system.step(k * dt, dt)
+    return system, dt
+
+
+@pytest.mark.parametrize("name", RESIDUAL_SCENES)
+def test_residual_jacobians_match_central_differences(name):
+    system, dt = system_after_three_steps(name)
     assert system.has_residual
     t_k = 3 * dt
     z, delta, u = system.residual_point(t_k, dt)
@@ -397,11 +403,7 @@ def test_step_derivatives_match_differences_of_solved_steps(name):
     # dz/d(delta) of the implicit-function theorem against central differences of the step
     # solved again from a perturbed state (the state perturbed through the residual's
     # chart, so both sides see the same map).
-    scene = marsden.load_scene(SCENES / name)
-    system = marsden.make_system(scene)
-    dt = scene.dt
-    for k in range(3):
-        assert system.step(k * dt, dt)
+    system, dt = system_after_three_steps(name)
     t_k = 3 * dt
     d = marsden.step_derivatives(system, t_k, dt)
     z, u = d["z"], d["u"]
