@@ -2,6 +2,7 @@
 
 #include <Eigen/Dense>
 
+#include "marsden/error.hpp"
 #include "marsden/maximal/joints.hpp"
 
 namespace marsden::maximal {
@@ -42,6 +43,12 @@ std::vector<BodyState> drifted(const std::vector<BodyState>& state, double h) {
 
 void constrained_accelerations(const Model& model, const std::vector<BodyState>& state,
                                std::vector<Vec3>& a, std::vector<Vec3>& omega_dot) {
+  if (!model.degenerate_rows().empty()) {
+    const int b = model.degenerate_rows().front() / 6;
+    throw InputError("maximal baseline: body '" + model.bodies()[b].name +
+                     "' has no mass or a singular inertia; the explicit baseline inverts each "
+                     "body's mass matrix (the variational integrator does not need it)");
+  }
   const int nb = model.num_bodies();
   Eigen::VectorXd nu(6 * nb), f(6 * nb);
   std::vector<Mat3> J_inv(nb);

@@ -58,8 +58,15 @@ struct Workspace {
     S.setZero(topo.loop_rows, topo.loop_rows);
     loop_rhs.setZero(topo.loop_rows);
     loop_y.setZero(topo.loop_rows);
+    const int nd = static_cast<int>(model.degenerate_rows().size());
+    Z.setZero(topo.tree_rows, nd);
+    K.setZero(nd, nd);
+    degenerate_eps.setZero(nd);
+    degenerate_t.setZero(nd);
+    degenerate_y.setZero(nd);
+    if (nd > 0) K_lu = Eigen::PartialPivLU<Eigen::MatrixXd>(nd);
     for (int b = 0; b < nb; ++b) {
-      weight.segment<3>(6 * b).setConstant(1.0 / model.bodies()[b].mass);
+      weight.segment<3>(6 * b).setConstant(1.0 / model.mass_scale(b));
       weight.segment<3>(6 * b + 3).setConstant(1.0 / model.inertia_scale(b));
     }
   }
@@ -68,6 +75,15 @@ struct Workspace {
   TreeLdu ldu;
   NewtonVectors<Eigen::VectorXd> vectors;
   Eigen::VectorXd s, weight;
+  double dt = 0.0;  // of the last prepare()
+  // Degenerate bodies (Model::degenerate_rows, selected by E): the tree factors are those of
+  // F + E diag(eps) E^T, regular, and with Z = (F + E diag(eps) E^T)^-1 E and
+  // K = diag(1 / eps) - E^T Z, the Woodbury identity gives F^-1 x = y + Z K^-1 E^T y for
+  // y = (F + E diag(eps) E^T)^-1 x: exact for any eps, F singular exactly when K is.
+  Eigen::MatrixXd Z, K;
+  Eigen::PartialPivLU<Eigen::MatrixXd> K_lu;
+  Eigen::VectorXd degenerate_eps, degenerate_t, degenerate_y;
+  bool singular = false;  // the last factorisation's K was singular
   std::vector<BodyState> next;  // the poses of the last residual evaluation
   std::vector<Vec6> external;    // explicit forces at t_k (force world, torque body)
   std::vector<Vec6> momentum_k;  // the t_k terms of (26) and (33)
@@ -145,6 +161,10 @@ const char* describe(StepFailure failure) {
     case StepFailure::AngularRateLimit:
       return "angular rate |omega| >= 2 / dt: eq. (32) has no unit quaternion; reduce dt";
     case StepFailure::NonFinite: return "non-finite state, force or residual";
+    case StepFailure::Singular:
+      return "the Newton matrix is singular: a body without mass or with a singular inertia "
+             "(a point mass) is not determined by its joints; give it an inertia or weld it "
+             "to its parent (docs/maximal.md)";
   }
   return "unknown";
 }
@@ -190,6 +210,7 @@ Mat3 rotation_update_map(const Vec3& omega, double dt) {
 // forces G^T lambda), explicit forces, and the momentum-like terms of v_k, omega_k.
 bool prepare(const Model& model, const Data& data, Workspace& ws, double dt) {
   const auto& bodies = model.bodies();
+  ws.dt = dt;
   // The t_k side of eq. (33) is the body momentum left by the previous interval, of
   // length dt_prev: (dt_prev / 2) (r(dt_prev) J w_k - w_k x J w_k), here divided by dt.
   const double dt_prev = data.last_dt > 0.0 ? data.last_dt : dt;
@@ -380,6 +401,59 @@ BlockTree block_tree(const Topology& topo) {
   return {topo.order, topo.parent_node, topo.node_size, topo.node_offset};
 }
 
+// The shift of the degenerate rows, eps = (mass or inertia scale) / dt: the size of a
+// regular body's block, so that F + E diag(eps) E^T is as well conditioned as F would be.
+void shift_degenerate_rows(const Model& model, Workspace& ws) {
+  const auto& rows = model.degenerate_rows();
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const int b = rows[i] / 6, k = rows[i] % 6;
+    const double eps = (k < 3 ? model.mass_scale(b) : model.inertia_scale(b)) / ws.dt;
+    ws.degenerate_eps[static_cast<Eigen::Index>(i)] = eps;
+    ws.ldu.D[b](k, k) += eps;
+  }
+}
+
+// x <- F^-1 x on the tree's rows: the block LDU, corrected for degenerate rows.
+void tree_solve(const Model& model, Workspace& ws, Eigen::Ref<Eigen::VectorXd> x) {
+  ws.ldu.solve(block_tree(model.topology()), x);
+  const auto& rows = model.degenerate_rows();
+  if (rows.empty()) return;
+  if (ws.singular) {
+    x.setConstant(std::nan(""));
+    return;
+  }
+  for (std::size_t i = 0; i < rows.size(); ++i) ws.degenerate_t[static_cast<Eigen::Index>(i)] = x[rows[i]];
+  ws.degenerate_y = ws.K_lu.solve(ws.degenerate_t);
+  x.noalias() += ws.Z * ws.degenerate_y;
+}
+
+// Z and K of the Woodbury correction, after the tree factorisation of the shifted matrix.
+void factor_degenerate(const Model& model, Workspace& ws) {
+  const auto& rows = model.degenerate_rows();
+  ws.singular = false;
+  if (rows.empty()) return;
+  const Topology& topo = model.topology();
+  ws.Z.setZero();
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    auto z = ws.Z.col(static_cast<Eigen::Index>(i));
+    z[rows[i]] = 1.0;
+    ws.ldu.solve(block_tree(topo), z);
+  }
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    for (std::size_t c = 0; c < rows.size(); ++c) {
+      ws.K(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(c)) =
+          -ws.Z(rows[i], static_cast<Eigen::Index>(c));
+    }
+    ws.K(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(i)) +=
+        1.0 / ws.degenerate_eps[static_cast<Eigen::Index>(i)];
+  }
+  ws.K_lu.compute(ws.K);
+  // A pivot at round-off of the largest (PartialPivLU does not reveal rank by itself): the
+  // degenerate rows are not determined by the joints.
+  const auto pivots = ws.K_lu.matrixLU().diagonal().cwiseAbs();
+  ws.singular = !(pivots.minCoeff() > 1e-10 * pivots.maxCoeff()) || !ws.Z.allFinite();
+}
+
 // Loop joints: W = A^-1 B column by column, then S = C W (§4.3 via a Schur complement).
 void factor_loops(const Model& model, Workspace& ws, double rank_tolerance) {
   const Topology& topo = model.topology();
@@ -393,7 +467,7 @@ void factor_loops(const Model& model, Workspace& ws, double rank_tolerance) {
       auto w = ws.W.col(topo.loop_offset[k] + c);
       if (joint.parent != kWorld) w.segment<6>(6 * joint.parent) = ws.Gt_parent[j].col(c);
       w.segment<6>(6 * joint.child) = ws.Gt_child[j].col(c);
-      ws.ldu.solve(block_tree(topo), w);
+      tree_solve(model, ws, w);
     }
   }
   for (std::size_t k = 0; k < ws.coupling.size(); ++k) {
@@ -402,7 +476,7 @@ void factor_loops(const Model& model, Workspace& ws, double rank_tolerance) {
       const int b = ws.coupling[k].body[i];
       if (b != kWorld) w.segment<6>(6 * b) += ws.coupling[k].Gt[i];
     }
-    ws.ldu.solve(block_tree(topo), w);
+    tree_solve(model, ws, w);
   }
   ws.S.setZero();
   for (int k = 0; k < static_cast<int>(topo.loop_joints.size()); ++k) {
@@ -436,7 +510,7 @@ void solve_factored(const Model& model, Workspace& ws, const Eigen::VectorXd& rh
                     Eigen::VectorXd& dx) {
   const Topology& topo = model.topology();
   dx = rhs;
-  ws.ldu.solve(block_tree(topo), dx.head(topo.tree_rows));
+  tree_solve(model, ws, dx.head(topo.tree_rows));
   if (topo.loop_rows == 0) return;
   ws.loop_rhs = -rhs.tail(topo.loop_rows);
   for (int k = 0; k < static_cast<int>(topo.loop_joints.size()); ++k) {
@@ -521,7 +595,9 @@ void factor_jacobian(const Model& model, Workspace& ws, const StepOptions& optio
     assemble_dense(model, ws);
     ws.dense_lu.compute(ws.F_dense);
   } else {
+    shift_degenerate_rows(model, ws);
     ws.ldu.factor(block_tree(model.topology()));
+    factor_degenerate(model, ws);
     factor_loops(model, ws, options.loop_rank_tolerance);
   }
 }
@@ -593,9 +669,11 @@ StepStatus step(const Model& model, Data& data, const StepOptions& options) {
   status.newton = newton_iterate(problem, ws.s, options.newton.tolerance, options.newton, ws.vectors);
   if (!status.newton.converged) {
     const bool finite = std::isfinite(status.newton.residual_norm);
-    status.failure = !finite && problem.rate_limited ? StepFailure::AngularRateLimit
-                     : !finite                       ? StepFailure::NonFinite
-                                                     : StepFailure::NotConverged;
+    // A singular matrix gives a non-finite direction, which may then read as a rate limit.
+    status.failure = !finite && ws.singular          ? StepFailure::Singular
+                     : !finite && problem.rate_limited ? StepFailure::AngularRateLimit
+                     : !finite                         ? StepFailure::NonFinite
+                                                       : StepFailure::NotConverged;
     if (!finite) status.newton.residual_norm = -1.0;
     return status;
   }

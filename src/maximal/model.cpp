@@ -1,5 +1,6 @@
 #include "marsden/maximal/model.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -28,18 +29,19 @@ void check_finite(const Eigen::Ref<const Eigen::MatrixXd>& value, const std::str
 void validate_body(const std::vector<Body>& bodies, int b) {
   const Body& body = bodies[b];
   const std::string label = body_label(bodies, b);
-  if (!std::isfinite(body.mass) || body.mass <= 0.0) {
-    throw InputError(label + ": mass must be positive and finite, got " +
+  if (!std::isfinite(body.mass) || body.mass < 0.0) {
+    throw InputError(label + ": mass must be non-negative and finite, got " +
                      std::to_string(body.mass));
   }
   check_finite(body.inertia, label + ": inertia");
   if (!body.inertia.isApprox(body.inertia.transpose(), 1e-12)) {
     throw InputError(label + ": inertia tensor is not symmetric");
   }
-  const Eigen::SelfAdjointEigenSolver<Mat3> eig(body.inertia, Eigen::EigenvaluesOnly);
-  if (eig.eigenvalues().minCoeff() <= 0.0) {
-    throw InputError(label + ": inertia tensor is not positive definite (smallest eigenvalue " +
-                     std::to_string(eig.eigenvalues().minCoeff()) + ")");
+  const Vec3 lambda =
+      Eigen::SelfAdjointEigenSolver<Mat3>(body.inertia, Eigen::EigenvaluesOnly).eigenvalues();
+  if (lambda.minCoeff() < -1e-12 * lambda.maxCoeff()) {
+    throw InputError(label + ": inertia tensor is not positive semi-definite (smallest "
+                     "eigenvalue " + std::to_string(lambda.minCoeff()) + ")");
   }
 }
 
@@ -168,14 +170,11 @@ Model::Model(std::vector<Body> bodies, std::vector<Joint> joints, Vec3 gravity,
   if (bodies_.empty()) throw InputError("model: a mechanism needs at least one body");
   check_finite(gravity_, "model: gravity");
   const int num_bodies = static_cast<int>(bodies_.size());
-  for (int b = 0; b < num_bodies; ++b) {
-    validate_body(bodies_, b);
-    const Eigen::SelfAdjointEigenSolver<Mat3> eig(bodies_[b].inertia, Eigen::EigenvaluesOnly);
-    inertia_scale_.push_back(eig.eigenvalues().maxCoeff());
-  }
+  for (int b = 0; b < num_bodies; ++b) validate_body(bodies_, b);
   for (int j = 0; j < static_cast<int>(joints.size()); ++j) {
     joints_.push_back(validated_joint(std::move(joints[j]), j, num_bodies));
   }
+  set_scales();
   const int num_joints = static_cast<int>(joints_.size());
   for (const Coupling& c : couplings_) {
     const std::string label = "coupling '" + c.name + "'";
@@ -195,6 +194,50 @@ Model::Model(std::vector<Body> bodies, std::vector<Joint> joints, Vec3 gravity,
   for (std::size_t k = 0; k < couplings_.size(); ++k) {
     topology_.coupling_offset.push_back(topology_.loop_rows);
     ++topology_.loop_rows;
+  }
+}
+
+// Degenerate bodies take the mean mass and largest moment of the regular ones as scales
+// (a rod keeps its own largest moment if larger); a mechanism without a regular inertia
+// takes m l^2, with m the mean mass and l its longest joint anchor (or 1 m).
+void Model::set_scales() {
+  std::vector<Vec3> moments;
+  double mass_sum = 0.0, inertia_sum = 0.0;
+  int massive = 0, rotating = 0;
+  for (const Body& body : bodies_) {
+    moments.push_back(
+        Eigen::SelfAdjointEigenSolver<Mat3>(body.inertia, Eigen::EigenvaluesOnly).eigenvalues());
+    if (body.mass > 0.0) {
+      mass_sum += body.mass;
+      ++massive;
+    }
+    if (moments.back().minCoeff() > kDegenerateInertia * moments.back().maxCoeff()) {
+      inertia_sum += moments.back().maxCoeff();
+      ++rotating;
+    }
+  }
+  if (massive == 0) {
+    throw InputError("model: no body has a mass (a mechanism of massless bodies cannot move)");
+  }
+  const double mean_mass = mass_sum / massive;
+  double length = 0.0;
+  for (const Joint& j : joints_) length = std::max({length, j.p_parent.norm(), j.p_child.norm()});
+  const double mean_inertia =
+      rotating > 0 ? inertia_sum / rotating : mean_mass * std::pow(length > 0.0 ? length : 1.0, 2);
+  for (std::size_t b = 0; b < bodies_.size(); ++b) {
+    const int row = 6 * static_cast<int>(b);
+    const bool massless = !(bodies_[b].mass > kDegenerateInertia * mean_mass);
+    const bool singular = !(moments[b].minCoeff() >
+                            kDegenerateInertia * std::max(moments[b].maxCoeff(), mean_inertia));
+    mass_scale_.push_back(massless ? mean_mass : bodies_[b].mass);
+    inertia_scale_.push_back(singular ? std::max(moments[b].maxCoeff(), mean_inertia)
+                                      : moments[b].maxCoeff());
+    for (int k = 0; k < 3; ++k) {
+      if (massless) degenerate_rows_.push_back(row + k);
+    }
+    for (int k = 3; k < 6; ++k) {
+      if (singular) degenerate_rows_.push_back(row + k);
+    }
   }
 }
 

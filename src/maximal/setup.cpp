@@ -129,8 +129,7 @@ ProjectionReport project_state(const Model& model, std::vector<BodyState>& state
   for (const Joint& joint : model.joints()) m += constraint_rows(joint.type);
   Eigen::VectorXd inv_mass(6 * nb);
   for (int b = 0; b < nb; ++b) {
-    const Body& body = model.bodies()[b];
-    inv_mass.segment<3>(6 * b).setConstant(1.0 / body.mass);
+    inv_mass.segment<3>(6 * b).setConstant(1.0 / model.mass_scale(b));
     inv_mass.segment<3>(6 * b + 3).setConstant(1.0 / model.inertia_scale(b));
   }
   Eigen::VectorXd g(m);

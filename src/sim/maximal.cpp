@@ -22,6 +22,8 @@ const char* failure_code(maximal::StepFailure f) {
       return "angular_rate_limit";
     case maximal::StepFailure::NonFinite:
       return "non_finite";
+    case maximal::StepFailure::Singular:
+      return "singular";
   }
   return "unknown";
 }

@@ -285,6 +285,46 @@ Mechanism coupled_chain() {
   return {std::move(model), std::move(state)};
 }
 
+// Degenerate bodies (Model::degenerate_rows): a regular link, then two massless links between
+// three revolute joints with one centre and different axes (a hip as URDF files write it),
+// a point mass off its joint's axis and a point-mass leaf, swinging (the two point masses
+// far from a line through the hip, about which the leg would have no inertia). With coaxial_hip, the
+// first two hip joints share their axis, and the massless link between them is not
+// determined.
+Mechanism degenerate_chain(bool coaxial_hip = false) {
+  std::vector<Body> bodies = {{"link", 1.0, Vec3(0.02, 0.03, 0.04).asDiagonal()},
+                              {"virtual_1", 0.0, Mat3::Zero()},
+                              {"virtual_2", 0.0, Mat3::Zero()},
+                              {"point", 0.8, Mat3::Zero()},
+                              {"leaf", 0.5, Mat3::Zero()}};
+  auto revolute = [](int parent, int child, const Vec3& axis, const Vec3& p_parent,
+                     const Vec3& p_child) {
+    Joint j;
+    j.parent = parent;
+    j.child = child;
+    j.axis = axis;
+    j.p_parent = p_parent;
+    j.p_child = p_child;
+    return j;
+  };
+  std::vector<Joint> joints = {
+      revolute(kWorld, 0, Vec3::UnitY(), Vec3::Zero(), Vec3(0.0, 0.0, 0.25)),
+      revolute(0, 1, Vec3::UnitZ(), Vec3(0.0, 0.0, -0.25), Vec3::Zero()),
+      revolute(1, 2, coaxial_hip ? Vec3::UnitZ() : Vec3::UnitX(), Vec3::Zero(), Vec3::Zero()),
+      revolute(2, 3, Vec3::UnitY(), Vec3::Zero(), Vec3(-0.1, 0.0, 0.4)),
+      revolute(3, 4, Vec3::UnitX(), Vec3(0.1, 0.0, -0.4), Vec3(0.0, -0.25, 0.1))};
+  std::vector<BodyState> state;
+  const double angles[] = {0.5, 0.3, -0.4, 0.6, 0.7};
+  for (std::size_t j = 0; j < joints.size(); ++j) {
+    const BodyState parent = joints[j].parent == kWorld ? BodyState() : state[joints[j].parent];
+    state.push_back(place_child(joints[j], parent, BodyState(), JointCoords::Constant(1, angles[j])));
+  }
+  for (BodyState& st : state) st.omega = Vec3(0.2, -0.3, 0.1);
+  Model model(bodies, joints);
+  project_state(model, state);
+  return {std::move(model), std::move(state)};
+}
+
 // Every block of residual_blocks against central differences: the unknowns, the state at
 // t_k through retract_state, and the joint inputs.
 void expect_residual_blocks_match_central_differences(const Mechanism& mech) {
@@ -336,6 +376,7 @@ TEST(ResidualBlocks, MatchCentralDifferences) {
   expect_residual_blocks_match_central_differences(mixed_mechanism());
   expect_residual_blocks_match_central_differences(damped_loop());
   expect_residual_blocks_match_central_differences(coupled_chain());
+  expect_residual_blocks_match_central_differences(degenerate_chain());
 }
 
 void expect_sparse_equals_dense(const Mechanism& mech) {
@@ -434,6 +475,58 @@ TEST(Integrator, StiffDamperIsStableBelowItsTimeConstant) {
 }
 
 TEST(SparseLDU, EqualsDenseLUWithCouplingRows) { expect_sparse_equals_dense(coupled_chain()); }
+
+// Massless and point-mass bodies make their blocks singular; the Woodbury correction of the
+// shifted tree factorisation is exact, in a tree and beside a loop's rows.
+TEST(SparseLDU, EqualsDenseLUWithDegenerateBodies) {
+  const Mechanism mech = degenerate_chain();
+  ASSERT_EQ(mech.model.degenerate_rows().size(), 18u);  // 6 + 6 + 3 + 3
+  expect_sparse_equals_dense(mech);
+  // The mixed mechanism's last bodies (a universal joint's child and the body welded to it)
+  // made a massless link and a point mass.
+  const Mechanism mixed = mixed_mechanism();
+  std::vector<Body> bodies = mixed.model.bodies();
+  const std::size_t n = bodies.size();
+  bodies[n - 2] = {"massless", 0.0, Mat3::Zero()};
+  bodies[n - 1].inertia.setZero();
+  const Model model(bodies, mixed.model.joints());
+  ASSERT_GT(model.topology().loop_rows, 0);
+  expect_sparse_equals_dense({model, mixed.state});
+}
+
+// The degenerate chain swings for 0.5 s: every step converges, the joints hold, and the
+// energy of this conservative system stays within the first-order method's bound. (Near
+// t = 0.54 s its two point masses line up with the hip, the leg's inertia about that line
+// nearly vanishes and it spins up to 150 rad/s, at dt = 2 ms as at 0.5 ms: physics of a
+// leg of point masses, not of the step.)
+TEST(Integrator, DegenerateBodiesStepAndConserveEnergy) {
+  const Mechanism mech = degenerate_chain();
+  Data data(mech.model, mech.state);
+  StepOptions options;
+  options.dt = 0.002;
+  const double e0 = energy(mech.model, data.state);
+  double drift = 0.0;
+  for (int k = 0; k < 250; ++k) {
+    const StepStatus status = step(mech.model, data, options);
+    ASSERT_TRUE(status.ok()) << "step " << k << ": " << describe(status.failure);
+    ASSERT_LT(max_constraint_violation(mech.model, data.state), 1e-10) << "step " << k;
+    drift = std::max(drift, std::abs(energy(mech.model, data.state) - e0));
+  }
+  EXPECT_LT(drift, 0.02 * std::abs(e0) + 0.02);
+}
+
+// Two coaxial joints about one point leave the massless link between them free: the step
+// says so (StepFailure::Singular), with both linear solvers failing rather than guessing.
+TEST(Integrator, UndeterminedMasslessBodyIsAReportedFailure) {
+  const Mechanism mech = degenerate_chain(true);
+  Data data(mech.model, mech.state);
+  StepOptions options;
+  const StepStatus status = step(mech.model, data, options);
+  EXPECT_EQ(status.failure, StepFailure::Singular) << describe(status.failure);
+  EXPECT_NE(std::string(describe(status.failure)).find("not determined by its joints"),
+            std::string::npos);
+  EXPECT_EQ(data.steps, 0);
+}
 
 // Coupled joints keep their relation at every step, to the solver tolerance, while the
 // chain swings (the couplings' rows are imposed on the next configuration like joints').
@@ -725,7 +818,8 @@ TEST(Model, RejectsBadInput) {
     }
   };
   expect_error([&] { auto b = bodies; b[1].mass = -1.0; Model m(b, {joint}); }, "mass");
-  expect_error([&] { auto b = bodies; b[0].inertia(0, 0) = -1.0; Model m(b, {joint}); }, "positive definite");
+  expect_error([&] { auto b = bodies; b[0].inertia(0, 0) = -1.0; Model m(b, {joint}); }, "positive semi-definite");
+  expect_error([&] { auto b = bodies; b[0].mass = b[1].mass = 0.0; Model m(b, {joint}); }, "no body has a mass");
   expect_error([&] { auto b = bodies; b[0].inertia(0, 1) = 0.5; Model m(b, {joint}); }, "symmetric");
   expect_error([&] { auto b = bodies; b[0].mass = std::nan(""); Model m(b, {joint}); }, "mass");
   expect_error([&] { auto j = joint; j.child = 5; Model m(bodies, {j}); }, "child index");

@@ -27,6 +27,20 @@ TEST(MaximalNoMalloc, TreeStep) {
   expect_no_allocation(pendulum_chain(10, spherical));
 }
 
+// A point-mass leaf and a massless link between two joints: the Woodbury correction of
+// degenerate rows (integrator.cpp) works in the Workspace's storage too.
+TEST(MaximalNoMalloc, DegenerateBodiesStep) {
+  const Mechanism chain = pendulum_chain(4);
+  std::vector<Body> bodies = chain.model.bodies();
+  bodies[1] = {"massless", 0.0, Mat3::Zero()};
+  bodies[3].inertia.setZero();
+  std::vector<Joint> joints = chain.model.joints();
+  joints[2].axis = Vec3::UnitX();  // not parallel to joint 1's, so the massless link is determined
+  const Model model(bodies, joints);
+  ASSERT_EQ(model.degenerate_rows().size(), 9u);
+  expect_no_allocation({model, chain.state});
+}
+
 TEST(MaximalNoMalloc, FailedStep) {
   const Mechanism mech = closed_chain(8);
   Data data(mech.model, mech.state);

@@ -46,6 +46,8 @@ enum class StepFailure {
   NotConverged,     // Newton stopped on max_iterations above tolerance
   AngularRateLimit, // |omega| dt >= 2: eq. (32) has no unit quaternion; use a smaller dt
   NonFinite,        // non-finite state, force or input
+  Singular,         // the Newton matrix is singular: a degenerate body (Model::degenerate_rows)
+                    // that its joints do not determine
 };
 
 const char* describe(StepFailure failure);

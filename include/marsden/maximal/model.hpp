@@ -22,6 +22,10 @@ const char* joint_type_name(JointType type);
 // Number of constraint rows (6 minus the joint's degrees of freedom).
 int constraint_rows(JointType type);
 
+// mass >= 0 and inertia symmetric positive semi-definite. A degenerate body (no mass, or a
+// singular inertia such as a point mass's) is allowed where its joints determine its
+// motion: a massless link between two revolute joints with different axes, a point mass
+// off its joint's axis; at least one body has a mass.
 struct Body {
   std::string name;
   double mass = 1.0;
@@ -105,16 +109,28 @@ class Model {
   const Topology& topology() const { return topology_; }
   int num_bodies() const { return static_cast<int>(bodies_.size()); }
   int num_joints() const { return static_cast<int>(joints_.size()); }
-  // Largest principal moment of body b (row scaling of its rotational residual).
+  // Body b's mass and largest principal moment (row scalings of its residual); for a
+  // degenerate body, the mean over the bodies that have them.
+  double mass_scale(int b) const { return mass_scale_[b]; }
   double inertia_scale(int b) const { return inertia_scale_[b]; }
+  // Rows 6 b + k of the degenerate bodies' blocks that may be singular: k = 0..2 for a body
+  // without mass, 3..5 for a singular inertia (smallest moment <= kDegenerateInertia times
+  // the inertia scale). The Newton solve treats them exactly (integrator.cpp).
+  const std::vector<int>& degenerate_rows() const { return degenerate_rows_; }
 
  private:
+  void set_scales();
+
   std::vector<Body> bodies_;
   std::vector<Joint> joints_;
   std::vector<Coupling> couplings_;
   Vec3 gravity_;
   Topology topology_;
-  std::vector<double> inertia_scale_;
+  std::vector<double> mass_scale_, inertia_scale_;
+  std::vector<int> degenerate_rows_;
 };
+
+// Principal moments below this fraction of a body's inertia scale make it degenerate.
+inline constexpr double kDegenerateInertia = 1e-8;
 
 }  // namespace marsden::maximal
