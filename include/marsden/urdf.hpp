@@ -28,7 +28,9 @@ inline constexpr double kInertiaAbsoluteRoundOff = 1e-12;  // kg m^2
 struct UrdfLink {
   std::string name;
   // Without <inertial>, or with mass and inertia 0, a link is massless; otherwise mass >= 0
-  // and inertia is symmetric positive semi-definite (zero for a point mass), not both zero.
+  // and inertia is symmetric, not both zero. Physical consistency is a property of a rigid
+  // body: the inertia of the links welded together by fixed joints (UrdfRigidBody) is
+  // positive semi-definite (zero for a point mass), a single link's need not be.
   bool has_inertial = false;
   double mass = 0.0;
   SE3 inertial_origin;              // the centre-of-mass frame in the link frame
@@ -67,6 +69,43 @@ struct UrdfModel {
   std::string root;                 // the one link that is no joint's child
 };
 
+// Links welded together by fixed joints move as one rigid body: the root link's group, then
+// one group per movable joint, in joint order (so a parent's group comes first).
+struct UrdfRigidBody {
+  int joint = -1;                   // into UrdfModel::joints: the movable joint that moves
+                                    // the group; -1 for the root link's group
+  std::vector<int> links;           // into UrdfModel::links, the first one (the root link or
+                                    // the joint's child) first
+  int parent = -1;                  // the group the joint's parent link belongs to
+  double mass = 0.0;
+  // At the zero configuration with the root link at the world origin: axes of the first
+  // link, origin at the centre of mass (at the first link's origin when massless).
+  SE3 world_body;
+  Mat3 inertia = Mat3::Zero();      // about the centre of mass, in world_body's axes; round-off
+                                    // below zero (kInertia...RoundOff) is set to zero
+  double smallest_eigenvalue = 0.0; // of the combined inertia before that
+  bool moves_mass() const { return mass > 0.0 || inertia.cwiseAbs().maxCoeff() > 0.0; }
+};
+
+struct UrdfRigidBodies {
+  std::vector<SE3> world_link;      // each link's pose at the zero configuration
+  std::vector<int> body_of_link;    // the group of each link
+  std::vector<UrdfRigidBody> bodies;
+};
+
+UrdfRigidBodies rigid_bodies(const UrdfModel& urdf);
+
+// The movable joints that move no mass (their child's group and every group beyond have
+// neither mass nor inertia), whose accelerations no engine can determine; joints of a
+// <mimic> pair are not among them (the pair's coupling determines them).
+std::vector<int> joints_moving_no_mass(const UrdfModel& urdf);
+// An InputError naming those joints and the remedies, if there are any.
+void check_joints_move_mass(const UrdfModel& urdf);
+// The description with those joints turned into fixed joints at their zero position, and
+// their names in `welded`: the other coordinates' dynamics are unchanged, since the welded
+// links carry no mass (the "massless_joints": "weld" of scenes).
+UrdfModel weld_joints_moving_no_mass(UrdfModel urdf, std::vector<std::string>* welded = nullptr);
+
 struct UrdfTreeOptions {
   Vec3 gravity = Vec3(0.0, 0.0, -9.81);
   SE3 base_pose;                    // the root link's pose in the world (fixed base), or
@@ -87,12 +126,14 @@ namespace marsden::tree {
 //   "J_align"   Const, a rotation taking e_z to the axis (absent if the axis is +x, +y, +z)
 //   "J"         Rz/Tz (or Rx.. Tz on the matching axis) driven by coordinate "J"
 //   child link  Const, undoing the alignment, so that its frame is the URDF child frame;
-// a fixed joint adds the child link as one Const frame. Each link's inertial becomes a
-// Mass on its frame, limits of revolute/prismatic joints become coordinate limits, and
-// <dynamics damping> a coordinate damper. Coulomb friction is not modelled (ignored). A
+// a fixed joint adds the child link as one Const frame. Each rigid body's combined
+// inertial (UrdfRigidBody) becomes one Mass on its first link's frame, limits of
+// revolute/prismatic joints become coordinate limits, and <dynamics damping> a coordinate
+// damper. Coulomb friction is not modelled (ignored). A
 // <mimic> joint keeps its coordinate, tied to its leader's by a coupling constraint
 // q = multiplier q_leader + offset. A joint frame whose name a link already has is named
-// "J_joint" (the coordinate keeps the name J).
+// "J_joint" (the coordinate keeps the name J). A joint that moves no mass is an
+// InputError (check_joints_move_mass).
 Model model_from_urdf(const UrdfModel& urdf, const UrdfTreeOptions& options = {});
 
 }  // namespace marsden::tree
@@ -100,16 +141,17 @@ Model model_from_urdf(const UrdfModel& urdf, const UrdfTreeOptions& options = {}
 namespace marsden::maximal {
 
 // The same description in maximal coordinates (callers include marsden/maximal/setup.hpp):
-// links welded together by fixed joints (massless ones included) form one body, whose frame
-// has the axes of its first link and its origin at the group's centre of mass, with the
-// group's mass and inertia combined there; the bodies are placed at the zero
+// each rigid body (UrdfRigidBody: links welded by fixed joints) is one body, with its
+// frame, mass and inertia; the bodies are placed at the zero
 // configuration with the root link at the world origin. The root's group is the world
 // itself (fixed base) or a free body (floating_base). Revolute and continuous joints
 // become maximal revolute joints, prismatic ones prismatic, with anchors at the joint
 // origin and the axis in the parent body's frame; <dynamics damping> becomes the joint's
 // (implicit) damper; limits and friction are not modelled; a <mimic> joint is a Coupling
-// of its coordinate to its leader's. A group without mass moved by a joint is an
-// InputError.
+// of its coordinate to its leader's. Bodies without mass or with a singular inertia (a
+// massless link between two joints, a point mass) are allowed where their joints
+// determine them (docs/maximal.md); a joint that moves no mass is an InputError
+// (check_joints_move_mass).
 Mechanism mechanism_from_urdf(const UrdfModel& urdf, const Vec3& gravity,
                               bool floating_base = false);
 

@@ -45,6 +45,11 @@ std::string number_text(double v) {
   return s.str();
 }
 
+// Inertia eigenvalues from -(relative * largest + absolute) to 0 are round-off.
+double round_off_tolerance(const Vec3& lambda) {
+  return kInertiaRelativeRoundOff * lambda.maxCoeff() + kInertiaAbsoluteRoundOff;
+}
+
 // A finite double spelled in full (no trailing characters).
 bool parse_double(std::string_view text, double& value) {
   if (!text.empty() && text.front() == '+') text.remove_prefix(1);
@@ -159,22 +164,57 @@ UrdfLink read_link(const Reporter& rep, const XMLElement* e, const std::string& 
   // massless link. A zero mass with a rotational inertia is kept as it is.
   if (m == 0.0 && inertia.cwiseAbs().maxCoeff() == 0.0) return link;
   // Inertias exported from CAD carry round-off (eigenvalues such as -1e-22); a point mass
-  // has none at all. Eigenvalues down to -kInertiaRoundOff are taken as zero.
+  // has none at all. Eigenvalues down to -round_off_tolerance are taken as zero; an inertia
+  // further from positive semi-definite is kept as it is for check_rigid_bodies, which
+  // accepts it only inside a rigid body whose combined inertia is physical.
   const Eigen::SelfAdjointEigenSolver<Mat3> eig(inertia);
   const Vec3 lambda = eig.eigenvalues();
-  const double tolerance = kInertiaRelativeRoundOff * lambda.maxCoeff() + kInertiaAbsoluteRoundOff;
-  if (lambda.minCoeff() < -tolerance) {
-    std::ostringstream s;
-    s << "inertia is not positive semi-definite (eigenvalues " << lambda.transpose()
-      << ", below -" << tolerance << ")";
-    r.fail(s.str(), in);
-  }
   link.has_inertial = true;
   link.mass = m;
   link.inertial_origin = origin;
-  link.inertia = eig.eigenvectors() * lambda.cwiseMax(0.0).asDiagonal() *
-                 eig.eigenvectors().transpose();
+  link.inertia = lambda.minCoeff() < -round_off_tolerance(lambda)
+                     ? inertia
+                     : Mat3(eig.eigenvectors() * lambda.cwiseMax(0.0).asDiagonal() *
+                            eig.eigenvectors().transpose());
   return link;
+}
+
+std::string eigenvalue_text(const Vec3& lambda) {
+  std::ostringstream s;
+  s << lambda.transpose();
+  return s.str();
+}
+
+// Each rigid body's combined inertia is positive semi-definite to round-off. A link of its
+// own is named as such; a link whose inertia is not physical but whose rigid body's is (a
+// light antenna on a heavy base, as Tiago's) passes, since the engines see only the body.
+void check_rigid_bodies(const Reporter& rep, const UrdfModel& model,
+                        const std::vector<const XMLElement*>& inertia_elements) {
+  const UrdfRigidBodies rb = rigid_bodies(model);
+  for (const UrdfRigidBody& body : rb.bodies) {
+    int culprit = -1;
+    for (const int i : body.links) {
+      const UrdfLink& link = model.links[i];
+      if (!link.has_inertial) continue;
+      const Vec3 lambda = Eigen::SelfAdjointEigenSolver<Mat3>(link.inertia).eigenvalues();
+      if (culprit < 0 && lambda.minCoeff() < -round_off_tolerance(lambda)) culprit = i;
+    }
+    if (culprit < 0) continue;
+    const Vec3 lambda_link =
+        Eigen::SelfAdjointEigenSolver<Mat3>(model.links[culprit].inertia).eigenvalues();
+    // body.inertia is the combined one with its negative eigenvalues set to zero.
+    const Vec3 lambda_body = Eigen::SelfAdjointEigenSolver<Mat3>(body.inertia).eigenvalues();
+    if (body.smallest_eigenvalue >= -round_off_tolerance(lambda_body)) continue;
+    std::string what = "inertia is not positive semi-definite (eigenvalues " +
+                       eigenvalue_text(lambda_link) + ", below -" +
+                       number_text(round_off_tolerance(lambda_link)) + ")";
+    if (body.links.size() > 1) {
+      what += ", nor is the inertia of the " + std::to_string(body.links.size()) +
+              " links welded to it by fixed joints (smallest eigenvalue " +
+              number_text(body.smallest_eigenvalue) + ")";
+    }
+    rep.fail("link " + in_quotes(model.links[culprit].name), what, inertia_elements[culprit]);
+  }
 }
 
 UrdfJoint read_joint(const Reporter& rep, const XMLElement* e, const std::string& name) {
@@ -365,9 +405,14 @@ UrdfModel parse_urdf(std::string_view xml, const std::string& source_name) {
     return std::string(name);
   };
 
+  std::vector<const XMLElement*> inertia_elements;
   for (const XMLElement* e = robot->FirstChildElement("link"); e != nullptr;
-       e = e->NextSiblingElement("link"))
+       e = e->NextSiblingElement("link")) {
     model.links.push_back(read_link(rep, e, unique_name(e, "link")));
+    const XMLElement* inertial = e->FirstChildElement("inertial");
+    inertia_elements.push_back(inertial != nullptr ? inertial->FirstChildElement("inertia")
+                                                   : nullptr);
+  }
   std::vector<const XMLElement*> joint_elements;
   for (const XMLElement* e = robot->FirstChildElement("joint"); e != nullptr;
        e = e->NextSiblingElement("joint")) {
@@ -378,6 +423,7 @@ UrdfModel parse_urdf(std::string_view xml, const std::string& source_name) {
 
   link_tree(rep, robot, joint_elements, model);
   check_mimics(rep, model);
+  check_rigid_bodies(rep, model, inertia_elements);
   return model;
 }
 

@@ -27,6 +27,7 @@ Transform unit_axis_primitive(const Vec3& axis, bool revolute) {
 }  // namespace
 
 Model model_from_urdf(const UrdfModel& urdf, const UrdfTreeOptions& options) {
+  check_joints_move_mass(urdf);
   ModelBuilder builder;
   builder.set_gravity(options.gravity);
 
@@ -98,13 +99,15 @@ Model model_from_urdf(const UrdfModel& urdf, const UrdfTreeOptions& options) {
         joint.mimic_multiplier, joint.mimic_offset);
   }
 
-  for (std::size_t i = 0; i < urdf.links.size(); ++i) {
-    const UrdfLink& link = urdf.links[i];
-    // A fixed base's mass cannot move.
-    if ((static_cast<int>(i) == root && !options.floating_base) || !link.has_inertial) continue;
-    const Mat3& R_link_com = link.inertial_origin.R;
-    builder.add_mass(link_frame[i], link.mass, link.inertial_origin.x,
-                     R_link_com * link.inertia * R_link_com.transpose());
+  // One mass per rigid body (links welded by fixed joints), on its first link's frame,
+  // whose axes the body's inertia already has. A fixed base's mass cannot move.
+  const UrdfRigidBodies rb = rigid_bodies(urdf);
+  for (std::size_t g = options.floating_base ? 0 : 1; g < rb.bodies.size(); ++g) {
+    const UrdfRigidBody& body = rb.bodies[g];
+    if (!body.moves_mass()) continue;
+    const int first = body.links.front();
+    builder.add_mass(link_frame[first], body.mass,
+                     rb.world_link[first].inverse().act(body.world_body.x), body.inertia);
   }
   return builder.build();
 }

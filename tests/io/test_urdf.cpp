@@ -179,6 +179,10 @@ std::string inertial(const std::string& mass, const std::string& inertia,
          "/></inertial>";
 }
 
+// Tiago's antenna links (example-robot-data 6.0.0): ixy exceeds sqrt(ixx iyy), eigenvalues
+// (-3.5e-8, 3.5e-8, 9.1e-8) kg m^2, far beyond round-off.
+const char* const kAntenna = R"(ixx="2.371e-08" ixy="6.119e-08" ixz="1.179e-08" iyy="2.833e-08" iyz="7.74e-09" izz="3.849e-08")";
+
 struct ErrorCase {
   const char* what;
   std::string xml;
@@ -262,6 +266,14 @@ TEST(UrdfRead, ErrorsNameTheElement) {
       {"indefinite beyond round-off",
        two_links("fixed", "", inertial("1", R"(ixx="1" iyy="1" izz="-1e-8")")),
        {"link \"b\"", "positive semi-definite"}},
+      {"unphysical inertia on a joint of its own",
+       two_links("continuous", "", inertial("1e-6", kAntenna)),
+       {"link \"b\"", "positive semi-definite", "line 2"}},
+      {"welded links whose combined inertia is unphysical too",
+       robot(R"(<link name="a">)" + inertial("1", R"(ixx="1e-8" iyy="1e-8" izz="1e-8")") +
+             R"(</link><link name="b">)" + inertial("1e-6", kAntenna) + R"(</link>
+             <joint name="j" type="fixed"><parent link="a"/><child link="b"/></joint>)"),
+       {"link \"b\"", "positive semi-definite", "nor is the inertia of the 2 links welded"}},
       {"NaN", two_links("fixed", R"(<origin xyz="0 nan 0"/>)"), {"joint \"j\"", "xyz", "\"nan\""}},
       {"inf", two_links("fixed", "", inertial("inf", diag)), {"link \"b\"", "value", "\"inf\""}},
       {"unparsable", two_links("fixed", R"(<origin rpy="0 1.0abc 0"/>)"),
@@ -320,10 +332,24 @@ TEST(UrdfRead, AcceptsWhatRealFilesDo) {
   const UrdfModel point = parse_urdf(two_links("fixed", "", inertial("1", R"(ixx="0" iyy="0" izz="0")")), "p.urdf");
   EXPECT_TRUE(point.links[1].has_inertial);
   EXPECT_TRUE(point.links[1].inertia.isZero());
+  // Physical consistency belongs to rigid bodies: an unphysical 1 mg antenna welded to a
+  // 10 kg base loads (the engines see only the base and antenna together), its own inertia
+  // as the file gives it.
+  const UrdfModel antenna = parse_urdf(
+      robot(R"(<link name="a">)" + inertial("10", R"(ixx="0.1" iyy="0.2" izz="0.3")") +
+            R"(</link><link name="b">)" + inertial("1e-6", kAntenna) + R"(</link>
+            <joint name="j" type="fixed"><parent link="a"/><child link="b"/>
+            <origin xyz="0.1 0 0.2"/></joint>)"),
+      "antenna.urdf");
+  EXPECT_LT(Eigen::SelfAdjointEigenSolver<Mat3>(antenna.links[1].inertia).eigenvalues().minCoeff(), -3e-8);
+  const UrdfRigidBodies bodies = rigid_bodies(antenna);
+  ASSERT_EQ(bodies.bodies.size(), 1u);
+  EXPECT_NEAR(bodies.bodies[0].mass, 10.000001, 1e-12);
+  EXPECT_GT(Eigen::SelfAdjointEigenSolver<Mat3>(bodies.bodies[0].inertia).eigenvalues().minCoeff(), 0.09);
   EXPECT_EQ(parse_urdf(R"(<robot><link name="a"/></robot>)", "dir/unnamed.urdf").name, "unnamed");
   const UrdfModel fixed = parse_urdf(two_links("fixed", R"(<axis xyz="0 0 0"/><mimic joint="q"/>)"), "f.urdf");
   EXPECT_TRUE(fixed.joints[0].mimic.empty());
-  const UrdfModel same = parse_urdf(robot(R"(<link name="a"/><link name="b"/>
+  const UrdfModel same = parse_urdf(robot(R"(<link name="a"/><link name="b">)" + inertial("1", diag) + R"(</link>
       <joint name="b" type="continuous"><parent link="a"/><child link="b"/></joint>)"), "s.urdf");
   const tree::Model model = tree::model_from_urdf(same);
   EXPECT_EQ(model.frames()[model.frame_index("b")].type, tree::Transform::Const);  // the link
@@ -359,7 +385,7 @@ TEST(UrdfTree, RootMassIsIgnored) {
   const tree::Model model = tree::model_from_urdf(urdf);
   EXPECT_TRUE(link_named(urdf, "base_link").has_inertial);
   const int base = model.frame_index("base_link");
-  EXPECT_EQ(model.masses().size(), 6u);
+  EXPECT_EQ(model.masses().size(), 5u);  // one per moving rigid body: the tool is the hand's
   for (const tree::Mass& mass : model.masses()) EXPECT_NE(mass.frame, base);
 }
 
