@@ -11,6 +11,7 @@
 #include "json_access.hpp"
 #include "scene_detail.hpp"
 #include "marsden/error.hpp"
+#include "marsden/io/urdf.hpp"
 #include "marsden/record/writers.hpp"
 #include "marsden/lie/quaternion.hpp"
 #include "marsden/sim/vehicle.hpp"
@@ -132,6 +133,19 @@ Mat3 parse_orientation(const JsonNode& o) {
   const double angle = w.norm();
   if (angle == 0.0) return Mat3::Identity();
   return Eigen::AngleAxisd(angle, w / angle).toRotationMatrix();
+}
+
+SceneUrdf read_scene_urdf(const JsonNode& sys, const std::string& scene_file) {
+  const JsonNode file = sys.at("urdf");
+  const std::filesystem::path path = std::filesystem::path(scene_file).parent_path() / file.string();
+  SceneUrdf out;
+  if (const auto b = sys.find("base")) out.floating_base = b->one_of({"fixed", "floating"}) == "floating";
+  const bool weld = sys.has("massless_joints") &&
+                    sys.at("massless_joints").one_of({"error", "weld"}) == "weld";
+  // read_urdf's errors name the URDF file and element; say which scene field led there.
+  out.urdf = with_field(file, [&] { return read_urdf(path); });
+  if (weld) out.urdf = weld_joints_moving_no_mass(std::move(out.urdf));
+  return out;
 }
 
 }  // namespace detail

@@ -12,6 +12,7 @@
 #include "marsden/error.hpp"
 #include "marsden/solve/newton.hpp"
 #include "marsden/io/scene.hpp"
+#include "marsden/urdf.hpp"
 
 namespace marsden::io::detail {
 
@@ -40,6 +41,15 @@ inline void set_if(const JsonNode& obj, std::string_view key, double& field, dou
   if (const auto n = obj.find(key))
     field = strict ? n->number_greater(lower) : n->number_at_least(lower);
 }
+
+// The URDF file that a "system" object names in "urdf" (relative to the scene file), with
+// its "base" ("fixed" or "floating") and "massless_joints" ("error", the default, or "weld":
+// joints that move no mass become fixed, docs/urdf.md). Errors name the field.
+struct SceneUrdf {
+  UrdfModel urdf;
+  bool floating_base = false;
+};
+SceneUrdf read_scene_urdf(const JsonNode& sys, const std::string& scene_file);
 
 // The SE(3) vehicles of a "system" object and an orientation object ("quaternion", "rpy"
 // or "rotation_vector"), shared by scene and problem files (scene.cpp).

@@ -158,16 +158,12 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
     scene.source = m->one_of({"pendulum_chain", "closed_chain", "four_bar_chain", "minitaur_leg"});
     mech.emplace(builtin_mechanism(sys, scene.source));
   } else {
-    sys.expect_keys({"type", "urdf", "gravity", "base", "inputs", "springs", "dampers"});
+    sys.expect_keys({"type", "urdf", "gravity", "base", "massless_joints", "inputs", "springs",
+                     "dampers"});
     scene.source = "urdf";
-    const JsonNode file = sys.at("urdf");
-    const std::filesystem::path path =
-        std::filesystem::path(scene.file).parent_path() / file.string();
-    const bool floating =
-        sys.has("base") && sys.at("base").one_of({"fixed", "floating"}) == "floating";
-    // read_urdf's errors name the URDF file and element; say which scene field led there.
-    mech.emplace(with_field(file, [&] {
-      return maximal::mechanism_from_urdf(read_urdf(path), Vec3(0.0, 0.0, -9.81), floating);
+    const SceneUrdf in = read_scene_urdf(sys, scene.file);
+    mech.emplace(with_field(sys.at("urdf"), [&] {
+      return maximal::mechanism_from_urdf(in.urdf, Vec3(0.0, 0.0, -9.81), in.floating_base);
     }));
   }
   if (const auto s = root.find("initial_state")) joint_initial_state(*s, dt, *mech);

@@ -269,17 +269,13 @@ std::shared_ptr<const Model> inline_model(const JsonNode& sys) {
 }
 
 std::shared_ptr<const Model> urdf_model(const JsonNode& sys, const std::string& scene_file) {
-  sys.expect_keys({"type", "urdf", "gravity", "base"});
-  const JsonNode file = sys.at("urdf");
-  const std::filesystem::path path =
-      std::filesystem::path(scene_file).parent_path() / file.string();
+  sys.expect_keys({"type", "urdf", "gravity", "base", "massless_joints"});
+  const SceneUrdf in = read_scene_urdf(sys, scene_file);
   UrdfTreeOptions options;
   if (const auto g = sys.find("gravity")) options.gravity = g->vec3();
-  if (const auto b = sys.find("base"))
-    options.floating_base = b->one_of({"fixed", "floating"}) == "floating";
-  // read_urdf's errors name the URDF file and element; say which scene field led there.
-  return with_field(file, [&] {
-    return std::make_shared<const Model>(tree::model_from_urdf(read_urdf(path), options));
+  options.floating_base = in.floating_base;
+  return with_field(sys.at("urdf"), [&] {
+    return std::make_shared<const Model>(tree::model_from_urdf(in.urdf, options));
   });
 }
 

@@ -217,7 +217,29 @@ TEST(MaximalScene, BadScenesNameTheField) {
       <joint name="j" type="continuous"><parent link="base"/><child link="ghost"/>
         <axis xyz="0 1 0"/></joint><link name="ghost"/></robot>)");
   expect_message(dir, load_error(dir, chain_scene(R"({"type": "maximal", "urdf": "ghost.urdf"})")),
-                 "system.urdf", "link \"ghost\" and the links welded to it have no mass");
+                 "system.urdf", "joint \"j\" moves no mass");
+  expect_message(dir,
+                 load_error(dir, chain_scene(R"({"type": "maximal", "urdf": "ghost.urdf",
+                                                 "massless_joints": "glue"})")),
+                 "system.massless_joints", "\"weld\"");
+  // With "weld", a joint that moves no mass is fixed and the rest runs.
+  dir.write("hand.urdf", R"(<robot name="h"><link name="base"/>
+      <link name="arm"><inertial><origin xyz="0 0 -0.5"/><mass value="2"/>
+        <inertia ixx="0.1" iyy="0.1" izz="0.01"/></inertial></link>
+      <joint name="shoulder" type="continuous"><parent link="base"/><child link="arm"/>
+        <axis xyz="0 1 0"/></joint>
+      <joint name="j" type="continuous"><parent link="arm"/><child link="ghost"/>
+        <axis xyz="0 1 0"/></joint><link name="ghost"/></robot>)");
+  for (const std::string type : {"maximal", "tree"}) {
+    SCOPED_TRACE(type);
+    const Scene welded = load_scene(dir.write(
+        "welded.json", chain_scene(R"({"type": ")" + type +
+                                   R"(", "urdf": "hand.urdf", "massless_joints": "weld"})")));
+    TempDir out;
+    const run::SceneRunSummary s = run::run_scene(welded, out.path());
+    EXPECT_TRUE(s.ok) << s.message;
+    EXPECT_EQ(s.steps_done, 20);
+  }
   const std::string pendulum = "\"" + (std::filesystem::path(MARSDEN_SOURCE_DIR) / "examples" /
                                        "urdf" / "double_pendulum.urdf")
                                           .string() + "\"";
