@@ -157,14 +157,18 @@ void bind_maximal(nb::module_ m) {
         "The five-bar leg of the paper's Minitaur example.");
   m.def(
       "mechanism_from_urdf",
-      [](const std::filesystem::path& path, const Vec3& gravity, bool floating_base) {
-        return maximal::mechanism_from_urdf(io::read_urdf(path), gravity, floating_base);
+      [](const std::filesystem::path& path, const Vec3& gravity, bool floating_base,
+         bool weld_massless_joints) {
+        UrdfModel urdf = io::read_urdf(path);
+        if (weld_massless_joints) urdf = weld_joints_moving_no_mass(std::move(urdf));
+        return maximal::mechanism_from_urdf(urdf, gravity, floating_base);
       },
       nb::arg("path"), nb::arg("gravity") = Vec3(0.0, 0.0, -9.81),
-      nb::arg("floating_base") = false,
+      nb::arg("floating_base") = false, nb::arg("weld_massless_joints") = false,
       "A URDF file in maximal coordinates (docs/urdf.md), at its zero configuration: one "
       "body per group of links welded by fixed joints; the root's group fixed to the world "
-      "or, with floating_base, free.");
+      "or, with floating_base, free. A joint that moves no mass is an error, or with "
+      "weld_massless_joints a fixed joint.");
   m.def(
       "joint_coordinates",
       [](const maximal::Mechanism& mech, const Eigen::MatrixXd& poses) {

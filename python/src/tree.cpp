@@ -197,17 +197,21 @@ void bind_tree(nb::module_ m) {
         "The marionette of the tree paper §VIII (15 prescribed string coordinates).");
   m.def(
       "model_from_urdf",
-      [](const std::filesystem::path& path, const Vec3& gravity, bool floating_base) {
+      [](const std::filesystem::path& path, const Vec3& gravity, bool floating_base,
+         bool weld_massless_joints) {
         UrdfTreeOptions options;
         options.gravity = gravity;
         options.floating_base = floating_base;
-        return shared(tree::model_from_urdf(io::read_urdf(path), options));
+        UrdfModel urdf = io::read_urdf(path);
+        if (weld_massless_joints) urdf = weld_joints_moving_no_mass(std::move(urdf));
+        return shared(tree::model_from_urdf(urdf, options));
       },
       nb::arg("path"), nb::arg("gravity") = Vec3(0.0, 0.0, -9.81),
-      nb::arg("floating_base") = false,
+      nb::arg("floating_base") = false, nb::arg("weld_massless_joints") = false,
       "A URDF file as a tree model (docs/urdf.md): one coordinate per moving joint, named "
       "as the joint; with floating_base six more for the root (ROOT_x, _y, _z, _yaw, "
-      "_pitch, _roll: world position and Z-Y-X Euler angles).");
+      "_pitch, _roll: world position and Z-Y-X Euler angles). A joint that moves no mass "
+      "is an error, or with weld_massless_joints a fixed joint (no coordinate).");
   m.def(
       "lagrangian_terms",
       [](const std::shared_ptr<const Model>& model, const Eigen::VectorXd& q,
