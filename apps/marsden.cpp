@@ -1,8 +1,10 @@
 // The `marsden` command: simulate a scene file, solve an optimal-control problem, list and
 // run experiments. Exit codes: 0 success, 1 internal error, 2 bad input (scene, problem,
 // arguments, output directory), 3 the solver failed (a step did not converge, or the
-// optimisation found no solution; the outputs computed are written), 130 interrupted by
-// SIGINT or SIGTERM (the outputs computed are written, summary.json says "interrupted").
+// optimisation found no solution; the outputs computed are written), 4 out of memory
+// (std::bad_alloc: the machine or the process's limit gave no more), 130 interrupted by
+// SIGINT or SIGTERM (the outputs computed are written, summary.json or results.json says
+// "interrupted").
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -10,6 +12,7 @@
 #include <filesystem>
 #include <initializer_list>
 #include <iostream>
+#include <new>
 #include <string>
 
 #include <unistd.h>
@@ -27,7 +30,11 @@ namespace {
 constexpr int kExitInternal = 1;
 constexpr int kExitInput = 2;
 constexpr int kExitSolver = 3;
+constexpr int kExitOutOfMemory = 4;
 constexpr int kExitInterrupted = 130;  // 128 + SIGINT, as shells report it
+
+// What the command is doing, for a message that has nothing else to say (out of memory).
+std::string g_activity = "starting";
 
 int error(const std::string& message, int code) {
   std::cerr << "marsden: error: " << message << '\n';
@@ -98,9 +105,10 @@ void prepare_out(const std::filesystem::path& out, bool force,
 }
 
 int simulate(const std::string& scene_file, const std::string& out_dir, const Options& options) {
+  g_activity = "reading " + scene_file;
   const marsden::io::Scene scene = marsden::io::load_scene(scene_file);
   prepare_out(out_dir, options.force, {"trajectory.csv", "trajectory.npz", "summary.json"});
-  catch_stop_signals();
+  g_activity = "simulating " + scene_file;
   const auto s = marsden::run::run_scene(scene, out_dir, run_control(options));
   const std::filesystem::path out(out_dir);
   std::cout << scene.system_type << ": " << s.steps_done << " of " << s.steps_requested
@@ -114,12 +122,13 @@ int simulate(const std::string& scene_file, const std::string& out_dir, const Op
 
 int optimize(const std::string& problem_file, const std::string& out_dir,
              const std::string& warm_start, const Options& options) {
+  g_activity = "reading " + problem_file;
   marsden::io::Problem problem = marsden::io::load_problem(problem_file);
   prepare_out(out_dir, options.force,
               {"trajectory.csv", "controls.csv", "trajectory.npz", "summary.json",
                "decision_vector.txt", "ipopt.log", "resimulate.json"});
-  catch_stop_signals();
   if (!warm_start.empty()) problem.warm_start = marsden::io::read_decision_vector(warm_start);
+  g_activity = "solving " + problem_file;
   const auto s = marsden::run::run_problem(problem, out_dir, run_control(options));
   if (options.progress) std::fputc('\n', stderr);
   const auto& sol = s.solution;
@@ -141,8 +150,30 @@ int list_experiments() {
   return 0;
 }
 
-int run_experiment(const std::string& name, const std::string& out_dir, bool quick) {
-  const auto r = marsden::experiments::run_experiment(name, out_dir, quick);
+// Progress of an experiment: the part under way and the time since the start, one line
+// per part, rewritten in place while it runs.
+marsden::experiments::ExperimentControl experiment_control(const Options& options) {
+  marsden::experiments::ExperimentControl control;
+  control.stop = &g_stop;
+  if (options.progress) {
+    control.progress = [last = std::string()](const std::string& experiment,
+                                              const std::string& part, double elapsed) mutable {
+      if (part != last && !last.empty()) std::fputc('\n', stderr);
+      last = part;
+      std::fprintf(stderr, "\rmarsden: experiment %s: %s, %.0f s elapsed ", experiment.c_str(),
+                   part.c_str(), elapsed);
+      std::fflush(stderr);
+    };
+  }
+  return control;
+}
+
+int run_experiment(const std::string& name, const std::string& out_dir, bool quick,
+                   const Options& options) {
+  g_activity = "running experiment " + name;
+  const auto r =
+      marsden::experiments::run_experiment(name, out_dir, quick, experiment_control(options));
+  if (options.progress) std::fputc('\n', stderr);
   std::size_t holding = 0;
   for (const auto& c : r.claims) {
     holding += c.holds ? 1 : 0;
@@ -150,6 +181,7 @@ int run_experiment(const std::string& name, const std::string& out_dir, bool qui
   }
   std::cout << name << ": " << holding << " of " << r.claims.size() << " claims hold; wrote "
             << r.results_file.string() << '\n';
+  if (r.interrupted) return error(r.message, kExitInterrupted);
   return 0;
 }
 
@@ -190,7 +222,11 @@ int run(int argc, char** argv) {
       ->required();
   exp_run->add_flag("--quick", quick, "Short run for smoke tests");
   exp_run->add_option("--out,-o", exp_out, "Output directory (created if needed)")->required();
+  exp_run->add_flag("--progress", options.progress,
+                    "Report the part under way on standard error (the default on a terminal)");
 
+  // From the start, so that a signal never kills a run that has begun writing.
+  catch_stop_signals();
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -203,7 +239,7 @@ int run(int argc, char** argv) {
   if (sim->parsed()) return simulate(scene_file, sim_out, options);
   if (opt->parsed()) return optimize(problem_file, opt_out, warm_start, options);
   if (exp_list->parsed()) return list_experiments();
-  if (exp_run->parsed()) return run_experiment(exp_name, exp_out, quick);
+  if (exp_run->parsed()) return run_experiment(exp_name, exp_out, quick, options);
   return kExitInput;
 }
 
@@ -216,6 +252,13 @@ int main(int argc, char** argv) {
     return error(e.what(), kExitInput);
   } catch (const marsden::SolverError& e) {
     return error(e.what(), kExitSolver);
+  } catch (const std::bad_alloc&) {
+    return error("out of memory while " + g_activity +
+                     ": the machine (or the process's limit, ulimit -v) gave no more. Reduce the "
+                     "model's size, the run's duration or its output (output.every), or run "
+                     "where more memory is free; the sizes checked before a run, and the "
+                     "\"limits\" key that changes them, are in docs/reliability.md",
+                 kExitOutOfMemory);
   } catch (const std::exception& e) {
     return error(std::string("internal: ") + e.what(), kExitInternal);
   } catch (...) {

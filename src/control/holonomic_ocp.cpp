@@ -11,6 +11,7 @@
 #include "marsden/lie/quaternion.hpp"
 #include "marsden/lie/tangent.hpp"
 #include "marsden/vehicle/stepper.hpp"
+#include "resimulation.hpp"
 
 namespace marsden::control {
 
@@ -478,6 +479,11 @@ double HolonomicOcp<G>::resimulation_error(const VecX& x) const {
   G g = spec_.g0;
   Tangent xi_prev = xi_at(x, -1);
   double err = 0.0;
+  Table names, unused;
+  tables(x, names, unused);
+  names.columns.erase(names.columns.begin());  // "t": the rest name coordinates, velocity
+  VecX simulated(kNc + kNt), previous(kNc + kNt);
+  simulated << coords_at(x, 0), xi_prev;
   for (int k = 0; k < spec_.steps; ++k) {
     Tangent xi = xi_prev;
     G g_next;
@@ -492,8 +498,13 @@ double HolonomicOcp<G>::resimulation_error(const VecX& x) const {
       c_sim = Chart::coords(g_next, c_opt[0]);
     else
       c_sim = Chart::coords(g_next, c_opt.template tail<4>());
-    err = std::max({err, (c_sim - c_opt).template lpNorm<Eigen::Infinity>(),
-                    (xi - xi_at(x, k)).template lpNorm<Eigen::Infinity>()});
+    previous = simulated;
+    simulated << c_sim, xi;
+    detail::check_resimulated(simulated, previous, names.columns, k, (k + 1) * dt, k * dt);
+    VecX solution(kNc + kNt);
+    solution << c_opt, xi_at(x, k);
+    err = std::max(err, detail::resimulation_difference(simulated, solution, names.columns, k,
+                                                        (k + 1) * dt));
     g = g_next;
     xi_prev = xi;
   }

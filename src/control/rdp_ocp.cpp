@@ -10,6 +10,7 @@
 #include "marsden/control/pose_chart.hpp"
 #include "marsden/error.hpp"
 #include "marsden/vehicle/rdp_models.hpp"
+#include "resimulation.hpp"
 
 namespace marsden::control {
 
@@ -511,14 +512,24 @@ double RdpOcp::resimulation_error(const VecX& x) const {
   const int N = spec_.steps;
   RdpState<SE2> state = rdp_initial_state(*model_, spec_.r0, spec_.g0, spec_.u0, spec_.w0);
   ShapeVec f, u_prescribed;
-  double err = 0.0;
+  std::vector<std::string> names(kCoordNames, kCoordNames + 3);
+  names.insert(names.end(), spec_.shape_names.begin(), spec_.shape_names.end());
+  VecX simulated(3 + state.r.size()), previous(3 + state.r.size());
+  simulated << Chart::coords(state.g, 0.0), state.r;
+  double err = 0.0, t = 0.0;
   for (int k = 0; k < N; ++k) {
     controls_at(x, k, f, u_prescribed);
-    rdp_advance(*model_, spec_.integrator, dt_at(x, k), f, u_prescribed, state, k);
+    const double dt = dt_at(x, k);
+    rdp_advance(*model_, spec_.integrator, dt, f, u_prescribed, state, k);
     const Vec3 c_kp1 = x.segment<3>(coords_index(k + 1));
     const Vec3 c_sim = Chart::coords(state.g, c_kp1[0]);
-    err = std::max(err, (c_sim - c_kp1).lpNorm<Eigen::Infinity>());
-    err = std::max(err, (state.r - shape_at(x, k + 1)).lpNorm<Eigen::Infinity>());
+    previous = simulated;
+    simulated << c_sim, state.r;
+    detail::check_resimulated(simulated, previous, names, k, t + dt, t);
+    VecX solution(simulated.size());
+    solution << c_kp1, shape_at(x, k + 1);
+    err = std::max(err, detail::resimulation_difference(simulated, solution, names, k, t + dt));
+    t += dt;
   }
   return err;
 }

@@ -8,6 +8,7 @@
 
 #include "marsden/error.hpp"
 #include "marsden/tree/dynamics.hpp"
+#include "resimulation.hpp"
 
 namespace marsden::control {
 
@@ -314,9 +315,15 @@ double TreeOcp::resimulation_error(const VecX& x) const {
   tree::TreeState state = tree::midpoint_initial_state(model, data, 0.0, spec_.q0, spec_.qd0);
   tree::TreeState next;
   const VecX no_prescribed;
-  double error = 0.0;
+  std::vector<std::string> names;
+  for (const auto& c : model.coords()) names.push_back("q_" + c.name);
+  for (const auto& c : model.coords()) names.push_back("p_" + c.name);
+  VecX simulated(2 * n_), previous(2 * n_);
+  simulated << state.q, state.p;
+  double error = 0.0, t = 0.0;
   for (int k = 0; k < spec_.steps; ++k) {
-    const auto status = tree::midpoint_step(model, data, spec_.integrator, dt_at(x, k), state,
+    const double dt = dt_at(x, k);
+    const auto status = tree::midpoint_step(model, data, spec_.integrator, dt, state,
                                             x.segment(u_offset(k), nu_), no_prescribed, next);
     if (!status.converged)
       throw SolverError("tree OCP re-simulation: step " + std::to_string(k) +
@@ -324,8 +331,13 @@ double TreeOcp::resimulation_error(const VecX& x) const {
                         " Newton iterations, residual " + std::to_string(status.residual_norm) +
                         ")");
     state = next;
-    error = std::max({error, (state.q - x.segment(q_offset(k + 1), n_)).lpNorm<Eigen::Infinity>(),
-                      (state.p - x.segment(p_offset(k + 1), n_)).lpNorm<Eigen::Infinity>()});
+    previous = simulated;
+    simulated << state.q, state.p;
+    detail::check_resimulated(simulated, previous, names, k, t + dt, t);
+    VecX solution(2 * n_);
+    solution << x.segment(q_offset(k + 1), n_), x.segment(p_offset(k + 1), n_);
+    error = std::max(error, detail::resimulation_difference(simulated, solution, names, k, t + dt));
+    t += dt;
   }
   return error;
 }

@@ -164,6 +164,7 @@ void car_accuracy(ExperimentContext& ctx) {
   record::Json run_list = record::Json::array();
 
   for (int r = 0; r < runs; ++r) {
+    ctx.part("run " + std::to_string(r + 1) + " of " + std::to_string(runs));
     CarRunSetup s;
     s.theta0 = U(-3.14159, 3.14159);
     s.x0 = U(-5.0, 5.0);
@@ -220,6 +221,7 @@ void car_accuracy(ExperimentContext& ctx) {
     reference_self_error = std::max({reference_self_error, eh, ep});
     for (std::size_t m = 0; m < M; ++m) {
       for (std::size_t l = 0; l < L; ++l) {
+        ctx.poll();
         std::vector<Pose> out;
         double best = 1e300;
         for (int rep = 0; rep < timing_repeats; ++rep) {

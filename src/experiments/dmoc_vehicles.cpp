@@ -58,7 +58,9 @@ Outcome solve(ExperimentContext& ctx, const Scenario& s, const std::filesystem::
   std::filesystem::create_directories(dir);
   std::filesystem::copy_file(file, dir / "problem.json",
                              std::filesystem::copy_options::overwrite_existing);
-  const run::OptimizeSummary sum = run::run_problem(problem, dir);
+  run::RunControl control;
+  control.stop = ctx.stop_flag();
+  const run::OptimizeSummary sum = run::run_problem(problem, dir, control);
   const control::NlpSolution& sol = sum.solution;
   o.system = problem.system_type;
   o.status = to_string(sol.status);
@@ -75,6 +77,7 @@ Outcome solve(ExperimentContext& ctx, const Scenario& s, const std::filesystem::
   if (sol.x.size() > 0) o.bound_violation = bound_violation(*problem.ocp, sol.x);
   ctx.add_data_file(dir / "trajectory.npz", std::string(s.name) + ": states and controls");
   ctx.add_data_file(dir / "summary.json", std::string(s.name) + ": solver summary");
+  ctx.poll();  // an interrupted solve has written its last iterate; the experiment ends here
   return o;
 }
 
@@ -88,6 +91,7 @@ void dmoc_vehicles(ExperimentContext& ctx) {
       ctx.add_note(relative + " not found (neither in the source tree nor installed); skipped");
       continue;
     }
+    ctx.part(s.name);
     outcomes.push_back(solve(ctx, s, file));
   }
 

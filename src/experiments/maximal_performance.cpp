@@ -74,7 +74,8 @@ RunResult simulate(const Mechanism& mech, StepOptions options, int steps) {
 struct FailureLog {
   explicit FailureLog(const ExperimentContext& ctx)
       : csv(ctx.out_dir() / "failed_steps.csv",
-            {"four_bar", "size", "spherical", "loop", "tolerance", "t_failure", "solvable_dt"}) {}
+            {"four_bar", "size", "spherical", "loop", "tolerance", "t_failure", "solvable_dt"},
+            record::CsvWriter::Staging::Hidden) {}
 
   // Records a failed run and describes it on `out`; a run without failure is skipped.
   void add(std::ostringstream& out, const std::string& name, bool four_bar, int size,
@@ -98,7 +99,8 @@ void pendulums(ExperimentContext& ctx, FailureLog& log, int steps) {
   const std::vector<int> links = pendulum_links(ctx);
   record::CsvWriter csv(ctx.out_dir() / "pendulums.csv",
                     {"links", "spherical", "loop", "seconds", "steps", "us_per_step", "failures",
-                     "max_violation"});
+                     "max_violation"}, record::CsvWriter::Staging::Hidden);
+  ctx.part("pendulums");
   int total_failures = 0;
   std::ostringstream failed, linear;
   bool linear_ok = true;
@@ -107,6 +109,7 @@ void pendulums(ExperimentContext& ctx, FailureLog& log, int steps) {
       std::vector<double> times;
       for (const int n : links) {
         if (loop && n < 3) continue;
+        ctx.poll();
         ChainOptions options;
         options.joint = spherical ? JointType::Spherical : JointType::Revolute;
         const Mechanism mech = loop ? closed_chain(n, options) : pendulum_chain(n, options);
@@ -127,6 +130,7 @@ void pendulums(ExperimentContext& ctx, FailureLog& log, int steps) {
       linear_ok = linear_ok && ratio <= 1.3 * n_ratio;
     }
   }
+  csv.close();
   ctx.add_data_file(csv.path(), "seconds and completed steps of each run, time per step, "
                     "failed steps, max |g| per pendulum");
   ctx.add_claim({"pendulums-no-failure", "Every pendulum run (open and closed, revolute and "
@@ -142,13 +146,15 @@ void pendulums(ExperimentContext& ctx, FailureLog& log, int steps) {
 void tolerances(ExperimentContext& ctx, FailureLog& log, int steps) {
   record::CsvWriter csv(ctx.out_dir() / "pendulum_tolerances.csv",
                     {"links", "tolerance", "seconds", "steps", "us_per_step",
-                     "iterations_per_step", "failures"});
+                     "iterations_per_step", "failures"}, record::CsvWriter::Staging::Hidden);
+  ctx.part("pendulum tolerances");
   std::ostringstream m;
   int failures = 0;
   for (const double tol : {1e-6, 1e-8, 1e-10}) {
     int at_tol = 0;
     std::ostringstream failed;
     for (const int n : pendulum_links(ctx)) {
+      ctx.poll();
       StepOptions options;
       options.newton.tolerance = tol;
       const RunResult r = simulate(pendulum_chain(n), options, steps);
@@ -160,6 +166,7 @@ void tolerances(ExperimentContext& ctx, FailureLog& log, int steps) {
     m << "tolerance " << tol << ": " << at_tol << " failed runs; " << failed.str();
     failures += at_tol;
   }
+  csv.close();
   ctx.add_data_file(csv.path(), "open revolute pendulums at three Newton tolerances");
   ctx.add_claim({"pendulums-tolerances", "Open revolute pendulums complete without failed "
                  "steps at tolerances 1e-6, 1e-8 and 1e-10.", "maximal-coordinates paper, Fig. 8",
@@ -167,16 +174,18 @@ void tolerances(ExperimentContext& ctx, FailureLog& log, int steps) {
 }
 
 void four_bars(ExperimentContext& ctx, FailureLog& log, int steps) {
+  ctx.part("four-bar chains");
   const int max_segments = ctx.quick() ? 3 : 10;
   record::CsvWriter csv(ctx.out_dir() / "four_bars.csv",
                     {"segments", "tolerance", "seconds", "steps", "us_per_step", "failures",
-                     "max_violation"});
+                     "max_violation"}, record::CsvWriter::Staging::Hidden);
   std::ostringstream m;
   int failures = 0;
   for (const double tol : {1e-6, 1e-8, 1e-10}) {
     int at_tol = 0;
     std::ostringstream failed;
     for (int k = 1; k <= max_segments; ++k) {
+      ctx.poll();
       StepOptions options;
       options.newton.tolerance = tol;
       // tilt > pi / 2: the links start above the horizontal and swing through it, where
@@ -190,6 +199,7 @@ void four_bars(ExperimentContext& ctx, FailureLog& log, int steps) {
     m << "tolerance " << tol << ": " << at_tol << " failed runs; " << failed.str();
     failures += at_tol;
   }
+  csv.close();
   ctx.add_data_file(csv.path(), "four-bar chains through the singular configuration");
   ctx.add_claim({"four-bars-robust", "Chains of 1 to 10 four-bar segments pass their singular "
                  "configurations without failed steps at tolerances 1e-6, 1e-8 and 1e-10.",
@@ -204,6 +214,7 @@ void run(ExperimentContext& ctx) {
   pendulums(ctx, log, steps);
   tolerances(ctx, log, steps);
   four_bars(ctx, log, steps);
+  log.csv.close();
   ctx.add_data_file(log.csv.path(), "every failed run: time of the failed step and the "
                     "longest step that solves from its start");
   run_plot_script(ctx, "python/plots/maximal_performance.py");

@@ -22,6 +22,7 @@ namespace {
 using namespace marsden::maximal;
 
 void energy_panel(ExperimentContext& ctx) {
+  ctx.part("energy");
   ChainOptions options;
   options.initial_angle = 1.2;
   const Mechanism mech = pendulum_chain(2, options);
@@ -32,10 +33,12 @@ void energy_panel(ExperimentContext& ctx) {
   Data data(mech.model, mech.state);
   std::vector<BodyState> rk2 = mech.state;
   const double e0 = energy(mech.model, mech.state);
-  record::CsvWriter csv(ctx.out_dir() / "energy.csv", {"t", "vi_energy_error", "rk2_energy_error"});
+  record::CsvWriter csv(ctx.out_dir() / "energy.csv", {"t", "vi_energy_error", "rk2_energy_error"},
+                        record::CsvWriter::Staging::Hidden);
   double vi_worst = 0.0, rk2_final = 0.0, vi_first_tenth = 0.0, rk2_first_tenth = 0.0;
   bool failed = false;
   for (int k = 1; k <= steps; ++k) {
+    ctx.poll();
     if (!step(mech.model, data, StepOptions{}).ok()) {
       failed = true;
       break;
@@ -51,6 +54,7 @@ void energy_panel(ExperimentContext& ctx) {
     rk2_final = rk2_err;
     if (k % every == 0) csv.write_row({k * dt, vi_err, std::isfinite(rk2_err) ? rk2_err : 1e300});
   }
+  csv.close();
   ctx.add_data_file(csv.path(), "relative energy error of the double pendulum, VI and RK2");
   std::ostringstream m;
   m << "VI max relative energy error " << vi_worst << " (first tenth " << vi_first_tenth
@@ -67,16 +71,19 @@ void energy_panel(ExperimentContext& ctx) {
 }
 
 void drift_panel(ExperimentContext& ctx) {
+  ctx.part("constraint drift");
   const Mechanism mech = closed_chain(3);
   const double dt = 0.01;
   const double duration = ctx.quick() ? 5.0 : 60.0;
   const int steps = static_cast<int>(std::lround(duration / dt));
   Data data(mech.model, mech.state);
   std::vector<BodyState> rk2 = mech.state;
-  record::CsvWriter csv(ctx.out_dir() / "drift.csv", {"t", "vi_violation", "acceleration_level_violation"});
+  record::CsvWriter csv(ctx.out_dir() / "drift.csv", {"t", "vi_violation", "acceleration_level_violation"},
+                        record::CsvWriter::Staging::Hidden);
   double vi_worst = 0.0, acc_final = 0.0;
   bool failed = false;
   for (int k = 1; k <= steps; ++k) {
+    ctx.poll();
     if (!step(mech.model, data, StepOptions{}).ok()) {
       failed = true;
       break;
@@ -87,6 +94,7 @@ void drift_panel(ExperimentContext& ctx) {
     vi_worst = std::max(vi_worst, vi);
     csv.write_row({k * dt, vi, std::isfinite(acc_final) ? acc_final : 1e300});
   }
+  csv.close();
   ctx.add_data_file(csv.path(), "max |g| of the three-link loop over time, VI and acceleration-level RK2");
   ctx.add_claim({"no-constraint-drift", "Position-level constraints on the next configuration "
                  "leave no drift: |g| stays at solver tolerance every step.",
@@ -108,16 +116,20 @@ double seconds_per_solve(const Mechanism& mech, LinearSolver solver, int repeats
 }
 
 void sparse_dense_panel(ExperimentContext& ctx) {
+  ctx.part("sparse and dense solves");
   const std::vector<int> links = ctx.quick() ? std::vector<int>{5, 10, 20}
                                              : std::vector<int>{5, 10, 25, 50, 100, 200};
-  record::CsvWriter csv(ctx.out_dir() / "sparse_dense.csv", {"links", "sparse_s", "dense_s"});
+  record::CsvWriter csv(ctx.out_dir() / "sparse_dense.csv", {"links", "sparse_s", "dense_s"},
+                        record::CsvWriter::Staging::Hidden);
   std::vector<double> sparse, dense;
   for (const int n : links) {
+    ctx.poll();
     const Mechanism mech = pendulum_chain(n);
     sparse.push_back(seconds_per_solve(mech, LinearSolver::SparseLDU, 200));
     dense.push_back(seconds_per_solve(mech, LinearSolver::DenseLU, n > 50 ? 3 : 20));
     csv.write_row({static_cast<double>(n), sparse.back(), dense.back()});
   }
+  csv.close();
   ctx.add_data_file(csv.path(), "seconds per Newton system (assemble, factor, solve)");
   const std::size_t L = links.size();
   const double speedup = dense[L - 1] / sparse[L - 1];
@@ -162,10 +174,13 @@ std::vector<double> newton_history(const Mechanism& mech) {
 }
 
 void convergence_panel(ExperimentContext& ctx) {
-  record::CsvWriter csv(ctx.out_dir() / "newton.csv", {"links", "iteration", "residual_inf"});
+  ctx.part("Newton convergence");
+  record::CsvWriter csv(ctx.out_dir() / "newton.csv", {"links", "iteration", "residual_inf"},
+                        record::CsvWriter::Staging::Hidden);
   bool quadratic = true;
   std::ostringstream m;
   for (const int n : {1, 10, 100}) {
+    ctx.poll();
     ChainOptions options;
     options.initial_angle = 1.0;
     const std::vector<double> h = newton_history(pendulum_chain(n, options));
@@ -184,6 +199,7 @@ void convergence_panel(ExperimentContext& ctx) {
     m << ", best observed order " << best_order << "; ";
     quadratic = quadratic && best_order >= 1.8;
   }
+  csv.close();
   ctx.add_data_file(csv.path(), "||f||_inf per Newton iteration of one step from a cold start");
   ctx.add_claim({"newton-quadratic", "Newton's method converges quadratically on 1, 10 and "
                  "100-link pendulums.", "maximal-coordinates paper, Fig. 4d", m.str(),

@@ -389,6 +389,7 @@ void nonholonomic_comparison(ExperimentContext& ctx) {
   record::Json data = record::Json::object();
   record::Json list = record::Json::array();
   for (int s = 0; s < 2; ++s) {
+    ctx.part(systems[s].name);
     res[s] = study(systems[s], quick);
     ctx.add_parameter(systems[s].name + "_reference_self_error", res[s].reference_self_error);
     list.push_back(to_json(systems[s], res[s]));

@@ -1,9 +1,17 @@
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <csignal>
 #include <cstdlib>
 #include <map>
 #include <mutex>
 #include <set>
 #include <stdexcept>
+#include <thread>
+
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "marsden/error.hpp"
 #include "marsden/experiments/experiment.hpp"
@@ -14,11 +22,89 @@ namespace marsden::experiments {
 // Context
 
 ExperimentContext::ExperimentContext(std::string experiment, std::filesystem::path out_dir,
-                                     bool quick)
+                                     bool quick, ExperimentControl control)
     : experiment_(std::move(experiment)),
       out_dir_(std::move(out_dir)),
       quick_(quick),
+      control_(std::move(control)),
+      start_(std::chrono::steady_clock::now()),
+      last_report_(start_),
       parameters_(record::Json::object()) {}
+
+void ExperimentContext::report(bool always) {
+  const auto now = std::chrono::steady_clock::now();
+  if (!control_.progress || (!always && now - last_report_ < std::chrono::seconds(1))) return;
+  last_report_ = now;
+  control_.progress(experiment_, part_, std::chrono::duration<double>(now - start_).count());
+}
+
+void ExperimentContext::part(std::string name) {
+  part_ = std::move(name);
+  poll();
+  report(true);
+}
+
+void ExperimentContext::poll() {
+  if (control_.stop && control_.stop->load()) {
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    throw Interrupted("interrupted" + (part_.empty() ? std::string() : " in part '" + part_ + "'") +
+                      " after " + sim::number_text(std::round(elapsed * 10.0) / 10.0) + " s");
+  }
+  report(false);
+}
+
+int ExperimentContext::run_command(const std::string& command) {
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGTERM);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF);
+  const char* argv[] = {"sh", "-c", command.c_str(), nullptr};
+  pid_t pid = 0;
+  const int rc =
+      posix_spawn(&pid, "/bin/sh", nullptr, &attr, const_cast<char* const*>(argv), environ);
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0) return -1;
+
+  // The child's group is not the terminal's foreground group, so a Ctrl-C reaches this
+  // process only, which forwards it.
+  int status = 0;
+  bool forwarded = false;
+  std::chrono::steady_clock::time_point forwarded_at;
+  for (;;) {
+    const pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid) break;
+    if (r < 0 && errno != EINTR) return -1;
+    if (control_.stop && control_.stop->load()) {
+      const auto now = std::chrono::steady_clock::now();
+      if (!forwarded) {
+        kill(-pid, SIGINT);
+        forwarded = true;
+        forwarded_at = now;
+      } else if (now - forwarded_at > std::chrono::seconds(10)) {
+        kill(-pid, SIGKILL);
+      }
+    } else {
+      report(false);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (forwarded || (WIFSIGNALED(status) && WTERMSIG(status) == SIGINT)) {
+    poll();  // throws when the stop flag is up
+    throw Interrupted("interrupted: the command was ended by SIGINT");
+  }
+  return status;
+}
+
+void ExperimentContext::set_interrupted(std::string message) {
+  interrupted_ = true;
+  message_ = std::move(message);
+}
 
 void ExperimentContext::add_parameter(const std::string& name, record::Json value) {
   parameters_.set(name, std::move(value));
@@ -69,6 +155,8 @@ void ExperimentContext::write_results() const {
   record::Json::object()
       .set("experiment", experiment_)
       .set("quick", quick_)
+      .set("status", interrupted_ ? "interrupted" : "ok")
+      .set("message", message_)
       .set("parameters", parameters_)
       .set("data_files", std::move(files))
       .set("claims", std::move(claims))
@@ -115,7 +203,7 @@ std::vector<ExperimentInfo> list_experiments() {
 }
 
 ExperimentOutcome run_experiment(const std::string& name, const std::filesystem::path& out_dir,
-                                 bool quick) {
+                                 bool quick, const ExperimentControl& control) {
   ensure_builtins();
   const auto it = registry().find(name);
   if (it == registry().end()) {
@@ -128,10 +216,15 @@ ExperimentOutcome run_experiment(const std::string& name, const std::filesystem:
   std::filesystem::create_directories(out_dir, ec);
   if (ec) throw InputError(out_dir.string() + ": cannot create output directory: " + ec.message());
 
-  ExperimentContext ctx(name, out_dir, quick);
-  it->second.fn(ctx);
+  ExperimentContext ctx(name, out_dir, quick, control);
+  try {
+    it->second.fn(ctx);
+  } catch (const Interrupted& e) {
+    ctx.set_interrupted(e.what());
+  }
   ctx.write_results();
-  return {out_dir / "results.json", ctx.claims(), ctx.all_claims_hold()};
+  return {out_dir / "results.json", ctx.claims(), ctx.all_claims_hold(), ctx.interrupted(),
+          ctx.message()};
 }
 
 // ---------------------------------------------------------------------------------------
@@ -177,7 +270,7 @@ bool run_plot_script(ExperimentContext& ctx, const std::string& script) {
     ctx.add_note("plot script " + script + " not found; no figures");
     return false;
   }
-  if (std::system("python3 -c 'import matplotlib' >/dev/null 2>&1") != 0) {
+  if (ctx.run_command("python3 -c 'import matplotlib' >/dev/null 2>&1") != 0) {
     ctx.add_note("python3 with matplotlib not available; " + script + " was not run");
     return false;
   }
@@ -186,11 +279,27 @@ bool run_plot_script(ExperimentContext& ctx, const std::string& script) {
   const std::string cmd = "MPLBACKEND=Agg python3 " + shell_quote(path.string()) + " " +
                           shell_quote(ctx.out_dir().string()) + " >" + shell_quote(log.string()) +
                           " 2>&1";
-  const int rc = std::system(cmd.c_str());
-  for (const auto& [png, time] : pngs(ctx.out_dir())) {
-    const auto old = before.find(png);
-    if (old == before.end() || old->second != time) ctx.add_data_file(png, "figure from " + script);
+  std::vector<std::filesystem::path> written;
+  const auto collect = [&] {
+    for (const auto& [png, time] : pngs(ctx.out_dir())) {
+      const auto old = before.find(png);
+      if (old == before.end() || old->second != time) written.push_back(png);
+    }
+  };
+  ctx.part("plot " + path.filename().string());
+  int rc = 0;
+  try {
+    rc = ctx.run_command(cmd);
+  } catch (const Interrupted&) {
+    // A figure being written when the script was stopped may be cut short: none is kept.
+    collect();
+    std::error_code ec;
+    for (const auto& png : written) std::filesystem::remove(png, ec);
+    std::filesystem::remove(log, ec);
+    throw;
   }
+  collect();
+  for (const auto& png : written) ctx.add_data_file(png, "figure from " + script);
   if (rc != 0) {
     ctx.add_note("plot script " + script + " failed (status " + std::to_string(rc) + "); see " +
                  log.filename().string());

@@ -139,6 +139,7 @@ void rigid_body_accuracy(ExperimentContext& ctx) {
   double reference_self_error = 0.0;
 
   for (int r = 0; r < runs; ++r) {
+    ctx.part("run " + std::to_string(r + 1) + " of " + std::to_string(runs));
     const Vec3 J(U(rng), U(rng), U(rng));
     const Mat3 Q = SO3::exp(Vec3(N01(rng), N01(rng), N01(rng))).R;
     Mat6 I = Mat6::Zero();
@@ -155,6 +156,7 @@ void rigid_body_accuracy(ExperimentContext& ctx) {
     reference_self_error = std::max(reference_self_error, std::max(rr, rp));
     for (std::size_t m = 0; m < M; ++m) {
       for (std::size_t l = 0; l < L; ++l) {
+        ctx.poll();
         const Run run = simulate(methods()[m], model, s0, steps[l], T, samples);
         secs[m][l].push_back(run.seconds);
         iters[m][l].push_back(run.newton_iterations);

@@ -2,13 +2,15 @@
 // both engines, checked against Pinocchio. Pinocchio is reached from Python, so the work is
 // python/marsden/robot_zoo.py; this file installs what it needs, runs it and turns its
 // table into the experiment's claims.
-#include <cstdlib>
 #include <fstream>
 #include <string>
+#include <system_error>
 
 #include <nlohmann/json.hpp>
 
 #include "builtin.hpp"
+#include "marsden/error.hpp"
+#include "marsden/record/writers.hpp"
 
 namespace marsden::experiments {
 namespace {
@@ -29,29 +31,66 @@ std::string python_command() {
   return env + "python3";
 }
 
-bool have_peers(const std::string& python) {
-  return std::system((python + " -c 'import pinocchio, importlib.metadata as m; "
-                               "m.distribution(\"example-robot-data\")' >/dev/null 2>&1")
-                         .c_str()) == 0;
+bool have_peers(ExperimentContext& ctx, const std::string& python) {
+  return ctx.run_command(python + " -c 'import pinocchio, importlib.metadata as m; "
+                                  "m.distribution(\"example-robot-data\")' >/dev/null 2>&1") == 0;
 }
+
+// The study writes into a hidden folder whose files are moved into the output folder only
+// when it has finished: a stopped run (SIGINT is forwarded to the Python, which ends with
+// KeyboardInterrupt) leaves no table under a final name, and the folder is removed.
+class Staging {
+ public:
+  explicit Staging(const std::filesystem::path& out_dir)
+      : out_dir_(out_dir), dir_(out_dir / ".robot-zoo.part") {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+    std::filesystem::create_directories(dir_, ec);
+    if (ec) throw InputError(dir_.string() + ": cannot create: " + ec.message());
+  }
+  ~Staging() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+  Staging(const Staging&) = delete;
+  Staging& operator=(const Staging&) = delete;
+  const std::filesystem::path& dir() const { return dir_; }
+  // Moves FILE from the hidden folder into the output folder (if it is there); returns
+  // its final path.
+  std::filesystem::path publish(const std::string& file) const {
+    std::error_code ec;
+    if (std::filesystem::exists(dir_ / file, ec)) record::publish(dir_ / file, out_dir_ / file);
+    return out_dir_ / file;
+  }
+
+ private:
+  std::filesystem::path out_dir_, dir_;
+};
 
 void run_zoo(ExperimentContext& ctx) {
   const std::string python = python_command();
-  const std::filesystem::path log = ctx.out_dir() / "robot_zoo.log";
-  if (!have_peers(python)) {
+  const Staging staging(ctx.out_dir());
+  const std::filesystem::path log = staging.dir() / "robot_zoo.log";
+  ctx.part("checking for Pinocchio and example-robot-data");
+  if (!have_peers(ctx, python)) {
+    ctx.part("installing requirements-robots.txt");
     const std::filesystem::path requirements = find_shipped_file("requirements-robots.txt");
     const std::string install = python + " -m pip install -q -r " + quoted(requirements.string()) +
                                 " >" + quoted(log.string()) + " 2>&1";
-    if (requirements.empty() || std::system(install.c_str()) != 0 || !have_peers(python)) {
+    if (requirements.empty() || ctx.run_command(install) != 0 || !have_peers(ctx, python)) {
       throw InputError("robot-zoo needs the PyPI packages pin and example-robot-data in the "
                        "environment of python3, and installing them (requirements-robots.txt) "
-                       "failed; see " + log.string());
+                       "failed; see " + staging.publish("robot_zoo.log").string());
     }
   }
-  const std::string cmd = python + " -m marsden.robot_zoo " + quoted(ctx.out_dir().string()) +
+  ctx.part("comparing the robots with Pinocchio");
+  const std::string cmd = python + " -m marsden.robot_zoo " + quoted(staging.dir().string()) +
                           (ctx.quick() ? " --quick" : "") + " 2>>" + quoted(log.string());
-  if (std::system(cmd.c_str()) != 0)
-    throw InputError("robot-zoo: python -m marsden.robot_zoo failed; see " + log.string());
+  if (ctx.run_command(cmd) != 0)
+    throw InputError("robot-zoo: python -m marsden.robot_zoo failed; see " +
+                     staging.publish("robot_zoo.log").string());
+  for (const char* file : {"robot_zoo.csv", "robot_zoo.log", "robot_zoo.json"})
+    staging.publish(file);
 
   std::ifstream in(ctx.out_dir() / "robot_zoo.json");
   const nlohmann::json result = nlohmann::json::parse(in, nullptr, false);
@@ -77,7 +116,7 @@ void run_zoo(ExperimentContext& ctx) {
                     "one row per robot: loads in each engine, agreement with Pinocchio, "
                     "trajectory errors and orders, step times, energy drift");
   ctx.add_data_file(ctx.out_dir() / "robot_zoo.json", "the same rows, the claims and notes");
-  ctx.add_data_file(log, "the run's progress, one line per robot");
+  ctx.add_data_file(ctx.out_dir() / "robot_zoo.log", "the run's progress, one line per robot");
 }
 
 }  // namespace

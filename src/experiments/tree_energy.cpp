@@ -164,8 +164,11 @@ void tree_energy(ExperimentContext& ctx) {
 
   const auto energy_path = ctx.out_dir() / "energy.csv";
   const auto constraint_path = ctx.out_dir() / "constraint.csv";
-  record::CsvWriter energy_csv(energy_path, {"system", "t", "vi_energy_error", "rk4_energy_error"});
-  record::CsvWriter constraint_csv(constraint_path, {"t", "vi_residual", "rk4_residual"});
+  using record::CsvWriter;
+  CsvWriter energy_csv(energy_path, {"system", "t", "vi_energy_error", "rk4_energy_error"},
+                       CsvWriter::Staging::Hidden);
+  CsvWriter constraint_csv(constraint_path, {"t", "vi_residual", "rk4_residual"},
+                           CsvWriter::Staging::Hidden);
 
   std::ostringstream vi_m, rk_m;
   bool vi_bounded = true, rk_grows = true;
@@ -173,6 +176,7 @@ void tree_energy(ExperimentContext& ctx) {
   Stats rk_h_stats{};
   for (std::size_t si = 0; si < systems.size(); ++si) {
     const EnergySystem& s = systems[si];
+    ctx.part(s.name);
     const int steps = static_cast<int>(std::lround(s.duration / dt));
     tree::Data data(s.model);
     const double e0 = tree::energy(s.model, data, s.q0, s.qd0);
@@ -202,6 +206,8 @@ void tree_energy(ExperimentContext& ctx) {
       rk_h = rk_h_stats.overall_max;
     }
   }
+  energy_csv.close();
+  constraint_csv.close();
   ctx.add_data_file(energy_path, "per system (0 double pendulum, 1 5-link chain, 2 four-bar) "
                                  "and time window: max |relative energy error| of the VI and "
                                  "of RK4 over the window ending at t");

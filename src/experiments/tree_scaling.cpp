@@ -181,9 +181,11 @@ void tree_scaling(ExperimentContext& ctx) {
 
   const auto csv_path = ctx.out_dir() / "scaling.csv";
   record::CsvWriter csv(csv_path, {"N", "method", "seconds_per_simulation", "mean_newton_iterations",
-                               "us_per_step"});
+                               "us_per_step"}, record::CsvWriter::Staging::Hidden);
   for (Series& s : series) {
+    ctx.part(method_label(s.method));
     for (int n : s.sizes) {
+      ctx.poll();
       const tree::Model model = tree::n_link_pendulum(n);
       const SimResult r = simulate(model, s.method, steps, dt, repetitions, repeat_below);
       csv.write_row({static_cast<double>(n), static_cast<double>(static_cast<int>(s.method)),
@@ -195,6 +197,7 @@ void tree_scaling(ExperimentContext& ctx) {
       if (r.seconds > time_limit) break;
     }
   }
+  csv.close();
   ctx.add_data_file(csv_path, "per N and method (0 spatial VI, 1 paper cached VI, 2 paper "
                               "uncached VI, 3 RK4): seconds per simulation, mean Newton "
                               "iterations per step, microseconds per step");

@@ -15,8 +15,9 @@ namespace {
 
 using json = nlohmann::json;
 
+// Paths appear in messages only, so a long key is shown cut (shown()).
 std::string join_path(const std::string& base, std::string_view key) {
-  return base.empty() ? std::string(key) : base + "." + std::string(key);
+  return base.empty() ? shown(key) : base + "." + shown(key);
 }
 
 // Builds the DOM like nlohmann's own parser, but tracks the path of the value being read,
@@ -71,6 +72,7 @@ class PathTrackingBuilder {
     } else if (const auto b = what.find("] "); b != std::string::npos) {
       what = what.substr(b + 2);
     }
+    what = shown(what, 2 * kShownChars);  // it may quote the text read, of any length
     std::string where = "line " + std::to_string(line) + ", column " + std::to_string(column);
     if (ex.id == 406)  // number overflow: the value would be infinite
       throw InputError(file_ + ": field '" + path() + "': NaN or infinite (" + what + ", at " +
@@ -165,6 +167,13 @@ bool names_non_finite(std::string s) {
 
 }  // namespace
 
+std::string shown(std::string_view text, std::size_t max_chars) {
+  if (text.size() <= max_chars) return std::string(text);
+  std::size_t cut = max_chars;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return std::string(text.substr(0, cut)) + "\u2026(" + std::to_string(text.size()) + " bytes)";
+}
+
 JsonDocument parse_json_text(std::string_view text, std::string file_label) {
   JsonDocument doc{std::move(file_label), nullptr};
   PathTrackingBuilder builder(doc.file, text, doc.root);
@@ -249,7 +258,7 @@ JsonNode JsonNode::operator[](std::size_t i) const {
 
 double JsonNode::number() const {
   if (j_->is_string() && names_non_finite(j_->get<std::string>()))
-    fail("NaN or infinite (got \"" + j_->get<std::string>() + "\"); numbers must be finite");
+    fail("NaN or infinite (got \"" + shown(j_->get<std::string>()) + "\"); numbers must be finite");
   if (!j_->is_number()) fail_type("a number");
   const double x = j_->get<double>();
   if (!std::isfinite(x)) fail("NaN or infinite");
@@ -294,7 +303,7 @@ std::string JsonNode::one_of(std::initializer_list<std::string_view> choices) co
   if (!j_->is_string()) fail_type("one of " + list);
   const std::string s = j_->get<std::string>();
   if (std::find(choices.begin(), choices.end(), s) == choices.end())
-    fail("must be one of " + list + " (got \"" + s + "\")");
+    fail("must be one of " + list + " (got \"" + shown(s) + "\")");
   return s;
 }
 

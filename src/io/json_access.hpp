@@ -37,6 +37,12 @@ inline constexpr std::uintmax_t kMaxInputFileBytes = std::uintmax_t{64} << 20;
 std::string read_input_file(const std::filesystem::path& path, const std::string& what);
 JsonDocument parse_json_text(std::string_view text, std::string file_label);
 
+// An input string as messages echo it: whole up to max_chars bytes, else its first
+// max_chars bytes (not cutting a UTF-8 character) and "…(N bytes)", so that a 10 MB key
+// or value never fills an error message.
+inline constexpr std::size_t kShownChars = 60;
+std::string shown(std::string_view text, std::size_t max_chars = kShownChars);
+
 // A view of one value of a JsonDocument together with its path from the root. Views are
 // cheap to copy and must not outlive the document.
 class JsonNode {

@@ -155,6 +155,20 @@ InputVec input_vec(const JsonNode& n, int size, const std::string& what) {
   return out;
 }
 
+void check_guess_magnitudes(const JsonNode& guess) {
+  if (guess.is_array()) {
+    for (std::size_t i = 0; i < guess.array_size(); ++i) check_guess_magnitudes(guess[i]);
+  } else if (guess.is_object()) {
+    for (const auto& item : guess.raw().items()) check_guess_magnitudes(guess.at(item.key()));
+  } else if (guess.raw().is_number()) {
+    const double x = guess.number();
+    if (std::abs(x) > kMaxGuessMagnitude)
+      guess.fail("an initial guess must be at most " + sim::number_text(kMaxGuessMagnitude) +
+                 " in magnitude (got " + sim::number_text(x) + "); beyond it the "
+                 "transcription's values overflow");
+  }
+}
+
 }  // namespace detail
 
 namespace {
@@ -248,6 +262,7 @@ std::unique_ptr<control::Ocp> parse_holonomic(const JsonNode& root, const std::s
 
   if (const auto g = root.find("initial_guess")) {
     g->expect_keys({"waypoints", "controls", "shape", "simulate"});
+    detail::check_guess_magnitudes(*g);
     if (const auto w = g->find("waypoints")) {
       if (!w->is_array()) w->fail("expected an array of [x, y, z] points");
       for (std::size_t i = 0; i < w->array_size(); ++i) s.waypoints.push_back((*w)[i].vec3());
@@ -336,6 +351,11 @@ control::VecX read_decision_vector(const std::filesystem::path& path) {
     if (!(ls >> x) || !std::isfinite(x))
       throw InputError(path.string() + ": line " + std::to_string(line_no) +
                        ": expected one finite number");
+    if (std::abs(x) > detail::kMaxGuessMagnitude)
+      throw InputError(path.string() + ": line " + std::to_string(line_no) + ": " +
+                       sim::number_text(x) + " is beyond " +
+                       sim::number_text(detail::kMaxGuessMagnitude) +
+                       " in magnitude, more than a warm start may hold");
     v.push_back(x);
   }
   // An empty file would silently mean "no warm start".

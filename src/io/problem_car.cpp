@@ -91,6 +91,36 @@ std::unique_ptr<control::Ocp> parse_car_problem(const JsonNode& root) {
     s.y_bounds = {plo[1], phi[1]};
   }
 
+  // The states given must lie within the bounds (the spec checks it too, in its own C++
+  // names); named here by the problem's fields.
+  const auto within = [&](const char* state, const char* key, double value,
+                          const control::Interval& b, const std::string& bound) {
+    if (b.lower <= value && value <= b.upper) return;
+    const std::string what = "lies outside " + bound + " (" + sim::number_text(value) +
+                             " not in [" + sim::number_text(b.lower) + ", " +
+                             sim::number_text(b.upper) + "])";
+    const auto node = root.find(state);
+    if (node && node->has(key)) node->at(key).fail(what);
+    root.at("bounds").fail(std::string(state) + "." + key + " (0 when absent) " + what);
+  };
+  within("initial_state", "x", s.g0.x.x(), s.x_bounds, "bounds.position (x)");
+  within("initial_state", "y", s.g0.x.y(), s.y_bounds, "bounds.position (y)");
+  const char* shape_keys[2] = {"psi", "sigma"};
+  for (std::size_t i = 0; i < s.shape_bounds.size() && i < 2; ++i)
+    within("initial_state", shape_keys[i], s.r0[Eigen::Index(i)], s.shape_bounds[i],
+           std::string("bounds.shape (") + shape_keys[i] + ")");
+  if (s.final_coords) {
+    if (s.final_coords_fixed[1])
+      within("final_state", "x", (*s.final_coords)[1], s.x_bounds, "bounds.position (x)");
+    if (s.final_coords_fixed[2])
+      within("final_state", "y", (*s.final_coords)[2], s.y_bounds, "bounds.position (y)");
+  }
+  if (s.final_shape)
+    for (std::size_t i = 0; i < s.shape_bounds.size() && i < 2; ++i)
+      if (s.final_shape_fixed[i])
+        within("final_state", shape_keys[i], (*s.final_shape)[Eigen::Index(i)], s.shape_bounds[i],
+               std::string("bounds.shape (") + shape_keys[i] + ")");
+
   s.path.obstacles = parse_obstacles(root, 2);
   if (const auto cost = root.find("cost")) {
     cost->expect_keys({"control_weights", "shape_weights", "path_length", "hazard"});
@@ -107,6 +137,7 @@ std::unique_ptr<control::Ocp> parse_car_problem(const JsonNode& root) {
 
   if (const auto g = root.find("initial_guess")) {
     g->expect_keys({"waypoints", "speed"});
+    check_guess_magnitudes(*g);
     if (const auto w = g->find("waypoints")) {
       if (!w->is_array()) w->fail("expected an array of [x, y] points");
       for (std::size_t i = 0; i < w->array_size(); ++i) {
@@ -116,6 +147,9 @@ std::unique_ptr<control::Ocp> parse_car_problem(const JsonNode& root) {
     }
     if (const auto v = g->find("speed")) s.guess_speed = v->number_at_least(0.0);
   }
+  if (s.free_final_time && s.path.hazard_weight > 0.0)
+    root.at("cost").at("hazard").fail("must be absent (or its weight 0) with a free final time "
+                                      "(use the obstacles' margins)");
   return with_field(root, [&] {
     return std::unique_ptr<control::Ocp>(std::make_unique<control::RdpOcp>(std::move(s)));
   });

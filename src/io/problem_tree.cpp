@@ -81,6 +81,7 @@ std::unique_ptr<control::Ocp> parse_tree_problem(const JsonNode& root, const std
   }
   if (const auto g = root.find("initial_guess")) {
     g->expect_keys({"controls"});
+    check_guess_magnitudes(*g);
     if (const auto u = g->find("controls")) s.u_guess = vector_of(*u, nu);
   }
   return with_field(root, [&] {

@@ -276,8 +276,23 @@ void parse_integrator(const JsonNode& in, VehicleScene& s, sim::FailurePolicy& p
   detail::parse_failure_policy(in, policy);
 }
 
-// The most rows a scene's run may write: about 5 GB of CSV for 15 columns.
-constexpr long long kMaxOutputRows = 20'000'000;
+// "limits": the budgets a scene may change. Whole numbers, positive and at most 2^53 (a
+// double holds them exactly; no machine has 9 PB of memory).
+void parse_limits(const JsonNode& root, Scene& scene) {
+  const auto limits = root.find("limits");
+  if (!limits) return;
+  limits->expect_keys({"memory_bytes", "output_rows"});
+  const auto whole = [](const JsonNode& n) {
+    const double x = n.number_greater(0.0);
+    if (x != std::floor(x) || x > 9007199254740992.0)
+      n.fail("expected a whole number in [1, 2^53] (got " + sim::number_text(x) + ")");
+    return x;
+  };
+  if (const auto m = limits->find("memory_bytes"))
+    scene.memory_bytes = static_cast<std::size_t>(whole(*m));
+  if (const auto r = limits->find("output_rows"))
+    scene.output_rows = static_cast<long long>(whole(*r));
+}
 
 void parse_timing_and_output(const JsonNode& root, Scene& scene) {
   const JsonNode dt = root.at("dt");
@@ -295,15 +310,17 @@ void parse_timing_and_output(const JsonNode& root, Scene& scene) {
     out->expect_keys({"every"});
     if (const auto e = out->find("every")) scene.output_every = e->integer(1, INT_MAX);
   }
-  // Output before work: a run may write at most kMaxOutputRows rows (docs/reliability.md).
+  // Output before work: a run may write at most scene.output_rows rows (docs/reliability.md).
   const long long rows = scene.steps / scene.output_every + 2;
-  if (rows > kMaxOutputRows) {
-    const long long every = scene.steps / (kMaxOutputRows - 2) + 1;
+  if (rows > scene.output_rows) {
+    const long long every =
+        scene.output_rows > 2 ? scene.steps / (scene.output_rows - 2) + 1 : scene.steps + 1;
     const std::string msg = "the run would write " + std::to_string(rows) + " rows (" +
                             std::to_string(scene.steps) + " steps of dt, every " +
-                            std::to_string(scene.output_every) + "), more than " +
-                            std::to_string(kMaxOutputRows) + "; set output.every to at least " +
-                            std::to_string(every) + ", or shorten duration";
+                            std::to_string(scene.output_every) + "), more than the limit of " +
+                            std::to_string(scene.output_rows) + " (limits.output_rows); set " +
+                            "output.every to at least " + std::to_string(every) +
+                            ", shorten duration or raise limits.output_rows";
     if (const auto out = root.find("output")) out->fail(msg);
     root.at("duration").fail(msg);
   }
@@ -312,11 +329,12 @@ void parse_timing_and_output(const JsonNode& root, Scene& scene) {
 Scene build_scene(const detail::JsonDocument& doc) {
   const JsonNode root(doc);
   root.expect_keys({"description", "system", "integrator", "dt", "duration", "initial_state",
-                    "controls", "shape", "kinematic", "output"});
+                    "controls", "shape", "kinematic", "output", "limits"});
   if (const auto d = root.find("description")) d->string();
 
   Scene scene;
   scene.file = doc.file;
+  parse_limits(root, scene);
   const JsonNode sys = root.at("system");
   scene.system_type = sys.at("type").one_of(
       {"rigid_body", "helicopter", "boat", "car", "snakeboard", "sleigh", "tree", "maximal"});

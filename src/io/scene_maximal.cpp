@@ -23,9 +23,6 @@ namespace marsden::io::detail {
 
 namespace {
 
-// The largest dense Newton system a scene may ask for (docs/scene.md).
-constexpr double kDenseSolverGiB = 4.0;
-
 using maximal::BodyState;
 using maximal::JointCoords;
 using maximal::Mechanism;
@@ -90,16 +87,16 @@ void joint_initial_state(const JsonNode& s, double dt, Mechanism& mech) {
       const JsonNode v = n->at(item.key());
       const auto it = std::find_if(model.joints().begin(), model.joints().end(),
                                    [&](const maximal::Joint& j) { return j.name == item.key(); });
-      if (it == model.joints().end()) v.fail("no joint named '" + item.key() + "'");
+      if (it == model.joints().end()) v.fail("no joint named '" + shown(item.key()) + "'");
       const auto j = static_cast<std::size_t>(it - model.joints().begin());
       const auto dofs = static_cast<std::size_t>(out[j].size());
-      if (dofs == 0) v.fail("joint '" + item.key() + "' is fixed: it has no coordinate");
+      if (dofs == 0) v.fail("joint '" + shown(item.key()) + "' is fixed: it has no coordinate");
       if (dofs == 1) {
         out[j](0) = v.number();
       } else {
         const std::vector<double> values = v.numbers();
         if (values.size() != dofs)
-          v.fail("joint '" + item.key() + "' (" + maximal::joint_type_name(it->type) + ") has " +
+          v.fail("joint '" + shown(item.key()) + "' (" + maximal::joint_type_name(it->type) + ") has " +
                  std::to_string(dofs) + " coordinates");
         for (std::size_t i = 0; i < dofs; ++i) out[j](Eigen::Index(i)) = values[i];
       }
@@ -115,9 +112,9 @@ int one_dof_joint(const JsonNode& name_node, const std::vector<maximal::Joint>& 
   const std::string name = name_node.string();
   const auto it = std::find_if(joints.begin(), joints.end(),
                                [&](const maximal::Joint& j) { return j.name == name; });
-  if (it == joints.end()) name_node.fail("no joint named '" + name + "'");
+  if (it == joints.end()) name_node.fail("no joint named '" + shown(name) + "'");
   if (maximal::joint_dofs(it->type) != 1)
-    name_node.fail("joint '" + name + "' is not a revolute or prismatic joint");
+    name_node.fail("joint '" + shown(name) + "' is not a revolute or prismatic joint");
   return static_cast<int>(it - joints.begin());
 }
 
@@ -197,14 +194,16 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
     if (const auto n = in->find("solver")) {
       ms->step.solver = n->one_of({"sparse", "dense"}) == "sparse" ? maximal::LinearSolver::SparseLDU
                                                                    : maximal::LinearSolver::DenseLU;
-      // Memory before work: the dense matrix and its LU, n^2 doubles each.
-      const int rows = maximal::system_size(*ms->model);
-      const double gib = 2.0 * double(rows) * rows * sizeof(double) / double(1 << 30);
-      if (ms->step.solver == maximal::LinearSolver::DenseLU && gib > kDenseSolverGiB) {
+      // Memory before work: the dense matrix and its LU, n^2 doubles each, within
+      // limits.memory_bytes.
+      const double rows = maximal::system_size(*ms->model);
+      const double need = 2.0 * rows * rows * sizeof(double);
+      if (ms->step.solver == maximal::LinearSolver::DenseLU && need > double(scene.memory_bytes)) {
         std::ostringstream msg;
-        msg << std::fixed << std::setprecision(1) << "the dense solver needs about " << gib << " GiB for "
-            << rows << " unknowns, over the limit of " << kDenseSolverGiB
-            << " GiB; the sparse solver (the default) needs O(n)";
+        msg << "the dense solver needs about " << std::setprecision(4) << need << " bytes ("
+            << std::setprecision(3) << need / double(1 << 30) << " GiB) for " << rows
+            << " unknowns, over the limit of " << scene.memory_bytes
+            << " bytes (limits.memory_bytes); the sparse solver (the default) needs O(n)";
         n->fail(msg.str());
       }
     }

@@ -352,7 +352,7 @@ void parse_initial_state(const JsonNode& root, TreeScene& tree, const std::strin
     for (int i : model.prescribed_coords())
       if (!q_given[static_cast<std::size_t>(i)]) tree.q0[i] = hung[i];
   }
-  tree::Data data(model);
+  tree::Data data(model, tree.memory_limit);
   const auto [h, name] = worst_constraint(model, data, tree.q0);
   // Hand-written numbers carry a few digits; a larger gap is a configuration that the
   // first step would have to jerk into place.
@@ -366,19 +366,20 @@ void parse_initial_state(const JsonNode& root, TreeScene& tree, const std::strin
   }
 }
 
-// Memory before work: a run's Data must fit under tree::kDataMemoryLimit. The error names
-// the field that asked for the size (the model's n, the paper's cached Lagrangian).
+// Memory before work: a run's Data must fit under tree.memory_limit (limits.memory_bytes).
+// The error names the field that asked for the size (the model's n, the paper's cached
+// Lagrangian).
 void check_memory(const JsonNode& root, const JsonNode& sys, const TreeScene& tree) {
   const Model& model = *tree.model;
   const bool cached = tree.midpoint.algorithm == tree::LagrangianAlgorithm::PaperCached;
   const std::size_t need = tree::data_memory_estimate(model, cached ? 2 : 0);
-  if (need <= tree::kDataMemoryLimit) return;
+  if (need <= tree.memory_limit) return;
   std::ostringstream msg;
-  msg << std::fixed << std::setprecision(1) << "the model (" << model.num_coords() << " coordinates, "
-      << model.num_frames() << " frames) needs about " << double(need) / double(1 << 30)
-      << " GiB for a run, over the limit of " << double(tree::kDataMemoryLimit) / double(1 << 30)
-      << " GiB";
-  if (cached && tree::data_memory_estimate(model, 0) <= tree::kDataMemoryLimit)
+  msg << "the model (" << model.num_coords() << " coordinates, " << model.num_frames()
+      << " frames) needs about " << need << " bytes (" << std::setprecision(3)
+      << double(need) / double(1 << 30) << " GiB) for a run, over the limit of "
+      << tree.memory_limit << " bytes (limits.memory_bytes)";
+  if (cached && tree::data_memory_estimate(model, 0) <= tree.memory_limit)
     root.at("integrator").at("lagrangian").fail(msg.str() + " with the paper's cached "
                                                 "recursion (n^3 on a chain); use \"spatial\"");
   if (const auto p = sys.find("parameters"); p && p->has("n")) p->at("n").fail(msg.str());
@@ -408,6 +409,7 @@ void parse_tree(const JsonNode& root, Scene& scene) {
   const Model& model = *tree->model;
 
   if (const auto in = root.find("integrator")) parse_integrator(*in, *tree, scene.policy);
+  tree->memory_limit = scene.memory_bytes;
   check_memory(root, sys, *tree);
   parse_initial_state(root, *tree, scene.source, four_bar_params);
 
@@ -421,7 +423,7 @@ void parse_tree(const JsonNode& root, Scene& scene) {
       const JsonNode sig = k->at(item.key());
       const int coord = with_field(sig, [&] { return model.coord_index(item.key()); });
       const int i = model.prescribed_index(coord);
-      if (i < 0) sig.fail("coordinate '" + item.key() + "' is not kinematic");
+      if (i < 0) sig.fail("coordinate '" + shown(item.key()) + "' is not kinematic");
       tree->prescribed[static_cast<std::size_t>(i)] =
           parse_signal(sig, 1, "displacement of '" + item.key() + "' [m or rad]");
     }

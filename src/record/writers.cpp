@@ -39,8 +39,12 @@ std::string quote_csv(const std::string& field) {
 // ---------------------------------------------------------------------------------------
 // CSV
 
-CsvWriter::CsvWriter(const std::filesystem::path& path, std::vector<std::string> columns)
-    : path_(path), columns_(std::move(columns)), out_(path, std::ios::binary | std::ios::trunc) {
+CsvWriter::CsvWriter(const std::filesystem::path& path, std::vector<std::string> columns,
+                     Staging staging)
+    : path_(path),
+      staging_(staging == Staging::Hidden ? hidden_part_path(path) : std::filesystem::path()),
+      columns_(std::move(columns)),
+      out_(staging_.empty() ? path : staging_, std::ios::binary | std::ios::trunc) {
   if (!out_) throw InputError(path_.string() + ": cannot open for writing");
   for (std::size_t i = 0; i < columns_.size(); ++i) {
     if (i > 0) line_ += ',';
@@ -52,7 +56,23 @@ CsvWriter::CsvWriter(const std::filesystem::path& path, std::vector<std::string>
   if (!out_) throw InputError(path_.string() + ": write failed");
 }
 
+CsvWriter::~CsvWriter() {
+  if (closed_ || staging_.empty()) return;
+  out_.close();
+  std::error_code ec;
+  std::filesystem::remove(staging_, ec);
+}
+
+void CsvWriter::close() {
+  if (closed_) return;
+  out_.close();
+  closed_ = true;
+  if (!out_) throw InputError(path_.string() + ": write failed when closing");
+  if (!staging_.empty()) publish(staging_, path_);
+}
+
 void CsvWriter::write_row(std::span<const double> values) {
+  if (closed_) throw std::logic_error(path_.string() + ": row written after close()");
   if (values.size() != columns_.size())
     throw std::invalid_argument(path_.string() + ": row has " + std::to_string(values.size()) +
                                 " values for " + std::to_string(columns_.size()) + " columns");
@@ -359,6 +379,10 @@ std::filesystem::path part_path(const std::filesystem::path& path) {
   std::filesystem::path part = path;
   part += ".part";
   return part;
+}
+
+std::filesystem::path hidden_part_path(const std::filesystem::path& path) {
+  return path.parent_path() / ("." + path.filename().string() + ".part");
 }
 
 void publish(const std::filesystem::path& part, const std::filesystem::path& path) {

@@ -24,13 +24,15 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+// Under its final name only when complete.
 void write_csv(const std::filesystem::path& path, const control::Table& t) {
-  CsvWriter csv(path, t.columns);
+  CsvWriter csv(path, t.columns, CsvWriter::Staging::Hidden);
   std::vector<double> row(t.columns.size());
   for (Eigen::Index r = 0; r < t.rows.rows(); ++r) {
     for (Eigen::Index c = 0; c < t.rows.cols(); ++c) row[static_cast<std::size_t>(c)] = t.rows(r, c);
     csv.write_row(row);
   }
+  csv.close();
 }
 
 void add_columns(std::vector<NpyArray>& arrays, const control::Table& t, const std::string& prefix) {
@@ -66,6 +68,16 @@ OptimizeSummary solve_problem(io::Problem& problem, const control::IpoptOptions&
     sum.message = std::string("no solution: ") + sol.message;
     return sum;
   }
+  if (!sol.x.allFinite()) {
+    Eigen::Index i = 0;
+    while (std::isfinite(sol.x[i])) ++i;
+    sum.message = std::string(to_string(sol.status)) + ", but the solver's point is not finite "
+                  "(" + ocp.variable_name(static_cast<int>(i)) + " is " + sim::number_text(sol.x[i]) +
+                  "); no trajectory was written. Start from a guess nearer the solution "
+                  "(initial_guess, --warm-start)";
+    sum.resimulation_error = kInf;
+    return sum;
+  }
   try {
     sum.resimulation_error = ocp.resimulation_error(sol.x);
   } catch (const SolverError& e) {
@@ -76,8 +88,11 @@ OptimizeSummary solve_problem(io::Problem& problem, const control::IpoptOptions&
   // Re-simulation reproduces the solution to well within the constraint tolerance times the
   // number of steps unless the dynamics amplify errors; ok needs it below 1e-6.
   sum.ok = sol.ok() && sum.resimulation_error < 1e-6;
-  sum.message = sol.ok() ? (sum.ok ? "solved" : "solved, but the re-simulation differs by " +
-                                                    sim::number_text(sum.resimulation_error))
+  const std::string resimulation =
+      sum.resimulation_message.empty()
+          ? "the re-simulation differs by " + sim::number_text(sum.resimulation_error)
+          : sum.resimulation_message;
+  sum.message = sol.ok() ? (sum.ok ? "solved" : "solved, but " + resimulation)
                          : std::string(to_string(sol.status)) + ": " + sol.message;
   return sum;
 }
@@ -94,11 +109,12 @@ OptimizeSummary run_problem(io::Problem& problem, const std::filesystem::path& o
   opt.stop = control.stop;
   opt.progress = control.solver_progress;
 
-  const OptimizeSummary sum = solve_problem(problem, opt, problem.warm_start);
+  OptimizeSummary sum = solve_problem(problem, opt, problem.warm_start);
   const control::NlpSolution& sol = sum.solution;
   double final_time = std::numeric_limits<double>::quiet_NaN();  // s, of the last iterate
   std::string resimulation_scene;
-  if (sol.x.size() > 0) {
+  // A point whose outputs cannot be written (a non-finite state) still gets its summary.
+  if (sol.x.size() > 0 && sol.x.allFinite()) try {
     control::Table states, controls;
     ocp.tables(sol.x, states, controls);
     final_time = states.rows(states.rows.rows() - 1, 0);
@@ -118,6 +134,9 @@ OptimizeSummary run_problem(io::Problem& problem, const std::filesystem::path& o
         problem, final_time / ocp.num_steps(), controls.rows.middleCols(1, in.controls),
         controls.rows.middleCols(1 + in.controls, in.shape));
     if (!resimulation_scene.empty()) write_text(out_dir / "resimulate.json", resimulation_scene);
+  } catch (const SolverError& e) {
+    sum.ok = false;
+    sum.message += std::string("; its trajectory was not written: ") + e.what();
   }
 
   Json summary = Json::object();

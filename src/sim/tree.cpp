@@ -60,7 +60,7 @@ class TreeSystem final : public sim::System {
   explicit TreeSystem(const TreeSetup& ts)
       : ts_(ts),
         model_(*ts_.model),
-        data_(model_),
+        data_(model_, ts_.memory_limit),
         path_(ts_),
         midpoint_(ts.method == TreeMethod::Midpoint),
         u_(VecX::Zero(model_.num_inputs())),
@@ -169,7 +169,7 @@ class TreeSystem final : public sim::System {
     tree::TreeState x_k = x_;
     x_k.q += at.delta.head(n);
     x_k.p += at.delta.tail(n);
-    tree::Data data(model_);
+    tree::Data data(model_, ts_.memory_limit);
     tree::MidpointResidualBlocks blocks;
     tree::midpoint_residual_blocks(model_, data, ts_.midpoint, dt, x_k, at.u, at.z.head(n),
                                    x_k.p, at.z.tail(m), blocks);

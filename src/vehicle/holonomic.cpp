@@ -10,6 +10,7 @@
 #include "lie/dexp_inv_derivative.hpp"
 #include "marsden/error.hpp"
 #include "marsden/lie/tangent.hpp"
+#include "vehicle/newton_advice.hpp"
 
 namespace marsden {
 
@@ -162,7 +163,8 @@ typename G::Tangent initial_xi_km1(const HolonomicModel<G>& model,
   if (!st.converged) {
     std::ostringstream msg;
     msg << "discrete Legendre transform at t_0 did not converge after " << st.iterations
-        << " iterations (residual " << st.residual_norm << "); reduce dt";
+        << " iterations (residual " << st.residual_norm
+        << "); " << detail::newton_advice(st.residual_norm, model.inertia());
     throw SolverError(msg.str());
   }
   return xi;

@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <vector>
 
 #include "marsden/error.hpp"
 #include "marsden/lie/tangent.hpp"
+#include "vehicle/newton_advice.hpp"
 
 namespace marsden {
 
@@ -298,9 +300,30 @@ NewtonStatus rdp_advance(const RdpModel<G>& model, const RdpOptions& opt, double
   NewtonStatus st =
       rdp_step(model, opt, dt, state.r, state.g, state.left, f_ka, u_prescribed, x, r_kp1, g_kp1);
   if (!st.converged) {
+    // The kinetic metric in the dynamic unknowns (u, w), xi = E w - A u (a prescribed u
+    // carries no inertia): its condition, not dt, is what a near-singular inertia spoils.
+    const int nr = model.num_shape(), nb = model.num_symmetry(), n = G::kDim;
+    ConnectionMat<G> A;
+    SymBasisMat<G> E;
+    model.connection(state.r, A, nullptr);
+    model.symmetry_basis(state.r, E, nullptr);
+    const ShapeVec u = state.x.head(nr);
+    const typename G::Tangent xi = E * state.x.tail(nb) - A * u;
+    LagMat hess;
+    model.lagrangian(state.r, u, xi, nullptr, &hess);
+    Eigen::MatrixXd T = Eigen::MatrixXd::Zero(nr + n, nr + nb);
+    T.topLeftCorner(nr, nr).setIdentity();
+    T.bottomLeftCorner(n, nr) = -A;
+    T.bottomRightCorner(n, nb) = E;
+    const Eigen::MatrixXd full =
+        T.transpose() * Eigen::MatrixXd(hess.bottomRightCorner(nr + n, nr + n)) * T;
+    std::vector<Eigen::Index> dynamic;
+    for (int i = 0; i < nr + nb; ++i)
+      if (i >= nr || !model.prescribed(i)) dynamic.push_back(i);
+    const Eigen::MatrixXd metric = full(dynamic, dynamic);
     std::ostringstream msg;
     msg << "RDP step " << step_index << ": Newton did not converge after " << st.iterations
-        << " iterations (residual " << st.residual_norm << "); reduce dt";
+        << " iterations (residual " << st.residual_norm << "); " << detail::newton_advice(st.residual_norm, metric);
     throw SolverError(msg.str());
   }
   rdp_left_momentum(model, opt, dt, r_kp1, x, f_ka, state.left,

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <numbers>
 #include <sstream>
 
@@ -255,6 +256,7 @@ void expect_errors_named(const std::string& example_name, const std::vector<BadC
     const std::string msg = error_of(dir, j);
     EXPECT_NE(msg.find((dir / "bad.json").string()), std::string::npos) << msg;
     EXPECT_NE(msg.find(c.expected), std::string::npos) << "expected '" << c.expected << "' in: " << msg;
+    EXPECT_EQ(msg.find("Spec."), std::string::npos) << "a C++ name in: " << msg;
   }
 }
 
@@ -274,6 +276,11 @@ TEST(ProblemFiles, BadFieldsAreNamed) {
       {[](auto& j) { j["final_state"]["position"] = {40, 0}; }, "field 'final_state.position'"},
       {[](auto& j) { j["final_state"]["position"] = {40, 0, 20}; }, "final position"},
       {[](auto& j) { j["unknown"] = 1; }, "unknown"},
+      // A finite extreme guess once became NaN in the solver and the run wrote no summary.
+      {[](auto& j) { j["initial_guess"]["waypoints"][0][0] = 1e308; },
+       "field 'initial_guess.waypoints[0][0]': an initial guess must be at most 1e+09 in magnitude (got 1e+308)"},
+      {[](auto& j) { j["initial_guess"]["controls"][0] = -1e10; },
+       "field 'initial_guess.controls[0]': an initial guess must be at most"},
       {[](auto& j) { j["final_time"] = {{"free", true}, {"lower", 13}}; }, "field 'final_time'"},
       {[](auto& j) { j["final_time"] = {{"free", true}}; }, "field 'final_time.lower'"},
       {[](auto& j) { j["final_time"] = {{"free", true}, {"lower", 6}}; }, "hazard"},
@@ -292,9 +299,17 @@ TEST(ProblemFiles, BadCarFieldsAreNamed) {
       {[](auto& j) { j["bounds"]["position"]["upper"] = {-2, 2}; }, "field 'bounds.position'"},
       {[](auto& j) { j["obstacles"][0]["center"] = {4, 0.3, 0}; }, "field 'obstacles[0].center'"},
       {[](auto& j) { j["initial_guess"]["waypoints"] = {{4}}; }, "field 'initial_guess.waypoints[0]'"},
-      {[](auto& j) { j["initial_state"]["y"] = 5; }, "x_bounds or y_bounds"},
-      {[](auto& j) { j["final_state"]["x"] = 20; }, "final_coords"},
-      {[](auto& j) { j["final_state"]["sigma"] = 1; }, "final_shape[1]"},
+      {[](auto& j) { j["initial_guess"]["waypoints"] = {{4, 1e308}}; },
+       "field 'initial_guess.waypoints[0][1]': an initial guess must be at most"},
+      {[](auto& j) { j["initial_guess"]["speed"] = 1e308; },
+       "field 'initial_guess.speed': an initial guess must be at most"},
+      // Bounds name the problem's fields (they once read "RdpOcpSpec.final_coords").
+      {[](auto& j) { j["initial_state"]["y"] = 5; },
+       "field 'initial_state.y': lies outside bounds.position (y) (5 not in"},
+      {[](auto& j) { j["final_state"]["x"] = 20; },
+       "field 'final_state.x': lies outside bounds.position (x) (20 not in"},
+      {[](auto& j) { j["final_state"]["sigma"] = 1; },
+       "field 'final_state.sigma': lies outside bounds.shape (sigma)"},
       {[](auto& j) { j["final_time"] = {{"free", true}, {"lower", 13}}; }, "field 'final_time'"},
       {[](auto& j) { j["final_time"] = {{"free", "yes"}}; }, "field 'final_time.free'"},
       {[](auto& j) {
@@ -315,10 +330,49 @@ TEST(ProblemFiles, BadTreeFieldsAreNamed) {
       {[](auto& j) { j["bounds"]["controls"]["upper"] = {15, 15}; }, "field 'bounds.controls.upper'"},
       {[](auto& j) { j["cost"]["control_weights"] = {-1}; }, "effort_weights"},
       {[](auto& j) { j["obstacles"] = nlohmann::json::array(); }, "unknown"},
+      {[](auto& j) { j["initial_guess"] = {{"controls", {1e308}}}; },
+       "field 'initial_guess.controls[0]': an initial guess must be at most"},
       {[](auto& j) { j["final_time"] = {{"free", true}}; }, "field 'final_time.lower'"},
       {[](auto& j) { j["final_time"] = {{"free", true}, {"lower", 1}, {"weight", -1}}; },
        "field 'final_time.weight'"},
   });
+}
+
+// A warm start is bounded like a guess: 1e308 names its line.
+TEST(ProblemFiles, ExtremeWarmStartValuesNameTheLine) {
+  TempDir dir;
+  const auto path = dir.write("warm.txt", "0.5\n1e308\n");
+  try {
+    io::read_decision_vector(path);
+    ADD_FAILURE() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("warm.txt: line 2: 1e+308 is beyond"), std::string::npos)
+        << e.what();
+  }
+}
+
+// A solution the re-simulation cannot be compared with (an infinite entry) names the entry,
+// the step and time and both values (it once said "the re-simulation differs by inf").
+TEST(ProblemFiles, ResimulationThatCannotBeComparedNamesTheStateStepAndTime) {
+  io::Problem problem = io::load_problem(example("car_tunnel"));
+  control::Ocp& ocp = *problem.ocp;
+  control::VecX x(ocp.num_variables());
+  ocp.initial_guess(x);
+  int set = 0;
+  for (int j = 0; j < ocp.num_variables(); ++j)
+    if (ocp.variable_name(j) == "x at knot 3") x[j] = -std::numeric_limits<double>::infinity(), ++set;
+  ASSERT_EQ(set, 1);
+  try {
+    ocp.resimulation_error(x);
+    ADD_FAILURE() << "no error";
+  } catch (const SolverError& e) {
+    const std::string msg = e.what();
+    const std::string t = sim::number_text(3 * ocp.time_step());
+    EXPECT_NE(msg.find("re-simulation: after step 2 (t = " + t + " s) x is "), std::string::npos)
+        << msg;
+    EXPECT_NE(msg.find(" in the re-simulation and " + sim::number_text(-std::numeric_limits<double>::infinity()) + " in the solution; their difference "
+                       "is not finite"), std::string::npos) << msg;
+  }
 }
 
 }  // namespace

@@ -1,6 +1,13 @@
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -94,6 +101,99 @@ TEST(Experiments, PlotScriptsNeverFailTheExperiment) {
     EXPECT_TRUE(std::filesystem::exists(dir / "fixture.png"));
   }
   EXPECT_EQ(r["all_claims_hold"], true) << "vacuously, with no claims";
+}
+
+// Every file under out_dir, hidden ones included, relative to it.
+std::vector<std::string> files_in(const std::filesystem::path& out_dir) {
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(out_dir))
+    names.push_back(e.path().lexically_relative(out_dir).string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+TEST(Experiments, AStopEndsTheRunAtItsNextSafePointWithCompleteFilesOnly) {
+  std::atomic<bool> stop{false};
+  std::vector<std::string> parts;
+  register_experiment("test-interrupted", "stops in its second part", [&](ExperimentContext& ctx) {
+    ctx.part("first");
+    {
+      record::CsvWriter csv(ctx.out_dir() / "first.csv", {"k"}, record::CsvWriter::Staging::Hidden);
+      csv.write_row({1.0});
+      csv.close();
+      ctx.add_data_file(csv.path(), "the first part's rows");
+    }
+    ctx.add_claim({"first", "the first part ran", "test", 1.0, "1", true});
+    ctx.part("second");
+    record::CsvWriter csv(ctx.out_dir() / "second.csv", {"k"}, record::CsvWriter::Staging::Hidden);
+    csv.write_row({1.0});
+    stop = true;  // as the command's signal handler would
+    ctx.poll();
+    ADD_FAILURE() << "poll() returned with the stop flag up";
+  });
+  TempDir dir;
+  ExperimentControl control;
+  control.stop = &stop;
+  control.progress = [&](const std::string& experiment, const std::string& part, double elapsed) {
+    EXPECT_EQ(experiment, "test-interrupted");
+    EXPECT_GE(elapsed, 0.0);
+    parts.push_back(part);
+  };
+  const ExperimentOutcome out = run_experiment("test-interrupted", dir / "run", false, control);
+  EXPECT_TRUE(out.interrupted);
+  EXPECT_NE(out.message.find("interrupted in part 'second'"), std::string::npos) << out.message;
+  EXPECT_EQ(parts, (std::vector<std::string>{"first", "second"}));
+  // The second part's file was being written: it is gone, hidden file and all.
+  EXPECT_EQ(files_in(dir / "run"), (std::vector<std::string>{"first.csv", "results.json"}));
+  const nlohmann::json r = read_json(dir / "run" / "results.json");
+  EXPECT_EQ(r["status"], "interrupted");
+  EXPECT_EQ(r["message"], out.message);
+  ASSERT_EQ(r["claims"].size(), 1u);
+  ASSERT_EQ(r["data_files"].size(), 1u);
+  EXPECT_EQ(r["data_files"][0]["path"], "first.csv");
+  EXPECT_EQ(read_file(dir / "run" / "first.csv"), "k\n1\n");
+
+  // Not stopped, the same framework says "ok".
+  stop = false;
+  register_experiment("test-ok", "", [](ExperimentContext& ctx) { ctx.part("only"); });
+  ExperimentControl flag_only;
+  flag_only.stop = &stop;
+  const ExperimentOutcome ok = run_experiment("test-ok", dir / "ok", false, flag_only);
+  EXPECT_FALSE(ok.interrupted);
+  EXPECT_EQ(read_json(dir / "ok" / "results.json")["status"], "ok");
+}
+
+TEST(Experiments, AStopReachesTheCommandAnExperimentRuns) {
+  std::atomic<bool> stop{false};
+  register_experiment("test-command", "waits on a child", [&](ExperimentContext& ctx) {
+    // The command would run for ten minutes; the flag goes up once it has started (it
+    // writes its pid), and the SIGINT forwarded to its group ends it.
+    std::thread raise([&] {
+      while (!std::filesystem::exists(ctx.out_dir() / "started"))
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      stop = true;
+    });
+    try {
+      ctx.run_command("touch " + (ctx.out_dir() / "started").string() + "; sleep 600");
+    } catch (...) {
+      raise.join();
+      throw;
+    }
+    raise.join();
+    ADD_FAILURE() << "run_command returned with the stop flag up";
+  });
+  TempDir dir;
+  ExperimentControl control;
+  control.stop = &stop;
+  const ExperimentOutcome out = run_experiment("test-command", dir / "run", false, control);
+  EXPECT_TRUE(out.interrupted);
+  EXPECT_EQ(read_json(dir / "run" / "results.json")["status"], "interrupted");
+
+  // Without a stop, the command's exit status comes back as std::system gives it.
+  ExperimentContext ctx("status", dir.path(), true);
+  const int status = ctx.run_command("exit 3");
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 3);
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -515,6 +517,55 @@ TEST(RunNonholonomicScene, SubdivisionRescuesAStep) {
   EXPECT_GE(s.failures, 1);
   ASSERT_FALSE(s.subdivisions.empty());
   EXPECT_GE(s.subdivisions.front().level, 1);
+}
+
+// "limits" changes the output budget both ways: a run refused by default loads with a
+// raised limit, a lowered one refuses a small run with its estimate; bad limits are named.
+TEST(SceneErrors, LimitsRaiseAndLowerTheOutputBudget) {
+  TempDir dir;
+  const std::string body = R"("system": {"type": "rigid_body", "inertia": {"J": [1, 2, 3], "mass": 1}})";
+  const std::string huge = "{" + body + R"(, "dt": 2e-9, "duration": 1.0)";
+  expect_message(dir, load_error(dir, huge + "}"), "duration", "(limits.output_rows)");
+  const Scene raised =
+      load_scene(dir.write("raised.json", huge + R"(, "limits": {"output_rows": 6e8}})"));
+  EXPECT_EQ(raised.steps, 500000000);
+  EXPECT_EQ(raised.output_rows, 600000000);
+
+  const std::string small = "{" + body + R"(, "dt": 0.01, "duration": 1.0)";
+  EXPECT_NO_THROW(load_scene(dir.write("small.json", small + "}")));
+  const std::string msg = load_error(dir, small + R"(, "limits": {"output_rows": 50}})");
+  expect_message(dir, msg, "duration", "the run would write 102 rows");
+  EXPECT_NE(msg.find("more than the limit of 50 (limits.output_rows)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("set output.every to at least 3"), std::string::npos) << msg;
+  EXPECT_NO_THROW(load_scene(dir.write(
+      "every.json", small + R"(, "output": {"every": 3}, "limits": {"output_rows": 50}})")));
+
+  for (const auto& [limits, field, problem] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
+           {R"({"output_rows": 0})", "limits.output_rows", "must be > 0"},
+           {R"({"memory_bytes": -1})", "limits.memory_bytes", "must be > 0"},
+           {R"({"memory_bytes": 1.5})", "limits.memory_bytes", "expected a whole number"},
+           {R"({"memory_bytes": 1e300})", "limits.memory_bytes", "expected a whole number"},
+           {R"({"memory_bytes": "8 GB"})", "limits.memory_bytes", "expected a number"},
+           {R"({"cpu_seconds": 10})", "limits.cpu_seconds", "unknown key"},
+           {R"([1])", "limits", "expected an object"}})
+    expect_message(dir, load_error(dir, small + R"(, "limits": )" + limits + "}"), field, problem);
+}
+
+// Echoed input is cut: a 10 MB key once filled the message.
+TEST(SceneErrors, LongKeysAndValuesAreShownCut) {
+  TempDir dir;
+  const std::string key(10'000'000, 'k');
+  const std::string msg = load_error(dir, R"({")" + key + R"(": 1})");
+  EXPECT_LT(msg.size(), 1000u);
+  EXPECT_NE(msg.find("field '" + key.substr(0, 60) + "\u2026(10000000 bytes)': unknown key"),
+            std::string::npos) << msg.substr(0, 1000);
+  const std::string value(5'000'000, 'v');
+  const std::string msg2 = load_error(
+      dir, rigid_body_scene("0.01", R"({"J": [1, 2, 3], "mass": 1})", R"({"method": ")" + value + R"("})"));
+  EXPECT_LT(msg2.size(), 1000u);
+  expect_message(dir, msg2, "integrator.method", "(got \"" + value.substr(0, 60) +
+                                                     "\u2026(5000000 bytes)\")");
 }
 
 }  // namespace

@@ -371,5 +371,19 @@ TEST(MaximalScene, InputsAndJointElementsAreValidated) {
                  "system.dampers[0].damping", "must be >= 0");
 }
 
+// The dense solver's budget is "limits.memory_bytes" too: raised, the 3000-link chain
+// loads (it is not run); lowered, a 3-link chain is refused with its estimate.
+TEST(MaximalScene, DenseSolverLimitIsTheScenesToSet) {
+  TempDir dir;
+  EXPECT_NO_THROW(load_scene(dir.write("raised.json", chain_scene(
+      R"({"type": "maximal", "mechanism": "pendulum_chain", "parameters": {"n": 3000}})",
+      R"(, "integrator": {"solver": "dense"}, "limits": {"memory_bytes": 1e12})"))));
+  const std::string msg =
+      load_error(dir, chain_scene(R"({"type": "maximal", "mechanism": "pendulum_chain", "parameters": {"n": 3}})",
+                                  R"(, "integrator": {"solver": "dense"}, "limits": {"memory_bytes": 100})"));
+  expect_message(dir, msg, "integrator.solver", "over the limit of 100 bytes (limits.memory_bytes)");
+  EXPECT_NE(msg.find("the dense solver needs about"), std::string::npos) << msg;
+}
+
 }  // namespace
 }  // namespace marsden::io

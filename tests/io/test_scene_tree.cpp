@@ -7,6 +7,8 @@
 #include "io/temp_dir.hpp"
 #include "marsden/error.hpp"
 #include "marsden/io/scene.hpp"
+#include "marsden/tree/builtin_models.hpp"
+#include "marsden/tree/data.hpp"
 #include "marsden/run/run.hpp"
 
 namespace marsden::io {
@@ -294,6 +296,34 @@ TEST(TreeSceneErrors, ModelSpecificFields) {
                  load_error(dir, pendulum_scene(R"({"type": "tree", "frames": [
                      {"name": "a", "parent": "nowhere", "type": "rx", "coordinate": "q"}]})")),
                  "system.frames[0].parent", "nowhere");
+}
+
+// "limits": {"memory_bytes"} sets the tree's memory budget: the model's estimate itself
+// loads and runs, one byte less is refused naming the field and the estimate; a model
+// refused by default loads under a raised limit.
+TEST(TreeSceneErrors, MemoryLimitIsTheScenesToSet) {
+  TempDir dir;
+  const auto model = tree::double_pendulum();
+  const std::size_t need = tree::data_memory_estimate(model, 0);
+  const auto with_limit = [&](std::size_t bytes) {
+    return pendulum_scene(R"({"type": "tree", "model": "double_pendulum"})", "{}", "0.01",
+                          R"(, "limits": {"memory_bytes": )" + std::to_string(bytes) + "}");
+  };
+  const Scene scene = load_scene(dir.write("fits.json", with_limit(need)));
+  EXPECT_TRUE(run::run_scene(scene, dir / "out").ok);
+  const std::string msg = load_error(dir, with_limit(need - 1));
+  expect_message(dir, msg, "system", "needs about " + std::to_string(need) + " bytes");
+  EXPECT_NE(msg.find("over the limit of " + std::to_string(need - 1) +
+                     " bytes (limits.memory_bytes)"), std::string::npos) << msg;
+
+  // n = 400 with the cached recursion (800 frames): about 9 GiB, over the default 4 GiB.
+  const std::string big = pendulum_scene(
+      R"({"type": "tree", "model": "n_link_pendulum", "parameters": {"n": 400}})", "{}", "0.01",
+      R"(, "integrator": {"lagrangian": "paper_cached"})");
+  expect_message(dir, load_error(dir, big), "integrator.lagrangian", "limits.memory_bytes");
+  std::string raised = big;
+  raised.insert(raised.rfind('}'), R"(, "limits": {"memory_bytes": 1.2e10})");
+  EXPECT_NO_THROW(load_scene(dir.write("raised.json", raised)));
 }
 
 }  // namespace

@@ -615,3 +615,127 @@ def test_a_signal_ends_an_optimisation_with_its_last_iterate_written(tmp_path):
     assert summary["status"] == "interrupted" and summary["ok"] is False
     with np.load(out / "trajectory.npz") as z:
         assert np.isfinite(z["decision_vector"]).all()
+
+
+def test_an_interrupted_experiment_keeps_complete_files_and_says_so(tmp_path):
+    import signal
+    import time
+    out = tmp_path / "mp"
+    proc = subprocess.Popen([str(BIN), "experiment", "run", "maximal-properties", "--quick",
+                             "--progress", "--out", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while time.time() < deadline and proc.poll() is None:  # stopped once its first file is out
+        if (out / "energy.csv").exists():
+            break
+        time.sleep(0.01)
+    assert proc.poll() is None, proc.communicate()
+    proc.send_signal(signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert "experiment maximal-properties: energy" in stderr and "interrupted in part" in stderr
+    results = json.loads((out / "results.json").read_text())
+    assert results["status"] == "interrupted" and results["message"] in stderr
+    listed = {f["path"] for f in results["data_files"]}
+    assert "energy.csv" in listed
+    assert listed == {p.name for p in out.iterdir()} - {"results.json"}
+    check_outputs_complete(out)
+
+
+def check_outputs_complete(out):
+    """Every file under OUT is whole: no temporary or hidden file, CSV rows of one width
+    that parse as numbers, loadable npz archives, valid JSON. Returns the summary's status
+    (summary.json or results.json), or None when the folder holds neither."""
+    status = None
+    for path in sorted(p for p in out.rglob("*") if p.is_file()):
+        rel = path.relative_to(out)
+        assert not any(part.startswith(".") for part in rel.parts), rel
+        assert not path.name.endswith(".part"), rel
+        if path.suffix == ".csv":
+            lines = path.read_text().splitlines()
+            assert lines and path.read_text().endswith("\n"), rel
+            width = len(lines[0].split(","))
+            for line in lines[1:]:
+                fields = line.split(",")
+                assert len(fields) == width, (rel, line)
+                [float(f) for f in fields]
+        elif path.suffix == ".npz":
+            with np.load(path) as z:
+                for name in z.files:
+                    assert np.isfinite(z[name]).all(), (rel, name)
+        elif path.suffix == ".json":
+            doc = json.loads(path.read_text())
+            if path.name in ("summary.json", "results.json") and path.parent == out:
+                status = doc["status"]
+    return status
+
+
+# Each command stopped at random moments (seeded; SIGINT and SIGTERM in turn): every file
+# left is complete and readable, and the summary says whether the run finished. A signal
+# can only beat the command to its handlers before it has written anything.
+def test_commands_interrupted_at_random_moments_leave_complete_outputs(tmp_path):
+    import random
+    import signal
+    import time
+    rng = random.Random(23)
+    scene = tmp_path / "long.json"
+    scene.write_text(json.dumps(LONG_RUN))
+    problem = json.loads((ROOT / "examples" / "problems" / "helicopter_canyon.json").read_text())
+    problem.update(steps=300, dt=problem["dt"] * 100 / 300)  # seconds to solve
+    (tmp_path / "slow.json").write_text(json.dumps(problem))
+    commands = {
+        "simulate": (["simulate", scene], 1.0, {"interrupted"}, {"ok"}),
+        "optimize": (["optimize", tmp_path / "slow.json"], 1.5, {"interrupted"}, {"solved"}),
+        "experiment": (["experiment", "run", "maximal-properties", "--quick"], 1.2,
+                       {"interrupted"}, {"ok"}),
+    }
+    runs = 0
+    interrupted = {name: 0 for name in commands}
+    for name, (args, longest, stopped, finished) in commands.items():
+        for k in range(3):
+            out = tmp_path / f"{name}{k}"
+            sig = (signal.SIGINT, signal.SIGTERM)[(runs := runs + 1) % 2]
+            proc = subprocess.Popen([str(BIN), *map(str, args), "--out", str(out)],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            time.sleep(rng.uniform(0.02, longest))
+            proc.send_signal(sig)
+            _, stderr = proc.communicate(timeout=120)
+            if proc.returncode == -sig:  # killed before main() installed the handlers
+                assert not out.exists() or not any(out.iterdir()), stderr
+                continue
+            assert proc.returncode in (0, 130), (name, proc.returncode, stderr)
+            status = check_outputs_complete(out)
+            assert status in (stopped if proc.returncode == 130 else finished), (name, status)
+            interrupted[name] += proc.returncode == 130
+    # Each command was caught in the middle at least once (else this tested nothing).
+    assert all(n > 0 for n in interrupted.values()), interrupted
+
+
+def test_out_of_memory_is_reported_as_such(tmp_path):
+    import resource
+    # The dense work space of a 3000-link chain (about 0.9 GB) fits the 4 GiB budget but not
+    # a process limited to 600 MB of address space.
+    scene = tmp_path / "big.json"
+    scene.write_text(json.dumps({"system": {"type": "tree", "model": "n_link_pendulum",
+                                            "parameters": {"n": 3000}},
+                                 "dt": 0.01, "duration": 0.01}))
+    limit = 600 * 2**20
+    r = subprocess.run([str(BIN), "simulate", str(scene), "--out", str(tmp_path / "out")],
+                       capture_output=True, text=True, timeout=120,
+                       preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit)))
+    assert r.returncode == 4, r.stderr
+    assert f"out of memory while reading {scene}" in r.stderr
+    assert "internal" not in r.stderr and "limits" in r.stderr
+
+
+def test_scene_limits_refuse_a_small_run_naming_the_field(tmp_path):
+    scene = tmp_path / "small.json"
+    scene.write_text(json.dumps(dict(LONG_RUN, duration=1.0, dt=0.01, output={"every": 1},
+                                     limits={"output_rows": 50})))
+    r = marsden("simulate", scene, "--out", tmp_path / "out")
+    assert r.returncode == 2
+    assert "field 'output'" in r.stderr and "would write 102 rows" in r.stderr
+    assert "limits.output_rows" in r.stderr
+    scene.write_text(json.dumps(dict(LONG_RUN, duration=1.0, dt=0.01, output={"every": 1},
+                                     limits={"output_rows": 102})))
+    assert marsden("simulate", scene, "--out", tmp_path / "ok").returncode == 0

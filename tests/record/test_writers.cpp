@@ -233,5 +233,30 @@ TEST(Json, WritesFiles) {
   EXPECT_THROW(Json().write_file(dir / "no" / "r.json"), InputError);
 }
 
+TEST(CsvWriter, StagedFilesAppearOnlyWhenClosed) {
+  TempDir dir;
+  const auto listing = [&] {
+    std::vector<std::string> names;
+    for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+      names.push_back(e.path().filename().string());
+    return names;
+  };
+  {
+    CsvWriter csv(dir / "kept.csv", {"t", "x"}, CsvWriter::Staging::Hidden);
+    csv.write_row({0.0, 1.0});
+    EXPECT_FALSE(std::filesystem::exists(dir / "kept.csv")) << "not before close()";
+    csv.write_row({1.0, 2.0});
+    csv.close();
+    EXPECT_THROW(csv.write_row({2.0, 3.0}), std::logic_error);
+  }
+  EXPECT_EQ(read_file(dir / "kept.csv"), "t,x\n0,1\n1,2\n");
+  {
+    // Abandoned (an exception or an interrupt ends the scope): nothing is left behind.
+    CsvWriter csv(dir / "dropped.csv", {"t"}, CsvWriter::Staging::Hidden);
+    csv.write_row({0.0});
+  }
+  EXPECT_EQ(listing(), std::vector<std::string>{"kept.csv"});
+}
+
 }  // namespace
 }  // namespace marsden::record

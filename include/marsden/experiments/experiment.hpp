@@ -3,8 +3,11 @@
 // register_builtin_experiments) and run by name, e.g. `marsden experiment run NAME`.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <variant>
 #include <vector>
@@ -23,9 +26,27 @@ struct Claim {
   bool holds = false;
 };
 
+// What a caller adds to a run (the command's SIGINT and SIGTERM handler and its line on
+// standard error): a flag that ends the run at the experiment's next safe point, and a
+// report of the part under way with the seconds since the run began, called when a part
+// begins and about once a second while it runs.
+struct ExperimentControl {
+  const std::atomic<bool>* stop = nullptr;
+  std::function<void(const std::string& experiment, const std::string& part, double elapsed_s)>
+      progress;
+};
+
+// Thrown by ExperimentContext::part, poll and run_command once the stop flag is raised;
+// run_experiment catches it and writes results.json with "status": "interrupted".
+class Interrupted : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 class ExperimentContext {
  public:
-  ExperimentContext(std::string experiment, std::filesystem::path out_dir, bool quick);
+  ExperimentContext(std::string experiment, std::filesystem::path out_dir, bool quick,
+                    ExperimentControl control = {});
 
   const std::string& experiment() const { return experiment_; }
   const std::filesystem::path& out_dir() const { return out_dir_; }
@@ -43,14 +64,38 @@ class ExperimentContext {
   // True when every claim holds (also when there are none).
   bool all_claims_hold() const;
 
-  // Writes out_dir/results.json: experiment, quick, parameters, data_files, claims,
-  // all_claims_hold, notes.
+  // Safe points. part() names the part that begins (reported as progress); poll() may be
+  // called as often as wanted inside a part. Both throw Interrupted once the stop flag is
+  // raised, so an experiment must leave no partial file under a final name when they do
+  // (record::CsvWriter::Staging::Hidden, record::Json::write_file).
+  void part(std::string name);
+  void poll();
+  // The stop flag, for runs an experiment starts (run::RunControl::stop); may be null.
+  const std::atomic<bool>* stop_flag() const { return control_.stop; }
+  // Runs `/bin/sh -c command` in a process group of its own and returns its wait status
+  // (as std::system does). When the stop flag is raised meanwhile, the group gets SIGINT
+  // (SIGKILL 10 s later if it is still there) and Interrupted is thrown once it has ended;
+  // a command killed by SIGINT (Ctrl-C on a terminal reaches it directly) throws the same.
+  int run_command(const std::string& command);
+
+  // Writes out_dir/results.json: experiment, quick, status ("ok", or "interrupted" after
+  // set_interrupted), message, parameters, data_files, claims, all_claims_hold, notes.
   void write_results() const;
+  void set_interrupted(std::string message);
+  bool interrupted() const { return interrupted_; }
+  const std::string& message() const { return message_; }
 
  private:
+  void report(bool always);
+
   std::string experiment_;
   std::filesystem::path out_dir_;
   bool quick_;
+  ExperimentControl control_;
+  std::chrono::steady_clock::time_point start_, last_report_;
+  std::string part_;
+  bool interrupted_ = false;
+  std::string message_;
   record::Json parameters_;
   std::vector<std::pair<std::string, std::string>> data_files_;
   std::vector<Claim> claims_;
@@ -79,13 +124,17 @@ struct ExperimentOutcome {
   std::filesystem::path results_file;
   std::vector<Claim> claims;
   bool all_claims_hold = true;
+  bool interrupted = false;  // control.stop ended the run; results.json says so
+  std::string message;       // for an interrupted run: in which part, after how long
 };
 
 // Creates out_dir, runs the experiment and writes results.json. Throws InputError for an
 // unknown name (listing the known ones) or an output directory that cannot be created;
-// errors thrown by the experiment propagate.
+// errors thrown by the experiment propagate. control.stop ends the run at its next safe
+// point: results.json then holds the claims measured so far with "status": "interrupted",
+// and every data file it lists is complete.
 ExperimentOutcome run_experiment(const std::string& name, const std::filesystem::path& out_dir,
-                                 bool quick);
+                                 bool quick, const ExperimentControl& control = {});
 
 // A file shipped with the library, given relative to the source tree (e.g.
 // "examples/problems/car_tunnel.json"): found in the source tree this library was built from,

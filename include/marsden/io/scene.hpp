@@ -43,6 +43,9 @@ struct Scene {
   double duration = 0.0;    // s
   int steps = 0;            // round(duration / dt) >= 1
   int output_every = 1;     // write every n-th step (and the last one)
+  // Budgets checked before work (docs/reliability.md), raised or lowered by "limits".
+  std::size_t memory_bytes = tree::kDataMemoryLimit;  // a tree's Data, the dense maximal LU
+  long long output_rows = 20'000'000;                 // rows of the trajectory
   sim::FailurePolicy policy;
   std::variant<VehicleScene, NonholonomicScene, TreeScene, MaximalScene> system;
 };

@@ -24,8 +24,17 @@ namespace marsden::record {
 // written in the shortest form that reads back to the same double.
 class CsvWriter {
  public:
+  // Where the rows go until close(): straight into path, or (Staging::Hidden) into a
+  // hidden DIR/.NAME.part that close() renames to path and that the destructor removes when
+  // close() was never called (an exception, an interrupt), so that no partial file ever
+  // appears under path.
+  enum class Staging { Direct, Hidden };
   // Throws InputError if the file cannot be opened for writing.
-  CsvWriter(const std::filesystem::path& path, std::vector<std::string> columns);
+  CsvWriter(const std::filesystem::path& path, std::vector<std::string> columns,
+            Staging staging = Staging::Direct);
+  ~CsvWriter();
+  CsvWriter(const CsvWriter&) = delete;
+  CsvWriter& operator=(const CsvWriter&) = delete;
 
   // values.size() must equal the number of columns (std::invalid_argument otherwise).
   // A NaN or infinite value throws SolverError naming the row and column; nothing of that
@@ -38,9 +47,14 @@ class CsvWriter {
   const std::vector<std::string>& columns() const { return columns_; }
   std::size_t rows_written() const { return rows_; }
   const std::filesystem::path& path() const { return path_; }
+  // Flushes and closes the file; a staged one is renamed to path(). Rows written after
+  // close() throw std::logic_error. Throws InputError if the file cannot be written.
+  void close();
 
  private:
   std::filesystem::path path_;
+  std::filesystem::path staging_;  // the hidden file until close(); empty when Direct
+  bool closed_ = false;
   std::vector<std::string> columns_;
   std::ofstream out_;
   std::string line_;
@@ -66,6 +80,8 @@ void write_npz(const std::filesystem::path& path, const std::vector<NpyArray>& a
 
 // path + ".part": where a file is written before it appears under its final name.
 std::filesystem::path part_path(const std::filesystem::path& path);
+// DIR/.NAME.part for DIR/NAME: the same, hidden from a listing of DIR.
+std::filesystem::path hidden_part_path(const std::filesystem::path& path);
 // Renames part to path (atomic on one file system); throws InputError if it cannot.
 void publish(const std::filesystem::path& part, const std::filesystem::path& path);
 

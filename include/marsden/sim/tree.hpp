@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "marsden/sim/system.hpp"
+#include "marsden/tree/data.hpp"
 #include "marsden/tree/midpoint.hpp"
 #include "marsden/tree/model.hpp"
 #include "marsden/vehicle/controls.hpp"
@@ -26,6 +27,8 @@ struct TreeSetup {
   // q0 as a 1-component signal of time, or null to hold it at q0.
   std::vector<std::shared_ptr<const Signal>> prescribed;
   std::shared_ptr<const Signal> controls;  // model.num_inputs() components, or null
+  // The most the run's tree::Data may take (a scene's limits.memory_bytes).
+  std::size_t memory_limit = tree::kDataMemoryLimit;
 };
 
 // Columns t, q (coordinate names), qd_NAME, p_NAME (dynamic coordinates), energy,
