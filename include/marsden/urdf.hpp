@@ -96,8 +96,9 @@ struct UrdfRigidBodies {
 UrdfRigidBodies rigid_bodies(const UrdfModel& urdf);
 
 // The movable joints that move no mass (their child's group and every group beyond have
-// neither mass nor inertia), whose accelerations no engine can determine; joints of a
-// <mimic> pair are not among them (the pair's coupling determines them).
+// neither mass nor inertia), whose accelerations no engine can determine; a <mimic> leader
+// and its followers are among them only together (if one of them moves mass, the
+// couplings determine the others).
 std::vector<int> joints_moving_no_mass(const UrdfModel& urdf);
 // An InputError naming those joints and the remedies, if there are any.
 void check_joints_move_mass(const UrdfModel& urdf);

@@ -2,6 +2,7 @@
 // with their combined mass and inertia, shared by the file check and both engines.
 #include <algorithm>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <Eigen/Eigenvalues>
@@ -83,17 +84,25 @@ std::vector<int> joints_moving_no_mass(const UrdfModel& urdf) {
     if (body.moves_mass()) subtree_moves[g] = true;
     if (subtree_moves[g] && body.parent >= 0) subtree_moves[body.parent] = true;
   }
-  std::vector<bool> in_mimic(urdf.joints.size(), false);
+  // A <mimic> leader and its followers move together: they move no mass only if none of
+  // them does (one that does determines the others through the couplings).
+  std::vector<bool> moves(urdf.joints.size(), true);
+  for (std::size_t g = 1; g < rb.bodies.size(); ++g) moves[rb.bodies[g].joint] = subtree_moves[g];
+  std::unordered_map<std::string, int> index;
+  for (std::size_t j = 0; j < urdf.joints.size(); ++j)
+    index.emplace(urdf.joints[j].name, static_cast<int>(j));
+  std::vector<int> group(urdf.joints.size());
   for (std::size_t j = 0; j < urdf.joints.size(); ++j) {
-    if (urdf.joints[j].mimic.empty()) continue;
-    in_mimic[j] = true;
-    for (std::size_t k = 0; k < urdf.joints.size(); ++k)
-      if (urdf.joints[k].name == urdf.joints[j].mimic) in_mimic[k] = true;
+    const auto leader = urdf.joints[j].mimic.empty() ? index.end() : index.find(urdf.joints[j].mimic);
+    group[j] = leader == index.end() ? static_cast<int>(j) : leader->second;
   }
+  std::vector<bool> group_moves(urdf.joints.size(), false);
+  for (std::size_t j = 0; j < urdf.joints.size(); ++j)
+    if (moves[j]) group_moves[group[j]] = true;
   std::vector<int> out;
   for (std::size_t g = 1; g < rb.bodies.size(); ++g) {
     const int j = rb.bodies[g].joint;
-    if (!subtree_moves[g] && !in_mimic[j]) out.push_back(j);
+    if (!group_moves[group[j]]) out.push_back(j);
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -118,6 +127,7 @@ UrdfModel weld_joints_moving_no_mass(UrdfModel urdf, std::vector<std::string>* w
   for (const int j : joints_moving_no_mass(urdf)) {
     UrdfJoint& joint = urdf.joints[j];
     joint.type = UrdfJointType::Fixed;
+    joint.mimic.clear();  // its whole <mimic> group is welded with it
     joint.has_limits = false;
     joint.damping = joint.friction = 0.0;
     if (welded != nullptr) welded->push_back(joint.name);
