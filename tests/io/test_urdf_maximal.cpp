@@ -208,6 +208,28 @@ TEST(UrdfMaximal, JointThatMovesNoMassIsAnInputErrorOrWelded) {
   EXPECT_EQ(a.model.bodies()[0].mass, b.model.bodies()[0].mass);
   EXPECT_TRUE(a.model.bodies()[0].inertia.isApprox(b.model.bodies()[0].inertia, 1e-15));
   EXPECT_EQ(tree::model_from_urdf(fixed).num_coords(), 1);
+
+  // A <mimic> group moves no mass only when none of its joints does: a massless finger
+  // following the massless hand is welded with it; one following the arm is determined.
+  const std::string finger = R"(<link name="finger2"/>
+      <joint name="finger2" type="continuous"><parent link="finger"/><child link="finger2"/>
+        <axis xyz="1 0 0"/><mimic joint="LEADER" multiplier="2"/></joint>)";
+  auto with_leader = [&](const std::string& leader) {
+    std::string text = finger;
+    text.replace(text.find("LEADER"), 6, leader);
+    return parse_urdf(robot(links + text + R"(
+        <joint name="hand" type="continuous"><parent link="arm"/><child link="finger"/>
+          <origin xyz="0 0 -1"/><axis xyz="1 0 0"/></joint>)"), "mimic.urdf");
+  };
+  std::vector<std::string> names;
+  for (const int j : joints_moving_no_mass(with_leader("hand"))) names.push_back(with_leader("hand").joints[j].name);
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"finger2", "hand"}));
+  EXPECT_EQ(tree::model_from_urdf(weld_joints_moving_no_mass(with_leader("hand"))).num_coords(), 1);
+  const UrdfModel follows_arm = with_leader("shoulder");
+  std::vector<std::string> alone;
+  for (const int j : joints_moving_no_mass(follows_arm)) alone.push_back(follows_arm.joints[j].name);
+  EXPECT_EQ(alone, std::vector<std::string>{"hand"});
 }
 
 // Joint coordinates after `duration` from q0 at rest, in each engine.
