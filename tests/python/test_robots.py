@@ -58,3 +58,34 @@ def test_mimic_joints_are_constraints_in_both_engines():
     row = robot("panda")
     assert row["tree"] == "loads" and row["maximal"] == "loads"
     assert row["maximal_run"] == "ok"
+
+
+@pytest.mark.parametrize("stem", ["human", "icub_reduced"])
+def test_massless_and_point_mass_links_run_in_maximal_coordinates(stem):
+    # Human: massless links between the revolute joints of hips, shoulders and wrists;
+    # iCub: point-mass links. Degenerate maximal bodies, solved exactly: the run completes
+    # and converges to Pinocchio's solution at first order.
+    row = robot(stem)
+    assert row["maximal"] == "loads" and row["maximal_run"] == "ok"
+    assert 0.8 <= row["maximal_order"] <= 1.2, row["maximal_order"]
+    assert row["M_error"] <= 1e-9
+
+
+def test_joints_that_move_no_mass_are_welded_and_the_rest_equals_pinocchio():
+    # Romeo's hands and fingers carry no mass; welded in Marsden and locked in Pinocchio,
+    # the remaining dynamics agree.
+    row = robot("romeo")
+    welded = row["welded_joints"].split()
+    assert {"LHand", "RHand", "LFinger12"} <= set(welded)
+    assert row["tree"] == "loads" and row["maximal"] == "loads"
+    for key in ("M_error", "nle_error", "gravity_error", "qdd_backward_error"):
+        assert row[key] <= 1e-9, (key, row[key])
+
+
+def test_unphysical_link_inside_a_physical_body_loads():
+    # Tiago's antenna links have indefinite inertias; welded to the base they form a
+    # physical body, which is what both engines and Pinocchio simulate.
+    row = robot("tiago_no_hand")
+    assert row["tree"] == "loads" and row["maximal"] == "loads"
+    for key in ("M_error", "nle_error", "gravity_error", "qdd_error"):
+        assert row[key] <= 1e-9, (key, row[key])
