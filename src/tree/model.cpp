@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include <Eigen/Eigenvalues>
 
@@ -376,7 +378,55 @@ Model ModelBuilder::build() {
     row += c.rows();
   }
   m.num_constraint_rows_ = row;
+  check_coordinates_move_mass(m);
   return m;
+}
+
+// A dynamic coordinate whose joint moves no mass has a zero row in M: its acceleration is
+// undetermined and a given velocity would silently be lost. Refused unless a constraint
+// involves what it moves (a coupling, or a constrained frame it moves, may determine it).
+void ModelBuilder::check_coordinates_move_mass(const Model& m) {
+  const auto& joints = m.joints_;
+  const int nj = static_cast<int>(joints.size());
+  // Joints come parent first: a backward sweep gathers each subtree.
+  std::vector<bool> moves(nj, false), constrained(nj, false);
+  for (int j = 0; j < nj; ++j) {
+    const Model::Joint& joint = joints[j];
+    // A revolute joint's own masses count when they do not all lie on its axis.
+    const Vec3 e = joint.axis.head<3>();
+    moves[j] = joint.revolute ? e.dot(joint.inertia_origin * e) > 0.0 : joint.mass > 0.0;
+  }
+  auto mark_path = [&](int frame) {
+    for (int j = frame >= 0 ? m.frame_joint_[frame] : -1; j >= 0; j = joints[j].parent)
+      constrained[j] = true;
+  };
+  for (const Constraint& c : m.constraints_) {
+    if (c.kind == ConstraintKind::CoordinateCoupling) {
+      constrained[m.coord_joint_[c.coord_a]] = constrained[m.coord_joint_[c.coord_b]] = true;
+    } else {
+      mark_path(c.frame_a);
+      mark_path(c.frame_b);
+    }
+  }
+  for (int j = nj - 1; j >= 0; --j) {
+    const int p = joints[j].parent;
+    if (p >= 0 && (moves[j] || joints[j].mass > 0.0 || !joints[j].inertia_origin.isZero()))
+      moves[p] = true;
+  }
+  std::vector<std::string> names;
+  for (int j = 0; j < nj; ++j) {
+    const Coordinate& c = m.coords_[joints[j].coord];
+    if (!moves[j] && !constrained[j] && !c.prescribed) names.push_back("'" + c.name + "'");
+  }
+  if (names.empty()) return;
+  std::string list;
+  for (std::size_t k = 0; k < names.size() && k < 20; ++k) list += (k ? ", " : "") + names[k];
+  if (names.size() > 20) list += " and " + std::to_string(names.size() - 20) + " more";
+  throw InputError("tree model: coordinate" + std::string(names.size() > 1 ? "s " : " ") + list +
+                   (names.size() > 1 ? " move" : " moves") +
+                   " no mass (no frame it moves carries a mass or inertia off its axis, and no "
+                   "constraint involves them), so its acceleration is undetermined; give such a "
+                   "frame a mass, make the coordinate kinematic, or remove it");
 }
 
 }  // namespace marsden::tree

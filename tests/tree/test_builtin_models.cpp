@@ -241,3 +241,48 @@ TEST(BuiltinModels, MidpointStepsConvergeOnEveryModel) {
 
 }  // namespace
 }  // namespace marsden::tree
+
+namespace marsden::tree {
+namespace {
+
+std::string build_error(ModelBuilder& b) {
+  try {
+    b.build();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// A dynamic coordinate that moves no mass has a zero row in M: refused at build, naming it
+// (it used to be accepted, and its given velocity was silently lost). A point mass on a
+// revolute axis moves no mass either; a coupling, a kinematic coordinate or a mass off the
+// axis make the model valid.
+TEST(ModelBuilder, CoordinateThatMovesNoMassIsAnInputError) {
+  auto cart_and_spin = [](const Vec3& spin_com, bool kinematic) {
+    ModelBuilder b;
+    const int cart = b.add_joint_frame("cart", kWorld, Transform::Ty, "y");
+    b.add_mass(cart, 2.0, Vec3::Zero(), Mat3::Zero());
+    const int spin = b.add_joint_frame("spin", cart, Transform::Rz, "theta", kinematic);
+    if (!spin_com.hasNaN()) b.add_mass(spin, 0.5, spin_com, Mat3::Zero());
+    return b;
+  };
+  const Vec3 none = Vec3::Constant(std::nan(""));
+  for (const Vec3& com : {none, Vec3(0.0, 0.0, 0.3)}) {
+    ModelBuilder b = cart_and_spin(com, false);
+    const std::string msg = build_error(b);
+    EXPECT_NE(msg.find("coordinate 'theta' moves no mass"), std::string::npos) << msg;
+    EXPECT_EQ(msg.find("'y'"), std::string::npos) << msg;
+  }
+  ModelBuilder off_axis = cart_and_spin(Vec3(0.2, 0.0, 0.0), false);
+  EXPECT_EQ(build_error(off_axis), "");
+  ModelBuilder kinematic = cart_and_spin(none, true);
+  EXPECT_EQ(build_error(kinematic), "");
+  ModelBuilder coupled = cart_and_spin(none, false);
+  coupled.add_coordinate_coupling_constraint("c", coupled.coord_index("theta"),
+                                             coupled.coord_index("y"), 2.0, 0.0);
+  EXPECT_EQ(build_error(coupled), "");
+}
+
+}  // namespace
+}  // namespace marsden::tree

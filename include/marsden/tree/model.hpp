@@ -210,11 +210,13 @@ class ModelBuilder {
   int frame_index(const std::string& name) const { return model_.frame_index(name); }
   int coord_index(const std::string& name) const { return model_.coord_index(name); }
 
-  // Validates the whole model (masses make the dynamic mass matrix non-singular is checked
-  // at run time, not here) and returns it; the builder is left empty.
+  // Validates the whole model, including that every dynamic coordinate moves some mass
+  // (or a constraint involves what it moves), and returns it; the builder is left empty.
+  // A mass matrix that is singular only at some configurations is found at run time.
   Model build();
 
  private:
+  static void check_coordinates_move_mass(const Model& m);
   int add_frame(Frame frame);
   void check_frame(int frame, const char* what) const;
   void check_coord(int coord, const char* what) const;
