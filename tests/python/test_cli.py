@@ -476,20 +476,33 @@ LONG_RUN = {"system": {"type": "rigid_body", "inertia": {"J": [1.0, 2.0, 3.0], "
             "dt": 1e-4, "duration": 1e4, "output": {"every": 100}}
 
 
+def run_until_stopped(args, ready, signal_name, timeout=60):
+    """Runs the command until ready() (polled for up to `timeout` s), then sends the signal;
+    the command must still be running then. Returns its standard error once it has ended
+    with the exit code of an interrupted run, 130."""
+    import signal
+    import time
+    proc = subprocess.Popen([str(BIN), *map(str, args)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + timeout
+    while time.time() < deadline and proc.poll() is None and not ready():
+        time.sleep(0.01)
+    assert proc.poll() is None, proc.communicate()
+    proc.send_signal(getattr(signal, signal_name))
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stderr
+    return stderr
+
+
 @pytest.mark.parametrize("signal_name", ["SIGINT", "SIGTERM"])
 def test_a_signal_ends_the_run_with_complete_readable_outputs(tmp_path, signal_name):
-    import signal
     import time
     scene = tmp_path / "long.json"
     scene.write_text(json.dumps(LONG_RUN))
     out = tmp_path / "out"
-    proc = subprocess.Popen([str(BIN), "simulate", str(scene), "--out", str(out)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(1.0)
-    assert proc.poll() is None, proc.communicate()
-    proc.send_signal(getattr(signal, signal_name))
-    _, stderr = proc.communicate(timeout=60)
-    assert proc.returncode == 130, stderr
+    start = time.time()
+    stderr = run_until_stopped(["simulate", scene, "--out", out],
+                               lambda: time.time() > start + 1.0, signal_name)
     assert "interrupted after step" in stderr
     summary = json.loads((out / "summary.json").read_text())
     assert summary["status"] == "interrupted"
@@ -592,24 +605,16 @@ def test_long_runs_keep_memory_flat_and_invariants_bounded(tmp_path):
 
 
 def test_a_signal_ends_an_optimisation_with_its_last_iterate_written(tmp_path):
-    import signal
-    import time
     problem = json.loads((ROOT / "examples" / "problems" / "helicopter_canyon.json").read_text())
     problem.update(steps=1500, dt=problem["dt"] * 100 / 1500)  # slow enough to interrupt
     path = tmp_path / "slow.json"
     path.write_text(json.dumps(problem))
     out = tmp_path / "out"
-    proc = subprocess.Popen([str(BIN), "optimize", str(path), "--out", str(out), "--progress"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    log, deadline = out / "ipopt.log", time.time() + 60
-    while time.time() < deadline and proc.poll() is None:  # a few iterations into the solve
-        if log.exists() and log.read_text(errors="replace").count("\n") > 40:
-            break
-        time.sleep(0.2)
-    assert proc.poll() is None, proc.communicate()
-    proc.send_signal(signal.SIGINT)
-    _, stderr = proc.communicate(timeout=120)
-    assert proc.returncode == 130, stderr
+    log = out / "ipopt.log"
+    # A few iterations into the solve.
+    stderr = run_until_stopped(
+        ["optimize", path, "--out", out, "--progress"],
+        lambda: log.exists() and log.read_text(errors="replace").count("\n") > 40, "SIGINT")
     assert "interrupted at Ipopt iteration" in stderr and "Ipopt iteration" in stderr
     summary = json.loads((out / "summary.json").read_text())
     assert summary["status"] == "interrupted" and summary["ok"] is False
@@ -618,21 +623,11 @@ def test_a_signal_ends_an_optimisation_with_its_last_iterate_written(tmp_path):
 
 
 def test_an_interrupted_experiment_keeps_complete_files_and_says_so(tmp_path):
-    import signal
-    import time
     out = tmp_path / "mp"
-    proc = subprocess.Popen([str(BIN), "experiment", "run", "maximal-properties", "--quick",
-                             "--progress", "--out", str(out)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 60
-    while time.time() < deadline and proc.poll() is None:  # stopped once its first file is out
-        if (out / "energy.csv").exists():
-            break
-        time.sleep(0.01)
-    assert proc.poll() is None, proc.communicate()
-    proc.send_signal(signal.SIGTERM)
-    _, stderr = proc.communicate(timeout=60)
-    assert proc.returncode == 130, stderr
+    # Stopped once its first file is out.
+    stderr = run_until_stopped(["experiment", "run", "maximal-properties", "--quick",
+                                "--progress", "--out", out], (out / "energy.csv").exists,
+                               "SIGTERM")
     assert "experiment maximal-properties: energy" in stderr and "interrupted in part" in stderr
     results = json.loads((out / "results.json").read_text())
     assert results["status"] == "interrupted" and results["message"] in stderr
