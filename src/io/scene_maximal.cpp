@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <iomanip>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -13,8 +12,8 @@
 #include <vector>
 
 #include "marsden/error.hpp"
-#include "marsden/io/urdf.hpp"
 #include "marsden/record/writers.hpp"
+#include "marsden/sim/simulate.hpp"
 #include "marsden/maximal/integrator.hpp"
 #include "marsden/maximal/setup.hpp"
 #include "scene_detail.hpp"
@@ -174,6 +173,17 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
     return std::make_shared<const maximal::Model>(mech->model.bodies(), joints, gravity,
                                                   mech->model.couplings());
   });
+  // Memory before work: massless and point-mass bodies are solved with a dense block of
+  // tree rows x degenerate rows and a square one per degenerate row (docs/maximal.md).
+  const double degenerate = double(ms->model->degenerate_rows().size());
+  const double need_degenerate =
+      (double(ms->model->topology().tree_rows) + 2.0 * degenerate) * degenerate * sizeof(double);
+  if (need_degenerate > double(scene.memory_bytes)) {
+    sys.fail("its " + sim::number_text(degenerate) + " rows of bodies without mass or with a "
+             "singular inertia need about " + sim::bytes_text(need_degenerate) +
+             " for their exact treatment, over limits.memory_bytes = " +
+             sim::bytes_text(double(scene.memory_bytes)));
+  }
   if (const auto in = sys.find("inputs")) {
     for (std::size_t i = 0; i < in->array_size(); ++i)
       ms->input_joints.push_back(one_dof_joint((*in)[i], joints));
@@ -200,10 +210,9 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
       const double need = 2.0 * rows * rows * sizeof(double);
       if (ms->step.solver == maximal::LinearSolver::DenseLU && need > double(scene.memory_bytes)) {
         std::ostringstream msg;
-        msg << "the dense solver needs about " << std::setprecision(4) << need << " bytes ("
-            << std::setprecision(3) << need / double(1 << 30) << " GiB) for " << rows
-            << " unknowns, over the limit of " << scene.memory_bytes
-            << " bytes (limits.memory_bytes); the sparse solver (the default) needs O(n)";
+        msg << "the dense solver needs about " << sim::bytes_text(need) << " for " << rows
+            << " unknowns, over limits.memory_bytes = " << sim::bytes_text(double(scene.memory_bytes))
+            << "; the sparse solver (the default) needs O(n)";
         n->fail(msg.str());
       }
     }

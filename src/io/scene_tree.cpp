@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <iomanip>
 #include <limits>
 #include <memory>
 #include <sstream>
@@ -16,8 +15,8 @@
 #include <Eigen/LU>
 
 #include "marsden/error.hpp"
-#include "marsden/io/urdf.hpp"
 #include "marsden/record/writers.hpp"
+#include "marsden/sim/simulate.hpp"
 #include "marsden/tree/builtin_models.hpp"
 #include "marsden/tree/dynamics.hpp"
 #include "scene_detail.hpp"
@@ -376,9 +375,8 @@ void check_memory(const JsonNode& root, const JsonNode& sys, const TreeScene& tr
   if (need <= tree.memory_limit) return;
   std::ostringstream msg;
   msg << "the model (" << model.num_coords() << " coordinates, " << model.num_frames()
-      << " frames) needs about " << need << " bytes (" << std::setprecision(3)
-      << double(need) / double(1 << 30) << " GiB) for a run, over the limit of "
-      << tree.memory_limit << " bytes (limits.memory_bytes)";
+      << " frames) needs about " << sim::bytes_text(double(need))
+      << " for a run, over limits.memory_bytes = " << sim::bytes_text(double(tree.memory_limit));
   if (cached && tree::data_memory_estimate(model, 0) <= tree.memory_limit)
     root.at("integrator").at("lagrangian").fail(msg.str() + " with the paper's cached "
                                                 "recursion (n^3 on a chain); use \"spatial\"");

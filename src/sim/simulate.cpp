@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -101,6 +102,12 @@ std::string number_text(double x) {
 }
 
 std::string time_text(double t) { return number_text(t) + " s"; }
+
+std::string bytes_text(double bytes) {
+  char gib[32];
+  std::snprintf(gib, sizeof gib, "%.3g", bytes / double(1 << 30));
+  return number_text(std::round(bytes)) + " bytes (" + gib + " GiB)";
+}
 
 RunSummary simulate(System& system, const RunOptions& o, Recorder& recorder) {
   check(o);

@@ -1,8 +1,6 @@
 #include "marsden/tree/dynamics.hpp"
 
 #include <cstdint>
-#include <iomanip>
-#include <sstream>
 #include <string>
 #include <utility>
 
@@ -10,6 +8,7 @@
 
 #include "marsden/error.hpp"
 #include "marsden/sim/rk.hpp"
+#include "marsden/sim/simulate.hpp"
 #include "tree/detail.hpp"
 
 namespace marsden::tree {
@@ -37,12 +36,6 @@ std::pair<std::size_t, std::size_t> paper_cache_entries(const Model& model) {
   return {d1, d2};
 }
 
-std::string gigabytes(std::size_t bytes) {
-  std::ostringstream s;
-  s << std::fixed << std::setprecision(1) << static_cast<double>(bytes) / double(1 << 30) << " GiB";
-  return s.str();
-}
-
 }  // namespace
 
 std::size_t data_memory_estimate(const Model& model, int paper_order) {
@@ -68,11 +61,11 @@ void ensure_paper_cache(const Model& model, Data& data, int order) {
   if (built && first && second) return;
   const std::size_t need = data_memory_estimate(model, order);
   if (need > data.memory_limit) {
-    throw InputError("tree model: the paper's cached recursion needs about " + gigabytes(need) +
+    throw InputError("tree model: the paper's cached recursion needs about " + sim::bytes_text(double(need)) +
                      " here (" + std::to_string(model.num_coords()) + " coordinates, " +
                      std::to_string(model.num_frames()) + " frames; its second derivatives "
                      "grow like n^3 on a chain), over the limit of " +
-                     gigabytes(data.memory_limit) +
+                     sim::bytes_text(double(data.memory_limit)) +
                      "; the spatial algorithm (the default) needs O(n^2)");
   }
   if (!built) {
@@ -113,8 +106,8 @@ std::size_t checked_memory_limit(const Model& model, std::size_t limit) {
   if (need > limit) {
     throw InputError("tree model: " + std::to_string(model.num_coords()) + " coordinates and " +
                      std::to_string(model.num_constraint_rows()) + " constraint rows need about " +
-                     gigabytes(need) + " of dense work space, over the limit of " +
-                     gigabytes(limit));
+                     sim::bytes_text(double(need)) + " of dense work space, over the limit of " +
+                     sim::bytes_text(double(limit)));
   }
   return limit;
 }

@@ -222,6 +222,18 @@ TEST(MaximalScene, BadScenesNameTheField) {
                  load_error(dir, chain_scene(R"({"type": "maximal", "urdf": "ghost.urdf",
                                                  "massless_joints": "glue"})")),
                  "system.massless_joints", "\"weld\"");
+  // Degenerate bodies' dense storage counts against limits.memory_bytes.
+  dir.write("virtual.urdf", R"(<robot name="v"><link name="base"/><link name="v"/>
+      <link name="arm"><inertial><origin xyz="0 0 -0.5"/><mass value="2"/>
+        <inertia ixx="0.1" iyy="0.1" izz="0.01"/></inertial></link>
+      <joint name="a" type="continuous"><parent link="base"/><child link="v"/>
+        <axis xyz="0 0 1"/></joint>
+      <joint name="b" type="continuous"><parent link="v"/><child link="arm"/>
+        <axis xyz="1 0 0"/></joint></robot>)");
+  expect_message(dir,
+                 load_error(dir, chain_scene(R"({"type": "maximal", "urdf": "virtual.urdf"})",
+                                             R"(, "limits": {"memory_bytes": 100})")),
+                 "system", "6 rows of bodies without mass");
   // With "weld", a joint that moves no mass is fixed and the rest runs.
   dir.write("hand.urdf", R"(<robot name="h"><link name="base"/>
       <link name="arm"><inertial><origin xyz="0 0 -0.5"/><mass value="2"/>
@@ -381,7 +393,7 @@ TEST(MaximalScene, DenseSolverLimitIsTheScenesToSet) {
   const std::string msg =
       load_error(dir, chain_scene(R"({"type": "maximal", "mechanism": "pendulum_chain", "parameters": {"n": 3}})",
                                   R"(, "integrator": {"solver": "dense"}, "limits": {"memory_bytes": 100})"));
-  expect_message(dir, msg, "integrator.solver", "over the limit of 100 bytes (limits.memory_bytes)");
+  expect_message(dir, msg, "integrator.solver", "over limits.memory_bytes = 100 bytes");
   EXPECT_NE(msg.find("the dense solver needs about"), std::string::npos) << msg;
 }
 

@@ -313,8 +313,8 @@ TEST(TreeSceneErrors, MemoryLimitIsTheScenesToSet) {
   EXPECT_TRUE(run::run_scene(scene, dir / "out").ok);
   const std::string msg = load_error(dir, with_limit(need - 1));
   expect_message(dir, msg, "system", "needs about " + std::to_string(need) + " bytes");
-  EXPECT_NE(msg.find("over the limit of " + std::to_string(need - 1) +
-                     " bytes (limits.memory_bytes)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("over limits.memory_bytes = " + std::to_string(need - 1) + " bytes"),
+            std::string::npos) << msg;
 
   // n = 400 with the cached recursion (800 frames): about 9 GiB, over the default 4 GiB.
   const std::string big = pendulum_scene(

@@ -114,5 +114,7 @@ RunSummary simulate(System& system, const RunOptions& options, Recorder& recorde
 // x in the shortest form that reads back to the same double, for messages; "T s" for a time.
 std::string number_text(double x);
 std::string time_text(double t);
+// A memory size for messages: "4294967296 bytes (4 GiB)".
+std::string bytes_text(double bytes);
 
 }  // namespace marsden::sim
