@@ -351,6 +351,37 @@ def test_experiments_are_listed_and_run(tmp_path):
         marsden.run_experiment("no-such-experiment", tmp_path)
 
 
+def test_an_experiment_reports_its_parts_and_stops_on_ctrl_c(tmp_path):
+    # In a child Python: the progress callback names the parts; a SIGINT (Ctrl-C) once the
+    # first data file is out stops the experiment, which returns with status "interrupted"
+    # and lists only complete files.
+    import signal
+    import time
+    out = tmp_path / "mp"
+    code = (
+        "import json, sys, marsden\n"
+        "parts = []\n"
+        "r = marsden.run_experiment('maximal-properties', sys.argv[1], quick=True,\n"
+        "                           progress=lambda e, p, t: parts.append(p))\n"
+        "print(json.dumps({'status': r['status'], 'parts': parts,\n"
+        "                  'files': [f['path'] for f in r['data_files']]}))\n")
+    proc = subprocess.Popen([sys.executable, "-c", code, str(out)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while time.time() < deadline and proc.poll() is None and not (out / "energy.csv").exists():
+        time.sleep(0.01)
+    assert proc.poll() is None, proc.communicate()
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 0, stderr
+    report = json.loads(stdout.strip().splitlines()[-1])
+    assert report["status"] == "interrupted"
+    assert report["parts"] and report["parts"][0] == "energy"
+    for name in report["files"]:
+        assert (out / name).stat().st_size > 0
+    assert not list(out.glob(".*"))
+
+
 # --- examples -----------------------------------------------------------------------------
 
 EXAMPLES = sorted((ROOT / "examples" / "python").glob("*.py"))
