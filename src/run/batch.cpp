@@ -3,11 +3,12 @@
 #include "marsden/run/batch.hpp"
 
 #include <cmath>
+
+#include <Eigen/Geometry>
 #include <type_traits>
 #include <variant>
 
 #include "marsden/error.hpp"
-#include "marsden/lie/quaternion.hpp"
 #include "marsden/run/run.hpp"
 
 namespace marsden::run {
@@ -36,12 +37,12 @@ void set_initial_state(io::Scene& scene, std::span<const double> state, const st
       throw InputError(what + ": entry " + std::to_string(k) + " (" + names[k] +
                        ") is not finite");
   if (auto* v = std::get_if<io::VehicleScene>(&scene.system)) {
-    const Vec4 q(state[3], state[4], state[5], state[6]);
+    // As the scene reader turns "quaternion" into a rotation, so that a state given here
+    // and the same state in a scene file give the same run to the bit.
+    const Eigen::Quaterniond q(state[3], state[4], state[5], state[6]);
     if (!(q.norm() > 0.0)) throw InputError(what + ": the quaternion (qw, qx, qy, qz) is zero");
-    Quat unit;
-    unit.q = q.normalized();
     v->initial_state.g.x = Vec3(state[0], state[1], state[2]);
-    v->initial_state.g.R = unit.matrix();
+    v->initial_state.g.R = q.normalized().toRotationMatrix();
     for (int k = 0; k < 6; ++k) v->initial_state.xi[k] = state[7 + static_cast<std::size_t>(k)];
     return;
   }
