@@ -28,6 +28,7 @@ from ._core import (
     run_scene,
 )
 from . import lie, maximal, tree, vehicles
+from .batch import Batch, initial_state_names, rollout
 from .experiments import list_experiments, run_experiment
 from .linearize import solve_step, step_derivatives
 from .signals import as_signal
@@ -42,6 +43,7 @@ def make_system(scene: Scene, controls=None, shape=None) -> System:
 from .trajectory import Trajectory, simulate
 
 __all__ = [
+    "Batch",
     "InputError",
     "as_signal",
     "Problem",
@@ -53,6 +55,7 @@ __all__ = [
     "Trajectory",
     "__version__",
     "lie",
+    "initial_state_names",
     "list_experiments",
     "load_problem",
     "load_scene",
@@ -62,6 +65,7 @@ __all__ = [
     "parse_scene",
     "run_experiment",
     "run_problem",
+    "rollout",
     "run_scene",
     "simulate",
     "solve_step",

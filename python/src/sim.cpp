@@ -5,6 +5,9 @@
 #include <time.h>
 
 #include <atomic>
+#include <chrono>
+#include <exception>
+#include <thread>
 #include <cmath>
 #include <memory>
 #include <optional>
@@ -17,6 +20,7 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/filesystem.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/string_view.h>
 #include <nanobind/stl/shared_ptr.h>
@@ -25,6 +29,7 @@
 
 #include "marsden/error.hpp"
 #include "marsden/io/scene.hpp"
+#include "marsden/run/batch.hpp"
 #include "marsden/run/run.hpp"
 #include "marsden/sim/simulate.hpp"
 #include "module.hpp"
@@ -153,6 +158,60 @@ nb::tuple simulate(sim::System& system, double t0, double dt, int steps, int out
                         summary_dict(summary));
 }
 
+// Batch rollouts (run/batch.hpp): (columns, values (runs x rows x columns), arrays,
+// summaries). The GIL is released while the threads run; Ctrl-C stops every run at its
+// next step (checked by the calling thread every 0.2 s).
+nb::tuple rollout(const std::vector<io::Scene>& scenes, std::size_t runs,
+                  std::optional<nb::ndarray<const double, nb::ndim<2>, nb::c_contig>> states,
+                  const std::vector<std::shared_ptr<Signal>>& controls, int threads) {
+  run::SceneBatch batch;
+  batch.scenes = scenes;
+  batch.runs = runs;
+  if (states) {
+    if (states->shape(0) != runs)
+      throw InputError("initial_states: expected " + std::to_string(runs) + " rows (one per run), got " +
+                       std::to_string(states->shape(0)));
+    batch.initial_states.assign(states->data(), states->data() + states->size());
+  }
+  batch.controls.assign(controls.begin(), controls.end());
+  if (threads < 0) throw InputError("threads: must be >= 0 (0: one per core)");
+  std::atomic<bool> stop{false};
+  sim::BatchOutput out;
+  {
+    nb::gil_scoped_release release;
+    std::exception_ptr error;
+    std::atomic<bool> done{false};
+    std::thread runner([&] {
+      try {
+        out = run::rollout_scenes(batch, threads, &stop);
+      } catch (...) {
+        error = std::current_exception();
+      }
+      done = true;
+    });
+    // The calling thread watches for Ctrl-C while the pool works.
+    while (!done) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      nb::gil_scoped_acquire acquire;
+      if (PyErr_CheckSignals() != 0) {
+        PyErr_Clear();
+        stop = true;
+      }
+    }
+    runner.join();
+    if (error) std::rethrow_exception(error);
+  }
+  const std::size_t columns = out.layout.columns.size();
+  nb::list arrays;
+  for (const sim::ArrayLayout& a : out.layout.arrays)
+    arrays.append(nb::make_tuple(a.name, a.shape, a.columns));
+  nb::list summaries;
+  for (const sim::RunSummary& s : out.summaries) summaries.append(summary_dict(s));
+  return nb::make_tuple(out.layout.columns,
+                        to_numpy(std::move(out.values), {runs, out.rows_per_run, columns}), arrays,
+                        summaries);
+}
+
 double thread_seconds() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
@@ -171,7 +230,15 @@ void bind_sim(nb::module_ m) {
       .def_ro("dt", &io::Scene::dt, "Time step, s.")
       .def_ro("duration", &io::Scene::duration, "s.")
       .def_ro("steps", &io::Scene::steps)
-      .def_ro("output_every", &io::Scene::output_every);
+      .def_ro("output_every", &io::Scene::output_every)
+      .def_prop_ro(
+          "on_failure",
+          [](const io::Scene& s) {
+            return std::string(s.policy.on_failure == sim::OnFailure::Stop ? "stop" : "subdivide");
+          },
+          "The scene's failure policy, \"stop\" or \"subdivide\".")
+      .def_prop_ro(
+          "max_subdivisions", [](const io::Scene& s) { return s.policy.max_subdivisions; });
 
   m.def("load_scene", &io::load_scene, nb::arg("path"),
         "Reads and validates a scene file; raises InputError naming the file and field.");
@@ -308,6 +375,9 @@ void bind_sim(nb::module_ m) {
     sim::simulate(system, options, recorder);
     return thread_seconds() - start;
   });
+  m.def("_rollout", &rollout, nb::arg("scenes"), nb::arg("runs"), nb::arg("initial_states").none(),
+        nb::arg("controls"), nb::arg("threads"));
+  m.def("_initial_state_names", &run::initial_state_names, nb::arg("scene"));
   m.def("_simulate", &simulate, nb::arg("system"), nb::arg("t0"), nb::arg("dt"),
         nb::arg("steps"), nb::arg("output_every"), nb::arg("on_failure"),
         nb::arg("max_subdivisions"), nb::arg("progress").none(), nb::arg("progress_interval"));

@@ -1,0 +1,367 @@
+"""Sweeps and Monte Carlo studies on Dask: a base scene, parameter axes, the metrics to
+keep, one row per run in a Parquet and a CSV table (docs/sweeps.md).
+
+    table = marsden.sweep("examples/sweeps/rigid_body_monte_carlo.json", "out/mc")
+
+A sweep file (or dict) holds:
+
+    "scene"       the base scene, inline (a dict) or a path relative to the sweep file
+    "parameters"  {path: axis}: a path names a field of the scene ("dt",
+                  "integrator.method", "initial_state.angular_velocity.1"); an axis is a
+                  list of values, {"linspace" | "logspace" | "geomspace": [a, b, n]}
+                  (a grid), or a random draw {"uniform": [a, b]}, {"normal": [mu, sigma]},
+                  {"integers": [a, b]} (b excluded), {"choice": [v, ...]}
+    "draws"       random draws per point of the grid (1 by default; needs a random axis
+                  for more than 1)
+    "seed"        the random draws' seed: the same seed gives the same runs and table
+    "metrics"     what each row keeps (METRICS); "reference": overrides of the scene
+                  (e.g. {"dt": 1e-4}) whose run gives final_pose_error
+The runs are the product of the grid axes, times the draws. Each run is keyed by a hash
+of its parameters; a rerun into the same folder skips the keys already in its table.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import itertools
+import json
+import math
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from . import _core
+
+# What a row can keep, each from the run's summary (or its reference run).
+METRICS = {
+    "energy_drift": "max |E - E0| / |E0| over the run",
+    "energy_drift_abs": "max |E - E0|, J",
+    "momentum_drift": "max ||mu - mu0|| / ||mu0|| (systems with a conserved momentum)",
+    "constraint_violation": "largest constraint violation (systems with constraints)",
+    "final_pose_error": "distance of the final state from the reference run's (\"reference\")",
+    "newton_mean": "mean Newton iterations per step attempt",
+    "steps_done": "steps done (fewer than asked when the run failed)",
+    "solve_time": "wall time of the run, s (differs from run to run)",
+}
+DEFAULT_METRICS = ["energy_drift", "constraint_violation", "newton_mean", "steps_done"]
+GRIDS = ("linspace", "logspace", "geomspace")
+DRAWS = ("uniform", "normal", "integers", "choice")
+
+
+def _fail(where: str, message: str):
+    raise _core.InputError(f"{where}: {message}")
+
+
+def load_spec(spec, where: str = "<sweep>") -> dict:
+    """A sweep file (path) or dict, checked: unknown keys, axes and metrics, and parameter
+    paths that the base scene does not have are errors naming the field."""
+    base_dir = Path(".")
+    if isinstance(spec, (str, os.PathLike)):
+        where = str(spec)
+        base_dir = Path(spec).parent
+        try:
+            spec = json.loads(Path(spec).read_text())
+        except OSError as e:
+            _fail(where, f"cannot read: {e.strerror}")
+        except json.JSONDecodeError as e:
+            _fail(where, f"not JSON: line {e.lineno}, column {e.colno}: {e.msg}")
+    if not isinstance(spec, dict):
+        _fail(where, "expected a JSON object")
+    spec = copy.deepcopy(spec)
+    known = {"description", "scene", "parameters", "draws", "seed", "metrics", "reference"}
+    for key in spec:
+        if key not in known:
+            _fail(where, f"unknown field {key!r} (expected one of {sorted(known)})")
+    scene = spec.get("scene")
+    if isinstance(scene, str):
+        path = base_dir / scene
+        try:
+            scene = json.loads(path.read_text())
+        except (OSError, json.JSONDecodeError) as e:
+            _fail(f"{where}: field 'scene'", f"cannot read {path}: {e}")
+    if not isinstance(scene, dict):
+        _fail(where, "field 'scene': expected a scene (object) or a scene file's path")
+    spec["scene"] = scene
+    params = spec.setdefault("parameters", {})
+    if not isinstance(params, dict):
+        _fail(where, "field 'parameters': expected an object {path: axis}")
+    for path, axis in params.items():
+        field = f"{where}: field 'parameters.{path}'"
+        _lookup(scene, path, field)
+        if isinstance(axis, list):
+            if not axis:
+                _fail(field, "an empty list of values")
+            continue
+        if not (isinstance(axis, dict) and len(axis) == 1):
+            _fail(field, f"expected a list of values or one of {GRIDS + DRAWS}")
+        kind, args = next(iter(axis.items()))
+        if kind not in GRIDS + DRAWS:
+            _fail(field, f"unknown axis {kind!r} (expected a list or one of {GRIDS + DRAWS})")
+        if kind == "choice":
+            if not (isinstance(args, list) and args):
+                _fail(field, "choice: expected a non-empty list")
+            continue
+        want = 3 if kind in GRIDS else 2
+        if not (isinstance(args, list) and len(args) == want and
+                all(isinstance(a, (int, float)) and math.isfinite(a) for a in args)):
+            _fail(field, f"{kind}: expected {want} finite numbers")
+    draws = spec.setdefault("draws", 1)
+    if not (isinstance(draws, int) and draws >= 1):
+        _fail(where, "field 'draws': expected an integer >= 1")
+    if draws > 1 and not any(_is_draw(a) for a in params.values()):
+        _fail(where, "field 'draws': more than one draw needs a random axis")
+    seed = spec.setdefault("seed", 0)
+    if not (isinstance(seed, int) and seed >= 0):
+        _fail(where, "field 'seed': expected an integer >= 0")
+    metrics = spec.setdefault("metrics", list(DEFAULT_METRICS))
+    for m in metrics if isinstance(metrics, list) else [None]:
+        if m not in METRICS:
+            _fail(where, f"field 'metrics': unknown metric {m!r} (expected some of {list(METRICS)})")
+    if "final_pose_error" in metrics and "reference" not in spec:
+        _fail(where, "metric final_pose_error needs a field 'reference' (scene overrides)")
+    for path in spec.get("reference", {}):
+        _lookup(scene, path, f"{where}: field 'reference.{path}'")
+    return spec
+
+
+def _is_draw(axis) -> bool:
+    return isinstance(axis, dict) and next(iter(axis)) in DRAWS
+
+
+def _lookup(tree, path: str, field: str):
+    node = tree
+    for part in path.split("."):
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            _fail(field, f"the base scene has no {path!r} (no {part!r} there)")
+    return node
+
+
+def _substitute(scene: dict, values: dict) -> dict:
+    scene = copy.deepcopy(scene)
+    for path, value in values.items():
+        *parents, last = path.split(".")
+        node = scene
+        for part in parents:
+            node = node[int(part)] if isinstance(node, list) else node[part]
+        if isinstance(node, list):
+            node[int(last)] = value
+        else:
+            node[last] = value
+    return scene
+
+
+def _plain(x):
+    return x.item() if isinstance(x, np.generic) else x
+
+
+def runs(spec) -> list[dict]:
+    """The sweep's runs in order: each {"index", "key", "parameters"}. The same spec (and
+    seed) gives the same list."""
+    spec = load_spec(spec)
+    params = spec["parameters"]
+    grid_axes, draw_axes = {}, {}
+    for path, axis in params.items():
+        if isinstance(axis, list):
+            grid_axes[path] = axis
+        elif next(iter(axis)) in GRIDS:
+            kind, (a, b, n) = next(iter(axis.items()))
+            grid_axes[path] = [float(v) for v in getattr(np, kind)(a, b, int(n))]
+        else:
+            draw_axes[path] = axis
+    rng = np.random.default_rng(spec["seed"])
+    out = []
+    for point in itertools.product(*grid_axes.values()):
+        for _ in range(spec["draws"]):
+            values = dict(zip(grid_axes, point))
+            for path, axis in draw_axes.items():
+                kind, args = next(iter(axis.items()))
+                if kind == "choice":
+                    values[path] = args[int(rng.integers(len(args)))]
+                else:
+                    values[path] = _plain(getattr(rng, kind)(*args))
+            values = {path: values[path] for path in params}
+            text = json.dumps(values, sort_keys=True, separators=(",", ":"))
+            key = hashlib.sha256(text.encode()).hexdigest()[:16]
+            out.append({"index": len(out), "key": key, "parameters": values})
+    return out
+
+
+def _final_state(run):
+    """The final pose-like part of a run: position and quaternion, or q."""
+    for names in (("position", "quaternion"), ("q",)):
+        if all(n in run.arrays for n in names):
+            return np.concatenate([run[n][-1].ravel() for n in names])
+    return run.values[-1, 1:]
+
+
+def run_one(spec: dict, run: dict) -> dict:
+    """One run of the sweep as a row: its parameters, status ("ok", "failed": the run
+    stopped early, "error": it could not run), error and metrics. Never raises for a bad
+    run; runs on Dask workers."""
+    from .trajectory import simulate  # on a worker: the package's own module
+
+    row = {"index": run["index"], "key": run["key"]}
+    row.update({f"p:{k}": v for k, v in run["parameters"].items()})
+    row.update({"status": "error", "error": ""})
+    row.update({m: math.nan for m in spec["metrics"]})
+    try:
+        scene_dict = _substitute(spec["scene"], run["parameters"])
+        scene = _core.parse_scene(json.dumps(scene_dict), f"run {run['index']}")
+        start = time.perf_counter()
+        result = simulate(_core.make_system(scene), scene.dt, scene.steps,
+                          output_every=scene.output_every,
+                          on_failure=scene.on_failure, max_subdivisions=scene.max_subdivisions)
+        elapsed = time.perf_counter() - start
+        s = result.summary
+        values = {
+            "energy_drift": s["energy"]["relative_drift"],
+            "energy_drift_abs": s["energy"]["max_abs_drift"],
+            "momentum_drift": s.get("momentum", {}).get("relative_drift", math.nan),
+            "constraint_violation": s.get("constraint_violation_max", math.nan),
+            "newton_mean": s["newton_iterations"]["mean"],
+            "steps_done": float(s["steps_done"]),
+            "solve_time": elapsed,
+        }
+        if "final_pose_error" in spec["metrics"]:
+            ref_dict = _substitute(scene_dict, spec["reference"])
+            ref_scene = _core.parse_scene(json.dumps(ref_dict), f"run {run['index']} reference")
+            ref = simulate(_core.make_system(ref_scene), ref_scene.dt, ref_scene.steps,
+                           output_every=ref_scene.steps)
+            values["final_pose_error"] = (
+                float(np.linalg.norm(_final_state(result) - _final_state(ref)))
+                if result.ok and ref.ok else math.nan)
+        for m in spec["metrics"]:
+            row[m] = float(values[m])
+        row["status"] = "ok" if result.ok else "failed"
+        row["error"] = "" if result.ok else s["message"]
+    except Exception as e:  # a row with its error, never the end of the sweep
+        row["error"] = f"{type(e).__name__}: {e}"
+    return row
+
+
+def _read_table(path: Path):
+    import pyarrow.parquet as pq
+
+    return pq.read_table(path).to_pylist() if path.exists() else []
+
+
+def _write_table(rows: list[dict], out: Path):
+    """results.parquet and results.csv, each written beside and renamed when complete."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+    import pyarrow.parquet as pq
+
+    rows = sorted(rows, key=lambda r: r["index"])
+    columns = []
+    for r in rows:
+        columns += [c for c in r if c not in columns]
+    table = pa.Table.from_pylist([{c: r.get(c) for c in columns} for r in rows])
+    for name, write in (("results.parquet", pq.write_table), ("results.csv", pacsv.write_csv)):
+        tmp = out / f".{name}.partial"
+        write(table, tmp)
+        os.replace(tmp, out / name)
+    return table
+
+
+class _Bar:
+    """A progress line on standard error: done / total, errors, elapsed time."""
+
+    def __init__(self, total: int, enabled: bool):
+        self.total, self.enabled, self.start, self.last = total, enabled, time.monotonic(), 0.0
+
+    def update(self, done: int, errors: int, force: bool = False):
+        now = time.monotonic()
+        if not self.enabled or (not force and now - self.last < 0.5):
+            return
+        self.last = now
+        width = 30
+        filled = width * done // max(self.total, 1)
+        sys.stderr.write(f"\rsweep [{'#' * filled}{'.' * (width - filled)}] {done}/{self.total}"
+                         f" runs, {errors} not ok, {now - self.start:.1f} s")
+        if force:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+
+def sweep(spec, out, *, address: str | None = None, workers: int | None = None,
+          progress: bool | None = None, save_every: float = 5.0):
+    """Runs a sweep (a sweep file's path or a dict, see the module's doc) into the folder
+    ``out``: results.parquet and results.csv, one row per run (index, key, the parameters
+    as "p:PATH", status, error, metrics), rewritten every ``save_every`` seconds and at the
+    end, each under its final name only when complete. Runs already in out's table (by
+    key) are skipped. ``address`` ("tcp://HOST:PORT") uses a running Dask cluster; without
+    it a LocalCluster on 127.0.0.1 with ``workers`` processes (default: one per core) runs
+    the sweep. Returns the table (pyarrow.Table)."""
+    from dask.distributed import Client, LocalCluster, as_completed
+
+    spec = load_spec(spec)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "sweep.json").write_text(json.dumps(spec, indent=2))
+    todo_all = runs(spec)
+    done_rows = {r["key"]: r for r in _read_table(out / "results.parquet")}
+    todo = [r for r in todo_all if r["key"] not in done_rows]
+    rows = list(done_rows.values())
+    bar = _Bar(len(todo_all), sys.stderr.isatty() if progress is None else progress)
+    cluster = None
+    if address is None:
+        cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
+                               processes=True, host="127.0.0.1", dashboard_address=None)
+    try:
+        with Client(address or cluster, timeout="30s") as client:
+            # The key of a task is the run's: the scheduler runs each once, resubmitting
+            # it elsewhere when a worker dies.
+            futures = [client.submit(run_one, spec, r, key=f"marsden-run-{r['key']}", pure=False,
+                                     retries=2)
+                       for r in todo]
+            last_save = time.monotonic()
+            not_ok = sum(r["status"] != "ok" for r in rows)
+            for future in as_completed(futures):
+                row = future.result()
+                rows.append(row)
+                not_ok += row["status"] != "ok"
+                future.release()
+                bar.update(len(rows), not_ok)
+                if time.monotonic() - last_save > save_every:
+                    _write_table(rows, out)
+                    last_save = time.monotonic()
+    finally:
+        table = _write_table(rows, out)
+        if cluster is not None:
+            cluster.close()
+    bar.update(len(rows), sum(r["status"] != "ok" for r in rows), force=True)
+    return table
+
+
+def main(argv=None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="marsden sweep", description=__doc__.splitlines()[0])
+    parser.add_argument("sweep", help="the sweep file (JSON)")
+    parser.add_argument("--out", required=True, help="folder of results.parquet and results.csv")
+    parser.add_argument("--address", help="a running Dask scheduler, tcp://HOST:PORT")
+    parser.add_argument("--workers", type=int, help="LocalCluster worker processes (default: cores)")
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
+    args = parser.parse_args(argv)
+    try:
+        table = sweep(args.sweep, args.out, address=args.address, workers=args.workers,
+                      progress=args.progress)
+    except _core.InputError as e:
+        print(f"marsden sweep: {e}", file=sys.stderr)
+        return 2
+    statuses = table.column("status").to_pylist()
+    print(f"{len(statuses)} runs: {statuses.count('ok')} ok, {statuses.count('failed')} failed, "
+          f"{statuses.count('error')} errors; {args.out}/results.parquet, results.csv")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

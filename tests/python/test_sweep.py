@@ -1,0 +1,214 @@
+"""Batch rollouts and sweeps: a batch equals single runs bit for bit; a LocalCluster sweep
+equals the same runs done one by one; reruns skip what is in the table; the same seed gives
+the same table; a real scheduler and two workers on 127.0.0.1 finish every run exactly once
+when one worker is killed mid-sweep."""
+
+import copy
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+import marsden
+from marsden import sweep as sw
+
+RIGID = {"system": {"type": "rigid_body", "inertia": {"J": [1.0, 2.0, 3.0], "mass": 1.0}},
+         "integrator": {"method": "vi", "tolerance": 1e-12}, "dt": 0.01, "duration": 0.3,
+         "initial_state": {"angular_velocity": [0.01, 2.0, 0.01], "linear_velocity": [0.1, 0, 0]}}
+CHAIN = {"system": {"type": "tree", "model": "n_link_pendulum",
+                    "parameters": {"n": 5, "length": 0.1, "mass": 0.1}},
+         "integrator": {"method": "midpoint", "tolerance": 1e-10}, "dt": 0.005, "duration": 0.2}
+
+
+def _spec(runs_per_method=20, duration=0.3):
+    scene = copy.deepcopy(RIGID)
+    scene["duration"] = duration
+    return {"scene": scene,
+            "parameters": {"integrator.method": ["vi", "rk4"],
+                           "initial_state.angular_velocity.1": {"uniform": [0.5, 3.0]}},
+            "draws": runs_per_method, "seed": 5,
+            "metrics": ["energy_drift", "momentum_drift", "final_pose_error", "steps_done"],
+            "reference": {"integrator.method": "rk4", "dt": 0.001}}
+
+
+@pytest.mark.parametrize("base", [RIGID, CHAIN])
+def test_batch_equals_single_runs_bit_for_bit(base):
+    scene = marsden.parse_scene(json.dumps(base))
+    names = marsden.initial_state_names(scene)
+    rng = np.random.default_rng(3)
+    states = rng.uniform(-1, 1, (8, len(names)))
+    if base is CHAIN:
+        states[:, len(names) // 2:] = 0.0
+    else:
+        states[:, 3:7] /= np.linalg.norm(states[:, 3:7], axis=1, keepdims=True)
+    batch = marsden.rollout(scene, states, threads=2)
+    assert batch.values.shape[0] == 8 and batch.ok.all()
+    for i in range(8):
+        one = marsden.parse_scene(json.dumps(_with_state(base, names, states[i])))
+        alone = marsden.simulate(marsden.make_system(one), dt=one.dt, steps=one.steps)
+        assert alone.values.tobytes() == batch.values[i].tobytes(), f"run {i}"
+
+
+def _with_state(base, names, state):
+    """The scene dict with the state written as scene fields (independent of rollout)."""
+    scene = copy.deepcopy(base)
+    if base is RIGID:
+        scene["initial_state"] = {"position": list(state[0:3]),
+                                  "orientation": {"quaternion": list(state[3:7])},
+                                  "angular_velocity": list(state[7:10]),
+                                  "linear_velocity": list(state[10:13])}
+    else:
+        n = len(names) // 2
+        scene["initial_state"] = {"q": dict(zip(names[:n], state[:n])),
+                                  "qd": dict(zip(names[:n], state[n:]))}
+    return scene
+
+
+def test_rollout_controls_and_bad_input():
+    scene = marsden.parse_scene(json.dumps(RIGID))
+    with pytest.raises(marsden.InputError, match=r"initial_states: expected shape"):
+        marsden.rollout(scene, np.zeros(13))
+    states = np.tile([0, 0, 0, 1, 0, 0, 0, 0.1, 1, 0, 0, 0, 0], (3, 1)).astype(float)
+    states[1, 8] = np.nan
+    with pytest.raises(marsden.InputError, match=r"run 1: initial_states\[1\]: entry 8 \(wy\)"):
+        marsden.rollout(scene, states)
+    with pytest.raises(marsden.InputError, match=r"initial_states: expected 2 x 13 values, got 24"):
+        marsden.rollout(scene, np.zeros((2, 12)))
+    with pytest.raises(marsden.InputError, match=r"controls: expected shape"):
+        marsden.rollout(scene, np.zeros((4, 13)), controls=np.zeros(4))
+
+
+def test_local_cluster_sweep_equals_runs_one_by_one(tmp_path):
+    spec = _spec()
+    table = sw.sweep(spec, tmp_path / "a", workers=2, progress=False).to_pylist()
+    runs = sw.runs(spec)
+    assert len(runs) == 40 == len(table)
+    for row, run in zip(table, runs):
+        assert row["key"] == run["key"] and row["status"] == "ok"
+        scene = copy.deepcopy(spec["scene"])
+        scene["integrator"]["method"] = run["parameters"]["integrator.method"]
+        scene["initial_state"]["angular_velocity"][1] = run["parameters"][
+            "initial_state.angular_velocity.1"]
+        s = marsden.parse_scene(json.dumps(scene))
+        alone = marsden.simulate(marsden.make_system(s), dt=s.dt, steps=s.steps)
+        ref_scene = copy.deepcopy(scene)
+        ref_scene["integrator"]["method"], ref_scene["dt"] = "rk4", 0.001
+        r = marsden.parse_scene(json.dumps(ref_scene))
+        ref = marsden.simulate(marsden.make_system(r), dt=r.dt, steps=r.steps)
+        final = lambda t: np.concatenate([t["position"][-1], t["quaternion"][-1]])
+        assert row["energy_drift"] == alone.summary["energy"]["relative_drift"]
+        assert row["momentum_drift"] == alone.summary["momentum"]["relative_drift"]
+        assert row["final_pose_error"] == np.linalg.norm(final(alone) - final(ref))
+
+
+def test_failed_runs_resume_and_seed(tmp_path):
+    spec = _spec(runs_per_method=3, duration=0.05)
+    spec["parameters"]["dt"] = [0.01, -1.0]
+    spec["metrics"] = ["energy_drift"]
+    del spec["reference"]
+    out = tmp_path / "s"
+    first = sw.sweep(spec, out, workers=1, progress=False).to_pylist()
+    assert len(first) == 12
+    errors = [r for r in first if r["p:dt"] == -1.0]
+    assert errors and all(r["status"] == "error" and "dt" in r["error"] for r in errors)
+    assert all(r["status"] == "ok" for r in first if r["p:dt"] == 0.01)
+    # Interrupted sweep: keep 5 rows; the rerun does only the other 7 and gives the same table.
+    table = pq.read_table(out / "results.parquet")
+    pq.write_table(table.slice(0, 5), out / "results.parquet")
+    again = sw.sweep(spec, out, workers=1, progress=False).to_pylist()
+    assert _plain(again) == _plain(first)
+    assert (out / "results.csv").read_text().count("\n") == 13
+    # Same seed, fresh folder: the same table; another seed: other draws.
+    fresh = sw.sweep(spec, tmp_path / "t", workers=1, progress=False).to_pylist()
+    assert _plain(fresh) == _plain(first)
+    other = dict(spec, seed=6)
+    assert [r["key"] for r in sw.runs(other)] != [r["key"] for r in sw.runs(spec)]
+
+
+@pytest.mark.parametrize("bad, message", [
+    ({"parameters": {"integrator.nope": [1]}}, r"parameters.integrator.nope'.*no 'nope'"),
+    ({"parameters": {"dt": {"uniform": [0.1]}}}, r"uniform: expected 2 finite numbers"),
+    ({"parameters": {"dt": {"sobol": [1, 2]}}}, r"unknown axis 'sobol'"),
+    ({"metrics": ["speed"]}, r"unknown metric 'speed'"),
+    ({"draws": 3}, r"needs a random axis"),
+    ({"colour": 1}, r"unknown field 'colour'"),
+])
+def test_bad_sweep_names_field(bad, message):
+    spec = dict({"scene": RIGID, "parameters": {"dt": [0.01]}}, **bad)
+    with pytest.raises(marsden.InputError, match=message):
+        sw.load_spec(spec)
+
+
+def _plain(rows):
+    """Rows with NaN as None, so that tables compare by value."""
+    return [{k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in r.items()}
+            for r in rows]
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_real_cluster_with_a_worker_killed(tmp_path):
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(Path(marsden.__file__).parent.parent)] + os.environ.get("PYTHONPATH", "").split(os.pathsep)))
+    procs = []
+    try:
+        procs.append(subprocess.Popen(
+            [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+             "--port", str(port), "--no-dashboard", "--idle-timeout", "120"],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        for name in ("w1", "w2"):
+            procs.append(subprocess.Popen(
+                [sys.executable, "-m", "distributed.cli.dask_worker", address, "--host",
+                 "127.0.0.1", "--nthreads", "1", "--no-dashboard", "--name", name,
+                 "--death-timeout", "60"],
+                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        from dask.distributed import Client
+        with Client(address, timeout="30s") as client:
+            client.wait_for_workers(2, timeout=30)
+        # Runs of about 0.2 s each, so that the kill falls inside the sweep.
+        spec = _spec(runs_per_method=12, duration=20.0)
+        spec["scene"]["dt"] = 1e-4
+        spec["scene"]["output"] = {"every": 1000}
+        spec["metrics"] = ["energy_drift"]
+        del spec["reference"]
+        out = tmp_path / "c"
+        result = {}
+        thread = threading.Thread(target=lambda: result.update(table=sw.sweep(
+            spec, out, address=address, progress=False, save_every=0.1)))
+        thread.start()
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if (out / "results.parquet").exists() and \
+                    pq.read_table(out / "results.parquet").num_rows >= 4:
+                break
+            time.sleep(0.05)
+        done_at_kill = pq.read_table(out / "results.parquet").num_rows
+        procs[1].send_signal(signal.SIGKILL)  # worker w1 dies mid-sweep
+        assert done_at_kill < 24
+        thread.join(timeout=120)
+        assert not thread.is_alive()
+        rows = result["table"].to_pylist()
+        keys = [r["key"] for r in rows]
+        assert sorted(keys) == sorted(r["key"] for r in sw.runs(spec))
+        assert len(set(keys)) == len(keys) == 24
+        assert all(r["status"] == "ok" for r in rows)
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+            p.wait(timeout=10)
