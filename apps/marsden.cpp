@@ -1,5 +1,5 @@
 // The `marsden` command: simulate a scene file, solve an optimal-control problem, list and
-// run experiments. Exit codes: 0 success, 1 internal error, 2 bad input (scene, problem,
+// run experiments, run sweeps (through the Python package). Exit codes: 0 success, 1 internal error, 2 bad input (scene, problem,
 // arguments, output directory), 3 the solver failed (a step did not converge, or the
 // optimisation found no solution; the outputs computed are written), 4 out of memory
 // (std::bad_alloc: the machine or the process's limit gave no more), 130 interrupted by
@@ -14,6 +14,7 @@
 #include <iostream>
 #include <new>
 #include <string>
+#include <vector>
 
 #include <unistd.h>
 
@@ -143,6 +144,16 @@ int optimize(const std::string& problem_file, const std::string& out_dir,
   return 0;
 }
 
+// The command becomes `python -m MODULE ARGS` (exec: signals and the exit code are the
+// module's own); returns only when the shell cannot be started.
+int run_python_module(const std::string& module, const std::vector<std::string>& args) {
+  namespace ex = marsden::experiments;
+  std::string command = "exec env " + ex::python_command() + " -m " + module;
+  for (const std::string& a : args) command += " " + ex::shell_quote(a);
+  execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+  return error("cannot start /bin/sh to run python -m " + module, kExitInternal);
+}
+
 int list_experiments() {
   const auto all = marsden::experiments::list_experiments();
   if (all.empty()) std::cout << "(no experiments registered)\n";
@@ -225,6 +236,18 @@ int run(int argc, char** argv) {
   exp_run->add_flag("--progress", options.progress,
                     "Report the part under way on standard error (the default on a terminal)");
 
+  std::string sweep_file, sweep_out, sweep_address;
+  int sweep_workers = 0;
+  auto* swp = app.add_subcommand(
+      "sweep", "Run a sweep or Monte Carlo study on Dask (docs/sweeps.md); runs python -m "
+               "marsden.sweep, which needs the Python package and dask in python3's environment");
+  swp->add_option("sweep", sweep_file, "Sweep file (JSON)")->required();
+  swp->add_option("--out,-o", sweep_out, "Folder of results.parquet and results.csv")->required();
+  swp->add_option("--address", sweep_address, "A running Dask scheduler, tcp://HOST:PORT");
+  swp->add_option("--workers", sweep_workers, "LocalCluster worker processes (default: cores)")
+      ->check(CLI::PositiveNumber);
+  swp->add_flag("--progress", options.progress, "A progress bar on standard error");
+
   // From the start, so that a signal never kills a run that has begun writing.
   catch_stop_signals();
   try {
@@ -240,6 +263,13 @@ int run(int argc, char** argv) {
   if (opt->parsed()) return optimize(problem_file, opt_out, warm_start, options);
   if (exp_list->parsed()) return list_experiments();
   if (exp_run->parsed()) return run_experiment(exp_name, exp_out, quick, options);
+  if (swp->parsed()) {
+    std::vector<std::string> args = {sweep_file, "--out", sweep_out};
+    if (!sweep_address.empty()) args.insert(args.end(), {"--address", sweep_address});
+    if (sweep_workers > 0) args.insert(args.end(), {"--workers", std::to_string(sweep_workers)});
+    if (options.progress) args.push_back("--progress");
+    return run_python_module("marsden.sweep", args);
+  }
   return kExitInput;
 }
 

@@ -26,8 +26,10 @@ import copy
 import hashlib
 import itertools
 import json
+import logging
 import math
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -333,6 +335,11 @@ def sweep(spec, out, *, address: str | None = None, workers: int | None = None,
                 if time.monotonic() - last_save > save_every:
                     _write_table(rows, out)
                     last_save = time.monotonic()
+    except KeyboardInterrupt:
+        # Ctrl-C reaches the cluster's processes too; their shutdown logs (lost tasks,
+        # closed comms) say nothing the user needs.
+        logging.getLogger("distributed").setLevel(logging.CRITICAL + 1)
+        raise
     finally:
         table = _write_table(rows, out)
         if cluster is not None:
@@ -351,12 +358,23 @@ def main(argv=None) -> int:
     parser.add_argument("--workers", type=int, help="LocalCluster worker processes (default: cores)")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
     args = parser.parse_args(argv)
+
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+
+    # SIGTERM as Ctrl-C: the table of the runs done is written before the command ends.
+    signal.signal(signal.SIGTERM, stop)
     try:
         table = sweep(args.sweep, args.out, address=args.address, workers=args.workers,
                       progress=args.progress)
     except _core.InputError as e:
         print(f"marsden sweep: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        done = len(_read_table(Path(args.out) / "results.parquet"))
+        print(f"marsden sweep: interrupted with {done} runs in {args.out}/results.parquet; "
+              "run the same command again to resume", file=sys.stderr)
+        return 130
     statuses = table.column("status").to_pylist()
     print(f"{len(statuses)} runs: {statuses.count('ok')} ok, {statuses.count('failed')} failed, "
           f"{statuses.count('error')} errors; {args.out}/results.parquet, results.csv")

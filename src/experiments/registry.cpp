@@ -230,13 +230,22 @@ ExperimentOutcome run_experiment(const std::string& name, const std::filesystem:
 // ---------------------------------------------------------------------------------------
 // Plot scripts
 
-namespace {
-
 std::string shell_quote(const std::string& s) {
   std::string q = "'";
   for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return q + "'";
 }
+
+std::string python_command() {
+  std::string env;
+#ifdef MARSDEN_PYTHON_DIR
+  if (std::filesystem::is_directory(MARSDEN_PYTHON_DIR "/marsden"))
+    env = "PYTHONPATH=" + shell_quote(MARSDEN_PYTHON_DIR) + "${PYTHONPATH:+:$PYTHONPATH} ";
+#endif
+  return env + "python3";
+}
+
+namespace {
 
 std::map<std::filesystem::path, std::filesystem::file_time_type> pngs(
     const std::filesystem::path& dir) {

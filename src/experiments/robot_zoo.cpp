@@ -15,22 +15,6 @@
 namespace marsden::experiments {
 namespace {
 
-std::string quoted(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-// The build's copy of the package first, so that the command works before `pip install .`.
-std::string python_command() {
-  std::string env;
-#ifdef MARSDEN_PYTHON_DIR
-  if (std::filesystem::is_directory(MARSDEN_PYTHON_DIR "/marsden"))
-    env = "PYTHONPATH=" + quoted(MARSDEN_PYTHON_DIR) + "${PYTHONPATH:+:$PYTHONPATH} ";
-#endif
-  return env + "python3";
-}
-
 bool have_peers(ExperimentContext& ctx, const std::string& python) {
   return ctx.run_command(python + " -c 'import pinocchio, importlib.metadata as m; "
                                   "m.distribution(\"example-robot-data\")' >/dev/null 2>&1") == 0;
@@ -75,8 +59,9 @@ void run_zoo(ExperimentContext& ctx) {
   if (!have_peers(ctx, python)) {
     ctx.part("installing requirements-robots.txt");
     const std::filesystem::path requirements = find_shipped_file("requirements-robots.txt");
-    const std::string install = python + " -m pip install -q -r " + quoted(requirements.string()) +
-                                " >" + quoted(log.string()) + " 2>&1";
+    const std::string install = python + " -m pip install -q -r " +
+                                shell_quote(requirements.string()) + " >" +
+                                shell_quote(log.string()) + " 2>&1";
     if (requirements.empty() || ctx.run_command(install) != 0 || !have_peers(ctx, python)) {
       throw InputError("robot-zoo needs the PyPI packages pin and example-robot-data in the "
                        "environment of python3, and installing them (requirements-robots.txt) "
@@ -84,8 +69,8 @@ void run_zoo(ExperimentContext& ctx) {
     }
   }
   ctx.part("comparing the robots with Pinocchio");
-  const std::string cmd = python + " -m marsden.robot_zoo " + quoted(staging.dir().string()) +
-                          (ctx.quick() ? " --quick" : "") + " 2>>" + quoted(log.string());
+  const std::string cmd = python + " -m marsden.robot_zoo " + shell_quote(staging.dir().string()) +
+                          (ctx.quick() ? " --quick" : "") + " 2>>" + shell_quote(log.string());
   if (ctx.run_command(cmd) != 0)
     throw InputError("robot-zoo: python -m marsden.robot_zoo failed; see " +
                      staging.publish("robot_zoo.log").string());

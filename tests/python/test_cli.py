@@ -734,3 +734,25 @@ def test_scene_limits_refuse_a_small_run_naming_the_field(tmp_path):
     scene.write_text(json.dumps(dict(LONG_RUN, duration=1.0, dt=0.01, output={"every": 1},
                                      limits={"output_rows": 102})))
     assert marsden("simulate", scene, "--out", tmp_path / "ok").returncode == 0
+
+
+def test_sweep_command_runs_a_study_and_names_bad_fields(tmp_path):
+    # `marsden sweep` is python -m marsden.sweep: a LocalCluster of one worker runs 4 runs
+    # into the table; a sweep naming a field the scene does not have stops with exit 2.
+    import csv
+    spec = {"scene": str(ROOT / "examples" / "scenes" / "rigid_body.json"),
+            "parameters": {"integrator.method": ["vi", "rk4"], "dt": [0.01, 0.02]},
+            "metrics": ["energy_drift", "steps_done"]}
+    path = tmp_path / "sweep.json"
+    path.write_text(json.dumps(spec))
+    r = marsden("sweep", path, "--out", tmp_path / "out", "--workers", "1")
+    assert r.returncode == 0, r.stderr
+    with open(tmp_path / "out" / "results.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 4 and all(row["status"] == "ok" for row in rows)
+    assert {(row["p:integrator.method"], float(row["p:dt"])) for row in rows} == {
+        ("vi", 0.01), ("vi", 0.02), ("rk4", 0.01), ("rk4", 0.02)}
+    spec["parameters"] = {"integrator.nope": [1, 2]}
+    path.write_text(json.dumps(spec))
+    r = marsden("sweep", path, "--out", tmp_path / "bad")
+    assert r.returncode == 2 and "integrator.nope" in r.stderr, r.stderr
