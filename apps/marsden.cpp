@@ -1,11 +1,10 @@
 // The `marsden` command: simulate a scene file, solve an optimal-control problem, list and
 // run experiments, run sweeps (through the Python package). Exit codes: 0 success, 1
 // internal error, 2 bad input (scene, problem, arguments, output directory), 3 the solver
-// failed (a step did not converge, or the
-// optimisation found no solution; the outputs computed are written), 4 out of memory
-// (std::bad_alloc: the machine or the process's limit gave no more), 130 interrupted by
-// SIGINT or SIGTERM (the outputs computed are written, summary.json or results.json says
-// "interrupted").
+// failed (a step did not converge, or the optimisation found no solution; the outputs
+// computed are written), 4 out of memory (std::bad_alloc: the machine or the process's
+// limit gave no more), 130 interrupted by SIGINT or SIGTERM (the outputs computed are
+// written, summary.json or results.json says "interrupted").
 #include <atomic>
 #include <csignal>
 #include <cstdio>
