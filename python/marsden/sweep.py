@@ -16,6 +16,8 @@ A sweep file (or dict) holds:
     "seed"        the random draws' seed: the same seed gives the same runs and table
     "metrics"     what each row keeps (METRICS); "reference": overrides of the scene
                   (e.g. {"dt": 1e-4}) whose run gives final_pose_error
+    "plots"       [{"x", "y", "by", "log", "file"}]: PNGs of a metric against a parameter
+                  per value of another, drawn when the table is complete (sweep_plot.py)
 The runs are the product of the grid axes, times the draws. Each run is keyed by a hash
 of its parameters; a rerun into the same folder skips the keys already in its table.
 """
@@ -36,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import _core
+from . import _core, sweep_plot
 
 # What a row can keep, each from the run's summary (or its reference run).
 METRICS = {
@@ -74,7 +76,8 @@ def load_spec(spec, where: str = "<sweep>") -> dict:
     if not isinstance(spec, dict):
         _fail(where, "expected a JSON object")
     spec = copy.deepcopy(spec)
-    known = {"description", "scene", "parameters", "draws", "seed", "metrics", "reference"}
+    known = {"description", "scene", "parameters", "draws", "seed", "metrics", "reference",
+             "plots"}
     for key in spec:
         if key not in known:
             _fail(where, f"unknown field {key!r} (expected one of {sorted(known)})")
@@ -127,6 +130,7 @@ def load_spec(spec, where: str = "<sweep>") -> dict:
         _fail(where, "metric final_pose_error needs a field 'reference' (scene overrides)")
     for path in spec.get("reference", {}):
         _lookup(scene, path, f"{where}: field 'reference.{path}'")
+    spec["plots"] = sweep_plot.check_plots(spec.get("plots", []), params, metrics, where)
     return spec
 
 
@@ -345,6 +349,7 @@ def sweep(spec, out, *, address: str | None = None, workers: int | None = None,
         if cluster is not None:
             cluster.close()
     bar.update(len(rows), sum(r["status"] != "ok" for r in rows), force=True)
+    sweep_plot.plot_all(spec, out)
     return table
 
 

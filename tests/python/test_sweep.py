@@ -141,6 +141,8 @@ def test_failed_runs_resume_and_seed(tmp_path):
     ({"metrics": ["speed"]}, r"unknown metric 'speed'"),
     ({"draws": 3}, r"needs a random axis"),
     ({"colour": 1}, r"unknown field 'colour'"),
+    ({"plots": [{"x": "dt", "y": "speed"}]}, r"plots\[0\]'.y: 'speed' is no column"),
+    ({"plots": [{"x": "dt", "y": "energy_drift", "log": "z"}]}, r"plots\[0\]'.log"),
 ])
 def test_bad_sweep_names_field(bad, message):
     spec = dict({"scene": RIGID, "parameters": {"dt": [0.01]}}, **bad)
@@ -212,3 +214,28 @@ def test_real_cluster_with_a_worker_killed(tmp_path):
             if p.poll() is None:
                 p.kill()
             p.wait(timeout=10)
+
+
+def test_plots_draw_the_tables_means_and_ranges(tmp_path):
+    # A grid axis (dt) with random draws at each point: the plot's series are the mean, min
+    # and max of the table's rows at each dt, per method; the PNG is a drawn image.
+    from matplotlib.image import imread
+    spec = _spec(runs_per_method=3, duration=0.05)
+    spec["parameters"]["dt"] = [0.005, 0.01]
+    spec["metrics"] = ["energy_drift"]
+    del spec["reference"]
+    spec["plots"] = [{"x": "dt", "y": "energy_drift", "by": "integrator.method", "log": "y"}]
+    out = tmp_path / "p"
+    rows = sw.sweep(spec, out, workers=1, progress=False).to_pylist()
+    drawn = marsden.sweep_plot.plot(out, "p:dt", "energy_drift", "p:integrator.method")
+    for method, s in drawn["series"].items():
+        assert s["x"] == [0.005, 0.01]
+        for x, mean, low, high in zip(s["x"], s["y"], s["low"], s["high"]):
+            values = [r["energy_drift"] for r in rows
+                      if r["p:integrator.method"] == method and r["p:dt"] == x]
+            assert len(values) == 3
+            assert mean == pytest.approx(np.mean(values), rel=1e-12)
+            assert (low, high) == (min(values), max(values))
+    image = imread(out / "energy_drift_vs_p_dt.png")
+    assert image.shape[0] > 100 and image[..., :3].std() > 0.01
+    assert not list(out.glob(".*"))
