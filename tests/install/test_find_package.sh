@@ -11,3 +11,4 @@ cmake -S "$source_dir/examples/consumer" -B "$work/build" -DCMAKE_PREFIX_PATH="$
   -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$work/build" -j 2 >/dev/null
 "$work/build/spin_rigid_body"
+"$work/build/batch_rollout" "$source_dir/examples/scenes/rigid_body.json"
