@@ -107,7 +107,8 @@ void prepare_out(const std::filesystem::path& out, bool force,
 int simulate(const std::string& scene_file, const std::string& out_dir, const Options& options) {
   g_activity = "reading " + scene_file;
   const marsden::io::Scene scene = marsden::io::load_scene(scene_file);
-  prepare_out(out_dir, options.force, {"trajectory.csv", "trajectory.npz", "summary.json"});
+  prepare_out(out_dir, options.force, {"trajectory.csv", "trajectory.npz", "summary.json",
+                                      "model.json", "frames.npz", "view.html"});
   g_activity = "simulating " + scene_file;
   const auto s = marsden::run::run_scene(scene, out_dir, run_control(options));
   const std::filesystem::path out(out_dir);
