@@ -1,11 +1,14 @@
 // The `marsden` command: simulate a scene file, solve an optimal-control problem, list and
-// run experiments. Exit codes: 0 success, 1 internal error, 2 bad input (scene, problem,
-// arguments, output directory), 3 the solver failed (a step did not converge, or the
+// run experiments, write a run's 3-D player page (the Python package's marsden.viewer).
+// Exit codes: 0 success, 1 internal error, 2 bad input (scene, problem, arguments, output
+// directory, a run the player cannot read), 3 the solver failed (a step did not converge, or the
 // optimisation found no solution; the outputs computed are written), 4 out of memory
 // (std::bad_alloc: the machine or the process's limit gave no more), 130 interrupted by
 // SIGINT or SIGTERM (the outputs computed are written, summary.json or results.json says
 // "interrupted").
 #include <atomic>
+#include <cerrno>
+#include <cstdlib>
 #include <csignal>
 #include <cstdio>
 #include <exception>
@@ -14,7 +17,9 @@
 #include <iostream>
 #include <new>
 #include <string>
+#include <vector>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -59,6 +64,7 @@ void catch_stop_signals() {
 struct Options {
   bool force = false;     // --force: replace the previous run's files in --out
   bool progress = false;  // --progress, or standard error is a terminal
+  bool view = false;      // --view: write OUT/view.html, the run's player
 };
 
 // One line on standard error, rewritten in place: steps, simulated time, rate, time left.
@@ -104,6 +110,41 @@ void prepare_out(const std::filesystem::path& out, bool force,
   }
 }
 
+// Writes the run's player page with the Python package (python -m marsden.viewer, one
+// implementation for the command and the package): the interpreter MARSDEN_PYTHON (or the
+// one the build used), the build tree's package first on PYTHONPATH when there is one.
+int view(const std::string& run_dir, const std::string& out_file) {
+  namespace fs = std::filesystem;
+  const char* env_python = std::getenv("MARSDEN_PYTHON");
+  const std::string python = env_python && *env_python ? env_python : MARSDEN_PYTHON;
+  std::vector<std::string> args = {python, "-m", "marsden.viewer", run_dir};
+  if (!out_file.empty()) args.insert(args.end(), {"--out", out_file});
+  std::string path = MARSDEN_PYTHON_DIR;
+  std::error_code ec;
+  if (!path.empty() && fs::exists(fs::path(path) / "marsden" / "viewer.py", ec)) {
+    const char* old = std::getenv("PYTHONPATH");
+    if (old && *old) path += std::string(":") + old;
+    setenv("PYTHONPATH", path.c_str(), 1);
+  }
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::cout.flush();
+  const pid_t pid = fork();
+  if (pid < 0) return error("cannot start " + python + " for the player: fork failed", kExitInternal);
+  if (pid == 0) {
+    execvp(argv[0], argv.data());
+    std::fprintf(stderr, "marsden: error: cannot run %s (the player needs Python with the "
+                 "marsden package and meshcat; set MARSDEN_PYTHON)\n", argv[0]);
+    _exit(kExitInput);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return error("waiting for the player failed", kExitInternal);
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  return error("the player (" + python + " -m marsden.viewer) was killed", kExitInternal);
+}
+
 int simulate(const std::string& scene_file, const std::string& out_dir, const Options& options) {
   g_activity = "reading " + scene_file;
   const marsden::io::Scene scene = marsden::io::load_scene(scene_file);
@@ -118,7 +159,7 @@ int simulate(const std::string& scene_file, const std::string& out_dir, const Op
             << ", " << (out / "summary.json").string() << '\n';
   if (s.interrupted) return error(s.message, kExitInterrupted);
   if (!s.ok) return error(s.message, kExitSolver);
-  return 0;
+  return options.view ? view(out_dir, "") : 0;
 }
 
 int optimize(const std::string& problem_file, const std::string& out_dir,
@@ -201,6 +242,7 @@ int run(int argc, char** argv) {
                 "Replace the outputs of an earlier run in --out (refused otherwise)");
   sim->add_flag("--progress", options.progress,
                 "Report progress on standard error (the default when it is a terminal)");
+  sim->add_flag("--view", options.view, "Also write OUT/view.html, the run's 3-D player");
 
   std::string problem_file, opt_out, warm_start;
   auto* opt = app.add_subcommand("optimize", "Solve an optimal-control problem file (docs/dmoc.md)");
@@ -212,6 +254,12 @@ int run(int argc, char** argv) {
                 "Replace the outputs of an earlier run in --out (refused otherwise)");
   opt->add_flag("--progress", options.progress,
                 "Report Ipopt's iterations on standard error (the default on a terminal)");
+
+  std::string view_dir, view_out;
+  auto* viewer = app.add_subcommand(
+      "view", "Write one self-contained HTML page playing a run offline (docs/viewer.md)");
+  viewer->add_option("run_dir", view_dir, "Output folder of `marsden simulate`")->required();
+  viewer->add_option("--out,-o", view_out, "The page (default RUN_DIR/view.html)");
 
   auto* exp = app.add_subcommand("experiment", "List or run the paper-reproduction experiments");
   exp->require_subcommand(1);
@@ -239,6 +287,7 @@ int run(int argc, char** argv) {
 
   if (sim->parsed()) return simulate(scene_file, sim_out, options);
   if (opt->parsed()) return optimize(problem_file, opt_out, warm_start, options);
+  if (viewer->parsed()) return view(view_dir, view_out);
   if (exp_list->parsed()) return list_experiments();
   if (exp_run->parsed()) return run_experiment(exp_name, exp_out, quick, options);
   return kExitInput;

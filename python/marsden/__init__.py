@@ -40,6 +40,7 @@ def make_system(scene: Scene, controls=None, shape=None) -> System:
     (times, values) (see as_signal); their sizes must match the system (InputError)."""
     return _make_system(scene, as_signal(controls), as_signal(shape))
 from .trajectory import Trajectory, simulate
+from .viewer import ViewError, view
 
 __all__ = [
     "InputError",
@@ -51,6 +52,7 @@ __all__ = [
     "StepStatus",
     "System",
     "Trajectory",
+    "ViewError",
     "__version__",
     "lie",
     "list_experiments",
@@ -68,4 +70,5 @@ __all__ = [
     "step_derivatives",
     "tree",
     "vehicles",
+    "view",
 ]

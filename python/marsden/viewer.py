@@ -82,7 +82,7 @@ def _chart(arrays: dict) -> list[dict]:
             series.append({"name": name.replace("_", " "), "values": np.asarray(arrays[name], float).reshape(-1)})
     if "controls" in arrays:
         u = np.asarray(arrays["controls"], float)
-        u = u.reshape(u.shape[0], -1)
+        u = u.reshape(u.shape[0], int(np.prod(u.shape[1:])))
         for i in range(u.shape[1]):
             series.append({"name": f"u{i}", "values": u[:, i]})
     return series
@@ -230,6 +230,36 @@ def view_run(run_dir, out=None) -> Path:
     """Writes RUN_DIR/view.html (or OUT) playing the run; returns its path."""
     out = Path(out) if out is not None else Path(run_dir) / "view.html"
     return write_page(page(scene_data(run_dir)), out)
+
+
+class Page:
+    """A written player page: ``path`` (or None) and its ``html``; shown inline in Jupyter."""
+
+    def __init__(self, html_text: str, path):
+        self.html = html_text
+        self.path = path
+
+    def _repr_html_(self) -> str:
+        return ('<iframe style="width:100%;height:760px;border:0" srcdoc="'
+                + html.escape(self.html, quote=True) + '"></iframe>')
+
+    def __repr__(self) -> str:
+        where = str(self.path) if self.path else "not written"
+        return f"Page({where}, {len(self.html) / 1e6:.2f} MB)"
+
+
+def view(run, out=None) -> Page:
+    """The player of a run folder (``marsden simulate --out DIR``; writes DIR/view.html or
+    OUT) or of an in-memory ``marsden.Trajectory`` (written only to OUT). In Jupyter the
+    returned page plays inline."""
+    if isinstance(run, (str, os.PathLike)):
+        text = page(scene_data(run))
+        out = Path(out) if out is not None else Path(run) / "view.html"
+    elif hasattr(run, "arrays") and hasattr(run, "t"):
+        text = page(trajectory_data(run))
+    else:
+        raise ViewError(f"marsden.view needs a run folder or a Trajectory, not {type(run).__name__}")
+    return Page(text, write_page(text, out) if out is not None else None)
 
 
 def main(argv=None) -> int:

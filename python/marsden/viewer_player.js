@@ -20,7 +20,11 @@
   }
   if (box.isEmpty()) box.expandByPoint(new THREE.Vector3());
   const centre = box.getCenter(new THREE.Vector3());
-  const extent = Math.max(box.getSize(new THREE.Vector3()).length(), 1.0);
+  // At least a few times the largest body, so that a body turning in place is seen whole.
+  let largest = 0;
+  for (const b of D.bodies)
+    for (const g of b.geometry) largest = Math.max(largest, ...g.semi_axes.map((s, i) => s + Math.abs(g.offset[i])));
+  const extent = Math.max(box.getSize(new THREE.Vector3()).length(), 6 * largest, 1e-3);
 
   const canvas = document.getElementById("scene");
   const renderer = new THREE.WebGLRenderer({ canvas, antialias: true, preserveDrawingBuffer: true });
