@@ -105,19 +105,19 @@ void prepare_out(const std::filesystem::path& out, bool force,
     throw marsden::InputError(out.string() + ": already holds files; choose another --out, or "
                               "add --force to replace the previous run's (" + names + ")");
   for (const char* f : files) {
-    fs::remove(out / f, ec);
+    fs::remove_all(out / f, ec);
     if (ec) throw marsden::InputError((out / f).string() + ": cannot remove: " + ec.message());
   }
 }
 
-// Writes the run's player page with the Python package (python -m marsden.viewer, one
+// Runs a page writer of the Python package (python -m marsden.MODULE DIR [--out FILE], one
 // implementation for the command and the package): the interpreter MARSDEN_PYTHON (or the
 // one the build used), the build tree's package first on PYTHONPATH when there is one.
-int view(const std::string& run_dir, const std::string& out_file) {
+int python_page(const char* module, const std::string& run_dir, const std::string& out_file) {
   namespace fs = std::filesystem;
   const char* env_python = std::getenv("MARSDEN_PYTHON");
   const std::string python = env_python && *env_python ? env_python : MARSDEN_PYTHON;
-  std::vector<std::string> args = {python, "-m", "marsden.viewer", run_dir};
+  std::vector<std::string> args = {python, "-m", std::string("marsden.") + module, run_dir};
   if (!out_file.empty()) args.insert(args.end(), {"--out", out_file});
   std::string path = MARSDEN_PYTHON_DIR;
   std::error_code ec;
@@ -134,7 +134,7 @@ int view(const std::string& run_dir, const std::string& out_file) {
   if (pid < 0) return error("cannot start " + python + " for the player: fork failed", kExitInternal);
   if (pid == 0) {
     execvp(argv[0], argv.data());
-    std::fprintf(stderr, "marsden: error: cannot run %s (the player needs Python with the "
+    std::fprintf(stderr, "marsden: error: cannot run %s (the pages need Python with the "
                  "marsden package and meshcat; set MARSDEN_PYTHON)\n", argv[0]);
     _exit(kExitInput);
   }
@@ -142,7 +142,12 @@ int view(const std::string& run_dir, const std::string& out_file) {
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) return error("waiting for the player failed", kExitInternal);
   if (WIFEXITED(status)) return WEXITSTATUS(status);
-  return error("the player (" + python + " -m marsden.viewer) was killed", kExitInternal);
+  return error(python + " -m marsden." + module + " was killed", kExitInternal);
+}
+
+// The run's player page (docs/viewer.md).
+int view(const std::string& run_dir, const std::string& out_file) {
+  return python_page("viewer", run_dir, out_file);
 }
 
 int simulate(const std::string& scene_file, const std::string& out_dir, const Options& options) {
@@ -162,13 +167,28 @@ int simulate(const std::string& scene_file, const std::string& out_dir, const Op
   return options.view ? view(out_dir, "") : 0;
 }
 
+// The player of an optimum: the solution's re-simulation (resimulate.json, which reproduces
+// it to 1e-6 or the run is not ok) run into OUT/resimulation, its page written to
+// OUT/view.html.
+int view_optimum(const std::string& out_dir, const Options& options) {
+  const std::filesystem::path out(out_dir);
+  if (!std::filesystem::exists(out / "resimulate.json"))
+    return error(out_dir + ": no view: this problem has no scene form to re-simulate (docs/viewer.md)",
+                 kExitInput);
+  const marsden::io::Scene scene = marsden::io::load_scene(out / "resimulate.json");
+  const auto r = marsden::run::run_scene(scene, out / "resimulation", run_control(options));
+  if (!r.ok) return error("the re-simulation for the view failed: " + r.message, kExitSolver);
+  return view((out / "resimulation").string(), (out / "view.html").string());
+}
+
 int optimize(const std::string& problem_file, const std::string& out_dir,
              const std::string& warm_start, const Options& options) {
   g_activity = "reading " + problem_file;
   marsden::io::Problem problem = marsden::io::load_problem(problem_file);
   prepare_out(out_dir, options.force,
               {"trajectory.csv", "controls.csv", "trajectory.npz", "summary.json",
-               "decision_vector.txt", "ipopt.log", "resimulate.json"});
+               "decision_vector.txt", "ipopt.log", "resimulate.json", "resimulation",
+               "view.html"});
   if (!warm_start.empty()) problem.warm_start = marsden::io::read_decision_vector(warm_start);
   g_activity = "solving " + problem_file;
   const auto s = marsden::run::run_problem(problem, out_dir, run_control(options));
@@ -182,7 +202,7 @@ int optimize(const std::string& problem_file, const std::string& out_dir,
   if (sol.status == marsden::control::NlpStatus::Interrupted)
     return error("interrupted at Ipopt iteration " + std::to_string(sol.iterations), kExitInterrupted);
   if (!s.ok) return error(s.message, kExitSolver);
-  return 0;
+  return options.view ? view_optimum(out_dir, options) : 0;
 }
 
 int list_experiments() {
@@ -254,12 +274,20 @@ int run(int argc, char** argv) {
                 "Replace the outputs of an earlier run in --out (refused otherwise)");
   opt->add_flag("--progress", options.progress,
                 "Report Ipopt's iterations on standard error (the default on a terminal)");
+  opt->add_flag("--view", options.view,
+                "Also write OUT/view.html, the 3-D player of the optimum (its re-simulation)");
 
   std::string view_dir, view_out;
   auto* viewer = app.add_subcommand(
       "view", "Write one self-contained HTML page playing a run offline (docs/viewer.md)");
   viewer->add_option("run_dir", view_dir, "Output folder of `marsden simulate`")->required();
   viewer->add_option("--out,-o", view_out, "The page (default RUN_DIR/view.html)");
+
+  std::string report_dir, report_out;
+  auto* report = app.add_subcommand(
+      "report", "Write an experiment's report.html: claims, parameters, figures (docs/viewer.md)");
+  report->add_option("run_dir", report_dir, "Output folder of `marsden experiment run`")->required();
+  report->add_option("--out,-o", report_out, "The page (default RUN_DIR/report.html)");
 
   auto* exp = app.add_subcommand("experiment", "List or run the paper-reproduction experiments");
   exp->require_subcommand(1);
@@ -288,6 +316,7 @@ int run(int argc, char** argv) {
   if (sim->parsed()) return simulate(scene_file, sim_out, options);
   if (opt->parsed()) return optimize(problem_file, opt_out, warm_start, options);
   if (viewer->parsed()) return view(view_dir, view_out);
+  if (report->parsed()) return python_page("experiment_report", report_dir, report_out);
   if (exp_list->parsed()) return list_experiments();
   if (exp_run->parsed()) return run_experiment(exp_name, exp_out, quick, options);
   return kExitInput;

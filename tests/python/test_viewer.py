@@ -21,7 +21,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 BIN = pathlib.Path(os.environ.get("MARSDEN_BIN", ROOT / "build" / "release" / "apps" / "marsden"))
 SHOTS = pathlib.Path(os.environ.get("MARSDEN_SCREENSHOTS", ROOT / "build" / "viewer-screenshots"))
 
-from marsden import viewer  # noqa: E402  (the build tree's package, on PYTHONPATH)
+from marsden import experiment_report as report, viewer  # noqa: E402  (the build tree's package, on PYTHONPATH)
 
 # One scene per kind the player draws: SE(3) vehicles, a planar nonholonomic vehicle on
 # the ground, a tree (links between frames, masses), a maximal mechanism (boxes, joints).
@@ -137,6 +137,57 @@ def test_view_command_writes_out(tmp_path):
     r = marsden("view", run, "--out", tmp_path / "page.html")
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "page.html").stat().st_size > 100_000
+
+
+@needs_bin
+def test_optimize_view_plays_the_optimum(tmp_path):
+    out = tmp_path / "acrobot"
+    r = marsden("optimize", ROOT / "examples" / "problems" / "acrobot_swing_up.json", "--out", out, "--view")
+    assert r.returncode == 0, r.stderr
+    assert (out / "view.html").stat().st_size > 100_000
+    resim = np.load(out / "resimulation" / "trajectory.npz")
+    optimum = np.load(out / "trajectory.npz")
+    # The page plays the re-simulation, which ends where the optimum ends.
+    q_names = [k for k in optimum.files if k.startswith("q_")]
+    assert q_names
+    final = np.array([optimum[k][-1] for k in q_names])
+    assert np.allclose(resim["q"][-1], final, atol=1e-6)
+    # --force replaces the earlier run's page and re-simulation.
+    assert marsden("optimize", ROOT / "examples" / "problems" / "acrobot_swing_up.json",
+                   "--out", out, "--view", "--force").returncode == 0
+
+
+@needs_bin
+def test_report_shows_claims_parameters_and_figures(tmp_path, driver):
+    out = tmp_path / "rba"
+    r = marsden("experiment", "run", "rigid-body-accuracy", "--quick", "--out", out)
+    assert r.returncode == 0, r.stderr
+    results = json.loads((out / "results.json").read_text())
+    r = marsden("report", out)
+    assert r.returncode == 0, r.stderr
+    driver.get((out / "report.html").as_uri())
+    assert not [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    rows = driver.execute_script("return [...document.querySelectorAll('#claims tr')]"
+                                 ".slice(1).map(r => [r.cells[0].textContent, r.cells[1].textContent])")
+    expected = [["holds" if c["holds"] else "does not hold", c["id"]] for c in results["claims"]]
+    assert rows == expected and rows
+    params = driver.execute_script("return [...document.querySelectorAll('#parameters tr')]"
+                                   ".map(r => r.cells[0].textContent)")
+    assert params == list(results["parameters"])
+    pngs = [f["path"] for f in results["data_files"] if f["path"].endswith(".png")]
+    shown = driver.execute_script("return [...document.images].filter(i => i.naturalWidth > 0).length")
+    assert shown == len(pngs)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    driver.save_screenshot(str(SHOTS / "report-rigid-body-accuracy.png"))
+
+
+def test_report_names_a_folder_without_results(tmp_path):
+    with pytest.raises(report.ReportError, match=r"results\.json: missing"):
+        report.write_report(tmp_path)
+    (tmp_path / "results.json").write_text('{"claims": []}')
+    with pytest.raises(report.ReportError, match=r"results\.json: malformed"):
+        report.write_report(tmp_path)
+    assert not (tmp_path / "report.html").exists()
 
 
 def test_runs_write_model_and_page(pages):
