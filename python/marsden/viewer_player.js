@@ -66,6 +66,23 @@
     return group;
   });
 
+  // Vehicle details from the system's kind: the helicopter's rotor disc above its body,
+  // the boat's water plane at z = 0.
+  if (D.system === "helicopter" && nb > 0) {
+    const r = 2.5 * largest;
+    const rotor = new THREE.Mesh(new THREE.CylinderGeometry(r, r, 0.02 * r, 32),
+      new THREE.MeshStandardMaterial({ color: 0x555555, transparent: true, opacity: 0.35 }));
+    rotor.rotation.x = Math.PI / 2;  // the cylinder's axis along the body's z
+    rotor.position.set(0, 0, 1.2 * largest);
+    bodies[0].add(rotor);
+  }
+  if (D.system === "boat") {
+    const water = new THREE.Mesh(new THREE.PlaneGeometry(2 * extent, 2 * extent),
+      new THREE.MeshStandardMaterial({ color: 0x4a90c8, transparent: true, opacity: 0.3, side: THREE.DoubleSide }));
+    water.position.set(centre.x, centre.y, 0);
+    scene.add(water);
+  }
+
   // Links between frames (trees) and joint segments (maximal), redrawn every frame.
   const segCount = (D.links ? D.links.length : 0) + (D.joints ? 2 * D.joints.length : 0);
   const segPositions = new Float32Array(segCount * 6);

@@ -26,6 +26,7 @@ from marsden import experiment_report as report, viewer  # noqa: E402  (the buil
 # One scene per kind the player draws: SE(3) vehicles, a planar nonholonomic vehicle on
 # the ground, a tree (links between frames, masses), a maximal mechanism (boxes, joints).
 KINDS = {"rigid_body": "rigid_body.json", "helicopter": "helicopter_turn.json",
+         "boat": "boat_wind_current.json",
          "snakeboard": "snakeboard_gait.json", "tree": "double_pendulum.json",
          "marionette": "marionette.json", "maximal": "maximal_chain.json"}
 
