@@ -122,6 +122,20 @@ def test_malformed_trajectory_is_named(tmp_path):
         viewer.scene_data(run)
 
 
+def test_view_of_an_in_memory_trajectory(tmp_path):
+    import marsden
+    scene = marsden.load_scene(str(ROOT / "examples" / "scenes" / "helicopter_turn.json"))
+    run = marsden.simulate(marsden.make_system(scene), dt=scene.dt, steps=scene.steps)
+    page = marsden.view(run, out=tmp_path / "helicopter.html")
+    assert page.path == tmp_path / "helicopter.html" and page.path.read_text() == page.html
+    assert page._repr_html_().startswith("<iframe") and "MARSDEN_DATA" in page._repr_html_()
+    assert marsden.view(run).path is None  # shown inline only
+    tree = marsden.load_scene(str(ROOT / "examples" / "scenes" / "double_pendulum.json"))
+    run = marsden.simulate(marsden.make_system(tree), dt=tree.dt, steps=10)
+    with pytest.raises(marsden.ViewError, match="no poses"):
+        marsden.view(run)
+
+
 @needs_bin
 def test_view_command_names_a_run_without_model(tmp_path):
     run = fake_run(tmp_path / "run")
