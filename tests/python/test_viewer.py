@@ -213,6 +213,27 @@ def test_runs_write_model_and_page(pages):
         assert (run / "frames.npz").is_file() == (kind in ("tree", "marionette")), kind
 
 
+def test_tree_frames_are_the_runs_kinematics(pages):
+    """frames.npz of the double pendulum: rigid links keep their lengths at every row (two
+    of them 1 m, the scene's length), quaternions are unit, and the masses move."""
+    run = pages["tree"]
+    model = json.loads((run / "model.json").read_text())["model"]
+    frames = np.load(run / "frames.npz")
+    p, q = frames["position"], frames["quaternion"]
+    rows = np.load(run / "trajectory.npz")["t"].size
+    assert p.shape == (rows, len(model["frames"]), 3) and q.shape == (rows, len(model["frames"]), 4)
+    assert np.allclose(np.linalg.norm(q, axis=2), 1.0, atol=1e-12)
+    lengths = []
+    for parent, k in model["links"]:
+        origin = np.zeros(3) if parent < 0 else p[:, parent, :]
+        d = np.linalg.norm(p[:, k, :] - origin, axis=1)
+        assert np.ptp(d) < 1e-9, model["frames"][k]["name"]
+        lengths.append(d[0])
+    assert sum(np.isclose(lengths, 1.0)) == 2
+    masses = [b["pose"]["frame"] for b in model["bodies"]]
+    assert len(masses) == 2 and np.ptp(p[:, masses[-1], :], axis=0).max() > 0.5
+
+
 # --- In the browser.
 
 def browser():
