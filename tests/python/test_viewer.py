@@ -213,6 +213,20 @@ def test_runs_write_model_and_page(pages):
         assert (run / "frames.npz").is_file() == (kind in ("tree", "marionette")), kind
 
 
+def test_rigid_body_is_the_ellipsoid_of_its_inertia(pages):
+    """J = (1, 2, 3) kg m^2, m = 1 kg (rigid_body.json): the ellipsoid's semi-axes along its
+    principal axes give back the inertia, J_1 = m (b^2 + c^2) / 5 and so on."""
+    (body,) = json.loads((pages["rigid_body"] / "model.json").read_text())["model"]["bodies"]
+    (g,) = body["geometry"]
+    w, x, y, z = g["rotation"]
+    R = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                  [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                  [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+    s2 = np.square(g["semi_axes"])
+    principal = np.diag([s2[1] + s2[2], s2[0] + s2[2], s2[0] + s2[1]]) / 5.0
+    assert np.allclose(R @ principal @ R.T, np.diag([1.0, 2.0, 3.0]), atol=1e-12)
+
+
 def test_tree_frames_are_the_runs_kinematics(pages):
     """frames.npz of the double pendulum: rigid links keep their lengths at every row (two
     of them 1 m, the scene's length), quaternions are unit, and the masses move."""
