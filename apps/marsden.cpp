@@ -1,5 +1,6 @@
 // The `marsden` command: simulate a scene file, solve an optimal-control problem, list and
-// run experiments, write a run's 3-D player page (the Python package's marsden.viewer).
+// run experiments, write a run's 3-D player page and an experiment's report (the Python
+// package's marsden.viewer and marsden.experiment_report).
 // Exit codes: 0 success, 1 internal error, 2 bad input (scene, problem, arguments, output
 // directory, a run the player cannot read), 3 the solver failed (a step did not converge, or the
 // optimisation found no solution; the outputs computed are written), 4 out of memory
@@ -110,14 +111,18 @@ void prepare_out(const std::filesystem::path& out, bool force,
   }
 }
 
-// Runs a page writer of the Python package (python -m marsden.MODULE DIR [--out FILE], one
+// Runs a page writer of the Python package (marsden.MODULE.main: DIR [--out FILE], one
 // implementation for the command and the package): the interpreter MARSDEN_PYTHON (or the
 // one the build used), the build tree's package first on PYTHONPATH when there is one.
 int python_page(const char* module, const std::string& run_dir, const std::string& out_file) {
   namespace fs = std::filesystem;
   const char* env_python = std::getenv("MARSDEN_PYTHON");
   const std::string python = env_python && *env_python ? env_python : MARSDEN_PYTHON;
-  std::vector<std::string> args = {python, "-m", std::string("marsden.") + module, run_dir};
+  // marsden.MODULE.main() rather than -m, which would import the module twice (the
+  // package imports it).
+  std::vector<std::string> args = {
+      python, "-c", std::string("import sys, marsden.") + module + " as m; sys.exit(m.main())",
+      run_dir};
   if (!out_file.empty()) args.insert(args.end(), {"--out", out_file});
   std::string path = MARSDEN_PYTHON_DIR;
   std::error_code ec;
@@ -142,7 +147,7 @@ int python_page(const char* module, const std::string& run_dir, const std::strin
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) return error("waiting for the player failed", kExitInternal);
   if (WIFEXITED(status)) return WEXITSTATUS(status);
-  return error(python + " -m marsden." + module + " was killed", kExitInternal);
+  return error(python + ": marsden." + module + " was killed", kExitInternal);
 }
 
 // The run's player page (docs/viewer.md).

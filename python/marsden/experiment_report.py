@@ -3,7 +3,7 @@
 One self-contained page: the claims as a table (holds or not, measured against expected,
 source in the paper), the parameters, the data files and the figures (each PNG the
 experiment wrote, inlined). Needs the standard library only, so that the ``marsden``
-command can run it as ``python -m marsden.experiment_report``.
+command can run its ``main``.
 """
 from __future__ import annotations
 

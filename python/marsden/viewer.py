@@ -7,7 +7,7 @@ bundled viewer exports ``MeshCat.THREE``), and our player (``viewer_page.html``,
 ``viewer_player.js``), so it plays from ``file://`` with no network.
 
 This module needs numpy and meshcat only, not the compiled extension, so that the
-``marsden`` command can run it as ``python -m marsden.viewer``.
+``marsden`` command can run its ``main``.
 """
 from __future__ import annotations
 
