@@ -1,11 +1,15 @@
 // The `marsden` command: simulate a scene file, solve an optimal-control problem, list and
-// run experiments, run sweeps (through the Python package). Exit codes: 0 success, 1
-// internal error, 2 bad input (scene, problem, arguments, output directory), 3 the solver
-// failed (a step did not converge, or the optimisation found no solution; the outputs
-// computed are written), 4 out of memory (std::bad_alloc: the machine or the process's
-// limit gave no more), 130 interrupted by SIGINT or SIGTERM (the outputs computed are
-// written, summary.json or results.json says "interrupted").
+// run experiments, run sweeps, write a run's 3-D player page and an experiment's report
+// (the last three through the Python package: marsden.sweep, marsden.viewer,
+// marsden.experiment_report). Exit codes: 0 success, 1 internal error, 2 bad input (scene,
+// problem, arguments, output directory, a run the player cannot read), 3 the solver failed
+// (a step did not converge, or the optimisation found no solution; the outputs computed are
+// written), 4 out of memory (std::bad_alloc: the machine or the process's limit gave no
+// more), 130 interrupted by SIGINT or SIGTERM (the outputs computed are written,
+// summary.json or results.json says "interrupted").
 #include <atomic>
+#include <cerrno>
+#include <cstdlib>
 #include <csignal>
 #include <cstdio>
 #include <exception>
@@ -16,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -60,6 +65,7 @@ void catch_stop_signals() {
 struct Options {
   bool force = false;     // --force: replace the previous run's files in --out
   bool progress = false;  // --progress, or standard error is a terminal
+  bool view = false;      // --view: write OUT/view.html, the run's player
 };
 
 // One line on standard error, rewritten in place: steps, simulated time, rate, time left.
@@ -100,15 +106,73 @@ void prepare_out(const std::filesystem::path& out, bool force,
     throw marsden::InputError(out.string() + ": already holds files; choose another --out, or "
                               "add --force to replace the previous run's (" + names + ")");
   for (const char* f : files) {
-    fs::remove(out / f, ec);
+    fs::remove_all(out / f, ec);
     if (ec) throw marsden::InputError((out / f).string() + ": cannot remove: " + ec.message());
   }
+}
+
+// The argv of the package's Python running marsden.MODULE.main() on `args` (one
+// implementation for the command and the package; -c rather than -m, which would import
+// the module twice, as the package imports it): the interpreter MARSDEN_PYTHON, else the
+// one the build used; the build tree's package goes first on PYTHONPATH when there is one.
+std::vector<std::string> python_argv(const std::string& module,
+                                     const std::vector<std::string>& args) {
+  namespace fs = std::filesystem;
+  const char* env_python = std::getenv("MARSDEN_PYTHON");
+  std::vector<std::string> argv = {
+      env_python && *env_python ? env_python : MARSDEN_PYTHON, "-c",
+      "import sys, marsden." + module + " as m; sys.exit(m.main())"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::string path = MARSDEN_PYTHON_DIR;
+  std::error_code ec;
+  if (!path.empty() && fs::exists(fs::path(path) / "marsden" / (module + ".py"), ec)) {
+    const char* old = std::getenv("PYTHONPATH");
+    if (old && *old) path += std::string(":") + old;
+    setenv("PYTHONPATH", path.c_str(), 1);
+  }
+  return argv;
+}
+
+[[noreturn]] void exec_python(std::vector<std::string> argv, const std::string& needs) {
+  std::vector<char*> c_argv;
+  for (std::string& a : argv) c_argv.push_back(a.data());
+  c_argv.push_back(nullptr);
+  execvp(c_argv[0], c_argv.data());
+  std::fprintf(stderr, "marsden: error: cannot run %s (%s; set MARSDEN_PYTHON)\n", c_argv[0],
+               needs.c_str());
+  _exit(kExitInput);
+}
+
+// A page writer of the package (marsden.MODULE.main: DIR [--out FILE]) in a child
+// process; returns its exit code.
+int python_page(const char* module, const std::string& run_dir, const std::string& out_file) {
+  std::vector<std::string> args = {run_dir};
+  if (!out_file.empty()) args.insert(args.end(), {"--out", out_file});
+  std::vector<std::string> argv = python_argv(module, args);
+  const std::string python = argv[0];
+  std::cout.flush();
+  const pid_t pid = fork();
+  if (pid < 0) return error("cannot start " + python + " for the player: fork failed", kExitInternal);
+  if (pid == 0) {
+    exec_python(std::move(argv), "the pages need Python with the marsden package and meshcat");
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return error("waiting for the player failed", kExitInternal);
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  return error(python + ": marsden." + module + " was killed", kExitInternal);
+}
+
+// The run's player page (docs/viewer.md).
+int view(const std::string& run_dir, const std::string& out_file) {
+  return python_page("viewer", run_dir, out_file);
 }
 
 int simulate(const std::string& scene_file, const std::string& out_dir, const Options& options) {
   g_activity = "reading " + scene_file;
   const marsden::io::Scene scene = marsden::io::load_scene(scene_file);
-  prepare_out(out_dir, options.force, {"trajectory.csv", "trajectory.npz", "summary.json"});
+  prepare_out(out_dir, options.force, {"trajectory.csv", "trajectory.npz", "summary.json",
+                                      "model.json", "frames.npz", "view.html"});
   g_activity = "simulating " + scene_file;
   const auto s = marsden::run::run_scene(scene, out_dir, run_control(options));
   const std::filesystem::path out(out_dir);
@@ -118,7 +182,21 @@ int simulate(const std::string& scene_file, const std::string& out_dir, const Op
             << ", " << (out / "summary.json").string() << '\n';
   if (s.interrupted) return error(s.message, kExitInterrupted);
   if (!s.ok) return error(s.message, kExitSolver);
-  return 0;
+  return options.view ? view(out_dir, "") : 0;
+}
+
+// The player of an optimum: the solution's re-simulation (resimulate.json, which reproduces
+// it to 1e-6 or the run is not ok) run into OUT/resimulation, its page written to
+// OUT/view.html.
+int view_optimum(const std::string& out_dir, const Options& options) {
+  const std::filesystem::path out(out_dir);
+  if (!std::filesystem::exists(out / "resimulate.json"))
+    return error(out_dir + ": no view: this problem has no scene form to re-simulate (docs/viewer.md)",
+                 kExitInput);
+  const marsden::io::Scene scene = marsden::io::load_scene(out / "resimulate.json");
+  const auto r = marsden::run::run_scene(scene, out / "resimulation", run_control(options));
+  if (!r.ok) return error("the re-simulation for the view failed: " + r.message, kExitSolver);
+  return view((out / "resimulation").string(), (out / "view.html").string());
 }
 
 int optimize(const std::string& problem_file, const std::string& out_dir,
@@ -127,7 +205,8 @@ int optimize(const std::string& problem_file, const std::string& out_dir,
   marsden::io::Problem problem = marsden::io::load_problem(problem_file);
   prepare_out(out_dir, options.force,
               {"trajectory.csv", "controls.csv", "trajectory.npz", "summary.json",
-               "decision_vector.txt", "ipopt.log", "resimulate.json"});
+               "decision_vector.txt", "ipopt.log", "resimulate.json", "resimulation",
+               "view.html"});
   if (!warm_start.empty()) problem.warm_start = marsden::io::read_decision_vector(warm_start);
   g_activity = "solving " + problem_file;
   const auto s = marsden::run::run_problem(problem, out_dir, run_control(options));
@@ -141,17 +220,7 @@ int optimize(const std::string& problem_file, const std::string& out_dir,
   if (sol.status == marsden::control::NlpStatus::Interrupted)
     return error("interrupted at Ipopt iteration " + std::to_string(sol.iterations), kExitInterrupted);
   if (!s.ok) return error(s.message, kExitSolver);
-  return 0;
-}
-
-// The command becomes `python -m MODULE ARGS` (exec: signals and the exit code are the
-// module's own); returns only when the shell cannot be started.
-int run_python_module(const std::string& module, const std::vector<std::string>& args) {
-  namespace ex = marsden::experiments;
-  std::string command = "exec env " + ex::python_command() + " -m " + module;
-  for (const std::string& a : args) command += " " + ex::shell_quote(a);
-  execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
-  return error("cannot start /bin/sh to run python -m " + module, kExitInternal);
+  return options.view ? view_optimum(out_dir, options) : 0;
 }
 
 int list_experiments() {
@@ -211,6 +280,7 @@ int run(int argc, char** argv) {
                 "Replace the outputs of an earlier run in --out (refused otherwise)");
   sim->add_flag("--progress", options.progress,
                 "Report progress on standard error (the default when it is a terminal)");
+  sim->add_flag("--view", options.view, "Also write OUT/view.html, the run's 3-D player");
 
   std::string problem_file, opt_out, warm_start;
   auto* opt = app.add_subcommand("optimize", "Solve an optimal-control problem file (docs/dmoc.md)");
@@ -222,6 +292,20 @@ int run(int argc, char** argv) {
                 "Replace the outputs of an earlier run in --out (refused otherwise)");
   opt->add_flag("--progress", options.progress,
                 "Report Ipopt's iterations on standard error (the default on a terminal)");
+  opt->add_flag("--view", options.view,
+                "Also write OUT/view.html, the 3-D player of the optimum (its re-simulation)");
+
+  std::string view_dir, view_out;
+  auto* viewer = app.add_subcommand(
+      "view", "Write one self-contained HTML page playing a run offline (docs/viewer.md)");
+  viewer->add_option("run_dir", view_dir, "Output folder of `marsden simulate`")->required();
+  viewer->add_option("--out,-o", view_out, "The page (default RUN_DIR/view.html)");
+
+  std::string report_dir, report_out;
+  auto* report = app.add_subcommand(
+      "report", "Write an experiment's report.html: claims, parameters, figures (docs/viewer.md)");
+  report->add_option("run_dir", report_dir, "Output folder of `marsden experiment run`")->required();
+  report->add_option("--out,-o", report_out, "The page (default RUN_DIR/report.html)");
 
   auto* exp = app.add_subcommand("experiment", "List or run the paper-reproduction experiments");
   exp->require_subcommand(1);
@@ -239,8 +323,8 @@ int run(int argc, char** argv) {
   std::string sweep_file, sweep_out, sweep_address;
   int sweep_workers = 0;
   auto* swp = app.add_subcommand(
-      "sweep", "Run a sweep or Monte Carlo study on Dask (docs/sweeps.md); runs python -m "
-               "marsden.sweep, which needs the Python package and dask in python3's environment");
+      "sweep", "Run a sweep or Monte Carlo study on Dask (docs/sweeps.md), with the Python "
+               "package's marsden.sweep (MARSDEN_PYTHON, else the build's Python)");
   swp->add_option("sweep", sweep_file, "Sweep file (JSON)")->required();
   swp->add_option("--out,-o", sweep_out, "Folder of results.parquet and results.csv")->required();
   swp->add_option("--address", sweep_address, "A running Dask scheduler, tcp://HOST:PORT");
@@ -261,6 +345,8 @@ int run(int argc, char** argv) {
 
   if (sim->parsed()) return simulate(scene_file, sim_out, options);
   if (opt->parsed()) return optimize(problem_file, opt_out, warm_start, options);
+  if (viewer->parsed()) return view(view_dir, view_out);
+  if (report->parsed()) return python_page("experiment_report", report_dir, report_out);
   if (exp_list->parsed()) return list_experiments();
   if (exp_run->parsed()) return run_experiment(exp_name, exp_out, quick, options);
   if (swp->parsed()) {
@@ -268,7 +354,9 @@ int run(int argc, char** argv) {
     if (!sweep_address.empty()) args.insert(args.end(), {"--address", sweep_address});
     if (sweep_workers > 0) args.insert(args.end(), {"--workers", std::to_string(sweep_workers)});
     if (options.progress) args.push_back("--progress");
-    return run_python_module("marsden.sweep", args);
+    // The command becomes the sweep: signals and the exit code are the module's own.
+    exec_python(python_argv("sweep", args),
+                "sweeps need Python with the marsden package, dask and pyarrow");
   }
   return kExitInput;
 }

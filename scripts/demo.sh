@@ -6,9 +6,10 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 source .venv/bin/activate  # the experiment's plot runs the Python of .venv
 cmake --preset release >/dev/null
-cmake --build --preset release -j "$(nproc)" --target marsden_cli  # only what the demo runs
+cmake --build --preset release -j "$(nproc)" --target marsden_cli _core marsden_python_files  # only what the demo runs (the player is Python)
 out=out/demo
 mkdir -p "$out"
 ./build/release/apps/marsden experiment run rigid-body-accuracy --out "$out/rigid-body-accuracy"
-./build/release/apps/marsden simulate examples/scenes/helicopter_turn.json --out "$out/helicopter" --force
-echo "demo: results in $out (results.json, sweep.json, rigid_body_accuracy.png, trajectory.csv/.npz)"
+./build/release/apps/marsden simulate examples/scenes/helicopter_turn.json --out "$out/helicopter" --force --view
+echo "demo: results in $out (results.json, sweep.json, rigid_body_accuracy.png, trajectory.csv/.npz);
+  open $out/helicopter/view.html in a browser to watch the helicopter fly"

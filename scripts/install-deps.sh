@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 debs=(cmake g++ make ninja-build ccache libeigen3-dev nlohmann-json3-dev libcli11-dev libgtest-dev
+      chromium chromium-driver
       libbenchmark-dev zlib1g-dev libtinyxml2-dev coinor-libipopt-dev clang libclang-rt-14-dev
       python3 python3-venv python3-dev)
 # python3 may come from elsewhere (pyenv, with venv and headers built in); then Debian's

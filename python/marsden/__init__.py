@@ -41,18 +41,22 @@ def make_system(scene: Scene, controls=None, shape=None) -> System:
     (times, values) (see as_signal); their sizes must match the system (InputError)."""
     return _make_system(scene, as_signal(controls), as_signal(shape))
 from .trajectory import Trajectory, simulate
+from .experiment_report import ReportError, write_report as report
+from .viewer import ViewError, view
 
 __all__ = [
     "Batch",
     "InputError",
     "as_signal",
     "Problem",
+    "ReportError",
     "Scene",
     "Signal",
     "SolverError",
     "StepStatus",
     "System",
     "Trajectory",
+    "ViewError",
     "__version__",
     "lie",
     "initial_state_names",
@@ -63,6 +67,7 @@ __all__ = [
     "maximal",
     "parse_problem",
     "parse_scene",
+    "report",
     "run_experiment",
     "run_problem",
     "rollout",
@@ -72,4 +77,5 @@ __all__ = [
     "step_derivatives",
     "tree",
     "vehicles",
+    "view",
 ]

@@ -1,6 +1,8 @@
 // Registration functions of the built-in experiments, one per experiment file.
 #pragma once
 
+#include <string>
+
 #include "marsden/error.hpp"
 #include "marsden/experiments/experiment.hpp"
 
@@ -14,5 +16,12 @@ void register_tree_energy();
 void register_maximal_experiments();
 void register_dmoc_vehicles();
 void register_robot_zoo();
+
+// s as one word of a POSIX shell command, in single quotes.
+std::string shell_quote(const std::string& s);
+// The shell words that start the Python of the package's modules (python -m marsden.X):
+// python3, with the build's copy of the package first on PYTHONPATH when there is one, so
+// that experiments work before `pip install .`.
+std::string python_command();
 
 }  // namespace marsden::experiments

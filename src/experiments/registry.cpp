@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "builtin.hpp"
 #include "marsden/error.hpp"
 #include "marsden/experiments/experiment.hpp"
 

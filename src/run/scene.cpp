@@ -8,6 +8,7 @@
 #include "marsden/error.hpp"
 #include "marsden/maximal/joints.hpp"
 #include "marsden/record/writers.hpp"
+#include "marsden/run/view.hpp"
 
 namespace marsden::run {
 
@@ -52,7 +53,8 @@ void set_run_fields(Json& summary, const Scene& scene, const SceneRunSummary& su
 }
 
 // Runs the system under the scene's timing, output and failure policy (sim::simulate),
-// streaming OUT_DIR/trajectory.csv and .npz, and writes OUT_DIR/summary.json: scene,
+// streaming OUT_DIR/trajectory.csv and .npz, writes OUT_DIR/model.json (and a tree's
+// frames.npz) for the player (run/view.hpp) and OUT_DIR/summary.json: scene,
 // system, status, message, integrator (with the failure policy added), the shared run
 // fields, what extra adds, wall time and files.
 SceneRunSummary run_system(const Scene& scene, sim::System& system, double t0,
@@ -63,6 +65,7 @@ SceneRunSummary run_system(const Scene& scene, sim::System& system, double t0,
   std::filesystem::create_directories(out_dir, ec);
   if (ec) throw InputError(out_dir.string() + ": cannot create output directory: " + ec.message());
   std::filesystem::remove(out_dir / "summary.json", ec);
+  view_model(scene).write_file(out_dir / "model.json");
 
   sim::RunOptions run;
   run.t0 = t0;
@@ -73,10 +76,11 @@ SceneRunSummary run_system(const Scene& scene, sim::System& system, double t0,
   run.stop = control.stop;
   run.progress = control.progress;
   run.progress_interval_s = control.progress_interval_s;
-  FileRecorder recorder(out_dir);
+  FileRecorder files(out_dir);
+  const std::unique_ptr<sim::Recorder> recorder = view_recorder(scene, files, out_dir);
   SceneRunSummary sum;
   try {
-    sum = sim::simulate(system, run, recorder);
+    sum = sim::simulate(system, run, *recorder);
   } catch (const InputError& e) {
     throw InputError(scene.file + ": " + e.what());
   }
@@ -91,8 +95,11 @@ SceneRunSummary run_system(const Scene& scene, sim::System& system, double t0,
       .set("integrator", std::move(integrator));
   set_run_fields(summary, scene, sum);
   if (extra) extra(summary, sum);
+  Json files_written = Json::array();
+  files_written.push_back("trajectory.csv").push_back("trajectory.npz").push_back("model.json");
+  if (std::holds_alternative<TreeScene>(scene.system)) files_written.push_back("frames.npz");
   summary.set("wall_time_s", sum.wall_time_s)
-      .set("files", Json::array().push_back("trajectory.csv").push_back("trajectory.npz"));
+      .set("files", std::move(files_written));
   summary.write_file(out_dir / "summary.json");
   return sum;
 }

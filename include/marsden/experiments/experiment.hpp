@@ -148,11 +148,4 @@ std::filesystem::path find_shipped_file(const std::string& relative);
 // script: it records a note instead and returns false.
 bool run_plot_script(ExperimentContext& ctx, const std::string& script);
 
-// s as one word of a POSIX shell command, in single quotes.
-std::string shell_quote(const std::string& s);
-// The shell words that start the Python of the package's modules (python -m marsden.X):
-// python3, with the build's copy of the package first on PYTHONPATH when there is one, so
-// that commands work before `pip install .`.
-std::string python_command();
-
 }  // namespace marsden::experiments

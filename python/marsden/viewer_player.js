@@ -1,0 +1,228 @@
+// Marsden's player: draws the bodies of a run at the poses it recorded (docs/viewer.md).
+(function () {
+  "use strict";
+  const THREE = MeshCat.THREE;
+  const D = MARSDEN_DATA;
+  const decode = (s) => {
+    const bytes = Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
+    return new Float32Array(bytes.buffer);
+  };
+  const t = decode(D.t), poses = decode(D.poses), nb = D.bodies.length, nf = D.frames;
+  const points = D.points ? decode(D.points) : null;
+  const pose = (f, b) => poses.subarray((f * nb + b) * 7, (f * nb + b) * 7 + 7);
+  const point = (f, k) => points.subarray((f * D.npoints + k) * 3, (f * D.npoints + k) * 3 + 3);
+
+  // Extent of the motion: sets the camera, the ground and the size of shapeless bodies.
+  const box = new THREE.Box3();
+  for (let f = 0; f < nf; ++f) {
+    for (let b = 0; b < nb; ++b) box.expandByPoint(new THREE.Vector3(...pose(f, b).subarray(0, 3)));
+    if (points) for (let k = 0; k < D.npoints; ++k) box.expandByPoint(new THREE.Vector3(...point(f, k)));
+  }
+  if (box.isEmpty()) box.expandByPoint(new THREE.Vector3());
+  const centre = box.getCenter(new THREE.Vector3());
+  // At least a few times the largest body, so that a body turning in place is seen whole.
+  let largest = 0;
+  for (const b of D.bodies)
+    for (const g of b.geometry) largest = Math.max(largest, ...g.semi_axes.map((s, i) => s + Math.abs(g.offset[i])));
+  const extent = Math.max(box.getSize(new THREE.Vector3()).length(), 6 * largest, 1e-3);
+
+  const canvas = document.getElementById("scene");
+  const renderer = new THREE.WebGLRenderer({ canvas, antialias: true, preserveDrawingBuffer: true });
+  const scene = new THREE.Scene();
+  scene.background = new THREE.Color(0xf8f8f8);
+  scene.add(new THREE.HemisphereLight(0xffffff, 0x808080, 0.8));
+  const sun = new THREE.DirectionalLight(0xffffff, 0.6);
+  sun.position.set(1, -2, 3);
+  scene.add(sun);
+  const camera = new THREE.PerspectiveCamera(45, 1, extent / 1000, extent * 100);
+  camera.up.set(0, 0, 1);
+
+  const ground = new THREE.GridHelper(2 * extent, 20, 0x999999, 0xdddddd);
+  ground.rotation.x = Math.PI / 2;
+  ground.position.set(centre.x, centre.y, D.ground ? 0 : box.min.z);
+  scene.add(ground);
+  scene.add(new THREE.AxesHelper(0.1 * extent));
+
+  // Bodies: each geometry as a unit sphere or cube scaled to its semi-axes, placed at its
+  // offset and principal axes in the body frame. A body without extent (point mass) gets
+  // a small sphere.
+  const palette = [0x3b75af, 0xef8636, 0x519e3e, 0xc53a32, 0x8d6ab8, 0x84584e, 0xd57fbe];
+  const small = 0.02 * extent;
+  const bodies = D.bodies.map((b, i) => {
+    const group = new THREE.Group();
+    const material = new THREE.MeshStandardMaterial({ color: palette[i % palette.length], roughness: 0.6 });
+    for (const g of b.geometry) {
+      let s = g.semi_axes.map((x) => Math.max(x, 0.15 * Math.max(...g.semi_axes)));
+      if (Math.max(...s) <= 0) s = [small, small, small];
+      const mesh = new THREE.Mesh(g.shape === "box" ? new THREE.BoxGeometry(2, 2, 2)
+                                                    : new THREE.SphereGeometry(1, 24, 16), material);
+      mesh.scale.set(...s);
+      mesh.position.set(...g.offset);
+      mesh.quaternion.set(g.rotation[1], g.rotation[2], g.rotation[3], g.rotation[0]);
+      group.add(mesh);
+    }
+    group.add(new THREE.AxesHelper(Math.max(small * 3, ...b.geometry.map((g) => 1.5 * Math.max(...g.semi_axes)))));
+    scene.add(group);
+    return group;
+  });
+
+  // Vehicle details from the system's kind: the helicopter's rotor disc above its body,
+  // the boat's water plane at z = 0.
+  if (D.system === "helicopter" && nb > 0) {
+    const r = 2.5 * largest;
+    const rotor = new THREE.Mesh(new THREE.CylinderGeometry(r, r, 0.02 * r, 32),
+      new THREE.MeshStandardMaterial({ color: 0x555555, transparent: true, opacity: 0.35 }));
+    rotor.rotation.x = Math.PI / 2;  // the cylinder's axis along the body's z
+    rotor.position.set(0, 0, 1.2 * largest);
+    bodies[0].add(rotor);
+  }
+  if (D.system === "boat") {
+    const water = new THREE.Mesh(new THREE.PlaneGeometry(2 * extent, 2 * extent),
+      new THREE.MeshStandardMaterial({ color: 0x4a90c8, transparent: true, opacity: 0.3, side: THREE.DoubleSide }));
+    water.position.set(centre.x, centre.y, 0);
+    scene.add(water);
+  }
+
+  // Links between frames (trees) and joint segments (maximal), redrawn every frame.
+  const segCount = (D.links ? D.links.length : 0) + (D.joints ? 2 * D.joints.length : 0);
+  const segPositions = new Float32Array(segCount * 6);
+  const segGeometry = new THREE.BufferGeometry();
+  segGeometry.setAttribute("position", new THREE.BufferAttribute(segPositions, 3));
+  scene.add(new THREE.LineSegments(segGeometry, new THREE.LineBasicMaterial({ color: 0x222222 })));
+
+  const worldOf = (f, b, local) => {
+    if (b < 0) return new THREE.Vector3(...local);
+    const p = pose(f, b);
+    const q = new THREE.Quaternion(p[4], p[5], p[6], p[3]);
+    return new THREE.Vector3(...local).applyQuaternion(q).add(new THREE.Vector3(p[0], p[1], p[2]));
+  };
+  function drawSegments(f) {
+    let i = 0;
+    const put = (v) => { segPositions[i++] = v.x; segPositions[i++] = v.y; segPositions[i++] = v.z; };
+    for (const [a, b] of D.links || []) {
+      put(a < 0 ? new THREE.Vector3() : new THREE.Vector3(...point(f, a)));
+      put(new THREE.Vector3(...point(f, b)));
+    }
+    for (const j of D.joints || []) {
+      const anchor = worldOf(f, j.parent, j.p_parent);
+      put(j.parent < 0 ? anchor : worldOf(f, j.parent, [0, 0, 0])); put(anchor);
+      put(anchor); put(worldOf(f, j.child, [0, 0, 0]));
+    }
+    segGeometry.attributes.position.needsUpdate = true;
+    segGeometry.computeBoundingSphere();
+  }
+
+  // Trail of the first body's path up to the current time.
+  const trailPositions = new Float32Array(nf * 3);
+  for (let f = 0; f < nf && nb > 0; ++f) trailPositions.set(pose(f, 0).subarray(0, 3), 3 * f);
+  const trailGeometry = new THREE.BufferGeometry();
+  trailGeometry.setAttribute("position", new THREE.BufferAttribute(trailPositions, 3));
+  const trail = new THREE.Line(trailGeometry, new THREE.LineBasicMaterial({ color: 0xc53a32 }));
+  scene.add(trail);
+
+  // Orbit camera: drag turns azimuth and elevation about the target, the wheel zooms.
+  const orbit = { azimuth: -Math.PI / 3, elevation: 0.5, distance: 1.6 * extent, target: centre.clone() };
+  let dragging = null;
+  canvas.addEventListener("pointerdown", (e) => { dragging = [e.clientX, e.clientY]; });
+  window.addEventListener("pointerup", () => { dragging = null; });
+  window.addEventListener("pointermove", (e) => {
+    if (!dragging) return;
+    orbit.azimuth -= 0.01 * (e.clientX - dragging[0]);
+    orbit.elevation = Math.min(1.55, Math.max(-1.55, orbit.elevation + 0.01 * (e.clientY - dragging[1])));
+    dragging = [e.clientX, e.clientY];
+    render();
+  });
+  canvas.addEventListener("wheel", (e) => {
+    e.preventDefault();
+    orbit.distance *= Math.exp(0.001 * e.deltaY);
+    render();
+  }, { passive: false });
+
+  // Strip chart: each series scaled to its own range, with the current time as a cursor.
+  const chart = document.getElementById("chart");
+  const series = D.chart.map((s) => ({ name: s.name, v: decode(s.values) }));
+  function drawChart(f) {
+    const w = chart.width = chart.clientWidth, h = chart.height = chart.clientHeight;
+    const c = chart.getContext("2d");
+    c.fillStyle = "#fff"; c.fillRect(0, 0, w, h);
+    const t0 = t[0], t1 = t[nf - 1] > t0 ? t[nf - 1] : t0 + 1;
+    const x = (tt) => 40 + (w - 50) * (tt - t0) / (t1 - t0);
+    series.forEach((s, k) => {
+      let lo = Infinity, hi = -Infinity;
+      for (const v of s.v) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+      const span = hi > lo ? hi - lo : 1;
+      c.strokeStyle = "#" + palette[k % palette.length].toString(16).padStart(6, "0");
+      c.lineWidth = 1.5;
+      c.beginPath();
+      for (let i = 0; i < nf; ++i) {
+        const y = h - 20 - (h - 40) * (s.v[i] - lo) / span;
+        if (i === 0) c.moveTo(x(t[i]), y); else c.lineTo(x(t[i]), y);
+      }
+      c.stroke();
+      c.fillStyle = c.strokeStyle;
+      c.fillText(`${s.name} [${lo.toPrecision(4)}, ${hi.toPrecision(4)}]`, 45 + 190 * k, 12);
+    });
+    c.strokeStyle = "#000"; c.lineWidth = 1;
+    c.beginPath(); c.moveTo(x(t[f]), 16); c.lineTo(x(t[f]), h - 4); c.stroke();
+  }
+
+  const slider = document.getElementById("time");
+  const clock = document.getElementById("clock");
+  slider.max = String(nf - 1);
+  let frame = 0;
+  function render() {
+    const f = frame;
+    for (let b = 0; b < nb; ++b) {
+      const p = pose(f, b);
+      bodies[b].position.set(p[0], p[1], p[2]);
+      bodies[b].quaternion.set(p[4], p[5], p[6], p[3]);
+    }
+    drawSegments(f);
+    trail.visible = document.getElementById("trail").checked;
+    trailGeometry.setDrawRange(0, f + 1);
+    if (document.getElementById("follow").checked && nb > 0) orbit.target.set(...pose(f, 0).subarray(0, 3));
+    const w = canvas.clientWidth, h = canvas.clientHeight;
+    renderer.setSize(w, h, false);
+    camera.aspect = w / h;
+    camera.updateProjectionMatrix();
+    const ce = Math.cos(orbit.elevation);
+    camera.position.set(orbit.target.x + orbit.distance * ce * Math.cos(orbit.azimuth),
+                        orbit.target.y + orbit.distance * ce * Math.sin(orbit.azimuth),
+                        orbit.target.z + orbit.distance * Math.sin(orbit.elevation));
+    camera.lookAt(orbit.target);
+    renderer.render(scene, camera);
+    drawChart(f);
+    slider.value = String(f);
+    clock.textContent = `t = ${t[f].toFixed(3)} s`;
+  }
+  function show(f) { frame = Math.max(0, Math.min(nf - 1, f)); render(); }
+  slider.addEventListener("input", () => show(Number(slider.value)));
+  for (const id of ["follow", "trail"]) document.getElementById(id).addEventListener("change", render);
+  window.addEventListener("resize", render);
+
+  // Playback in simulated time: frame chosen from the wall clock times the speed.
+  const play = document.getElementById("play");
+  let playing = false, startWall = 0, startT = 0;
+  function tick(now) {
+    if (!playing) return;
+    const speed = Number(document.getElementById("speed").value);
+    let tt = startT + speed * (now - startWall) / 1000;
+    if (tt > t[nf - 1]) {
+      if (document.getElementById("loop").checked) { startWall = now; startT = t[0]; tt = t[0]; }
+      else { playing = false; play.textContent = "Play"; tt = t[nf - 1]; }
+    }
+    let f = frame;
+    while (f + 1 < nf && t[f + 1] <= tt) ++f;
+    if (t[f] > tt) f = 0;
+    while (f + 1 < nf && t[f + 1] <= tt) ++f;
+    show(f);
+    requestAnimationFrame(tick);
+  }
+  play.addEventListener("click", () => {
+    playing = !playing;
+    play.textContent = playing ? "Pause" : "Play";
+    if (playing) { startWall = performance.now(); startT = t[frame] >= t[nf - 1] ? t[0] : t[frame]; requestAnimationFrame(tick); }
+  });
+  window.marsdenView = { frames: nf, show, frame: () => frame };
+  show(0);
+})();

@@ -1,0 +1,316 @@
+"""The 3-D player (docs/viewer.md): pages written by `marsden simulate --view` and
+`marsden view`, checked for what they must hold and played in a real browser (Debian's
+chromium, headless, WebGL through SwiftShader, driven by selenium and chromedriver).
+
+Per system kind: the page loads with no console error, the 3-D canvas is not blank,
+moving the time slider moves the drawn bodies, and the strip chart is drawn. Screenshots
+go to $MARSDEN_SCREENSHOTS (the build folder's viewer-screenshots under ctest).
+"""
+
+import io
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+BIN = pathlib.Path(os.environ.get("MARSDEN_BIN", ROOT / "build" / "release" / "apps" / "marsden"))
+SHOTS = pathlib.Path(os.environ.get("MARSDEN_SCREENSHOTS", ROOT / "build" / "viewer-screenshots"))
+
+from marsden import experiment_report as report, viewer  # noqa: E402  (the build tree's package, on PYTHONPATH)
+
+# One scene per kind the player draws: SE(3) vehicles, a planar nonholonomic vehicle on
+# the ground, a tree (links between frames, masses), a maximal mechanism (boxes, joints).
+KINDS = {"rigid_body": "rigid_body.json", "helicopter": "helicopter_turn.json",
+         "boat": "boat_wind_current.json",
+         "snakeboard": "snakeboard_gait.json", "tree": "double_pendulum.json",
+         "marionette": "marionette.json", "maximal": "maximal_chain.json"}
+
+needs_bin = pytest.mark.skipif(not BIN.exists(), reason=f"marsden binary not built: {BIN}")
+
+
+def marsden(*args):
+    return subprocess.run([str(BIN), *map(str, args)], capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory):
+    """Each kind's run with --view: its folder (model.json, view.html beside the outputs)."""
+    if not BIN.exists():
+        pytest.skip(f"marsden binary not built: {BIN}")
+    base = tmp_path_factory.mktemp("runs")
+    out = {}
+    for kind, scene in KINDS.items():
+        r = marsden("simulate", ROOT / "examples" / "scenes" / scene, "--out", base / kind, "--view")
+        assert r.returncode == 0, r.stderr
+        out[kind] = base / kind
+    return out
+
+
+# --- The page and its inputs, without a browser.
+
+def fake_run(folder, bodies=20, seconds=10.0, fps=100):
+    """A maximal-style run folder: bodies moving for `seconds` at `fps` rows per second."""
+    folder.mkdir(parents=True, exist_ok=True)
+    t = np.linspace(0.0, seconds, int(seconds * fps) + 1)
+    pos = np.zeros((t.size, bodies, 3))
+    quat = np.zeros((t.size, bodies, 4))
+    for b in range(bodies):
+        pos[:, b, 0] = 0.3 * b + 0.1 * np.sin(t + b)
+        pos[:, b, 2] = np.cos(0.5 * t + 0.1 * b)
+        quat[:, b, 0], quat[:, b, 3] = np.cos(t / 2), np.sin(t / 2)
+    np.savez(folder / "trajectory.npz", t=t, position=pos, quaternion=quat, energy=np.cos(t),
+             constraint_violation=1e-9 * t, controls=np.sin(t)[:, None])
+    box = {"shape": "box", "semi_axes": [0.1, 0.05, 0.02], "rotation": [1, 0, 0, 0], "offset": [0, 0, 0]}
+    model = {"bodies": [{"name": f"b{b}", "geometry": [box],
+                         "pose": {"position": "position", "quaternion": "quaternion", "index": b}}
+                        for b in range(bodies)]}
+    (folder / "model.json").write_text(json.dumps({"format": "marsden-view-1", "system": "maximal",
+                                                   "trajectory": "trajectory.npz", "model": model}))
+    return folder
+
+
+def test_twenty_bodies_ten_seconds_at_100_fps_fit_in_3_mb(tmp_path):
+    page = viewer.view(fake_run(tmp_path / "run")).path
+    assert page == tmp_path / "run" / "view.html"
+    assert page.stat().st_size <= 3_000_000
+    assert not list((tmp_path / "run").glob(".*.part"))
+
+
+def test_page_is_self_contained(tmp_path):
+    text = viewer.view(fake_run(tmp_path / "run", bodies=2)).html
+    assert "<script src" not in text and "<link" not in text
+    assert "MeshCat" in text and "MARSDEN_DATA" in text
+
+
+def test_long_runs_are_decimated_to_the_frame_limit(tmp_path):
+    data = viewer.scene_data(fake_run(tmp_path / "run", bodies=1, seconds=60.0))
+    text = viewer.page(data)
+    frames = json.loads(text.split("const MARSDEN_DATA = ", 1)[1].split(";</script>", 1)[0])["frames"]
+    assert frames <= viewer.MAX_FRAMES + 1 and frames > viewer.MAX_FRAMES // 2
+
+
+def test_missing_run_folder_is_named(tmp_path):
+    with pytest.raises(viewer.ViewError, match="no such run folder"):
+        viewer.scene_data(tmp_path / "nowhere")
+
+
+def test_run_without_model_description_is_named(tmp_path):
+    run = fake_run(tmp_path / "run")
+    (run / "model.json").unlink()
+    with pytest.raises(viewer.ViewError, match=r"model\.json: missing"):
+        viewer.scene_data(run)
+
+
+@pytest.mark.parametrize("text", ["{not json", '{"system": "maximal"}',
+                                  '{"system": "maximal", "model": {"bodies": [{"name": "b"}]}}'])
+def test_malformed_model_description_is_named(tmp_path, text):
+    run = fake_run(tmp_path / "run")
+    (run / "model.json").write_text(text)
+    with pytest.raises(viewer.ViewError, match=r"model\.json: malformed"):
+        viewer.scene_data(run)
+
+
+def test_malformed_trajectory_is_named(tmp_path):
+    run = fake_run(tmp_path / "run")
+    (run / "trajectory.npz").write_bytes(b"not an archive")
+    with pytest.raises(viewer.ViewError, match=r"trajectory\.npz: not a readable"):
+        viewer.scene_data(run)
+
+
+def test_view_of_an_in_memory_trajectory(tmp_path):
+    import marsden
+    scene = marsden.load_scene(str(ROOT / "examples" / "scenes" / "helicopter_turn.json"))
+    run = marsden.simulate(marsden.make_system(scene), dt=scene.dt, steps=scene.steps)
+    page = marsden.view(run, out=tmp_path / "helicopter.html")
+    assert page.path == tmp_path / "helicopter.html" and page.path.read_text() == page.html
+    assert page._repr_html_().startswith("<iframe") and "MARSDEN_DATA" in page._repr_html_()
+    assert marsden.view(run).path is None  # shown inline only
+    tree = marsden.load_scene(str(ROOT / "examples" / "scenes" / "double_pendulum.json"))
+    run = marsden.simulate(marsden.make_system(tree), dt=tree.dt, steps=10)
+    with pytest.raises(marsden.ViewError, match="no poses"):
+        marsden.view(run)
+
+
+@needs_bin
+def test_view_command_names_a_run_without_model(tmp_path):
+    run = fake_run(tmp_path / "run")
+    (run / "model.json").unlink()
+    r = marsden("view", run)
+    assert r.returncode == 2
+    assert "model.json: missing" in r.stderr
+    assert not (run / "view.html").exists()
+
+
+@needs_bin
+def test_view_command_writes_out(tmp_path):
+    run = fake_run(tmp_path / "run", bodies=3)
+    r = marsden("view", run, "--out", tmp_path / "page.html")
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "page.html").stat().st_size > 100_000
+
+
+@needs_bin
+def test_optimize_view_plays_the_optimum(tmp_path):
+    out = tmp_path / "acrobot"
+    r = marsden("optimize", ROOT / "examples" / "problems" / "acrobot_swing_up.json", "--out", out, "--view")
+    assert r.returncode == 0, r.stderr
+    assert (out / "view.html").stat().st_size > 100_000
+    resim = np.load(out / "resimulation" / "trajectory.npz")
+    optimum = np.load(out / "trajectory.npz")
+    # The page plays the re-simulation, which ends where the optimum ends.
+    q_names = [k for k in optimum.files if k.startswith("q_")]
+    assert q_names
+    final = np.array([optimum[k][-1] for k in q_names])
+    assert np.allclose(resim["q"][-1], final, atol=1e-6)
+    # --force replaces the earlier run's page and re-simulation.
+    assert marsden("optimize", ROOT / "examples" / "problems" / "acrobot_swing_up.json",
+                   "--out", out, "--view", "--force").returncode == 0
+
+
+@needs_bin
+def test_report_shows_claims_parameters_and_figures(tmp_path, driver):
+    out = tmp_path / "rba"
+    r = marsden("experiment", "run", "rigid-body-accuracy", "--quick", "--out", out)
+    assert r.returncode == 0, r.stderr
+    results = json.loads((out / "results.json").read_text())
+    r = marsden("report", out)
+    assert r.returncode == 0, r.stderr
+    driver.get((out / "report.html").as_uri())
+    assert not [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    rows = driver.execute_script("return [...document.querySelectorAll('#claims tr')]"
+                                 ".slice(1).map(r => [r.cells[0].textContent, r.cells[1].textContent])")
+    expected = [["holds" if c["holds"] else "does not hold", c["id"]] for c in results["claims"]]
+    assert rows == expected and rows
+    params = driver.execute_script("return [...document.querySelectorAll('#parameters tr')]"
+                                   ".map(r => r.cells[0].textContent)")
+    assert params == list(results["parameters"])
+    pngs = [f["path"] for f in results["data_files"] if f["path"].endswith(".png")]
+    shown = driver.execute_script("return [...document.images].filter(i => i.naturalWidth > 0).length")
+    assert shown == len(pngs)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    driver.save_screenshot(str(SHOTS / "report-rigid-body-accuracy.png"))
+
+
+def test_report_names_a_folder_without_results(tmp_path):
+    with pytest.raises(report.ReportError, match=r"results\.json: missing"):
+        report.write_report(tmp_path)
+    (tmp_path / "results.json").write_text('{"claims": []}')
+    with pytest.raises(report.ReportError, match=r"results\.json: malformed"):
+        report.write_report(tmp_path)
+    assert not (tmp_path / "report.html").exists()
+
+
+def test_runs_write_model_and_page(pages):
+    for kind, run in pages.items():
+        model = json.loads((run / "model.json").read_text())
+        assert model["model"]["bodies"], kind
+        assert (run / "view.html").is_file(), kind
+        assert (run / "frames.npz").is_file() == (kind in ("tree", "marionette")), kind
+
+
+def test_rigid_body_is_the_ellipsoid_of_its_inertia(pages):
+    """J = (1, 2, 3) kg m^2, m = 1 kg (rigid_body.json): the ellipsoid's semi-axes along its
+    principal axes give back the inertia, J_1 = m (b^2 + c^2) / 5 and so on."""
+    (body,) = json.loads((pages["rigid_body"] / "model.json").read_text())["model"]["bodies"]
+    (g,) = body["geometry"]
+    w, x, y, z = g["rotation"]
+    R = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                  [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                  [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+    s2 = np.square(g["semi_axes"])
+    principal = np.diag([s2[1] + s2[2], s2[0] + s2[2], s2[0] + s2[1]]) / 5.0
+    assert np.allclose(R @ principal @ R.T, np.diag([1.0, 2.0, 3.0]), atol=1e-12)
+
+
+def test_tree_frames_are_the_runs_kinematics(pages):
+    """frames.npz of the double pendulum: rigid links keep their lengths at every row (two
+    of them 1 m, the scene's length), quaternions are unit, and the masses move."""
+    run = pages["tree"]
+    model = json.loads((run / "model.json").read_text())["model"]
+    frames = np.load(run / "frames.npz")
+    p, q = frames["position"], frames["quaternion"]
+    rows = np.load(run / "trajectory.npz")["t"].size
+    assert p.shape == (rows, len(model["frames"]), 3) and q.shape == (rows, len(model["frames"]), 4)
+    assert np.allclose(np.linalg.norm(q, axis=2), 1.0, atol=1e-12)
+    lengths = []
+    for parent, k in model["links"]:
+        origin = np.zeros(3) if parent < 0 else p[:, parent, :]
+        d = np.linalg.norm(p[:, k, :] - origin, axis=1)
+        assert np.ptp(d) < 1e-9, model["frames"][k]["name"]
+        lengths.append(d[0])
+    assert sum(np.isclose(lengths, 1.0)) == 2
+    masses = [b["pose"]["frame"] for b in model["bodies"]]
+    assert len(masses) == 2 and np.ptp(p[:, masses[-1], :], axis=0).max() > 0.5
+
+
+# --- In the browser.
+
+def browser():
+    webdriver = pytest.importorskip("selenium.webdriver")
+    driver_path = shutil.which("chromedriver")
+    chromium = shutil.which("chromium")
+    if not driver_path or not chromium:
+        pytest.skip("chromium and chromium-driver are not installed (scripts/install-deps.sh)")
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for a in ("--headless=new", "--no-sandbox", "--disable-gpu-sandbox", "--use-angle=swiftshader",
+              "--enable-unsafe-swiftshader", "--window-size=900,800", "--disable-dev-shm-usage"):
+        options.add_argument(a)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    from selenium.webdriver.chrome.service import Service
+    return webdriver.Chrome(service=Service(driver_path), options=options)
+
+
+@pytest.fixture(scope="module")
+def driver():
+    d = browser()
+    yield d
+    d.quit()
+
+
+def pixels(driver, element_id):
+    from PIL import Image
+    png = driver.find_element("id", element_id).screenshot_as_png
+    return np.asarray(Image.open(io.BytesIO(png)).convert("RGB"), dtype=int), png
+
+
+def move_slider(driver, frame):
+    driver.execute_script(
+        "const s = document.getElementById('time'); s.value = String(arguments[0]);"
+        "s.dispatchEvent(new Event('input'));", frame)
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_page_plays_in_browser(pages, driver, kind):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    driver.get((pages[kind] / "view.html").as_uri())
+    errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    assert not errors, errors
+    frames = driver.execute_script("return window.marsdenView.frames")
+    assert frames > 1
+    driver.execute_script("document.getElementById('trail').checked = false")
+
+    move_slider(driver, 0)
+    first, png = pixels(driver, "scene")
+    (SHOTS / f"{kind}-start.png").write_bytes(png)
+    background = first[2, 2]
+    drawn = np.any(np.abs(first - background) > 30, axis=2).mean()
+    assert drawn > 0.002, f"{kind}: the 3-D canvas is blank ({drawn:.4%} drawn)"
+
+    move_slider(driver, frames - 1)
+    assert driver.execute_script("return window.marsdenView.frame()") == frames - 1
+    last, png = pixels(driver, "scene")
+    (SHOTS / f"{kind}-end.png").write_bytes(png)
+    moved = np.any(np.abs(first - last) > 30, axis=2).mean()
+    assert moved > 0.0005, f"{kind}: moving the slider did not move the drawn bodies ({moved:.4%})"
+
+    chart, png = pixels(driver, "chart")
+    (SHOTS / f"{kind}-chart.png").write_bytes(png)
+    colours = {tuple(c) for c in chart.reshape(-1, 3)[::7] if np.ptp(c) > 60}
+    assert len(colours) >= 3, f"{kind}: the strip chart has no coloured series"
+    assert not [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
