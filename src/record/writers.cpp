@@ -392,8 +392,8 @@ void publish(const std::filesystem::path& part, const std::filesystem::path& pat
                            ": " + ec.message());
 }
 
-FileRecorder::FileRecorder(std::filesystem::path out_dir, std::string stem)
-    : dir_(std::move(out_dir)), stem_(std::move(stem)) {}
+FileRecorder::FileRecorder(std::filesystem::path out_dir, std::string stem, bool csv)
+    : dir_(std::move(out_dir)), stem_(std::move(stem)), write_csv_(csv) {}
 
 FileRecorder::~FileRecorder() = default;
 
@@ -406,7 +406,9 @@ void FileRecorder::begin(const sim::Layout& layout) {
   std::error_code ec;
   std::filesystem::remove(csv_path(), ec);
   std::filesystem::remove(npz_path(), ec);
-  csv_ = std::make_unique<CsvWriter>(part_path(csv_path()), layout.columns);
+  if (write_csv_) csv_ = std::make_unique<CsvWriter>(part_path(csv_path()), layout.columns);
+  open_ = true;
+  rows_ = 0;
   const std::size_t arrays = layout_.arrays.size() + 1;
   array_paths_.clear();
   array_files_.clear();
@@ -419,7 +421,8 @@ void FileRecorder::begin(const sim::Layout& layout) {
 }
 
 void FileRecorder::row(std::span<const double> values) {
-  csv_->write_row(values);
+  if (csv_) csv_->write_row(values);
+  ++rows_;
   const auto append = [&](std::size_t k, std::span<const double> data) {
     const std::span<const char> bytes = as_bytes(data);
     array_files_[k].write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
@@ -434,11 +437,14 @@ void FileRecorder::row(std::span<const double> values) {
 }
 
 void FileRecorder::finish(bool) {
-  if (!csv_) return;
-  const std::size_t rows = csv_->rows_written();
-  csv_.reset();
+  if (!open_) return;
+  open_ = false;
+  const std::size_t rows = rows_;
   for (std::ofstream& f : array_files_) f.close();
-  publish(part_path(csv_path()), csv_path());
+  if (csv_) {
+    csv_.reset();
+    publish(part_path(csv_path()), csv_path());
+  }
 
   // The .npz from the arrays' files, read back in chunks of 1 MiB (the rows are finite:
   // sim::simulate records no other).

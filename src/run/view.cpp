@@ -102,44 +102,52 @@ Json maximal_model(const io::Scene& scene) {
   return Json::object().set("bodies", std::move(bodies)).set("joints", std::move(joints));
 }
 
-// Tree frames: every row's q through the frame kinematics, the poses kept for frames.npz.
+// Tree frames: every row's q through the frame kinematics, each frame's pose streamed into
+// frames.npz (position (rows, frames, 3), quaternion (rows, frames, 4)) as the trajectory is,
+// so memory stays flat however long the run.
 class TreeFrameRecorder final : public sim::Recorder {
  public:
   TreeFrameRecorder(const tree::Model& model, sim::Recorder& inner, std::filesystem::path out)
-      : model_(model), data_(model), inner_(inner), path_(std::move(out) / "frames.npz") {}
+      : model_(model), data_(model), inner_(inner), frames_(std::move(out), "frames", false) {}
   void begin(const sim::Layout& layout) override {
-    std::error_code ec;
-    std::filesystem::remove(path_, ec);
     inner_.begin(layout);
+    const std::size_t f = std::size_t(model_.num_frames());
+    sim::Layout poses;
+    poses.columns.assign(1 + 7 * f, "");
+    poses.columns[0] = "t";
+    sim::ArrayLayout position{"position", {f, 3}, {}}, quaternion{"quaternion", {f, 4}, {}};
+    for (std::size_t k = 0; k < f; ++k) {
+      for (int i = 0; i < 3; ++i) position.columns.push_back(int(1 + 7 * k) + i);
+      for (int i = 3; i < 7; ++i) quaternion.columns.push_back(int(1 + 7 * k) + i);
+    }
+    poses.arrays = {std::move(position), std::move(quaternion)};
+    row_.assign(poses.columns.size(), 0.0);
+    frames_.begin(poses);
   }
   void row(std::span<const double> values) override {
     inner_.row(values);
     const int n = model_.num_coords();
     const tree::VecX q = Eigen::Map<const tree::VecX>(values.data() + 1, n);
     tree::frame_kinematics(model_, data_, q, tree::VecX::Zero(n), 0);
+    row_[0] = values[0];
+    std::size_t i = 1;
     for (const SE3& g : data_.g_s) {
       const Eigen::Quaterniond r(g.R);
-      position_.insert(position_.end(), {g.x.x(), g.x.y(), g.x.z()});
-      quaternion_.insert(quaternion_.end(), {r.w(), r.x(), r.y(), r.z()});
+      for (const double v : {g.x.x(), g.x.y(), g.x.z(), r.w(), r.x(), r.y(), r.z()}) row_[i++] = v;
     }
-    ++rows_;
+    frames_.row(row_);
   }
   void finish(bool ok) override {
     inner_.finish(ok);
-    const std::size_t f = std::size_t(model_.num_frames());
-    const std::filesystem::path part = record::hidden_part_path(path_);
-    record::write_npz(part, {{"position", {rows_, f, 3}, std::move(position_)},
-                             {"quaternion", {rows_, f, 4}, std::move(quaternion_)}});
-    record::publish(part, path_);
+    frames_.finish(ok);
   }
 
  private:
   const tree::Model& model_;
   tree::Data data_;
   sim::Recorder& inner_;
-  std::filesystem::path path_;
-  std::vector<double> position_, quaternion_;
-  std::size_t rows_ = 0;
+  record::FileRecorder frames_;
+  std::vector<double> row_;
 };
 
 class Forward final : public sim::Recorder {

@@ -91,10 +91,10 @@ void publish(const std::filesystem::path& part, const std::filesystem::path& pat
 // streams them into the .npz in chunks (memory stays flat however long the run) and
 // renames both, so a run that is interrupted never leaves a file that looks
 // whole, and one that stops early still publishes what it computed. begin() removes an old
-// STEM.csv and STEM.npz from the directory.
+// STEM.csv and STEM.npz from the directory. With csv false, only the .npz is written.
 class FileRecorder final : public sim::Recorder {
  public:
-  FileRecorder(std::filesystem::path out_dir, std::string stem = "trajectory");
+  FileRecorder(std::filesystem::path out_dir, std::string stem = "trajectory", bool csv = true);
   ~FileRecorder() override;
   void begin(const sim::Layout& layout) override;
   void row(std::span<const double> values) override;
@@ -105,6 +105,9 @@ class FileRecorder final : public sim::Recorder {
  private:
   std::filesystem::path dir_;
   std::string stem_;
+  bool write_csv_ = true;
+  bool open_ = false;  // between begin() and finish()
+  std::size_t rows_ = 0;
   sim::Layout layout_;
   std::unique_ptr<CsvWriter> csv_;
   // One file per .npz array (time first), appended row by row, so that neither the run
