@@ -151,6 +151,8 @@ def scene_data(run_dir) -> dict:
                         [[a, b] for a, b in model.get("strings", [])]
     if "joints" in model:
         data["joints"] = model["joints"]
+    if "environment" in desc:
+        data["environment"] = desc["environment"]
     return data
 
 
@@ -200,6 +202,8 @@ def page(data: dict) -> str:
         payload["links"] = data["links"]
     if "joints" in data:
         payload["joints"] = data["joints"]
+    if "environment" in data:
+        payload["environment"] = data["environment"]
     template = (_HERE / "viewer_page.html").read_text(encoding="utf-8")
     player = (_HERE / "viewer_player.js").read_text(encoding="utf-8")
     # "</" never appears inside the inlined scripts' text as a tag end.

@@ -83,6 +83,57 @@
     scene.add(water);
   }
 
+  // An optimisation's obstacles (model.json "environment", from the problem file), and the
+  // start and the end of the path. A planar problem's obstacles stand on the ground, a
+  // spatial problem's vertical cylinders and planes span the scene.
+  if (D.environment && nb > 0) {
+    const planar = D.environment.dimension === 2;
+    const rock = new THREE.MeshStandardMaterial({ color: 0x8a7f72, transparent: true, opacity: 0.5,
+                                                  side: THREE.DoubleSide });
+    const height = planar ? Math.max(0.1 * extent, 0.5) : 2 * extent;
+    const up = new THREE.Vector3(0, 1, 0);
+    const add = (geometry, position, quaternion) => {
+      const mesh = new THREE.Mesh(geometry, rock);
+      mesh.position.copy(position);
+      if (quaternion) mesh.quaternion.copy(quaternion);
+      scene.add(mesh);
+    };
+    for (const o of D.environment.obstacles) {
+      const c = new THREE.Vector3(...o.center);
+      if (planar) c.z = o.type === "half_space" ? height / 2 : c.z;
+      if (o.type === "sphere") {
+        add(new THREE.SphereGeometry(o.radius, 24, 16), c);
+      } else if (o.type === "cylinder") {  // vertical axis through the centre
+        c.z = planar ? height / 2 : centre.z;
+        add(new THREE.CylinderGeometry(o.radius, o.radius, height, 32), c,
+            new THREE.Quaternion().setFromUnitVectors(up, new THREE.Vector3(0, 0, 1)));
+      } else if (o.type === "box") {
+        const h = planar ? [o.half_size[0], o.half_size[1], height / 2] : o.half_size;
+        if (planar) c.z = height / 2;
+        add(new THREE.BoxGeometry(2 * h[0], 2 * h[1], 2 * h[2]), c);
+      } else if (o.type === "capsule") {
+        const a = new THREE.Vector3(...o.a), b = new THREE.Vector3(...o.b);
+        const axis = b.clone().sub(a);
+        add(new THREE.CylinderGeometry(o.radius, o.radius, axis.length(), 24),
+            a.clone().add(b).multiplyScalar(0.5),
+            new THREE.Quaternion().setFromUnitVectors(up, axis.clone().normalize()));
+        for (const end of [a, b]) add(new THREE.SphereGeometry(o.radius, 16, 12), end);
+      } else if (o.type === "half_space") {  // its boundary plane, facing the free side
+        add(new THREE.PlaneGeometry(2 * extent, planar ? height : 2 * extent), c,
+            new THREE.Quaternion().setFromUnitVectors(new THREE.Vector3(0, 0, 1),
+                                                      new THREE.Vector3(...o.normal)));
+      }
+    }
+    const marker = (f, color) => {
+      const m = new THREE.Mesh(new THREE.SphereGeometry(0.015 * extent, 16, 12),
+                               new THREE.MeshStandardMaterial({ color }));
+      m.position.set(...pose(f, 0).subarray(0, 3));
+      scene.add(m);
+    };
+    marker(0, 0x2ca02c);       // start
+    marker(nf - 1, 0xd62728);  // end of the optimal path
+  }
+
   // Links between frames (trees) and joint segments (maximal), redrawn every frame.
   const segCount = (D.links ? D.links.length : 0) + (D.joints ? 2 * D.joints.length : 0);
   const segPositions = new Float32Array(segCount * 6);

@@ -300,6 +300,11 @@ Problem build_problem(const detail::JsonDocument& doc) {
     }
     p.scene_fields = fields.dump();
   }
+  if (root.has("obstacles")) {
+    p.view_fields = nlohmann::json{{"obstacles", root.at("obstacles").raw()},
+                                   {"dimension", p.system_type == "car" ? 2 : 3}}
+                        .dump();
+  }
   return p;
 }
 
@@ -335,6 +340,7 @@ std::string resimulation_scene(const Problem& problem, double dt,
   };
   if (controls.cols() > 0) scene["controls"] = table(controls);
   if (shape.cols() > 0) scene["shape"] = table(shape);
+  if (!problem.view_fields.empty()) scene["view"] = nlohmann::json::parse(problem.view_fields);
   return scene.dump(2) + "\n";
 }
 

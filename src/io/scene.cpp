@@ -9,6 +9,7 @@
 #include <Eigen/Geometry>
 
 #include "json_access.hpp"
+#include "problem_detail.hpp"
 #include "scene_detail.hpp"
 #include "marsden/error.hpp"
 #include "marsden/io/urdf.hpp"
@@ -329,12 +330,17 @@ void parse_timing_and_output(const JsonNode& root, Scene& scene) {
 Scene build_scene(const detail::JsonDocument& doc) {
   const JsonNode root(doc);
   root.expect_keys({"description", "system", "integrator", "dt", "duration", "initial_state",
-                    "controls", "shape", "kinematic", "output", "limits"});
+                    "controls", "shape", "kinematic", "output", "limits", "view"});
   if (const auto d = root.find("description")) d->string();
 
   Scene scene;
   scene.file = doc.file;
   parse_limits(root, scene);
+  if (const auto view = root.find("view")) {
+    view->expect_keys({"obstacles", "dimension"});
+    if (const auto d = view->find("dimension")) scene.view_dimension = d->integer(2, 3);
+    scene.view_obstacles = detail::parse_obstacles(*view, scene.view_dimension);
+  }
   const JsonNode sys = root.at("system");
   scene.system_type = sys.at("type").one_of(
       {"rigid_body", "helicopter", "boat", "car", "snakeboard", "sleigh", "tree", "maximal"});

@@ -192,6 +192,25 @@ Json view_model(const io::Scene& scene) {
       .set("trajectory", "trajectory.npz");
   if (std::holds_alternative<io::TreeScene>(scene.system)) out.set("frames_file", "frames.npz");
   out.set("model", std::move(m));
+  if (!scene.view_obstacles.empty()) {
+    Json obstacles = Json::array();
+    for (const control::Obstacle& o : scene.view_obstacles) {
+      static constexpr const char* kKind[] = {"sphere", "cylinder", "box", "capsule", "half_space"};
+      obstacles.push_back(Json::object()
+                              .set("type", kKind[static_cast<int>(o.kind)])
+                              .set("name", o.name)
+                              .set("center", vec3(o.center))
+                              .set("half_size", vec3(o.half_size))
+                              .set("a", vec3(o.a))
+                              .set("b", vec3(o.b))
+                              .set("normal", vec3(o.normal.normalized()))
+                              .set("radius", o.radius)
+                              .set("margin", o.margin));
+    }
+    out.set("environment", Json::object()
+                               .set("dimension", scene.view_dimension)
+                               .set("obstacles", std::move(obstacles)));
+  }
   return out;
 }
 

@@ -552,6 +552,27 @@ TEST(SceneErrors, LimitsRaiseAndLowerTheOutputBudget) {
     expect_message(dir, load_error(dir, small + R"(, "limits": )" + limits + "}"), field, problem);
 }
 
+// "view" holds what the player draws beside a run (an optimisation's obstacles): read as a
+// problem file's obstacles are, errors named; no part of the dynamics.
+TEST(SceneErrors, ViewObstaclesAreReadAndNamed) {
+  TempDir dir;
+  const std::string body = R"({"system": {"type": "rigid_body", "inertia": {"J": [1, 2, 3], "mass": 1}},
+      "dt": 0.01, "duration": 0.1, "view": )";
+  const Scene scene = load_scene(dir.write("view.json", body + R"({"dimension": 2,
+      "obstacles": [{"type": "cylinder", "center": [4, 0.3], "radius": 0.5}]}})"));
+  ASSERT_EQ(scene.view_obstacles.size(), 1u);
+  EXPECT_EQ(scene.view_dimension, 2);
+  EXPECT_EQ(scene.view_obstacles[0].center, Vec3(4.0, 0.3, 0.0));
+  for (const auto& [view, field, problem] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
+           {R"({"dimension": 4})", "view.dimension", "4"},
+           {R"({"obstacles": [{"type": "cone"}]})", "view.obstacles[0].type", "cone"},
+           {R"({"obstacles": [{"type": "sphere", "center": [0, 0, 0], "radius": -1}]})",
+            "view.obstacles[0].radius", "must be > 0"},
+           {R"({"walls": []})", "view.walls", "unknown key"}})
+    expect_message(dir, load_error(dir, body + view + "}"), field, problem);
+}
+
 // Echoed input is cut: a 10 MB key once filled the message.
 TEST(SceneErrors, LongKeysAndValuesAreShownCut) {
   TempDir dir;

@@ -314,3 +314,39 @@ def test_page_plays_in_browser(pages, driver, kind):
     colours = {tuple(c) for c in chart.reshape(-1, 3)[::7] if np.ptp(c) > 60}
     assert len(colours) >= 3, f"{kind}: the strip chart has no coloured series"
     assert not [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+
+
+@needs_bin
+def test_optimize_view_draws_the_problems_obstacles(tmp_path, driver):
+    # The car's tunnel problem: its obstacles reach the re-simulation's model.json as the
+    # problem file gives them, and the page draws them: the same run's page without them
+    # differs where they stand, and neither page logs an error.
+    out = tmp_path / "tunnel"
+    problem = ROOT / "examples" / "problems" / "car_tunnel.json"
+    r = marsden("optimize", problem, "--out", out, "--view")
+    assert r.returncode == 0, r.stderr
+    given = json.loads(problem.read_text())["obstacles"]
+    environment = json.loads((out / "resimulation" / "model.json").read_text())["environment"]
+    assert environment["dimension"] == 2
+    assert [(o["type"], o.get("radius")) for o in given] == \
+        [(o["type"], o["radius"] if o["type"] == "cylinder" else None)
+         for o in environment["obstacles"]]
+    bare = tmp_path / "bare"
+    shutil.copytree(out / "resimulation", bare)
+    model = json.loads((bare / "model.json").read_text())
+    del model["environment"]
+    (bare / "model.json").write_text(json.dumps(model))
+    viewer.main([str(bare), "--out", str(bare / "view.html")])
+    shots = {}
+    for name, page in (("with", out / "view.html"), ("without", bare / "view.html")):
+        driver.get(page.as_uri())
+        assert not [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+        driver.execute_script("document.getElementById('trail').checked = false")
+        move_slider(driver, 0)
+        shots[name], png = pixels(driver, "scene")
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        (SHOTS / f"obstacles-{name}.png").write_bytes(png)
+    # The blank-canvas threshold of test_page_plays_in_browser: three pillars and the end
+    # marker take 0.7 % of this view.
+    differ = np.any(np.abs(shots["with"] - shots["without"]) > 30, axis=2).mean()
+    assert differ > 0.002, f"the obstacles are not drawn ({differ:.4%} of the canvas differs)"

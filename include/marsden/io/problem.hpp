@@ -22,6 +22,9 @@ struct Problem {
   // (JSON text, a URDF path made absolute); empty for the planar boat, which has no scene
   // form.
   std::string scene_fields;
+  // The problem's obstacles as a scene's "view" (JSON text; empty without obstacles), so
+  // that the player draws them beside the re-simulated optimum.
+  std::string view_fields;
 };
 
 // Throws InputError "FILE: field 'a.b': problem" on anything malformed or inconsistent.

@@ -10,6 +10,7 @@
 #include <variant>
 #include <vector>
 
+#include "marsden/control/path.hpp"
 #include "marsden/sim/maximal.hpp"
 #include "marsden/sim/nonholonomic.hpp"
 #include "marsden/sim/simulate.hpp"
@@ -46,6 +47,10 @@ struct Scene {
   // Budgets checked before work (docs/reliability.md), raised or lowered by "limits".
   std::size_t memory_bytes = tree::kDataMemoryLimit;  // a tree's Data, the dense maximal LU
   long long output_rows = 20'000'000;                 // rows of the trajectory
+  // "view": what the player draws beside the run, not part of the dynamics: obstacles (an
+  // optimisation's, written into its re-simulation scene), planar (2) or spatial (3).
+  std::vector<control::Obstacle> view_obstacles;
+  int view_dimension = 3;
   sim::FailurePolicy policy;
   std::variant<VehicleScene, NonholonomicScene, TreeScene, MaximalScene> system;
 };
