@@ -422,7 +422,8 @@ void tree_solve(const Model& model, Workspace& ws, Eigen::Ref<Eigen::VectorXd> x
     x.setConstant(std::nan(""));
     return;
   }
-  for (std::size_t i = 0; i < rows.size(); ++i) ws.degenerate_t[static_cast<Eigen::Index>(i)] = x[rows[i]];
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    ws.degenerate_t[static_cast<Eigen::Index>(i)] = x[rows[i]];
   ws.degenerate_y = ws.K_lu.solve(ws.degenerate_t);
   x.noalias() += ws.Z * ws.degenerate_y;
 }
