@@ -41,7 +41,6 @@ for line in pathlib.Path("requirements.txt").read_text().splitlines():
     if not line:
         continue
     name, version = line.split("==")
-    name = name.split("[")[0]  # an extra such as dask[distributed] names the package dask
     if m.version(name) != version:
         sys.exit(1)
 PY

@@ -20,6 +20,15 @@ A sweep file (or dict) holds:
                   per value of another, drawn when the table is complete (sweep_plot.py)
 The runs are the product of the grid axes, times the draws. Each run is keyed by a hash
 of its parameters; a rerun into the same folder skips the keys already in its table.
+
+A sweep file may instead name one of the papers' accuracy studies (STUDIES):
+
+    "study"       "rigid-body-accuracy" or "car-accuracy"
+    "quick"       the experiment's quick size (false by default: the full study)
+Its runs are the study's rows (run, method, step level), each computed by the same C++
+function as the experiment's, keyed by a hash of (study, quick, run, method, level); once
+every row is in the table, the study's claims (the experiment's claims function) are
+written to claims.json in the output folder.
 """
 
 from __future__ import annotations
@@ -53,6 +62,7 @@ METRICS = {
 }
 DEFAULT_METRICS = ["energy_drift", "constraint_violation", "newton_mean", "steps_done"]
 GRIDS = ("linspace", "logspace", "geomspace")
+STUDIES = tuple(_core._study_names())
 DRAWS = ("uniform", "normal", "integers", "choice")
 
 
@@ -76,6 +86,8 @@ def load_spec(spec, where: str = "<sweep>") -> dict:
     if not isinstance(spec, dict):
         _fail(where, "expected a JSON object")
     spec = copy.deepcopy(spec)
+    if "study" in spec:
+        return _load_study(spec, where)
     known = {"description", "scene", "parameters", "draws", "seed", "metrics", "reference",
              "plots"}
     for key in spec:
@@ -134,6 +146,19 @@ def load_spec(spec, where: str = "<sweep>") -> dict:
     return spec
 
 
+def _load_study(spec: dict, where: str) -> dict:
+    known = {"description", "study", "quick"}
+    for key in spec:
+        if key not in known:
+            _fail(where, f"unknown field {key!r} in a study's sweep (expected one of {sorted(known)})")
+    if spec["study"] not in STUDIES:
+        _fail(where, f"field 'study': unknown study {spec['study']!r} (expected one of {list(STUDIES)})")
+    quick = spec.setdefault("quick", False)
+    if not isinstance(quick, bool):
+        _fail(where, "field 'quick': expected true or false")
+    return spec
+
+
 def _is_draw(axis) -> bool:
     return isinstance(axis, dict) and next(iter(axis)) in DRAWS
 
@@ -172,6 +197,13 @@ def runs(spec) -> list[dict]:
     """The sweep's runs in order: each {"index", "key", "parameters"}. The same spec (and
     seed) gives the same list."""
     spec = load_spec(spec)
+    if "study" in spec:
+        out = []
+        for run, method, level in _core._study_rows(spec["study"], spec["quick"]):
+            values = {"study": spec["study"], "quick": spec["quick"], "run": run,
+                      "method": method, "level": level}
+            out.append({"index": len(out), "key": _key(values), "parameters": values})
+        return out
     params = spec["parameters"]
     grid_axes, draw_axes = {}, {}
     for path, axis in params.items():
@@ -194,10 +226,13 @@ def runs(spec) -> list[dict]:
                 else:
                     values[path] = _plain(getattr(rng, kind)(*args))
             values = {path: values[path] for path in params}
-            text = json.dumps(values, sort_keys=True, separators=(",", ":"))
-            key = hashlib.sha256(text.encode()).hexdigest()[:16]
-            out.append({"index": len(out), "key": key, "parameters": values})
+            out.append({"index": len(out), "key": _key(values), "parameters": values})
     return out
+
+
+def _key(values: dict) -> str:
+    text = json.dumps(values, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def _final_state(run):
@@ -217,6 +252,14 @@ def run_one(spec: dict, run: dict) -> dict:
     row = {"index": run["index"], "key": run["key"]}
     row.update({f"p:{k}": v for k, v in run["parameters"].items()})
     row.update({"status": "error", "error": ""})
+    if "study" in spec:
+        p = run["parameters"]
+        try:
+            row.update(_core._study_row(p["study"], p["quick"], p["run"], p["method"], p["level"]))
+            row["status"] = "ok"
+        except Exception as e:  # a row with its error, never the end of the sweep
+            row["error"] = f"{type(e).__name__}: {e}"
+        return row
     row.update({m: math.nan for m in spec["metrics"]})
     try:
         scene_dict = _substitute(spec["scene"], run["parameters"])
@@ -277,6 +320,30 @@ def _write_table(rows: list[dict], out: Path):
     return table
 
 
+_ROW_FIELDS = ("index", "key", "status", "error")
+
+
+def study_claims(spec, rows: list[dict]) -> dict:
+    """The claims of a study sweep from its table's rows (all of them, status "ok"), by the
+    experiment's claims function: {"study", "quick", "all_claims_hold", "claims": [{id,
+    statement, source, measured, expected, holds}], "notes", "parameters"}."""
+    spec = load_spec(spec)
+    if "study" not in spec:
+        _fail("study_claims", "the sweep names no study")
+    not_ok = [r["index"] for r in rows if r["status"] != "ok"]
+    if not_ok:
+        _fail("study_claims", f"{len(not_ok)} rows not ok (first: index {not_ok[0]})")
+    table = [(r["p:run"], r["p:method"], r["p:level"],
+              {c: v for c, v in r.items() if c not in _ROW_FIELDS and not c.startswith("p:")})
+             for r in rows]
+    result = _core._study_claims(spec["study"], spec["quick"], table)
+    claims = result["claims"]
+    return {"study": spec["study"], "quick": spec["quick"],
+            "all_claims_hold": all(c["holds"] for c in claims), "claims": claims,
+            "notes": result["notes"],
+            "parameters": {k: json.loads(v) for k, v in result["parameters"].items()}}
+
+
 class _Bar:
     """A progress line on standard error: done / total, errors, elapsed time."""
 
@@ -305,13 +372,15 @@ def sweep(spec, out, *, address: str | None = None, workers: int | None = None,
     end, each under its final name only when complete. Runs already in out's table (by
     key) are skipped. ``address`` ("tcp://HOST:PORT") uses a running Dask cluster; without
     it a LocalCluster on 127.0.0.1 with ``workers`` processes (default: one per core) runs
-    the sweep. Returns the table (pyarrow.Table)."""
+    the sweep. A study's sweep (see the module's doc) also writes claims.json once every
+    row is in the table and ok. Returns the table (pyarrow.Table)."""
     from dask.distributed import Client, LocalCluster, as_completed
 
     spec = load_spec(spec)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "sweep.json").write_text(json.dumps(spec, indent=2))
+    (out / "claims.json").unlink(missing_ok=True)  # written again when every row is ok
     todo_all = runs(spec)
     done_rows = {r["key"]: r for r in _read_table(out / "results.parquet")}
     todo = [r for r in todo_all if r["key"] not in done_rows]
@@ -350,6 +419,11 @@ def sweep(spec, out, *, address: str | None = None, workers: int | None = None,
             cluster.close()
     bar.update(len(rows), sum(r["status"] != "ok" for r in rows), force=True)
     sweep_plot.plot_all(spec, out)
+    if "study" in spec and len(rows) == len(todo_all) and all(r["status"] == "ok" for r in rows):
+        claims = study_claims(spec, rows)
+        tmp = out / ".claims.json.partial"
+        tmp.write_text(json.dumps(claims, indent=2))
+        os.replace(tmp, out / "claims.json")
     return table
 
 
@@ -383,6 +457,15 @@ def main(argv=None) -> int:
     statuses = table.column("status").to_pylist()
     print(f"{len(statuses)} runs: {statuses.count('ok')} ok, {statuses.count('failed')} failed, "
           f"{statuses.count('error')} errors; {args.out}/results.parquet, results.csv")
+    claims_file = Path(args.out) / "claims.json"
+    if "study" in load_spec(args.sweep):
+        if not claims_file.exists():
+            print("no claims: some rows are not ok (see the table's error column)")
+            return 1
+        claims = json.loads(claims_file.read_text())
+        for c in claims["claims"]:
+            print(f"{'holds' if c['holds'] else 'FAILS'}  {c['id']}: {c['measured']}")
+        print(f"claims: {claims_file}")
     return 0
 
 

@@ -5,12 +5,16 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
+#include <mutex>
 #include <numeric>
 #include <random>
 #include <sstream>
+#include <utility>
 
 #include "experiments/builtin.hpp"
 #include "experiments/statistics.hpp"
+#include "experiments/studies.hpp"
 #include "marsden/sim/rk.hpp"
 #include "marsden/vehicle/rdp_models.hpp"
 
@@ -118,134 +122,162 @@ void car_errors(const std::vector<Pose>& a, const std::vector<Pose>& ref, double
   position /= static_cast<double>(ref.size());
 }
 
-void car_accuracy(ExperimentContext& ctx) {
-  const bool quick = ctx.quick();
-  const int runs = quick ? 5 : 50;
-  const double T = quick ? 10.0 : 60.0;  // the paper's one-minute trajectories
-  const int samples = quick ? 10 : 30;
-  const int levels = quick ? 7 : 8;
+struct Options {
+  int runs;
+  double T;  // the paper's one-minute trajectories in full
+  int samples;
   std::vector<int> steps;
-  for (int k = 2; k < 2 + levels; ++k) steps.push_back(samples << k);
-  const int reference_steps = samples << (quick ? 12 : 13);
-  const int timing_repeats = 3;
+  int reference_steps;
+  int timing_repeats = 3;
+};
+
+Options options(bool quick) {
+  Options o{quick ? 5 : 50, quick ? 10.0 : 60.0, quick ? 10 : 30, {}, 0};
+  for (int k = 2; k < 2 + (quick ? 7 : 8); ++k) o.steps.push_back(o.samples << k);
+  o.reference_steps = o.samples << (quick ? 12 : 13);
+  return o;
+}
+
+constexpr unsigned kSeed = 2009;
+
+// Run r's initial state and inputs, from a generator seeded with (kSeed, r) alone; the
+// kind of manoeuvre is r's turn of three.
+CarRunSetup run_setup(int r) {
+  std::seed_seq seq{kSeed, static_cast<unsigned>(r)};
+  std::mt19937 rng(seq);
+  auto U = [&](double a, double b) { return std::uniform_real_distribution<double>(a, b)(rng); };
+  CarRunSetup s;
+  s.theta0 = U(-3.14159, 3.14159);
+  s.x0 = U(-5.0, 5.0);
+  s.y0 = U(-5.0, 5.0);
+  s.sigma0 = U(-0.3, 0.3);
+  s.psi_dot0 = U(-3.0, 3.0);
+  s.in.f_phase = U(0.0, kTwoPi);
+  s.in.s_phase = U(0.0, kTwoPi);
+  double sigma_swing;  // peak-to-peak swing of sigma = tan(steering) is 2 A_s / w_s
+  switch (r % 3) {
+    case 0:  // parallel parking: slow forward/backward torque, full steering swings
+      s.kind = "parallel-parking";
+      s.in.f_freq = U(0.3, 0.8);
+      s.in.f_amp = U(0.5, 1.0);
+      s.in.f_bias = 0.0;
+      s.in.s_freq = s.in.f_freq * U(0.9, 1.1);
+      sigma_swing = U(0.6, 1.0);
+      break;
+    case 1:  // sharp turns: fast, large steering at moderate speed
+      s.kind = "sharp-turn";
+      s.in.f_freq = U(0.1, 0.3);
+      s.in.f_amp = U(0.2, 0.5);
+      s.in.f_bias = U(0.0, 0.1);
+      s.in.s_freq = U(1.0, 2.5);
+      sigma_swing = U(0.8, 1.4);
+      break;
+    default:  // winding road: moderate steering, steady drive
+      s.kind = "winding";
+      s.in.f_freq = U(0.2, 0.5);
+      s.in.f_amp = U(0.1, 0.3);
+      s.in.f_bias = U(0.0, 0.1);
+      s.in.s_freq = U(0.4, 1.0);
+      sigma_swing = U(0.3, 0.6);
+      break;
+  }
+  s.in.s_amp = 0.5 * sigma_swing * s.in.s_freq;
+  return s;
+}
+
+struct Reference {
+  std::vector<Pose> samples;
+  double self_error;  // max of the errors of the half-step reference against it
+};
+
+// Run r's reference (RK4 with reference_steps steps), computed once per process.
+const Reference& reference(bool quick, int r) {
+  static std::mutex mutex;
+  static std::map<std::pair<bool, int>, Reference> cache;
+  const std::lock_guard lock(mutex);
+  const auto found = cache.find({quick, r});
+  if (found != cache.end()) return found->second;
+  const Options o = options(quick);
   const CarParams p;
   const CarModel model(p);
-  ctx.add_parameter("runs", runs);
-  ctx.add_parameter("duration_s", T);
-  ctx.add_parameter("samples_per_run", samples);
-  ctx.add_parameter("step_counts", record::Json::array(Eigen::VectorXd::Map(
-                                       std::vector<double>(steps.begin(), steps.end()).data(),
-                                       static_cast<Eigen::Index>(steps.size()))));
-  ctx.add_parameter("car", "m = 1, I = 0.1, K = 0.2, rho = 0.3, l = 1 (CarParams defaults)");
-  ctx.add_parameter("rdp", "explicit car update alpha = 1/2 (tau = exp); general Newton path "
-                           "alpha = 1/2, C_TLN, with tau = exp (same scheme as the explicit "
-                           "update) and with tau = cay; inputs sampled at t_k + h/2");
-  ctx.add_parameter("rk", "RK2 (midpoint) and RK4 on the continuous equations "
-                          "(theta, x, y, psi, sigma, psi_dot)");
-  ctx.add_parameter("reference", "RK4 with " + std::to_string(reference_steps) + " steps");
-  ctx.add_parameter("error", "mean over " + std::to_string(samples) +
-                                 " sample times of |heading error| (mod 2 pi) and "
-                                 "|position error|, then mean over runs");
-  ctx.add_parameter("timing", "steady_clock per run, min of " + std::to_string(timing_repeats) +
-                                  " repetitions, mean over runs; the sinusoidal inputs are evaluated inside "
-                                  "the timed loop (RDP: once per step, RK2: twice, RK4: 4 times)");
-  ctx.add_parameter(
-      "inputs",
-      "torque f_psi = b + A_f sin(w_f t + c_f), steering rate u_sigma = A_s sin(w_s t + c_s), "
-      "three kinds in turn: parallel-parking (slow torque reversals, large steering), "
-      "sharp-turn (fast large steering), winding (moderate steering); seed 2009");
+  const CarRunSetup s = run_setup(r);
+  auto ref = simulate_car(CarMethod::RK4, p, model, s, o.reference_steps, o.T, o.samples);
+  const auto ref_half =
+      simulate_car(CarMethod::RK4, p, model, s, o.reference_steps / 2, o.T, o.samples);
+  double eh, ep;
+  car_errors(ref_half, ref, eh, ep);
+  return cache.emplace(std::pair{quick, r}, Reference{std::move(ref), std::max(eh, ep)})
+      .first->second;
+}
 
-  std::mt19937 rng(2009);
-  auto U = [&](double a, double b) { return std::uniform_real_distribution<double>(a, b)(rng); };
+StudyShape shape(bool quick) {
+  const Options o = options(quick);
+  return {o.runs, static_cast<int>(car_methods().size()), static_cast<int>(o.steps.size())};
+}
+
+StudyRow row(bool quick, const StudyKey& k) {
+  const Options o = options(quick);
+  const Reference& ref = reference(quick, k.run);
+  const CarParams p;
+  const CarModel model(p);
+  const CarRunSetup s = run_setup(k.run);
+  std::vector<Pose> out;
+  double best = 1e300;
+  for (int rep = 0; rep < o.timing_repeats; ++rep) {
+    const auto t0 = std::chrono::steady_clock::now();
+    out = simulate_car(car_methods()[k.method].second, p, model, s, o.steps[k.level], o.T,
+                       o.samples);
+    best = std::min(best,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  double e_h, e_p;
+  car_errors(out, ref.samples, e_h, e_p);
+  return {k,
+          {{"heading_error", e_h},
+           {"position_error", e_p},
+           {"time_s", best},
+           {"reference_self_error", ref.self_error}}};
+}
+
+StudyResult claims(bool quick, const std::vector<const StudyRow*>& rows) {
+  const Options o = options(quick);
+  const int runs = o.runs;
+  const std::vector<int>& steps = o.steps;
   const std::size_t M = car_methods().size(), L = steps.size();
+  // [method][level] values over runs, in run order
   std::vector<std::vector<std::vector<double>>> head(M, std::vector<std::vector<double>>(L)),
       pos(M, std::vector<std::vector<double>>(L)), secs(M, std::vector<std::vector<double>>(L));
   double reference_self_error = 0.0;
-  record::Json run_list = record::Json::array();
-
-  for (int r = 0; r < runs; ++r) {
-    ctx.part("run " + std::to_string(r + 1) + " of " + std::to_string(runs));
-    CarRunSetup s;
-    s.theta0 = U(-3.14159, 3.14159);
-    s.x0 = U(-5.0, 5.0);
-    s.y0 = U(-5.0, 5.0);
-    s.sigma0 = U(-0.3, 0.3);
-    s.psi_dot0 = U(-3.0, 3.0);
-    s.in.f_phase = U(0.0, kTwoPi);
-    s.in.s_phase = U(0.0, kTwoPi);
-    double sigma_swing;  // peak-to-peak swing of sigma = tan(steering) is 2 A_s / w_s
-    switch (r % 3) {
-      case 0:  // parallel parking: slow forward/backward torque, full steering swings
-        s.kind = "parallel-parking";
-        s.in.f_freq = U(0.3, 0.8);
-        s.in.f_amp = U(0.5, 1.0);
-        s.in.f_bias = 0.0;
-        s.in.s_freq = s.in.f_freq * U(0.9, 1.1);
-        sigma_swing = U(0.6, 1.0);
-        break;
-      case 1:  // sharp turns: fast, large steering at moderate speed
-        s.kind = "sharp-turn";
-        s.in.f_freq = U(0.1, 0.3);
-        s.in.f_amp = U(0.2, 0.5);
-        s.in.f_bias = U(0.0, 0.1);
-        s.in.s_freq = U(1.0, 2.5);
-        sigma_swing = U(0.8, 1.4);
-        break;
-      default:  // winding road: moderate steering, steady drive
-        s.kind = "winding";
-        s.in.f_freq = U(0.2, 0.5);
-        s.in.f_amp = U(0.1, 0.3);
-        s.in.f_bias = U(0.0, 0.1);
-        s.in.s_freq = U(0.4, 1.0);
-        sigma_swing = U(0.3, 0.6);
-        break;
-    }
-    s.in.s_amp = 0.5 * sigma_swing * s.in.s_freq;
-    {
-      record::Json e = record::Json::object();
-      e.set("kind", s.kind)
-          .set("theta0", s.theta0)
-          .set("sigma0", s.sigma0)
-          .set("psi_dot0", s.psi_dot0)
-          .set("torque_amp", s.in.f_amp)
-          .set("torque_freq", s.in.f_freq)
-          .set("steer_rate_amp", s.in.s_amp)
-          .set("steer_freq", s.in.s_freq);
-      run_list.push_back(std::move(e));
-    }
-    const auto ref = simulate_car(CarMethod::RK4, p, model, s, reference_steps, T, samples);
-    const auto ref_half =
-        simulate_car(CarMethod::RK4, p, model, s, reference_steps / 2, T, samples);
-    double eh, ep;
-    car_errors(ref_half, ref, eh, ep);
-    reference_self_error = std::max({reference_self_error, eh, ep});
-    for (std::size_t m = 0; m < M; ++m) {
-      for (std::size_t l = 0; l < L; ++l) {
-        ctx.poll();
-        std::vector<Pose> out;
-        double best = 1e300;
-        for (int rep = 0; rep < timing_repeats; ++rep) {
-          const auto t0 = std::chrono::steady_clock::now();
-          out = simulate_car(car_methods()[m].second, p, model, s, steps[l], T, samples);
-          best = std::min(
-              best,
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-        }
-        secs[m][l].push_back(best);
-        double e_h, e_p;
-        car_errors(out, ref, e_h, e_p);
-        head[m][l].push_back(e_h);
-        pos[m][l].push_back(e_p);
-      }
-    }
+  for (const StudyRow* row : rows) {
+    const auto m = static_cast<std::size_t>(row->key.method);
+    const auto l = static_cast<std::size_t>(row->key.level);
+    reference_self_error = std::max(reference_self_error, row->at("reference_self_error"));
+    head[m][l].push_back(row->at("heading_error"));
+    pos[m][l].push_back(row->at("position_error"));
+    secs[m][l].push_back(row->at("time_s"));
   }
-  ctx.add_parameter("reference_self_error", reference_self_error);
+  record::Json run_list = record::Json::array();
+  for (int r = 0; r < runs; ++r) {
+    const CarRunSetup s = run_setup(r);
+    record::Json e = record::Json::object();
+    e.set("kind", s.kind)
+        .set("theta0", s.theta0)
+        .set("sigma0", s.sigma0)
+        .set("psi_dot0", s.psi_dot0)
+        .set("torque_amp", s.in.f_amp)
+        .set("torque_freq", s.in.f_freq)
+        .set("steer_rate_amp", s.in.s_amp)
+        .set("steer_freq", s.in.s_freq);
+    run_list.push_back(std::move(e));
+  }
+  StudyResult result;
+  result.parameters.emplace_back("reference_self_error", reference_self_error);
 
   auto mean = [](const std::vector<double>& v) {
     return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
   };
   std::vector<double> dts;
-  for (int n : steps) dts.push_back(T / n);
+  for (int n : steps) dts.push_back(o.T / n);
   std::vector<std::vector<double>> head_mean(M), pos_mean(M), time_mean(M);
   record::Json per_method = record::Json::array();
   for (std::size_t m = 0; m < M; ++m) {
@@ -265,15 +297,11 @@ void car_accuracy(ExperimentContext& ctx) {
   sweep.set("h", record::Json::array(dts))
       .set("steps", record::Json::array(std::vector<double>(steps.begin(), steps.end())))
       .set("runs", runs)
-      .set("duration_s", T)
+      .set("duration_s", o.T)
       .set("reference_self_error", reference_self_error)
       .set("methods", std::move(per_method))
       .set("run_setups", std::move(run_list));
-  const auto sweep_path = ctx.out_dir() / "sweep.json";
-  sweep.write_file(sweep_path);
-  ctx.add_data_file(sweep_path,
-                    "per method and step count: mean heading and position errors, time per run; "
-                    "the inputs of every run");
+  result.summary = std::move(sweep);
 
   // Methods: 0 RDP explicit, 1 RDP general, 2 RK2, 3 RK4. Accuracy and order over the four
   // smallest steps (asymptotic regime); timing over all levels (equal steps).
@@ -293,7 +321,7 @@ void car_accuracy(ExperimentContext& ctx) {
     m << "error RDP/RK2 at equal steps (geometric mean, 4 smallest steps): heading " << rh
       << ", position " << rp << "; over all " << L << " step counts: heading " << rh_all
       << ", position " << rp_all;
-    ctx.add_claim({"rdp-as-accurate-as-rk2",
+    result.claims.push_back({"rdp-as-accurate-as-rk2",
                    "The RDP integrator (explicit car update) is as accurate as RK2.",
                    "vehicles §3.3, Fig. 5", m.str(),
                    "RDP/RK2 error ratio <= 1.5 in heading and position (4 smallest steps)",
@@ -310,12 +338,12 @@ void car_accuracy(ExperimentContext& ctx) {
     m << "time RK2/RDP at equal steps (geometric mean over all step counts): explicit update "
       << ratio << ", general Newton path " << ratio_gen << "; RK4/RDP explicit "
       << gm_ratio(time_mean, 3, 0, 0, L);
-    ctx.add_claim({"rdp-half-the-time-of-rk2",
+    result.claims.push_back({"rdp-half-the-time-of-rk2",
                    "The RDP integrator runs at about half the compute time of RK2 (explicit "
                    "update).",
                    "vehicles §3.3, Fig. 5", m.str(),
                    "time(RK2)/time(RDP explicit) >= 1.5 (paper: ~2)", ratio >= 1.5});
-    ctx.add_parameter("time_ratio_rk2_over_rdp_explicit", ratio);
+    result.parameters.emplace_back("time_ratio_rk2_over_rdp_explicit", ratio);
   }
   {
     const std::vector<double> dt_tail(dts.end() - tail, dts.end());
@@ -330,13 +358,13 @@ void car_accuracy(ExperimentContext& ctx) {
                       std::abs(order(0, pos_mean) - 2.0) < 0.3 &&
                       std::abs(order(1, pos_mean) - 2.0) < 0.3 &&
                       std::abs(order(4, pos_mean) - 2.0) < 0.3;
-    ctx.add_claim({"rdp-second-order",
+    result.claims.push_back({"rdp-second-order",
                    "The RDP integrator (alpha = 1/2) is second order on the car, like RK2.",
                    "vehicles §3.2 / §3.3", m.str(),
                    "fitted order of the RDP error (all three variants) in [1.7, 2.3] (4 smallest steps)",
                    rdp2});
     const bool rk = std::abs(order(2, pos_mean) - 2.0) < 0.3 && order(3, pos_mean) > 3.5;
-    ctx.add_claim({"rk-orders",
+    result.claims.push_back({"rk-orders",
                    "The baselines show their nominal orders (RK2: 2, RK4: 4).",
                    "vehicles §3.3, Fig. 5", m.str(),
                    "RK2 position order in [1.7, 2.3], RK4 > 3.5 (4 smallest steps)", rk});
@@ -352,19 +380,56 @@ void car_accuracy(ExperimentContext& ctx) {
       << "; time general (exp) / explicit: " << gm_ratio(time_mean, 1, 0, 0, L)
       << "; general (cay) / explicit: error (position, 4 smallest steps) "
       << gm_ratio(pos_mean, 4, 0, L - tail, L) << ", time " << gm_ratio(time_mean, 4, 0, 0, L);
-    ctx.add_claim({"general-path-equals-explicit-update",
+    result.claims.push_back({"general-path-equals-explicit-update",
                    "The paper's explicit car update is the general RDP Newton path with "
                    "tau = exp and C_TLN (same errors), at a fraction of its cost.",
                    "vehicles §5.2.1", m.str(),
                    "relative difference of the errors < 1e-6 at every step count", worst < 1e-6});
-    ctx.add_note("With tau = cay the general RDP path is still second order on the car, but its "
+    result.notes.push_back("With tau = cay the general RDP path is still second order on the car, but its "
                  "position error is " + std::to_string(gm_ratio(pos_mean, 4, 0, L - tail, L)) +
                  " times that of tau = exp (geometric mean over the 4 smallest steps).");
   }
+  return result;
+}
+
+
+void car_accuracy(ExperimentContext& ctx) {
+  const Options o = options(ctx.quick());
+  ctx.add_parameter("runs", o.runs);
+  ctx.add_parameter("duration_s", o.T);
+  ctx.add_parameter("samples_per_run", o.samples);
+  ctx.add_parameter("step_counts", record::Json::array(Eigen::VectorXd::Map(
+                                       std::vector<double>(o.steps.begin(), o.steps.end()).data(),
+                                       static_cast<Eigen::Index>(o.steps.size()))));
+  ctx.add_parameter("car", "m = 1, I = 0.1, K = 0.2, rho = 0.3, l = 1 (CarParams defaults)");
+  ctx.add_parameter("rdp", "explicit car update alpha = 1/2 (tau = exp); general Newton path "
+                           "alpha = 1/2, C_TLN, with tau = exp (same scheme as the explicit "
+                           "update) and with tau = cay; inputs sampled at t_k + h/2");
+  ctx.add_parameter("rk", "RK2 (midpoint) and RK4 on the continuous equations "
+                          "(theta, x, y, psi, sigma, psi_dot)");
+  ctx.add_parameter("reference", "RK4 with " + std::to_string(o.reference_steps) + " steps");
+  ctx.add_parameter("error", "mean over " + std::to_string(o.samples) +
+                                 " sample times of |heading error| (mod 2 pi) and "
+                                 "|position error|, then mean over runs");
+  ctx.add_parameter("timing", "steady_clock per run, min of " + std::to_string(o.timing_repeats) +
+                                  " repetitions, mean over runs; the sinusoidal inputs are evaluated inside "
+                                  "the timed loop (RDP: once per step, RK2: twice, RK4: 4 times)");
+  ctx.add_parameter(
+      "inputs",
+      "torque f_psi = b + A_f sin(w_f t + c_f), steering rate u_sigma = A_s sin(w_s t + c_s), "
+      "three kinds in turn: parallel-parking (slow torque reversals, large steering), "
+      "sharp-turn (fast large steering), winding (moderate steering); run r's draws "
+      "from std::mt19937 seeded with seed_seq{2009, r}");
+
+  run_study(ctx, "car-accuracy",
+            "per method and step count: mean heading and position errors, time per run; the "
+            "inputs of every run");
   run_plot_script(ctx, "python/plots/car_accuracy.py");
 }
 
 }  // namespace
+
+StudyDefinition car_accuracy_study() { return {"car-accuracy", shape, row, claims}; }
 
 void register_car_accuracy() {
   register_experiment("car-accuracy",

@@ -1,13 +1,18 @@
 // rigid-body-accuracy: vehicles §3.3, Fig. 4. Pose error, compute time and blow-ups of the
 // VI and the baselines on a free rigid body, against RK4 with tiny steps.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
+#include <mutex>
 #include <numeric>
 #include <random>
 #include <sstream>
+#include <utility>
 
 #include "experiments/builtin.hpp"
 #include "experiments/statistics.hpp"
+#include "experiments/studies.hpp"
 #include "marsden/vehicle/models.hpp"
 #include "marsden/vehicle/stepper.hpp"
 
@@ -106,72 +111,116 @@ double time_at_error(const std::vector<double>& time, const std::vector<double>&
   return std::nan("");
 }
 
-void rigid_body_accuracy(ExperimentContext& ctx) {
-  const bool quick = ctx.quick();
-  const int runs = quick ? 4 : 20;
-  const double T = quick ? 24.0 : 240.0;  // the paper's 4-minute trajectories
-  const int samples = 60;
-  const int sweep_levels = quick ? 7 : 10;
+struct Options {
+  int runs;
+  double T;  // the paper's 4-minute trajectories in full
+  int samples = 60;
   std::vector<int> steps;
-  for (int k = 0; k < sweep_levels; ++k) steps.push_back(samples << k);
-  const int reference_steps = samples << (quick ? 12 : 13);
-  ctx.add_parameter("runs", runs);
-  ctx.add_parameter("duration_s", T);
-  ctx.add_parameter("step_counts", record::Json::array(Eigen::VectorXd::Map(
-                                       std::vector<double>(steps.begin(), steps.end()).data(),
-                                       static_cast<Eigen::Index>(steps.size()))));
-  ctx.add_parameter("reference", "RK4 with " + std::to_string(reference_steps) + " steps");
-  ctx.add_parameter("blow_up", "failed step, non-finite state, or kinetic energy > 10 E0");
-  ctx.add_parameter("initial_conditions",
-                    "principal moments J_i ~ U(0.5, 3) kg m^2 in a random body frame, mass ~ "
-                    "U(0.5, 3) kg, omega_i, v_i ~ N(0, 1) (rad/s, m/s), seed 2009");
+  int reference_steps;
+};
 
-  std::mt19937 rng(2009);
+Options options(bool quick) {
+  Options o{quick ? 4 : 20, quick ? 24.0 : 240.0, 60, {}, 0};
+  for (int k = 0; k < (quick ? 7 : 10); ++k) o.steps.push_back(o.samples << k);
+  o.reference_steps = o.samples << (quick ? 12 : 13);
+  return o;
+}
+
+constexpr unsigned kSeed = 2009;
+
+struct RunSetup {
+  std::shared_ptr<const FreeBody<SE3>> model;
+  VehicleState<SE3> s0;
+};
+
+// Run r's random body and initial velocity, from a generator seeded with (kSeed, r) alone.
+RunSetup run_setup(int r) {
+  std::seed_seq seq{kSeed, static_cast<unsigned>(r)};
+  std::mt19937 rng(seq);
   std::uniform_real_distribution<double> U(0.5, 3.0);
   std::normal_distribution<double> N01(0.0, 1.0);
+  const Vec3 J(U(rng), U(rng), U(rng));
+  const Mat3 Q = SO3::exp(Vec3(N01(rng), N01(rng), N01(rng))).R;
+  Mat6 I = Mat6::Zero();
+  I.topLeftCorner<3, 3>() = Q * J.asDiagonal() * Q.transpose();
+  I.bottomRightCorner<3, 3>() = U(rng) * Mat3::Identity();
+  RunSetup s{std::make_shared<const FreeBody<SE3>>(0.5 * (I + I.transpose())), {}};
+  for (int i = 0; i < 6; ++i) s.s0.xi[i] = N01(rng);
+  return s;
+}
+
+struct Reference {
+  std::vector<SE3> samples;
+  double self_error;  // max of the pose errors of the half-step reference against it
+};
+
+// Run r's reference (RK4 with reference_steps steps), computed once per process.
+const Reference& reference(bool quick, int r) {
+  static std::mutex mutex;
+  static std::map<std::pair<bool, int>, Reference> cache;
+  const std::lock_guard lock(mutex);
+  const auto found = cache.find({quick, r});
+  if (found != cache.end()) return found->second;
+  const Options o = options(quick);
+  const RunSetup s = run_setup(r);
+  const MethodSpec rk4{"RK4", Method::RK4, DiffMap::Cay, TangentMap::TLN};
+  const Run ref = simulate(rk4, s.model, s.s0, o.reference_steps, o.T, o.samples);
+  const Run ref_half = simulate(rk4, s.model, s.s0, o.reference_steps / 2, o.T, o.samples);
+  double rr, rp;
+  pose_errors(ref_half.samples, ref.samples, rr, rp);
+  return cache.emplace(std::pair{quick, r}, Reference{ref.samples, std::max(rr, rp)})
+      .first->second;
+}
+
+StudyShape shape(bool quick) {
+  const Options o = options(quick);
+  return {o.runs, static_cast<int>(methods().size()), static_cast<int>(o.steps.size())};
+}
+
+StudyRow row(bool quick, const StudyKey& k) {
+  const Options o = options(quick);
+  const Reference& ref = reference(quick, k.run);
+  const RunSetup s = run_setup(k.run);
+  const Run run = simulate(methods()[k.method], s.model, s.s0, o.steps[k.level], o.T, o.samples);
+  double e_rot = std::nan(""), e_pos = std::nan("");
+  if (!run.blew_up && !run.solver_failed) pose_errors(run.samples, ref.samples, e_rot, e_pos);
+  return {k,
+          {{"rotation_error", e_rot},
+           {"position_error", e_pos},
+           {"time_s", run.seconds},
+           {"newton_iterations", run.newton_iterations},
+           {"blew_up", run.blew_up ? 1.0 : 0.0},
+           {"solver_failed", run.solver_failed ? 1.0 : 0.0},
+           {"reference_self_error", ref.self_error}}};
+}
+
+StudyResult claims(bool quick, const std::vector<const StudyRow*>& rows) {
+  const Options o = options(quick);
+  const int runs = o.runs;
+  const std::vector<int>& steps = o.steps;
   const std::size_t M = methods().size(), L = steps.size();
-  // [method][level] accumulators over runs
+  // [method][level] accumulators over runs, in run order
   std::vector<std::vector<std::vector<double>>> rot(M, std::vector<std::vector<double>>(L)),
       pos(M, std::vector<std::vector<double>>(L)), secs(M, std::vector<std::vector<double>>(L)),
       iters(M, std::vector<std::vector<double>>(L));
   std::vector<std::vector<int>> blowups(M, std::vector<int>(L, 0)),
       failures(M, std::vector<int>(L, 0));
   double reference_self_error = 0.0;
-
-  for (int r = 0; r < runs; ++r) {
-    ctx.part("run " + std::to_string(r + 1) + " of " + std::to_string(runs));
-    const Vec3 J(U(rng), U(rng), U(rng));
-    const Mat3 Q = SO3::exp(Vec3(N01(rng), N01(rng), N01(rng))).R;
-    Mat6 I = Mat6::Zero();
-    I.topLeftCorner<3, 3>() = Q * J.asDiagonal() * Q.transpose();
-    I.bottomRightCorner<3, 3>() = U(rng) * Mat3::Identity();
-    const auto model = std::make_shared<const FreeBody<SE3>>(0.5 * (I + I.transpose()));
-    VehicleState<SE3> s0;
-    for (int i = 0; i < 6; ++i) s0.xi[i] = N01(rng);
-    const MethodSpec rk4{"RK4", Method::RK4, DiffMap::Cay, TangentMap::TLN};
-    const Run ref = simulate(rk4, model, s0, reference_steps, T, samples);
-    const Run ref_half = simulate(rk4, model, s0, reference_steps / 2, T, samples);
-    double rr, rp;
-    pose_errors(ref_half.samples, ref.samples, rr, rp);
-    reference_self_error = std::max(reference_self_error, std::max(rr, rp));
-    for (std::size_t m = 0; m < M; ++m) {
-      for (std::size_t l = 0; l < L; ++l) {
-        ctx.poll();
-        const Run run = simulate(methods()[m], model, s0, steps[l], T, samples);
-        secs[m][l].push_back(run.seconds);
-        iters[m][l].push_back(run.newton_iterations);
-        if (run.blew_up || run.solver_failed) {
-          ++(run.blew_up ? blowups : failures)[m][l];
-          continue;
-        }
-        double e_rot, e_pos;
-        pose_errors(run.samples, ref.samples, e_rot, e_pos);
-        rot[m][l].push_back(e_rot);
-        pos[m][l].push_back(e_pos);
-      }
+  for (const StudyRow* row : rows) {
+    const auto m = static_cast<std::size_t>(row->key.method);
+    const auto l = static_cast<std::size_t>(row->key.level);
+    reference_self_error = std::max(reference_self_error, row->at("reference_self_error"));
+    secs[m][l].push_back(row->at("time_s"));
+    iters[m][l].push_back(row->at("newton_iterations"));
+    if (row->at("blew_up") != 0.0 || row->at("solver_failed") != 0.0) {
+      ++(row->at("blew_up") != 0.0 ? blowups : failures)[m][l];
+      continue;
     }
+    rot[m][l].push_back(row->at("rotation_error"));
+    pos[m][l].push_back(row->at("position_error"));
   }
-  ctx.add_parameter("reference_self_error", reference_self_error);
+  StudyResult result;
+  result.parameters.emplace_back("reference_self_error", reference_self_error);
 
   // Per method and level: mean errors over the runs that did not blow up, mean time.
   auto mean = [](const std::vector<double>& v) {
@@ -180,7 +229,7 @@ void rigid_body_accuracy(ExperimentContext& ctx) {
   };
   record::Json sweep = record::Json::object();
   std::vector<double> dts;
-  for (int n : steps) dts.push_back(T / n);
+  for (int n : steps) dts.push_back(o.T / n);
   sweep.set("h", record::Json::array(dts));
   sweep.set("steps", record::Json::array(std::vector<double>(steps.begin(), steps.end())));
   record::Json per_method = record::Json::array();
@@ -208,9 +257,7 @@ void rigid_body_accuracy(ExperimentContext& ctx) {
   }
   sweep.set("methods", std::move(per_method));
   sweep.set("runs", runs);
-  const auto sweep_path = ctx.out_dir() / "sweep.json";
-  sweep.write_file(sweep_path);
-  ctx.add_data_file(sweep_path, "per method and step count: mean pose errors, time, blow-ups");
+  result.summary = std::move(sweep);
 
   // Claims. Methods: 0 VI cay, 1 VI exp, 2 RK2, 3 RK2i, 4 RK4, 5 NWM.
   auto total = [&](const std::vector<std::vector<int>>& count, std::size_t m) {
@@ -233,7 +280,7 @@ void rigid_body_accuracy(ExperimentContext& ctx) {
     }
     s << "VI blow-ups anywhere: " << total(blowups, 0) << "; VI solver failures anywhere: "
       << total(failures, 0) << " (exp, exact C: " << total(failures, 1) << ")";
-    ctx.add_claim({"vi-stable-where-rk-blows-up",
+    result.claims.push_back({"vi-stable-where-rk-blows-up",
                    "The VI behaves well at time steps where RK2 and RK4 blow up.",
                    "vehicles §3.3, Fig. 4", s.str(),
                    "no VI blow-up; where RK4 blows up in >= half the runs the VI (cay, C_TLN) "
@@ -253,7 +300,7 @@ void rigid_body_accuracy(ExperimentContext& ctx) {
     s << "VI (cay, C_TLN) order: rotation " << o_rot << ", position " << o_pos << "; RK2 "
       << o_rk2 << ", RK4 " << o_rk4 << " (rotation)";
     const bool between = o_rot > 1.7 && o_rot < 4.3 && o_pos > 1.7 && o_pos < 4.3;
-    ctx.add_claim({"vi-order-between-2-and-4",
+    result.claims.push_back({"vi-order-between-2-and-4",
                    "The VI's accuracy remains between second and fourth order.",
                    "vehicles §3.3, Fig. 4 caption", s.str(),
                    "fitted order of the VI's pose error in [1.7, 4.3]", between});
@@ -269,7 +316,7 @@ void rigid_body_accuracy(ExperimentContext& ctx) {
     m << "VI/RK2: rotation " << rot_rk2 << ", position " << pos_rk2 << "; VI/RK4: rotation "
       << rot_rk4 << ", position " << pos_rk4;
     const bool inside = rot_rk2 <= 1.0 && pos_rk2 <= 1.0 && rot_rk4 >= 1.0 && pos_rk4 >= 1.0;
-    ctx.add_claim({"vi-error-between-rk2-and-rk4",
+    result.claims.push_back({"vi-error-between-rk2-and-rk4",
                    "At small steps the VI's error lies between RK2's and RK4's.",
                    "vehicles §3.3, Fig. 4", m.str(),
                    "RK4 <= VI <= RK2 in rotation and position error (4 smallest steps)", inside});
@@ -279,7 +326,7 @@ void rigid_body_accuracy(ExperimentContext& ctx) {
     double ratio_step = 0.0;
     for (std::size_t l = L - tail; l < L; ++l) ratio_step += time_mean[4][l] / time_mean[0][l];
     ratio_step /= tail;
-    ctx.add_claim({"vi-faster-than-rk4-per-step",
+    result.claims.push_back({"vi-faster-than-rk4-per-step",
                    "For small time steps the VI needs less computation time than RK4 "
                    "(nearly twice as efficient).",
                    "vehicles §3.3, Fig. 4", ratio_step,
@@ -292,7 +339,7 @@ void rigid_body_accuracy(ExperimentContext& ctx) {
       if (std::isfinite(t_rk4)) ratios.push_back(t_rk4 / time_mean[0][l]);
     }
     const double ratio_error = ratios.empty() ? std::nan("") : geometric_mean(ratios);
-    ctx.add_claim({"vi-cheaper-than-rk4-at-equal-error",
+    result.claims.push_back({"vi-cheaper-than-rk4-at-equal-error",
                    "At equal position error the VI costs less than RK4 for small steps.",
                    "issue #2 reading of vehicles §3.3, Fig. 4", ratio_error,
                    "time(RK4) / time(VI) at the VI's error, > 1",
@@ -300,7 +347,7 @@ void rigid_body_accuracy(ExperimentContext& ctx) {
   }
   {
     const double it = iter_mean[0][L - 1];
-    ctx.add_claim({"single-newton-iteration-small-steps",
+    result.claims.push_back({"single-newton-iteration-small-steps",
                    "For small steps the solver needs a single iteration.",
                    "vehicles §3.3, Fig. 4 caption", it,
                    "mean Newton iterations per step at the smallest step <= 1.05 "
@@ -314,7 +361,7 @@ void rigid_body_accuracy(ExperimentContext& ctx) {
       vi += std::log(pos_mean[0][l]);
     }
     const double ratio = std::exp((nwm - vi) / tail);
-    ctx.add_claim({"newmark-larger-position-error",
+    result.claims.push_back({"newmark-larger-position-error",
                    "Lie-Newmark has larger position errors than the VI.",
                    "vehicles §3.3, Fig. 4 caption", ratio,
                    "geometric-mean position error NWM / VI at the 4 smallest steps > 1",
@@ -322,15 +369,36 @@ void rigid_body_accuracy(ExperimentContext& ctx) {
   }
   {
     const int b = total(blowups, 3) + total(failures, 3);
-    ctx.add_claim({"rk2i-not-robust-at-large-steps",
+    result.claims.push_back({"rk2i-not-robust-at-large-steps",
                    "Implicit RK2 lacks robustness at large time steps.",
                    "vehicles §3.3", static_cast<double>(b),
                    "RK2i blow-ups or solver failures > 0", b > 0});
   }
+  return result;
+}
+
+
+void rigid_body_accuracy(ExperimentContext& ctx) {
+  const Options o = options(ctx.quick());
+  ctx.add_parameter("runs", o.runs);
+  ctx.add_parameter("duration_s", o.T);
+  ctx.add_parameter("step_counts", record::Json::array(Eigen::VectorXd::Map(
+                                       std::vector<double>(o.steps.begin(), o.steps.end()).data(),
+                                       static_cast<Eigen::Index>(o.steps.size()))));
+  ctx.add_parameter("reference", "RK4 with " + std::to_string(o.reference_steps) + " steps");
+  ctx.add_parameter("blow_up", "failed step, non-finite state, or kinetic energy > 10 E0");
+  ctx.add_parameter("initial_conditions",
+                    "principal moments J_i ~ U(0.5, 3) kg m^2 in a random body frame, mass ~ "
+                    "U(0.5, 3) kg, omega_i, v_i ~ N(0, 1) (rad/s, m/s); run r's draws from "
+                    "std::mt19937 seeded with seed_seq{2009, r}");
+  run_study(ctx, "rigid-body-accuracy",
+            "per method and step count: mean pose errors, time, blow-ups");
   run_plot_script(ctx, "python/plots/rigid_body_accuracy.py");
 }
 
 }  // namespace
+
+StudyDefinition rigid_body_accuracy_study() { return {"rigid-body-accuracy", shape, row, claims}; }
 
 void register_rigid_body_accuracy() {
   register_experiment("rigid-body-accuracy",

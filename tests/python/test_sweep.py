@@ -239,3 +239,73 @@ def test_plots_draw_the_tables_means_and_ranges(tmp_path):
     image = imread(out / "energy_drift_vs_p_dt.png")
     assert image.shape[0] > 100 and image[..., :3].std() > 0.01
     assert not list(out.glob(".*"))
+
+
+# Claims whose measured value holds compute times.
+TIMED_CLAIMS = {"vi-faster-than-rk4-per-step", "vi-cheaper-than-rk4-at-equal-error",
+                "rdp-half-the-time-of-rk2", "general-path-equals-explicit-update"}
+
+
+def _measures(row: dict) -> dict:
+    return {c: v for c, v in row.items()
+            if c not in ("index", "key", "status", "error", "run", "method", "level")
+            and not c.startswith("p:")}
+
+
+def _bits(measures: dict, skip=("time_s",)) -> dict:
+    """The measures as their exact bits (NaN and null alike), compute times left out."""
+    return {c: float("nan" if v is None else v).hex() for c, v in measures.items() if c not in skip}
+
+
+@pytest.mark.parametrize("study", ["rigid-body-accuracy", "car-accuracy"])
+def test_study_sweep_gives_the_experiments_claims(tmp_path, study):
+    # Two paths through the same C++ row function: the sweep computes the rows on two Dask
+    # worker processes (their own reference runs), the experiment loops over them in this
+    # process; both then go through the same claims function. The rows must agree bit for
+    # bit but for the compute times, which differ from run to run; so the claims are
+    # compared with the sweep's rows given the experiment's times.
+    spec = {"study": study, "quick": True}
+    table = sw.sweep(spec, tmp_path / "sweep", workers=2, progress=False).to_pylist()
+    keys = marsden._core._study_rows(study, True)
+    assert [(r["p:run"], r["p:method"], r["p:level"]) for r in table] == keys
+    assert all(r["status"] == "ok" for r in table)
+    claims = json.loads((tmp_path / "sweep" / "claims.json").read_text())
+    assert claims == sw.study_claims(spec, table)
+
+    # Rows computed here in shuffled order (this process's first reference runs) equal the
+    # sweep's bit for bit.
+    order = list(range(len(keys)))
+    np.random.default_rng(1).shuffle(order)
+    for i in order:
+        alone = marsden._core._study_row(study, True, *keys[i])
+        assert _bits(alone) == _bits(_measures(table[i])), f"row {keys[i]}"
+
+    results = marsden.experiments.run_experiment(study, tmp_path / "experiment", quick=True)
+    rows = json.loads((tmp_path / "experiment" / "rows.json").read_text())
+    assert [(r["run"], r["method"], r["level"]) for r in rows] == keys
+    for row, swept in zip(rows, table):
+        assert _bits(_measures(row)) == _bits(_measures(swept)), f"row {row}"
+    timed = [dict(r, time_s=e["time_s"]) for r, e in zip(table, rows)]
+    same = sw.study_claims(spec, timed)
+    assert same["claims"] == results["claims"]
+    assert same["all_claims_hold"] == results["all_claims_hold"]
+    # Claims that do not depend on the times are the same straight from the sweep.
+    assert [c["id"] for c in claims["claims"]] == [c["id"] for c in results["claims"]]
+    for swept, measured in zip(claims["claims"], results["claims"]):
+        if swept["id"] not in TIMED_CLAIMS:
+            assert swept == measured
+
+
+def test_study_sweep_bad_input(tmp_path):
+    with pytest.raises(marsden._core.InputError, match="unknown study 'rigid'"):
+        sw.runs({"study": "rigid"})
+    with pytest.raises(marsden._core.InputError, match="field 'quick'"):
+        sw.runs({"study": "car-accuracy", "quick": "yes"})
+    with pytest.raises(marsden._core.InputError, match="unknown field 'seed'"):
+        sw.runs({"study": "car-accuracy", "seed": 1})
+    with pytest.raises(marsden._core.InputError, match=r"run index 5 outside \[0, 5\)"):
+        marsden._core._study_row("car-accuracy", True, 5, 0, 0)
+    with pytest.raises(marsden._core.InputError, match=r"level index -1 outside"):
+        marsden._core._study_row("rigid-body-accuracy", False, 0, 0, -1)
+    with pytest.raises(marsden._core.InputError, match=r"row \(run 0, method 0, level 1\) missing"):
+        marsden._core._study_claims("car-accuracy", True, [(0, 0, 0, {})])
