@@ -39,35 +39,20 @@ void bind_experiments(nb::module_ m) {
       "_run_experiment",
       [](const std::string& name, const std::filesystem::path& out_dir, bool quick,
          const nb::object& progress) {
-        // As simulate(): at most once a second the experiment takes the GIL; Ctrl-C (a
-        // pending KeyboardInterrupt) stops it at its next safe point, with results.json
-        // saying "interrupted"; an exception of the callback stops it too and is raised.
-        std::atomic<bool> stop{false};
-        std::optional<nb::python_error> callback_error;
+        // As simulate(): at most once a second the experiment takes the GIL
+        // (PythonProgress); Ctrl-C stops it at its next safe point, with results.json
+        // saying "interrupted".
+        PythonProgress python(progress);
         experiments::ExperimentControl control;
-        control.stop = &stop;
-        control.progress = [&](const std::string& experiment, const std::string& part,
-                               double elapsed) {
-          nb::gil_scoped_acquire acquire;
-          if (PyErr_CheckSignals() != 0) {
-            PyErr_Clear();
-            stop = true;
-            return;
-          }
-          if (progress.is_none() || callback_error) return;
-          try {
-            progress(experiment, part, elapsed);
-          } catch (nb::python_error& e) {
-            callback_error.emplace(std::move(e));
-            stop = true;
-          }
-        };
+        control.stop = &python.stop;
+        control.progress = [&python](const std::string& experiment, const std::string& part,
+                                     double elapsed) { python(experiment, part, elapsed); };
         experiments::ExperimentOutcome outcome;
         {
           nb::gil_scoped_release release;
           outcome = experiments::run_experiment(name, out_dir, quick, control);
         }
-        if (callback_error) throw std::move(*callback_error);
+        python.rethrow();
         return outcome.results_file;
       },
       nb::arg("name"), nb::arg("out_dir"), nb::arg("quick"), nb::arg("progress").none());

@@ -1,9 +1,49 @@
 // The parts of the extension module, one per source file.
 #pragma once
 
+#include <atomic>
+#include <optional>
+#include <utility>
+
 #include <nanobind/nanobind.h>
 
 namespace marsden::python {
+
+// The stop flag and progress of a run that releases the GIL (simulate, run_experiment):
+// called from the run, it takes the GIL; Ctrl-C (a pending KeyboardInterrupt) raises the
+// flag, so the run ends at its next step and returns what it computed; otherwise the
+// Python callback, if any, gets the arguments, and an exception of it raises the flag too
+// and is raised again by rethrow() once the run has returned.
+class PythonProgress {
+ public:
+  explicit PythonProgress(nanobind::object callback) : callback_(std::move(callback)) {}
+  std::atomic<bool> stop{false};
+  bool has_callback() const { return !callback_.is_none(); }
+
+  template <class... Args>
+  void operator()(const Args&... args) {
+    nanobind::gil_scoped_acquire acquire;
+    if (PyErr_CheckSignals() != 0) {
+      PyErr_Clear();
+      stop = true;
+      return;
+    }
+    if (callback_.is_none() || error_) return;
+    try {
+      callback_(args...);
+    } catch (nanobind::python_error& e) {
+      error_.emplace(std::move(e));
+      stop = true;
+    }
+  }
+  void rethrow() {
+    if (error_) throw std::move(*error_);
+  }
+
+ private:
+  nanobind::object callback_;
+  std::optional<nanobind::python_error> error_;
+};
 
 void bind_lie(nanobind::module_ m);          // lie.cpp
 void bind_signals(nanobind::module_ m);      // signals.cpp

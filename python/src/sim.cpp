@@ -120,27 +120,13 @@ nb::tuple simulate(sim::System& system, double t0, double dt, int steps, int out
       on_failure == "stop" ? sim::OnFailure::Stop : sim::OnFailure::Subdivide;
   options.policy.max_subdivisions = max_subdivisions;
   if (!(progress_interval > 0.0)) throw InputError("progress_interval: must be > 0 (s)");
-  // Every interval (0.2 s without a callback) the driver takes the GIL: Ctrl-C (a pending
-  // KeyboardInterrupt) ends the run at the next step, which returns what it computed with
-  // status "interrupted"; an exception of the callback ends it too and is raised after.
-  std::atomic<bool> stop{false};
-  std::optional<nb::python_error> callback_error;
-  options.stop = &stop;
-  options.progress_interval_s = progress.is_none() ? 0.2 : progress_interval;
-  options.progress = [&](const sim::Progress& p) {
-    nb::gil_scoped_acquire acquire;
-    if (PyErr_CheckSignals() != 0) {
-      PyErr_Clear();
-      stop = true;
-      return;
-    }
-    if (progress.is_none() || callback_error) return;
-    try {
-      progress(p.steps_done, p.steps, p.t, p.wall_s);
-    } catch (nb::python_error& e) {
-      callback_error.emplace(std::move(e));
-      stop = true;
-    }
+  // Every interval (0.2 s without a callback) the driver takes the GIL (PythonProgress):
+  // Ctrl-C ends the run at the next step with status "interrupted".
+  PythonProgress control(progress);
+  options.stop = &control.stop;
+  options.progress_interval_s = control.has_callback() ? progress_interval : 0.2;
+  options.progress = [&control](const sim::Progress& p) {
+    control(p.steps_done, p.steps, p.t, p.wall_s);
   };
   sim::MemoryRecorder recorder;
   sim::RunSummary summary;
@@ -148,7 +134,7 @@ nb::tuple simulate(sim::System& system, double t0, double dt, int steps, int out
     nb::gil_scoped_release release;
     summary = sim::simulate(system, options, recorder);
   }
-  if (callback_error) throw std::move(*callback_error);
+  control.rethrow();
   const std::size_t columns = recorder.layout.columns.size();
   nb::list arrays;
   for (const sim::ArrayLayout& a : recorder.layout.arrays)
@@ -175,7 +161,7 @@ nb::tuple rollout(const std::vector<io::Scene>& scenes, std::size_t runs,
   }
   batch.controls.assign(controls.begin(), controls.end());
   if (threads < 0) throw InputError("threads: must be >= 0 (0: one per core)");
-  std::atomic<bool> stop{false};
+  PythonProgress watch{nb::none()};  // no callback: Ctrl-C only
   sim::BatchOutput out;
   {
     nb::gil_scoped_release release;
@@ -183,7 +169,7 @@ nb::tuple rollout(const std::vector<io::Scene>& scenes, std::size_t runs,
     std::atomic<bool> done{false};
     std::thread runner([&] {
       try {
-        out = run::rollout_scenes(batch, threads, &stop);
+        out = run::rollout_scenes(batch, threads, &watch.stop);
       } catch (...) {
         error = std::current_exception();
       }
@@ -192,11 +178,7 @@ nb::tuple rollout(const std::vector<io::Scene>& scenes, std::size_t runs,
     // The calling thread watches for Ctrl-C while the pool works.
     while (!done) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      nb::gil_scoped_acquire acquire;
-      if (PyErr_CheckSignals() != 0) {
-        PyErr_Clear();
-        stop = true;
-      }
+      watch();
     }
     runner.join();
     if (error) std::rethrow_exception(error);
