@@ -5,3 +5,4 @@ marsden_add_test(test_io_scene_tree SOURCES io/test_scene_tree.cpp LIBS marsden_
 target_compile_definitions(test_io_scene_tree PRIVATE MARSDEN_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 marsden_add_test(test_tree_dynamics SOURCES tree/test_tree_dynamics.cpp LABELS core)
 marsden_add_no_malloc_test(test_tree_no_malloc tree/test_tree_no_malloc.cpp)
+marsden_add_test(test_tree_from_mechanism SOURCES tree/test_from_mechanism.cpp LABELS core)
