@@ -279,8 +279,15 @@ def test_quadrotor_flies_through_a_window_by_dmoc(quad):
     assert solution["ok"], solution["message"]
     assert solution["resimulation_error"] < 1e-6
     assert solution["min_clearance"] > -1e-6
-    x = solution["states"]["values"][:, solution["states"]["columns"].index("x")]
+    states = solution["states"]
+    x, y, z = (states["values"][:, states["columns"].index(c)] for c in "xyz")
     assert x[-1] == pytest.approx(10.0, abs=1e-6)
+    # Through the opening, not round the frame: where it crosses x = 5, inside the bars'
+    # inner edges (1 - radius - margin = 0.6 from the centre).
+    k = int(np.argmax(x >= 5.0))
+    s = (5.0 - x[k - 1]) / (x[k] - x[k - 1])
+    y_5, z_5 = y[k - 1] + s * (y[k] - y[k - 1]), z[k - 1] + s * (z[k] - z[k - 1])
+    assert abs(y_5) < 0.6 and abs(z_5 - 2.0) < 0.6, (y_5, z_5)
 
 
 # --- the compile cache ----------------------------------------------------------------------
