@@ -14,6 +14,7 @@
 #include "marsden/error.hpp"
 #include "marsden/vehicle/generated.hpp"
 #include "marsden/vehicle/models.hpp"
+#include "support/allocation_counter.hpp"
 
 namespace marsden {
 namespace {
@@ -112,6 +113,32 @@ TEST(GeneratedVehicle, HandWrittenObjectGivesTheHelicoptersGravity) {
     model->external_wrench(0.3, g, xi, f_gen, nullptr, nullptr);
     EXPECT_LE((f_gen - f_hand).norm(), 1e-12);
   }
+}
+
+// The generated code's work arrays live on the stack: calls and steps do not allocate.
+TEST(GeneratedVehicle, WrenchesAndStepsDoNotAllocate) {
+  const TempDir dir;
+  const auto model = GeneratedVehicle::load(compile(dir, "gravity", gravity_body(1)));
+  SE3 g = SE3::exp((Vec6() << 0.1, -0.2, 0.3, 1.0, 2.0, 3.0).finished()), g_kp1;
+  const Vec6 xi_km1 = (Vec6() << 0.3, 0.2, -0.1, 0.5, 0.0, 0.1).finished();
+  Vec6 f, xi_k = xi_km1;
+  Mat6 J_g, J_xi;
+  StepInputs in;
+  in.u.resize(0);
+  in.gamma.resize(0);
+  InputJacobian<SE3> J_u, J_gamma;
+  const HolonomicOptions<SE3> opt;
+  double V = 0.0;
+  NewtonStatus status;
+  EXPECT_EQ(test_support::allocations_during([&] {
+              model->external_wrench(0.0, g, xi_km1, f, &J_g, &J_xi);
+              model->control_wrench(in.gamma, in.u, f, &J_u, &J_gamma);
+              V = model->potential_energy(g);
+              status = holonomic_step<SE3>(*model, opt, 0.01, 0.0, g, xi_km1, in, xi_k, g_kp1);
+            }),
+            0);
+  EXPECT_TRUE(status.converged);
+  EXPECT_NEAR(V, 5.0 * 9.81 * g.x.z(), 1e-12);
 }
 
 TEST(GeneratedVehicle, BadObjectsAreRefusedNamingTheFile) {
