@@ -77,8 +77,9 @@ def _as_sx(value, what: str) -> ca.SX:
             if value and isinstance(value[0], (list, tuple)):
                 return ca.vertcat(*[ca.horzcat(*[ca.SX(x) for x in row]) for row in value])
             return ca.vertcat(*[ca.SX(x) for x in value])
-        if isinstance(value, np.ndarray):
-            value = np.asarray(value, dtype=float)
+        if isinstance(value, np.ndarray):  # numbers, or an object array of expressions
+            if value.dtype != object:
+                value = np.asarray(value, dtype=float)
             return ca.SX(value.reshape(-1, 1) if value.ndim == 1 else value)
         return ca.SX(value)
     except (TypeError, ValueError, NotImplementedError, RuntimeError) as e:
@@ -115,10 +116,10 @@ def _inertia(inertia, mass, J) -> np.ndarray:
     if inertia is not None:
         if mass is not None or J is not None:
             raise InputError("inertia: give either inertia (6 x 6) or mass and J, not both")
-        try:
-            I = np.array(ca.DM(_as_sx(inertia, "inertia")), dtype=float)
-        except RuntimeError:
-            raise InputError("inertia: must be numbers, not expressions of symbols") from None
+        I_sx = _as_sx(inertia, "inertia")
+        if not I_sx.is_constant():
+            raise InputError("inertia: must be numbers, not expressions of symbols")
+        I = np.array(ca.DM(I_sx), dtype=float)
         if I.shape != (6, 6):
             raise InputError(f"inertia: expected shape 6 x 6, got {I.shape[0]} x {I.shape[1]}")
         what = "inertia"

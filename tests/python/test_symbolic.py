@@ -315,6 +315,7 @@ def test_bad_models_are_refused_naming_the_symbol():
         (dict(inertia=np.eye(6) + np.triu(np.ones((6, 6)), 1)), "inertia: is not symmetric"),
         (dict(inertia=np.eye(3)), "inertia: expected shape 6 x 6, got 3 x 3"),
         (dict(inertia=np.full((6, 6), np.nan)), "inertia: contains NaN"),
+        (dict(inertia=sym.p[0] * np.eye(6)), "inertia: must be numbers"),
         (dict(mass=-1.0, J=[1, 1, 1]), "mass: must be a finite number > 0"),
         (dict(mass=1.0, J=[[1, 2, 0], [0, 1, 0], [0, 0, 1]]), "J: is not symmetric"),
         (dict(ok, control_matrix=np.zeros((5, 2))), "control_matrix: expected shape 6 x n, "
