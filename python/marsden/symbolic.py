@@ -419,3 +419,34 @@ def quadrotor(mass: float = 1.2, J=(0.012, 0.014, 0.022), arm: float = 0.25,
                        -linear_damping * v_air - quadratic_damping * speed * v_air)
     return HolonomicVehicle(name, mass=mass, J=J, control_matrix=F, external_wrench=f_ext,
                             potential=mass * gravity * p[2])
+
+
+def underwater_vehicle(mass: float = 30.0, J=(0.6, 1.8, 1.8),
+                       added_mass=(6.0, 24.0, 24.0, 0.1, 0.9, 0.9), volume: float = 0.03,
+                       water_density: float = 1000.0, buoyancy_center=(0.0, 0.0, 0.05),
+                       linear_drag=(5.0, 20.0, 20.0, 0.5, 2.0, 2.0),
+                       quadratic_drag=(10.0, 40.0, 40.0, 0.2, 1.0, 1.0),
+                       thrusters=((-0.5, 0.2, 0.0), (-0.5, -0.2, 0.0)),
+                       gravity: float = 9.81, name: str = "underwater_vehicle") -> HolonomicVehicle:
+    """A torpedo-like underwater vehicle in still water (Kirchhoff's equations are the
+    Euler-Poincare equations on SE(3)): locked inertia diag(J, m I3) plus the added mass
+    ``added_mass`` (translational x, y, z [kg], then rotational [kg m^2]); gravity at the
+    centre of mass and buoyancy rho g ``volume`` at ``buoyancy_center`` [m, body frame]
+    from the potential m g z - rho g V (p + R r_b)_z, which rights the hull when r_b lies
+    above the centre of mass; drag per body axis -(linear + quadratic |.|) of (v, omega),
+    ordered (x, y, z, roll, pitch, yaw). Controls: one thruster along body x at each point
+    of ``thrusters`` [N], and one vertical (body z) thruster at the centre [N]."""
+    I = np.zeros((6, 6))
+    I[:3, :3] = np.diag(J) + np.diag(added_mass[3:])
+    I[3:, 3:] = mass * np.eye(3) + np.diag(added_mass[:3])
+    F = np.zeros((6, len(thrusters) + 1))
+    for i, c in enumerate(thrusters):
+        F[:, i] = [0.0, c[2], -c[1], 1.0, 0.0, 0.0]  # (c x e_x, e_x)
+    F[5, -1] = 1.0
+    buoyancy = water_density * gravity * volume
+    V = mass * gravity * p[2] - buoyancy * (p + R @ ca.DM(buoyancy_center))[2]
+    lin, quad = np.asarray(linear_drag, float), np.asarray(quadratic_drag, float)
+    rate = ca.vertcat(v, omega)
+    drag = -(ca.DM(lin) * rate + ca.DM(quad) * ca.sqrt(rate * rate + 1e-6) * rate)
+    return HolonomicVehicle(name, inertia=I, control_matrix=F, potential=V,
+                            external_wrench=ca.vertcat(drag[3:], drag[:3]))

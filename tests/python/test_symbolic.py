@@ -145,9 +145,22 @@ def check_generated_derivatives(model, rng, conservative):
                 assert abs(dV / (2 * h) + f_rest[c]) <= 1e-6 * scale, c
 
 
-def test_generated_derivatives_match_central_differences(heli, quad_in_wind, quad):
+@pytest.fixture(scope="session")
+def submarine():
+    return sym.underwater_vehicle()
+
+
+@pytest.fixture(scope="session")
+def ideal_submarine():
+    return sym.underwater_vehicle(linear_drag=[0] * 6, quadratic_drag=[0] * 6,
+                                  name="underwater_vehicle_ideal")
+
+
+def test_generated_derivatives_match_central_differences(heli, quad_in_wind, quad, submarine,
+                                                         ideal_submarine):
     rng = np.random.default_rng(7)
-    for model, conservative in ((heli, True), (quad_in_wind, False), (quad, True)):
+    for model, conservative in ((heli, True), (quad_in_wind, False), (quad, True),
+                                (submarine, False), (ideal_submarine, True)):
         check_generated_derivatives(model, rng, conservative)
     assert quad_in_wind.num_controls == 4 and quad_in_wind.num_shape == 0
     assert heli.num_controls == 2 and heli.num_shape == 2
@@ -255,6 +268,31 @@ def test_quadrotor_without_input_keeps_its_energy_and_drag_only_takes_it():
     assert run.ok
     assert np.all(np.diff(run["energy"]) < 0)
     assert run["energy"][-1] < 0.5 * run["energy"][0]
+
+
+def test_underwater_vehicle_rights_itself_in_place(submarine, ideal_submarine):
+    # Neutrally buoyant, buoyancy 5 cm above the centre of mass, released at rest with
+    # 0.5 rad of roll and 0.3 rad of pitch: no net force, so (added mass or not) the centre
+    # of mass stays where it is, while the buoyancy's torque swings the hull upright.
+    state = {"position": [0.0, 0.0, -5.0], "orientation": {"rpy": [0.5, 0.3, 0.0]}}
+    ideal = marsden.simulate(ideal_submarine.system(initial_state=state, controls=[0] * 3),
+                             dt=0.05, steps=2000)
+    assert ideal.ok
+    np.testing.assert_allclose(ideal["position"], [[0.0, 0.0, -5.0]] * 2001, rtol=0,
+                               atol=1e-9)
+    # In ideal fluid it swings for ever: energy error bounded and without drift, never
+    # more tilted than at the release.
+    error = energy_error(ideal)
+    assert error[1000:].max() < 1.2 * error[:1000].max()
+    tilt = np.hypot(ideal["quaternion"][:, 1], ideal["quaternion"][:, 2])
+    assert tilt.max() <= tilt[0] + 2e-3 and tilt.min() < 0.05
+    # With drag it settles upright.
+    damped = marsden.simulate(submarine.system(initial_state=state, controls=[0] * 3),
+                              dt=0.05, steps=400)
+    assert damped.ok
+    np.testing.assert_allclose(damped["position"][-1], [0.0, 0.0, -5.0], rtol=0, atol=1e-9)
+    assert np.hypot(*damped["quaternion"][-1, 1:3]) < 1e-3
+    assert damped["energy"][-1] < damped["energy"][0] - 2.0
 
 
 def test_quadrotor_flies_through_a_window_by_dmoc(quad):
