@@ -35,8 +35,13 @@ import tempfile
 import time
 from pathlib import Path
 
-import casadi as ca
 import numpy as np
+
+try:
+    import casadi as ca
+except ImportError as e:  # casadi is in requirements.txt, not a dependency of the package
+    raise ImportError("marsden.symbolic needs CasADi: pip install \"marsden[symbolic]\" "
+                      "(or casadi)") from e
 
 from ._core import InputError, Problem, System, make_system, parse_problem, parse_scene
 from .signals import as_signal
