@@ -8,6 +8,7 @@ Compiled models go to a fresh cache folder per test session.
 """
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -364,12 +365,14 @@ def test_bad_models_are_refused_naming_the_symbol():
          "external_wrench: uses symbols other than t, R, p, omega, v: wind"),
         (dict(ok, potential=sym.omega[0]), "potential: uses symbols other than R, p: omega"),
         (dict(ok, potential=sym.p), "potential: expected shape 1 x 1, got 3 x 1"),
-        (dict(ok, potential=1.0 / (sym.p[2] - sym.p[2])), "potential: not finite"),
-        (dict(ok, control_matrix=F * float("nan")), "control_matrix: not finite"),
+        (dict(ok, potential=1.0 / (sym.p[2] - sym.p[2])), "potential: V is not finite"),
+        (dict(ok, control_matrix=F * float("nan")), "control_matrix: F(gamma) u is not finite"),
+        (dict(ok, external_wrench=ca.vertcat(0, 0, 0, 0, 0, ca.sqrt(sym.p[2]))),
+         "external_wrench or potential: its derivative in g is not finite"),
         (dict(ok, shape=ca.SX.sym("gamma", 2)), "shape: control_matrix does not depend on it"),
     ]
     for kwargs, message in cases:
-        with pytest.raises(marsden.InputError, match=message.replace("(", r"\(")):
+        with pytest.raises(marsden.InputError, match=re.escape(message)):
             sym.HolonomicVehicle("bad", **kwargs)
     with pytest.raises(marsden.InputError, match="name"):
         sym.HolonomicVehicle("no spaces", **ok)
@@ -418,3 +421,20 @@ def test_threads_share_one_generated_model(quad_in_wind):
                                 controls=[HOVER] * 4), dt=0.01, steps=50)
         np.testing.assert_array_equal(batch["position"][k], alone["position"])
         np.testing.assert_array_equal(batch["quaternion"][k], alone["quaternion"])
+
+
+def test_a_wrench_that_turns_nan_stops_the_run_at_that_step():
+    # sqrt(z + 1) is real above z = -1 only; falling through it must end the run there,
+    # not continue from a residual whose NaN the solver's norm overlooked.
+    F = np.zeros((6, 1))
+    F[5] = 1.0
+    model = sym.HolonomicVehicle("nan_below", mass=1.0, J=[1, 1, 1], control_matrix=F,
+                                 potential=9.81 * sym.p[2],
+                                 external_wrench=ca.vertcat(0, 0, 0, 0, 0,
+                                                            ca.sqrt(sym.p[2] + 1)))
+    run = marsden.simulate(model.system(initial_state={"position": [0, 0, 0.5]},
+                                        controls=[0]), dt=0.01, steps=200)
+    assert not run.ok and run.summary["status"] == "failed"
+    assert np.all(np.isfinite(run.values))
+    assert run["position"][-1, 2] > -1.0 - 0.1 and run["position"][-1, 2] < -1.0
+    assert run.summary["failed_step"]["step"] < 200
