@@ -314,20 +314,22 @@ class HolonomicVehicle:
         self._lib = None
 
     def _check_finite(self, functions: dict) -> None:
-        """Non-finite numbers (a NaN constant, 1/0) found at the identity pose at rest."""
-        I3 = np.eye(3)
-        probes = {
-            "control_matrix": functions["control_wrench"](np.zeros(self.num_shape),
-                                                          np.ones(self.num_controls)),
-            "external_wrench": functions["external_wrench"](0.0, I3, np.zeros(3), np.zeros(3),
-                                                            np.zeros(3)),
-            "potential": [functions["potential_energy"](I3, np.zeros(3))],
-        }
-        for what, values in probes.items():
-            for value in values:
+        """Non-finite numbers (a NaN constant, 1/0, sqrt's slope at 0) found at the identity
+        pose at rest, naming the expression and the output."""
+        I3, zero = np.eye(3), np.zeros(3)
+        probes = [
+            ("control_matrix", ("F(gamma) u", "F(gamma)", "d(F u)/d gamma"),
+             functions["control_wrench"](np.zeros(self.num_shape), np.ones(self.num_controls))),
+            ("external_wrench or potential",
+             ("f_ext - dV", "its derivative in g", "its derivative in (omega, v)"),
+             functions["external_wrench"](0.0, I3, zero, zero, zero)),
+            ("potential", ("V",), [functions["potential_energy"](I3, zero)]),
+        ]
+        for what, outputs, values in probes:
+            for output, value in zip(outputs, values):
                 if not np.all(np.isfinite(np.array(value, dtype=float))):
-                    raise InputError(f"{what}: not finite at the identity pose at rest "
-                                     "(t = 0, gamma = 0, u = 1)")
+                    raise InputError(f"{what}: {output} is not finite at the identity pose at "
+                                     "rest (t = 0, gamma = 0, u = 1)")
 
     def scene_system(self) -> dict:
         """The "system" object of a scene or problem file for this vehicle."""
