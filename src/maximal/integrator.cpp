@@ -45,8 +45,13 @@ struct Workspace {
     const int nb = model.num_bodies();
     const int nj = model.num_joints();
     s.setZero(n);
+    s_prev.setZero(n);
+    s_pprev.setZero(n);
+    s_spare.setZero(n);
     weight.setOnes(n);
     next.resize(nb);
+    R_k.resize(nb);
+    R_next.resize(nb);
     external.resize(nb);
     momentum_k.resize(nb);
     Gt_parent.resize(nj, Block::Zero());
@@ -75,6 +80,11 @@ struct Workspace {
   TreeLdu ldu;
   NewtonVectors<Eigen::VectorXd> vectors;
   Eigen::VectorXd s, weight;
+  // The solutions before s, for the extrapolated guess 2 s_k - s_km1 (initial_guess), and
+  // whether s, s_prev, s_pprev are consecutive solutions at history_dt.
+  Eigen::VectorXd s_prev, s_pprev, s_spare;
+  bool s_solved = false, prev_solved = false, pprev_solved = false;
+  double history_dt = 0.0;
   double dt = 0.0;  // of the last prepare()
   // Degenerate bodies (Model::degenerate_rows, selected by E): the tree factors are those of
   // F + E diag(eps) E^T, regular, and with Z = (F + E diag(eps) E^T)^-1 E and
@@ -85,6 +95,9 @@ struct Workspace {
   Eigen::VectorXd degenerate_eps, degenerate_t, degenerate_y;
   bool singular = false;  // the last factorisation's K was singular
   std::vector<BodyState> next;  // the poses of the last residual evaluation
+  // Rotation matrices of the poses at t_k and of `next`: each body's once per evaluation,
+  // not once per joint that uses it.
+  std::vector<Mat3> R_k, R_next;
   std::vector<Vec6> external;    // explicit forces at t_k (force world, torque body)
   std::vector<Vec6> momentum_k;  // the t_k terms of (26) and (33)
   // Constraint Jacobians at x_k (G) and at x_kp1 chained to (v, omega) (C), stored padded
@@ -181,6 +194,11 @@ const BodyState& pose_of(const std::vector<BodyState>& poses, int b) {
   return b == kWorld ? world_state() : poses[b];
 }
 
+const Mat3& rotation_of(const std::vector<Mat3>& R, int b) {
+  static const Mat3 identity = Mat3::Identity();
+  return b == kWorld ? identity : R[b];
+}
+
 // c = s(follower) - multiplier s(leader) - offset at the poses, with dc/d(dx, dphi) of the
 // four bodies (follower's parent and child, leader's); kWorld bodies get a zero gradient.
 double coupling_gradient(const Model& model, const Coupling& c,
@@ -220,17 +238,19 @@ bool prepare(const Model& model, const Data& data, Workspace& ws, double dt) {
     const double root = rate_root(st.omega, dt_prev);
     if (!std::isfinite(root)) return false;
     const Vec3 Jw = J * st.omega;
+    ws.R_k[b] = st.q.matrix();
     ws.momentum_k[b] << bodies[b].mass * st.v / dt,
         0.5 * dt_prev / dt * (root * Jw - st.omega.cross(Jw));
     ws.external[b] << bodies[b].mass * model.gravity() + data.body_force[b],
-        st.q.matrix().transpose() * data.body_torque[b];
+        ws.R_k[b].transpose() * data.body_torque[b];
   }
   for (int j = 0; j < model.num_joints(); ++j) {
     const Joint& joint = model.joints()[j];
     const BodyState& a = pose_of(data.state, joint.parent);
     const BodyState& c = data.state[joint.child];
     JointBlock G_parent, G_child;
-    joint_jacobians(joint, a, c, G_parent, G_child);
+    joint_jacobians(joint, a, rotation_of(ws.R_k, joint.parent), c, ws.R_k[joint.child],
+                    G_parent, G_child);
     const int m = constraint_rows(joint.type);
     ws.Gt_parent[j].leftCols(m) = -G_parent.transpose();
     ws.Gt_child[j].leftCols(m) = -G_child.transpose();
@@ -294,6 +314,7 @@ bool evaluate(const Model& model, const Data& data, Workspace& ws, double dt,
     Quat f;
     f.q << 0.5 * dt * root, 0.5 * dt * omega;  // eq. (32)
     next[b].q = st.q * f;
+    ws.R_next[b] = next[b].q.matrix();
     next[b].v = v;
     next[b].omega = omega;
     const Mat3& J = bodies[b].inertia;
@@ -333,12 +354,14 @@ bool evaluate(const Model& model, const Data& data, Workspace& ws, double dt,
       }
       r[row + m] = rate + lambda[m] / joint.damping;
     }
+    const Mat3& R_a = rotation_of(ws.R_next, joint.parent);
+    const Mat3& R_c = ws.R_next[joint.child];
     if (!jacobian) {
-      r.segment(row, m) = joint_residual(joint, a, c) / dt;
+      r.segment(row, m) = joint_residual(joint, a, R_a, c, R_c) / dt;
     } else {
       JointBlock Cp, Cc;
       JointVec g;
-      joint_jacobians(joint, a, c, Cp, Cc, &g);
+      joint_jacobians(joint, a, R_a, c, R_c, Cp, Cc, &g);
       r.segment(row, m) = g / dt;
       // d(g / dt)/d(v, omega): dx = dt dv, and dphi = (dt^2 / 2) Phi domega from eq. (32).
       auto chain = [dt, m](const JointBlock& C, const Vec3& omega, Block& out) {
@@ -618,6 +641,43 @@ void load_velocities(const Model& model, const Data& data, Eigen::VectorXd& s) {
   }
 }
 
+bool velocities_match(const Model& model, const Data& data, const Eigen::VectorXd& s) {
+  for (int b = 0; b < model.num_bodies(); ++b) {
+    if (s.segment<3>(6 * b) != data.state[b].v || s.segment<3>(6 * b + 3) != data.state[b].omega)
+      return false;
+  }
+  return true;
+}
+
+// Newton's starting point in ws.s: from the last solution that left the current state (its
+// velocities are the state's), the linear extrapolation 2 s_k - s_km1 of velocities and
+// multipliers when the solution before it is known at this dt, which on a chain starts
+// Newton close enough that the first iterate's factors usually reach the tolerance in one
+// more solve; that solution itself when not. The solution before the last is kept too, so a
+// step repeated after a one-step rollback (sim::System) starts from the same guess and
+// gives the same bits. Otherwise: the state's velocities and the last multipliers.
+void initial_guess(const Model& model, const Data& data, Workspace& ws, double dt) {
+  if (ws.history_dt != dt) ws.s_solved = ws.prev_solved = ws.pprev_solved = false;
+  if (ws.s_solved && velocities_match(model, data, ws.s)) {
+    // s_spare <- guess, then (s, s_prev, s_pprev) <- (guess, s, s_prev).
+    if (ws.prev_solved) ws.s_spare = 2.0 * ws.s - ws.s_prev;
+    else ws.s_spare = ws.s;
+    ws.s_pprev.swap(ws.s_prev);
+    ws.s_prev.swap(ws.s);
+    ws.s.swap(ws.s_spare);
+    ws.pprev_solved = ws.prev_solved;
+    ws.prev_solved = true;
+    return;
+  }
+  if (ws.prev_solved && velocities_match(model, data, ws.s_prev)) {
+    if (ws.pprev_solved) ws.s = 2.0 * ws.s_prev - ws.s_pprev;
+    else ws.s = ws.s_prev;
+    return;
+  }
+  load_velocities(model, data, ws.s);
+  ws.prev_solved = ws.pprev_solved = false;
+}
+
 bool inputs_finite(const Data& data) {
   for (std::size_t b = 0; b < data.state.size(); ++b) {
     if (!data.body_force[b].allFinite() || !data.body_torque[b].allFinite()) return false;
@@ -665,9 +725,11 @@ StepStatus step(const Model& model, Data& data, const StepOptions& options) {
     status.failure = StepFailure::AngularRateLimit;
     return status;
   }
-  load_velocities(model, data, ws.s);  // warm start: last velocities and multipliers
+  initial_guess(model, data, ws, dt);
   StepProblem problem{model, data, ws, options, dt};
   status.newton = newton_iterate(problem, ws.s, options.newton.tolerance, options.newton, ws.vectors);
+  ws.s_solved = status.newton.converged;
+  ws.history_dt = dt;
   if (!status.newton.converged) {
     const bool finite = std::isfinite(status.newton.residual_norm);
     // A singular matrix gives a non-finite direction, which may then read as a rate limit.
