@@ -45,8 +45,7 @@ struct Workspace {
     const int nb = model.num_bodies();
     const int nj = model.num_joints();
     s.setZero(n);
-    s_prev.setZero(n);
-    s_pprev.setZero(n);
+    for (Eigen::VectorXd& h : past) h.setZero(n);
     s_spare.setZero(n);
     weight.setOnes(n);
     next.resize(nb);
@@ -80,10 +79,12 @@ struct Workspace {
   TreeLdu ldu;
   NewtonVectors<Eigen::VectorXd> vectors;
   Eigen::VectorXd s, weight;
-  // The solutions before s, for the extrapolated guess 2 s_k - s_km1 (initial_guess), and
-  // whether s, s_prev, s_pprev are consecutive solutions at history_dt.
-  Eigen::VectorXd s_prev, s_pprev, s_spare;
-  bool s_solved = false, prev_solved = false, pprev_solved = false;
+  // The solutions before s, newest first, for the extrapolated guess (initial_guess), and
+  // whether s and each of them are consecutive solutions at history_dt.
+  std::array<Eigen::VectorXd, 3> past;
+  Eigen::VectorXd s_spare;
+  bool s_solved = false;
+  std::array<bool, 3> past_solved{};
   double history_dt = 0.0;
   double dt = 0.0;  // of the last prepare()
   // Degenerate bodies (Model::degenerate_rows, selected by E): the tree factors are those of
@@ -652,33 +653,44 @@ bool velocities_match(const Model& model, const Data& data, const Eigen::VectorX
   return true;
 }
 
-// Newton's starting point in ws.s: from the last solution that left the current state (its
-// velocities are the state's), the linear extrapolation 2 s_k - s_km1 of velocities and
-// multipliers when the solution before it is known at this dt, which on a chain starts
-// Newton close enough that the first iterate's factors usually reach the tolerance in one
-// more solve; that solution itself when not. The solution before the last is kept too, so a
-// step repeated after a one-step rollback (sim::System) starts from the same guess and
-// gives the same bits. Otherwise: the state's velocities and the last multipliers.
+// The guess from consecutive solutions h0 (newest), h1, h2 (null where unknown): their
+// quadratic extrapolation 3 h0 - 3 h1 + h2, the linear 2 h0 - h1, or h0.
+void extrapolate(const Eigen::VectorXd& h0, const Eigen::VectorXd* h1, const Eigen::VectorXd* h2,
+                 Eigen::VectorXd& out) {
+  if (h1 != nullptr && h2 != nullptr) out = 3.0 * h0 - 3.0 * *h1 + *h2;
+  else if (h1 != nullptr) out = 2.0 * h0 - *h1;
+  else out = h0;
+}
+
+// Newton's starting point in ws.s, extrapolated from the last solutions when the last one
+// left the current state (its velocities are the state's) at this dt: velocities and
+// multipliers change smoothly along a chain's motion, and from the extrapolated guess the
+// first iterate's factors usually reach the tolerance in one more solve. One solution more
+// is kept, so that a step repeated after a one-step rollback (sim::System) starts from the
+// same guess and gives the same bits. Otherwise: the state's velocities and the last
+// multipliers.
 void initial_guess(const Model& model, const Data& data, Workspace& ws, double dt) {
-  if (ws.history_dt != dt) ws.s_solved = ws.prev_solved = ws.pprev_solved = false;
+  auto& past = ws.past;
+  auto& solved = ws.past_solved;
+  if (ws.history_dt != dt) ws.s_solved = solved[0] = solved[1] = solved[2] = false;
   if (ws.s_solved && velocities_match(model, data, ws.s)) {
-    // s_spare <- guess, then (s, s_prev, s_pprev) <- (guess, s, s_prev).
-    if (ws.prev_solved) ws.s_spare = 2.0 * ws.s - ws.s_prev;
-    else ws.s_spare = ws.s;
-    ws.s_pprev.swap(ws.s_prev);
-    ws.s_prev.swap(ws.s);
+    extrapolate(ws.s, solved[0] ? &past[0] : nullptr,
+                solved[0] && solved[1] ? &past[1] : nullptr, ws.s_spare);
+    // (s, past) <- (guess, s, past[0], past[1]).
+    past[2].swap(past[1]);
+    past[1].swap(past[0]);
+    past[0].swap(ws.s);
     ws.s.swap(ws.s_spare);
-    ws.pprev_solved = ws.prev_solved;
-    ws.prev_solved = true;
+    solved = {true, solved[0], solved[1]};
     return;
   }
-  if (ws.prev_solved && velocities_match(model, data, ws.s_prev)) {
-    if (ws.pprev_solved) ws.s = 2.0 * ws.s_prev - ws.s_pprev;
-    else ws.s = ws.s_prev;
+  if (solved[0] && velocities_match(model, data, past[0])) {
+    extrapolate(past[0], solved[1] ? &past[1] : nullptr,
+                solved[1] && solved[2] ? &past[2] : nullptr, ws.s);
     return;
   }
   load_velocities(model, data, ws.s);
-  ws.prev_solved = ws.pprev_solved = false;
+  solved = {false, false, false};
 }
 
 bool inputs_finite(const Data& data) {

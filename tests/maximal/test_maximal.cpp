@@ -597,8 +597,9 @@ TEST(Integrator, SimplifiedAndFullNewtonAgree) {
   }
 }
 
-// Consecutive steps start Newton from 2 s_k - s_km1; a Data rebuilt from the state before
-// every step has no history and starts from the last velocities. Both converge to the same
+// Consecutive steps start Newton from an extrapolation of the last solutions; a Data
+// rebuilt from the state before every step has no history and starts from the last
+// velocities. Both converge to the same
 // tolerance, so the trajectories agree to it, and the extrapolation saves iterations.
 TEST(Integrator, ExtrapolatedGuessKeepsTheTrajectory) {
   for (const Mechanism& mech : {pendulum_chain(20), four_bar_chain(2, 1.8)}) {
