@@ -45,8 +45,12 @@ struct Workspace {
     const int nb = model.num_bodies();
     const int nj = model.num_joints();
     s.setZero(n);
+    for (Eigen::VectorXd& h : past) h.setZero(n);
+    s_spare.setZero(n);
     weight.setOnes(n);
     next.resize(nb);
+    R_k.resize(nb);
+    R_next.resize(nb);
     external.resize(nb);
     momentum_k.resize(nb);
     Gt_parent.resize(nj, Block::Zero());
@@ -75,6 +79,13 @@ struct Workspace {
   TreeLdu ldu;
   NewtonVectors<Eigen::VectorXd> vectors;
   Eigen::VectorXd s, weight;
+  // The solutions before s, newest first, for the extrapolated guess (initial_guess), and
+  // whether s and each of them are consecutive solutions at history_dt.
+  std::array<Eigen::VectorXd, 3> past;
+  Eigen::VectorXd s_spare;
+  bool s_solved = false;
+  std::array<bool, 3> past_solved{};
+  double history_dt = 0.0;
   double dt = 0.0;  // of the last prepare()
   // Degenerate bodies (Model::degenerate_rows, selected by E): the tree factors are those of
   // F + E diag(eps) E^T, regular, and with Z = (F + E diag(eps) E^T)^-1 E and
@@ -85,6 +96,9 @@ struct Workspace {
   Eigen::VectorXd degenerate_eps, degenerate_t, degenerate_y;
   bool singular = false;  // the last factorisation's K was singular
   std::vector<BodyState> next;  // the poses of the last residual evaluation
+  // Rotation matrices of the poses at t_k and of `next`: each body's once per evaluation,
+  // not once per joint that uses it.
+  std::vector<Mat3> R_k, R_next;
   std::vector<Vec6> external;    // explicit forces at t_k (force world, torque body)
   std::vector<Vec6> momentum_k;  // the t_k terms of (26) and (33)
   // Constraint Jacobians at x_k (G) and at x_kp1 chained to (v, omega) (C), stored padded
@@ -181,6 +195,11 @@ const BodyState& pose_of(const std::vector<BodyState>& poses, int b) {
   return b == kWorld ? world_state() : poses[b];
 }
 
+const Mat3& rotation_of(const std::vector<Mat3>& R, int b) {
+  static const Mat3 identity = Mat3::Identity();
+  return b == kWorld ? identity : R[b];
+}
+
 // c = s(follower) - multiplier s(leader) - offset at the poses, with dc/d(dx, dphi) of the
 // four bodies (follower's parent and child, leader's); kWorld bodies get a zero gradient.
 double coupling_gradient(const Model& model, const Coupling& c,
@@ -220,20 +239,25 @@ bool prepare(const Model& model, const Data& data, Workspace& ws, double dt) {
     const double root = rate_root(st.omega, dt_prev);
     if (!std::isfinite(root)) return false;
     const Vec3 Jw = J * st.omega;
+    ws.R_k[b] = st.q.matrix();
     ws.momentum_k[b] << bodies[b].mass * st.v / dt,
         0.5 * dt_prev / dt * (root * Jw - st.omega.cross(Jw));
     ws.external[b] << bodies[b].mass * model.gravity() + data.body_force[b],
-        st.q.matrix().transpose() * data.body_torque[b];
+        ws.R_k[b].transpose() * data.body_torque[b];
   }
   for (int j = 0; j < model.num_joints(); ++j) {
     const Joint& joint = model.joints()[j];
     const BodyState& a = pose_of(data.state, joint.parent);
     const BodyState& c = data.state[joint.child];
     JointBlock G_parent, G_child;
-    joint_jacobians(joint, a, c, G_parent, G_child);
+    joint_jacobians(joint, a, rotation_of(ws.R_k, joint.parent), c, ws.R_k[joint.child],
+                    G_parent, G_child);
     const int m = constraint_rows(joint.type);
-    ws.Gt_parent[j].leftCols(m) = -G_parent.transpose();
-    ws.Gt_child[j].leftCols(m) = -G_child.transpose();
+    // Column by column at fixed size: the run-time-sized block copy took a fifth of prepare().
+    for (int c = 0; c < m; ++c) {
+      ws.Gt_parent[j].col(c) = -G_parent.row(c).transpose();
+      ws.Gt_child[j].col(c) = -G_child.row(c).transpose();
+    }
     const bool one_dof = joint.type == JointType::Revolute || joint.type == JointType::Prismatic;
     if (!one_dof) continue;
     const double input = data.joint_input[j];
@@ -294,6 +318,7 @@ bool evaluate(const Model& model, const Data& data, Workspace& ws, double dt,
     Quat f;
     f.q << 0.5 * dt * root, 0.5 * dt * omega;  // eq. (32)
     next[b].q = st.q * f;
+    ws.R_next[b] = next[b].q.matrix();
     next[b].v = v;
     next[b].omega = omega;
     const Mat3& J = bodies[b].inertia;
@@ -333,12 +358,14 @@ bool evaluate(const Model& model, const Data& data, Workspace& ws, double dt,
       }
       r[row + m] = rate + lambda[m] / joint.damping;
     }
+    const Mat3& R_a = rotation_of(ws.R_next, joint.parent);
+    const Mat3& R_c = ws.R_next[joint.child];
     if (!jacobian) {
-      r.segment(row, m) = joint_residual(joint, a, c) / dt;
+      r.segment(row, m) = joint_residual(joint, a, R_a, c, R_c) / dt;
     } else {
       JointBlock Cp, Cc;
       JointVec g;
-      joint_jacobians(joint, a, c, Cp, Cc, &g);
+      joint_jacobians(joint, a, R_a, c, R_c, Cp, Cc, &g);
       r.segment(row, m) = g / dt;
       // d(g / dt)/d(v, omega): dx = dt dv, and dphi = (dt^2 / 2) Phi domega from eq. (32).
       auto chain = [dt, m](const JointBlock& C, const Vec3& omega, Block& out) {
@@ -618,6 +645,54 @@ void load_velocities(const Model& model, const Data& data, Eigen::VectorXd& s) {
   }
 }
 
+bool velocities_match(const Model& model, const Data& data, const Eigen::VectorXd& s) {
+  for (int b = 0; b < model.num_bodies(); ++b) {
+    if (s.segment<3>(6 * b) != data.state[b].v || s.segment<3>(6 * b + 3) != data.state[b].omega)
+      return false;
+  }
+  return true;
+}
+
+// The guess from consecutive solutions h0 (newest), h1, h2 (null where unknown): their
+// quadratic extrapolation 3 h0 - 3 h1 + h2, the linear 2 h0 - h1, or h0.
+void extrapolate(const Eigen::VectorXd& h0, const Eigen::VectorXd* h1, const Eigen::VectorXd* h2,
+                 Eigen::VectorXd& out) {
+  if (h1 != nullptr && h2 != nullptr) out = 3.0 * h0 - 3.0 * *h1 + *h2;
+  else if (h1 != nullptr) out = 2.0 * h0 - *h1;
+  else out = h0;
+}
+
+// Newton's starting point in ws.s, extrapolated from the last solutions when the last one
+// left the current state (its velocities are the state's) at this dt: velocities and
+// multipliers change smoothly along a chain's motion, and from the extrapolated guess the
+// first iterate's factors usually reach the tolerance in one more solve. One solution more
+// is kept, so that a step repeated after a one-step rollback (sim::System) starts from the
+// same guess and gives the same bits. Otherwise: the state's velocities and the last
+// multipliers.
+void initial_guess(const Model& model, const Data& data, Workspace& ws, double dt) {
+  auto& past = ws.past;
+  auto& solved = ws.past_solved;
+  if (ws.history_dt != dt) ws.s_solved = solved[0] = solved[1] = solved[2] = false;
+  if (ws.s_solved && velocities_match(model, data, ws.s)) {
+    extrapolate(ws.s, solved[0] ? &past[0] : nullptr,
+                solved[0] && solved[1] ? &past[1] : nullptr, ws.s_spare);
+    // (s, past) <- (guess, s, past[0], past[1]).
+    past[2].swap(past[1]);
+    past[1].swap(past[0]);
+    past[0].swap(ws.s);
+    ws.s.swap(ws.s_spare);
+    solved = {true, solved[0], solved[1]};
+    return;
+  }
+  if (solved[0] && velocities_match(model, data, past[0])) {
+    extrapolate(past[0], solved[1] ? &past[1] : nullptr,
+                solved[1] && solved[2] ? &past[2] : nullptr, ws.s);
+    return;
+  }
+  load_velocities(model, data, ws.s);
+  solved = {false, false, false};
+}
+
 bool inputs_finite(const Data& data) {
   for (std::size_t b = 0; b < data.state.size(); ++b) {
     if (!data.body_force[b].allFinite() || !data.body_torque[b].allFinite()) return false;
@@ -665,9 +740,11 @@ StepStatus step(const Model& model, Data& data, const StepOptions& options) {
     status.failure = StepFailure::AngularRateLimit;
     return status;
   }
-  load_velocities(model, data, ws.s);  // warm start: last velocities and multipliers
+  initial_guess(model, data, ws, dt);
   StepProblem problem{model, data, ws, options, dt};
   status.newton = newton_iterate(problem, ws.s, options.newton.tolerance, options.newton, ws.vectors);
+  ws.s_solved = status.newton.converged;
+  ws.history_dt = dt;
   if (!status.newton.converged) {
     const bool finite = std::isfinite(status.newton.residual_norm);
     // A singular matrix gives a non-finite direction, which may then read as a rate limit.

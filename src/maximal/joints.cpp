@@ -29,9 +29,8 @@ struct AnchorGap {
 };
 
 template <bool kDerivatives>
-AnchorGap anchor_gap(const Joint& joint, const BodyState& a, const BodyState& b) {
-  const Mat3 R_a = a.q.matrix();
-  const Mat3 R_b = b.q.matrix();
+AnchorGap anchor_gap(const Joint& joint, const BodyState& a, const Mat3& R_a, const BodyState& b,
+                     const Mat3& R_b) {
   const Vec3 w = R_a.transpose() * (b.x + R_b * joint.p_child - a.x);
   AnchorGap gap;
   gap.Delta = w - joint.p_parent;
@@ -117,15 +116,15 @@ bool uses_axis_basis(JointType type) {
 // Evaluates g and, with kJacobians, both Jacobians (the residual-only path of Newton's
 // line search skips every derivative).
 template <bool kJacobians>
-void evaluate(const Joint& joint, const BodyState& a, const BodyState& b, JointVec& g,
-              JointBlock* G_a, JointBlock* G_b) {
+void evaluate(const Joint& joint, const BodyState& a, const Mat3& R_a, const BodyState& b,
+              const Mat3& R_b, JointVec& g, JointBlock* G_a, JointBlock* G_b) {
   const int m = constraint_rows(joint.type);
   g.resize(m);
   if constexpr (kJacobians) {
     G_a->resize(m, 6);
     G_b->resize(m, 6);
   }
-  const AnchorGap gap = anchor_gap<kJacobians>(joint, a, b);
+  const AnchorGap gap = anchor_gap<kJacobians>(joint, a, R_a, b, R_b);
   const Mat23 P = uses_axis_basis(joint.type) ? orthogonal_basis(joint.axis) : Mat23::Zero();
   int row = 0;
   // Rows of g and of the Jacobians; derivatives given for dphi only (3 columns) are
@@ -162,8 +161,6 @@ void evaluate(const Joint& joint, const BodyState& a, const BodyState& b, JointV
   }
   if (joint.type == JointType::Spherical) return;
   if (joint.type == JointType::Universal) {
-    const Mat3 R_a = a.q.matrix();
-    const Mat3 R_b = b.q.matrix();
     const Vec3 u2_off = joint.q_offset.matrix().transpose() * joint.axis2;
     const Vec3 u2_a = R_a.transpose() * R_b * u2_off;
     const Eigen::Matrix<double, 1, 1> c(joint.axis.dot(u2_a));
@@ -185,15 +182,28 @@ void evaluate(const Joint& joint, const BodyState& a, const BodyState& b, JointV
 }  // namespace
 
 JointVec joint_residual(const Joint& joint, const BodyState& parent, const BodyState& child) {
-  JointVec g;
-  evaluate<false>(joint, parent, child, g, nullptr, nullptr);
-  return g;
+  return joint_residual(joint, parent, parent.q.matrix(), child, child.q.matrix());
 }
 
 void joint_jacobians(const Joint& joint, const BodyState& parent, const BodyState& child,
                      JointBlock& G_parent, JointBlock& G_child, JointVec* g) {
+  joint_jacobians(joint, parent, parent.q.matrix(), child, child.q.matrix(), G_parent, G_child,
+                  g);
+}
+
+JointVec joint_residual(const Joint& joint, const BodyState& parent, const Mat3& R_parent,
+                        const BodyState& child, const Mat3& R_child) {
+  JointVec g;
+  evaluate<false>(joint, parent, R_parent, child, R_child, g, nullptr, nullptr);
+  return g;
+}
+
+void joint_jacobians(const Joint& joint, const BodyState& parent, const Mat3& R_parent,
+                     const BodyState& child, const Mat3& R_child, JointBlock& G_parent,
+                     JointBlock& G_child, JointVec* g) {
   JointVec g_local;
-  evaluate<true>(joint, parent, child, g != nullptr ? *g : g_local, &G_parent, &G_child);
+  evaluate<true>(joint, parent, R_parent, child, R_child, g != nullptr ? *g : g_local,
+                 &G_parent, &G_child);
 }
 
 namespace {
@@ -253,7 +263,7 @@ BodyState place_parent(const Joint& joint, const BodyState& parent, const BodySt
 JointCoords joint_coordinates(const Joint& joint, const BodyState& parent,
                               const BodyState& child) {
   const Vec3& u = joint.axis;
-  const Vec3 Delta = anchor_gap<false>(joint, parent, child).Delta;  // the slide t
+  const Vec3 Delta = anchor_gap<false>(joint, parent, parent.q.matrix(), child, child.q.matrix()).Delta;  // the slide t
   const Quat q_rel{relative_rotation<false>(joint, parent, child).q_rel};
   // The angle of a rotation about u, 2 atan2(u . vec, w) (see joint_coordinate).
   const double angle = 2.0 * std::atan2(u.dot(q_rel.q.tail<3>()), q_rel.q(0));
@@ -287,9 +297,9 @@ namespace {
 // R mu by -R hat(mu) dphi and R^T y by hat(R^T y) dphi.
 void add_anchor_derivative(const Joint& joint, const BodyState& a, const BodyState& b,
                            const Vec3& mu, Mat12& H) {
-  const AnchorGap gap = anchor_gap<true>(joint, a, b);
   const Mat3 R_a = a.q.matrix();
   const Mat3 R_b = b.q.matrix();
+  const AnchorGap gap = anchor_gap<true>(joint, a, R_a, b, R_b);
   const Mat3 mu_hat = Quat::hat(mu);
   const Mat3 R_ba = R_b.transpose() * R_a;
   const Mat3 p_hat = Quat::hat(joint.p_child);
@@ -404,7 +414,8 @@ Mat12 joint_coordinate_derivative(const Joint& joint, const BodyState& parent,
 double joint_coordinate(const Joint& joint, const BodyState& parent, const BodyState& child,
                         Vec6* ds_parent, Vec6* ds_child) {
   if (joint.type == JointType::Prismatic) {
-    const AnchorGap gap = anchor_gap<true>(joint, parent, child);
+    const AnchorGap gap =
+        anchor_gap<true>(joint, parent, parent.q.matrix(), child, child.q.matrix());
     if (ds_parent != nullptr) {
       *ds_parent = (joint.axis.transpose() * gap.D_a).transpose();
       *ds_child = (joint.axis.transpose() * gap.D_b).transpose();

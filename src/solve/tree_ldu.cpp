@@ -13,16 +13,20 @@ using Pivots = std::array<int, 6>;
 // its blocked triangular solvers, several times slower at 6x6). The diagonal keeps the
 // reciprocals of the pivots, so the solves only multiply.
 void lu_factor(LduBlock& A, Pivots& pivots) {
+#pragma GCC unroll 6
   for (int c = 0; c < 6; ++c) {
     int pivot = c;
+#pragma GCC unroll 6
     for (int r = c + 1; r < 6; ++r) {
       if (std::abs(A(r, c)) > std::abs(A(pivot, c))) pivot = r;
     }
     pivots[c] = pivot;
     if (pivot != c) A.row(c).swap(A.row(pivot));
     const double inv = 1.0 / A(c, c);
+#pragma GCC unroll 6
     for (int r = c + 1; r < 6; ++r) {
       A(r, c) *= inv;
+#pragma GCC unroll 6
       for (int k = c + 1; k < 6; ++k) A(r, k) -= A(r, c) * A(c, k);
     }
     A(c, c) = inv;
@@ -37,11 +41,15 @@ void invert(LduBlock& A) {
   for (int c = 0; c < 6; ++c) {
     if (pivots[c] != c) B.row(c).swap(B.row(pivots[c]));
   }
+#pragma GCC unroll 6
   for (int c = 0; c < 6; ++c) {
+#pragma GCC unroll 6
     for (int r = c + 1; r < 6; ++r) B.row(r) -= A(r, c) * B.row(c);
   }
+#pragma GCC unroll 6
   for (int c = 5; c >= 0; --c) {
     B.row(c) *= A(c, c);
+#pragma GCC unroll 6
     for (int r = 0; r < c; ++r) B.row(r) -= A(r, c) * B.row(c);
   }
   A = B;

@@ -40,6 +40,14 @@ JointVec joint_residual(const Joint& joint, const BodyState& parent, const BodyS
 void joint_jacobians(const Joint& joint, const BodyState& parent, const BodyState& child,
                      JointBlock& G_parent, JointBlock& G_child, JointVec* g = nullptr);
 
+// The same with the bodies' rotation matrices given (R = q.matrix()), for a caller that
+// evaluates every joint at one set of poses and so computes each body's matrix once.
+JointVec joint_residual(const Joint& joint, const BodyState& parent, const Mat3& R_parent,
+                        const BodyState& child, const Mat3& R_child);
+void joint_jacobians(const Joint& joint, const BodyState& parent, const Mat3& R_parent,
+                     const BodyState& child, const Mat3& R_child, JointBlock& G_parent,
+                     JointBlock& G_child, JointVec* g = nullptr);
+
 // d/d(dx, dphi of both bodies) of (G_parent^T lambda; G_child^T lambda): column c is the
 // derivative of the constraint force rows when the poses move along perturbation c, i.e.
 // the Jacobians of joint_jacobians differentiated once more in the same right-trivialised
