@@ -140,6 +140,7 @@ SceneUrdf read_scene_urdf(const JsonNode& sys, const std::string& scene_file) {
   const JsonNode file = sys.at("urdf");
   const std::filesystem::path path = std::filesystem::path(scene_file).parent_path() / file.string();
   SceneUrdf out;
+  out.file = path;
   if (const auto b = sys.find("base")) out.floating_base = b->one_of({"fixed", "floating"}) == "floating";
   const bool weld = sys.has("massless_joints") &&
                     sys.at("massless_joints").one_of({"error", "weld"}) == "weld";

@@ -16,6 +16,7 @@
 #include "marsden/sim/simulate.hpp"
 #include "marsden/sim/tree.hpp"
 #include "marsden/sim/vehicle.hpp"
+#include "marsden/urdf.hpp"
 
 namespace marsden::io {
 
@@ -51,6 +52,12 @@ struct Scene {
   // optimisation's, written into its re-simulation scene), planar (2) or spatial (3).
   std::vector<control::Obstacle> view_obstacles;
   int view_dimension = 3;
+  // Tree and maximal systems read from a URDF file: the description the model was built
+  // from (joints welded as the scene says) and the file, for the player's <visual>
+  // geometry (run/view.cpp); null otherwise.
+  std::shared_ptr<const UrdfModel> urdf;
+  std::filesystem::path urdf_file;
+  bool urdf_floating_base = false;
   sim::FailurePolicy policy;
   std::variant<VehicleScene, NonholonomicScene, TreeScene, MaximalScene> system;
 };
