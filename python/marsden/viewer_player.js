@@ -200,6 +200,36 @@
     marker(nf - 1, 0xd62728);  // end of the optimal path
   }
 
+  // The goal of an optimisation at its final pose: the helicopter's landing pad (a
+  // platform up to under the body, marked H), the boat's dock (a pier along the berth's
+  // port side and the hull's outline on the water).
+  if (D.environment && D.environment.goal && nb > 0) {
+    const g = D.environment.goal;
+    const s = D.bodies[0].geometry[0].semi_axes;
+    const group = new THREE.Group();
+    group.position.set(...g.position);
+    group.quaternion.set(g.quaternion[1], g.quaternion[2], g.quaternion[3], g.quaternion[0]);
+    const put = (geometry, color, x, y, z) => {
+      const m = new THREE.Mesh(geometry, new THREE.MeshStandardMaterial({ color }));
+      m.position.set(x, y, z);
+      group.add(m);
+    };
+    if (g.kind === "landing_pad") {
+      const below = Math.min(...s), r = 3 * Math.max(...s);
+      const height = Math.max(g.position[2] - below, 0.02);
+      put(new THREE.CylinderGeometry(r, r, height, 48).rotateX(Math.PI / 2), 0x9a9a9a, 0, 0, -below - height / 2);
+      const mark = 0.5 * r, w = 0.12 * r, z = -below + 0.005;
+      for (const y of [-mark / 2, mark / 2]) put(new THREE.BoxGeometry(mark, w, 0.01), 0xffffff, 0, y, z);
+      put(new THREE.BoxGeometry(w, mark / 2, 0.01), 0xffffff, 0, 0, z);
+    } else {
+      put(new THREE.BoxGeometry(3.2 * s[0], 1.0, 1.0), 0x8b6a43, 0, s[1] + 0.8, -g.position[2]);
+      const outline = new THREE.BufferGeometry().setFromPoints(
+        [[1, 1], [-1, 1], [-1, -1], [1, -1]].map(([a, b]) => new THREE.Vector3(a * s[0], b * s[1], 0.02 - g.position[2])));
+      group.add(new THREE.LineLoop(outline, new THREE.LineBasicMaterial({ color: 0xffffff })));
+    }
+    scene.add(group);
+  }
+
   // Links between frames (trees) and joint segments (maximal), redrawn every frame.
   const segCount = (D.links ? D.links.length : 0) + (D.joints ? 2 * D.joints.length : 0);
   const segPositions = new Float32Array(segCount * 6);

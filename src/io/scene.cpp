@@ -338,9 +338,15 @@ Scene build_scene(const detail::JsonDocument& doc) {
   scene.file = doc.file;
   parse_limits(root, scene);
   if (const auto view = root.find("view")) {
-    view->expect_keys({"obstacles", "dimension"});
+    view->expect_keys({"obstacles", "dimension", "goal"});
     if (const auto d = view->find("dimension")) scene.view_dimension = d->integer(2, 3);
     scene.view_obstacles = detail::parse_obstacles(*view, scene.view_dimension);
+    if (const auto goal = view->find("goal")) {
+      goal->expect_keys({"kind", "position", "orientation"});
+      scene.view_goal_kind = goal->at("kind").one_of({"landing_pad", "dock"});
+      scene.view_goal.x = goal->at("position").vec3();
+      if (const auto o = goal->find("orientation")) scene.view_goal.R = parse_orientation(*o);
+    }
   }
   const JsonNode sys = root.at("system");
   scene.system_type = sys.at("type").one_of(

@@ -352,7 +352,7 @@ Json view_model(const io::Scene& scene) {
   if (std::holds_alternative<io::TreeScene>(scene.system)) out.set("frames_file", "frames.npz");
   out.set("model", std::move(m));
   if (visuals.warned) out.set("warnings", std::move(visuals.warnings));
-  if (!scene.view_obstacles.empty()) {
+  if (!scene.view_obstacles.empty() || !scene.view_goal_kind.empty()) {
     Json obstacles = Json::array();
     for (const control::Obstacle& o : scene.view_obstacles) {
       static constexpr const char* kKind[] = {"sphere", "cylinder", "box", "capsule", "half_space"};
@@ -367,9 +367,16 @@ Json view_model(const io::Scene& scene) {
                               .set("radius", o.radius)
                               .set("margin", o.margin));
     }
-    out.set("environment", Json::object()
-                               .set("dimension", scene.view_dimension)
-                               .set("obstacles", std::move(obstacles)));
+    Json environment = Json::object();
+    environment.set("dimension", scene.view_dimension).set("obstacles", std::move(obstacles));
+    if (!scene.view_goal_kind.empty()) {
+      const Eigen::Quaterniond r(scene.view_goal.R);
+      environment.set("goal", Json::object()
+                                  .set("kind", scene.view_goal_kind)
+                                  .set("position", vec3(scene.view_goal.x))
+                                  .set("quaternion", vec({r.w(), r.x(), r.y(), r.z()})));
+    }
+    out.set("environment", std::move(environment));
   }
   return out;
 }

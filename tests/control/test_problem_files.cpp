@@ -163,15 +163,14 @@ TEST(ProblemFiles, FreeFinalTimeCarTunnelSolvesWithinItsTimeBounds) {
 }
 
 // The boat's hydrodynamic forces are smoothed over the waterline (system.wet_smoothing);
-// with them the docking converges and is reproduced by simulation.
+// with them the docking converges and is reproduced by simulation, its scene too.
 TEST(ProblemFiles, BoatDockingSolvesAndIsReproducedBySimulation) {
   TempDir dir;
   io::Problem problem = io::load_problem(example("boat_docking"));
   const auto sum = run::run_problem(problem, dir.path());
   ASSERT_TRUE(sum.ok) << sum.message;
   expect_feasible_and_reproduced(sum);
-  // The planar boat has no scene form (scenes hold the SE(3) boat).
-  EXPECT_FALSE(std::filesystem::exists(dir / "resimulate.json"));
+  expect_scene_reproduces(problem, sum, dir.path());
 }
 
 // The acrobot written as frames in a problem file and the library's acrobot() are two

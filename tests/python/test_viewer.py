@@ -450,8 +450,12 @@ def move_slider(driver, frame):
 
 @pytest.mark.parametrize("kind", list(KINDS))
 def test_page_plays_in_browser(pages, driver, kind):
+    check_page_plays(driver, pages[kind] / "view.html", kind)
+
+
+def check_page_plays(driver, page, kind):
     SHOTS.mkdir(parents=True, exist_ok=True)
-    driver.get((pages[kind] / "view.html").as_uri())
+    driver.get(page.as_uri())
     errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
     assert not errors, errors
     frames = driver.execute_script("return window.marsdenView.frames")
@@ -513,3 +517,107 @@ def test_optimize_view_draws_the_problems_obstacles(tmp_path, driver):
     # marker take 0.7 % of this view.
     differ = np.any(np.abs(shots["with"] - shots["without"]) > 30, axis=2).mean()
     assert differ > 0.002, f"the obstacles are not drawn ({differ:.4%} of the canvas differs)"
+
+
+def first_frame(driver, page, shot):
+    """The 3-D canvas at the first frame, trail off, after a load with no console error."""
+    driver.get(page.as_uri())
+    assert not [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    driver.execute_script("document.getElementById('trail').checked = false")
+    move_slider(driver, 0)
+    pixels_, png = pixels(driver, "scene")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    (SHOTS / f"{shot}.png").write_bytes(png)
+    return pixels_
+
+
+def page_without(run, tmp_path, name, edit):
+    """The page of a copy of RUN whose model.json is changed by EDIT."""
+    bare = tmp_path / name
+    shutil.copytree(run, bare)
+    desc = json.loads((bare / "model.json").read_text())
+    edit(desc)
+    (bare / "model.json").write_text(json.dumps(desc))
+    assert viewer.main([str(bare), "--out", str(bare / "view.html")]) == 0
+    return bare / "view.html"
+
+
+# --- SE(3) vehicles.
+
+def rotation(axis, angle):
+    k = np.asarray(axis, float)
+    K = np.array([[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]])
+    return np.eye(3) + np.sin(angle) * K + (1 - np.cos(angle)) * K @ K
+
+
+def test_helicopter_rotor_disc_tilts_with_the_shape(pages):
+    """The disc at the hub d_t above the centre of mass, turned (outermost first) by the
+    recorded shape: its normal is the thrust direction of vehicles §4.3.1,
+    (sin gp cos gr, -sin gr, cos gp cos gr), at every frame."""
+    run = pages["helicopter"]
+    data = viewer.scene_data(run)
+    shape = np.load(run / "trajectory.npz")["shape"]
+    d_t = json.loads((ROOT / "examples" / "scenes" / "helicopter_turn.json").read_text())["system"]["d_t"]
+    disc = data["parts"][0]
+    assert disc["offset"] == [0, 0, d_t]
+    assert np.ptp(shape[:, 0]) > 0.03
+    for row in range(0, shape.shape[0], 37):
+        R = np.eye(3)
+        for turn in disc["turns"]:
+            R = R @ rotation(turn["axis"], data["angles"][row, turn["angle"]])
+        gp, gr = shape[row]
+        thrust = [np.sin(gp) * np.cos(gr), -np.sin(gr), np.cos(gp) * np.cos(gr)]
+        assert np.allclose(R @ [0, 0, 1], thrust, atol=1e-6), row
+
+
+def test_boat_draws_its_hull_wind_and_current(pages, driver, tmp_path):
+    """The hull box of the scene's size, arrows for the scene's wind and current (their
+    labels give the magnitudes), drawn: the page without them differs."""
+    run = pages["boat"]
+    system = json.loads((ROOT / "examples" / "scenes" / "boat_wind_current.json").read_text())["system"]
+    model = json.loads((run / "model.json").read_text())["model"]
+    assert model["boat"]["wind_force"] == system["wind_force"] and model["boat"]["current"] == system["current"]
+    (hull,) = model["bodies"][0]["geometry"]
+    assert hull["shape"] == "box" and np.allclose(np.multiply(2, hull["semi_axes"]), system["hull_size"])
+    arrows = viewer.scene_data(run)["arrows"]
+    assert [a["label"] for a in arrows] == ["wind 40 N", "current 0.5 m/s"]
+    assert np.allclose(arrows[0]["vector"], [0, 1, 0]) and np.allclose(arrows[1]["vector"], [1, 0, 0])
+
+    def calm(desc):
+        desc["model"]["boat"]["wind_force"] = [0, 0, 0]
+        desc["model"]["boat"]["current"] = [0, 0, 0]
+    with_arrows = first_frame(driver, run / "view.html", "boat-arrows")
+    without = first_frame(driver, page_without(run, tmp_path, "calm", calm), "boat-calm")
+    differ = np.any(np.abs(with_arrows - without) > 30, axis=2).mean()
+    assert differ > 0.001, f"the wind and current arrows are not drawn ({differ:.4%} differs)"
+
+
+# --- Optimisation goals: the landing pad and the dock.
+
+@needs_bin
+@pytest.mark.parametrize("problem, kind", [("helicopter_landing", "landing_pad"), ("boat_docking", "dock")])
+def test_optimize_view_draws_the_goal(tmp_path, driver, problem, kind):
+    """The final pose of the problem file reaches the re-simulation's model.json as the
+    goal (a free height at the water's 0), the page plays, and draws it: the same page
+    without the goal differs."""
+    out = tmp_path / problem
+    path = ROOT / "examples" / "problems" / f"{problem}.json"
+    r = marsden("optimize", path, "--out", out, "--view")
+    assert r.returncode == 0, r.stderr
+    final = json.loads(path.read_text())["final_state"]
+    goal = json.loads((out / "resimulation" / "model.json").read_text())["environment"]["goal"]
+    assert goal["kind"] == kind
+    assert goal["position"] == [0.0 if x is None else x for x in final["position"]]
+    yaw = final["heading"] if "heading" in final else final["orientation"]["rpy"][2]
+    assert np.allclose(goal["quaternion"], [np.cos(yaw / 2), 0, 0, np.sin(yaw / 2)])
+    # The optimum ends at the goal.
+    end = np.load(out / "resimulation" / "trajectory.npz")["position"][-1]
+    assert np.allclose(end[:2], goal["position"][:2], atol=1e-6)
+    check_page_plays(driver, out / "view.html", kind)
+
+    def no_goal(desc):
+        del desc["environment"]["goal"]
+    drawn = first_frame(driver, out / "view.html", f"{kind}-with")
+    bare = first_frame(driver, page_without(out / "resimulation", tmp_path, "bare", no_goal), f"{kind}-without")
+    differ = np.any(np.abs(drawn - bare) > 30, axis=2).mean()
+    assert differ > 0.001, f"the {kind} is not drawn ({differ:.4%} of the canvas differs)"
