@@ -118,36 +118,62 @@ Json visual_json(const UrdfVisual& v, const SE3& g_body_visual) {
       .set("visual", true);
 }
 
-// The visuals of the links in `links` as one geometry list; a mesh gets its resolved
-// file, or is left out with a warning when it is missing or neither STL nor OBJ.
+// The visuals a page can draw: primitives, and meshes whose file exists and is STL or OBJ
+// (resolved once, the others listed as warnings). A rigid body with nothing to draw keeps
+// its inertia shape.
 struct UrdfVisuals {
   const io::Scene& scene;
+  std::vector<std::vector<std::string>> mesh_file;  // per link and visual; empty: not drawn
   Json warnings = Json::array();
   bool warned = false;
 
+  explicit UrdfVisuals(const io::Scene& s) : scene(s) {
+    if (!scene.urdf) return;
+    for (const UrdfLink& link : scene.urdf->links) {
+      std::vector<std::string>& files = mesh_file.emplace_back();
+      for (const UrdfVisual& v : link.visuals) {
+        files.emplace_back();
+        if (v.shape != UrdfShape::Mesh) continue;
+        const std::filesystem::path file = io::resolve_mesh_file(v.filename, scene.urdf_file);
+        std::string ext = file.extension().string();
+        std::transform(ext.begin(), ext.end(), ext.begin(),
+                       [](unsigned char c) { return char(std::tolower(c)); });
+        std::string problem;
+        if (file.empty()) problem = "not found";
+        else if (ext != ".stl" && ext != ".obj") problem = "only STL and OBJ meshes are drawn";
+        if (problem.empty()) {
+          files.back() = file.string();
+        } else {
+          warnings.push_back("link \"" + link.name + "\": mesh \"" + v.filename +
+                             "\" not drawn: " + problem);
+          warned = true;
+        }
+      }
+    }
+  }
+
+  bool drawn(int link, std::size_t k) const {
+    const UrdfVisual& v = scene.urdf->links[std::size_t(link)].visuals[k];
+    return v.shape != UrdfShape::Mesh || !mesh_file[std::size_t(link)][k].empty();
+  }
+  bool any_drawn(const std::vector<int>& links) const {
+    for (const int i : links)
+      for (std::size_t k = 0; k < scene.urdf->links[std::size_t(i)].visuals.size(); ++k)
+        if (drawn(i, k)) return true;
+    return false;
+  }
+
+  // The drawn visuals of `links`, each in the body frame: g_body_link(i) * origin.
   template <class BodyOfLink>
-  Json geometry(const std::vector<int>& links, BodyOfLink g_body_link) {
+  Json geometry(const std::vector<int>& links, BodyOfLink g_body_link) const {
     Json out = Json::array();
     for (const int i : links) {
       const UrdfLink& link = scene.urdf->links[std::size_t(i)];
-      for (const UrdfVisual& v : link.visuals) {
-        Json shape = visual_json(v, g_body_link(i) * v.origin);
-        if (v.shape == UrdfShape::Mesh) {
-          const std::filesystem::path file = io::resolve_mesh_file(v.filename, scene.urdf_file);
-          std::string ext = file.extension().string();
-          std::transform(ext.begin(), ext.end(), ext.begin(),
-                         [](unsigned char c) { return char(std::tolower(c)); });
-          std::string problem;
-          if (file.empty()) problem = "not found";
-          else if (ext != ".stl" && ext != ".obj") problem = "only STL and OBJ meshes are drawn";
-          if (!problem.empty()) {
-            warnings.push_back("link \"" + link.name + "\": mesh \"" + v.filename +
-                               "\" not drawn: " + problem);
-            warned = true;
-            continue;
-          }
-          shape.set("file", file.string());
-        }
+      for (std::size_t k = 0; k < link.visuals.size(); ++k) {
+        if (!drawn(i, k)) continue;
+        Json shape = visual_json(link.visuals[k], g_body_link(i) * link.visuals[k].origin);
+        if (link.visuals[k].shape == UrdfShape::Mesh)
+          shape.set("file", mesh_file[std::size_t(i)][k]);
         out.push_back(std::move(shape));
       }
     }
@@ -155,12 +181,7 @@ struct UrdfVisuals {
   }
 };
 
-bool has_visuals(const UrdfModel& urdf, const std::vector<int>& links) {
-  return std::any_of(links.begin(), links.end(),
-                     [&](int i) { return !urdf.links[std::size_t(i)].visuals.empty(); });
-}
-
-Json tree_model(const io::Scene& scene, UrdfVisuals& visuals) {
+Json tree_model(const io::Scene& scene, const UrdfVisuals& visuals) {
   const tree::Model& model = *std::get<io::TreeScene>(scene.system).model;
   Json frames = Json::array(), links = Json::array(), strings = Json::array();
   for (int k = 0; k < model.num_frames(); ++k) {
@@ -175,7 +196,7 @@ Json tree_model(const io::Scene& scene, UrdfVisuals& visuals) {
   if (scene.urdf) {
     const UrdfRigidBodies rb = rigid_bodies(*scene.urdf);
     for (const UrdfRigidBody& body : rb.bodies) {
-      if (!has_visuals(*scene.urdf, body.links)) continue;
+      if (!visuals.any_drawn(body.links)) continue;
       for (const int i : body.links) {
         const UrdfLink& link = scene.urdf->links[std::size_t(i)];
         int frame = -1;
@@ -183,7 +204,7 @@ Json tree_model(const io::Scene& scene, UrdfVisuals& visuals) {
           if (model.frames()[std::size_t(k)].name == link.name) frame = k;
         if (frame < 0) continue;
         drawn_frame[std::size_t(frame)] = true;
-        if (link.visuals.empty()) continue;
+        if (!visuals.any_drawn({i})) continue;
         const auto in_link_frame = [](int) { return SE3::identity(); };
         bodies.push_back(Json::object()
                              .set("name", link.name)
@@ -211,7 +232,7 @@ Json tree_model(const io::Scene& scene, UrdfVisuals& visuals) {
       .set("bodies", std::move(bodies));
 }
 
-Json maximal_model(const io::Scene& scene, UrdfVisuals& visuals) {
+Json maximal_model(const io::Scene& scene, const UrdfVisuals& visuals) {
   const maximal::Model& model = *std::get<io::MaximalScene>(scene.system).model;
   Json bodies = Json::array();
   // A URDF's bodies are its rigid bodies in order (maximal/urdf.cpp), from the root's with
@@ -228,7 +249,7 @@ Json maximal_model(const io::Scene& scene, UrdfVisuals& visuals) {
   for (const maximal::Body& body : model.bodies()) {
     const std::size_t g = first_group + std::size_t(b);
     const InertiaShape s = inertia_shape(body.mass, body.inertia);
-    Json geometry = rb && g < rb->bodies.size() && has_visuals(*scene.urdf, rb->bodies[g].links)
+    Json geometry = rb && g < rb->bodies.size() && visuals.any_drawn(rb->bodies[g].links)
                         ? visuals.geometry(rb->bodies[g].links, body_of_link(g))
                         : Json::array().push_back(shape_json("box", s, Vec3::Zero()));
     bodies.push_back(Json::object()
@@ -239,7 +260,7 @@ Json maximal_model(const io::Scene& scene, UrdfVisuals& visuals) {
                          .set("geometry", std::move(geometry)));
   }
   // A fixed base is the world itself: its visuals stand still, the root link at the origin.
-  if (rb && first_group == 1 && has_visuals(*scene.urdf, rb->bodies[0].links)) {
+  if (rb && first_group == 1 && visuals.any_drawn(rb->bodies[0].links)) {
     bodies.push_back(Json::object()
                          .set("name", scene.urdf->root)
                          .set("pose", Json::object().set("fixed", vec({0, 0, 0, 1, 0, 0, 0})))

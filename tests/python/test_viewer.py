@@ -307,8 +307,12 @@ def test_meshes_read_binary_and_ascii_stl_and_obj(tmp_path):
 
 @needs_bin
 def test_missing_and_unknown_meshes_are_skipped_with_a_warning(tmp_path, driver):
+    """Meshes that are missing or neither STL nor OBJ are left out and listed; the lower
+    link and the paddle welded to it, left with nothing to draw, are drawn as the
+    ellipsoid of their inertia."""
     urdf = URDF.read_text().replace("meshes/weight.stl", "meshes/absent.stl") \
-                           .replace("package://urdf/meshes/paddle.obj", "package://urdf/meshes/paddle.dae")
+                           .replace("package://urdf/meshes/paddle.obj", "package://urdf/meshes/paddle.dae") \
+                           .replace('<cylinder radius="0.02" length="0.8"/>', '<mesh filename="rod.ply"/>')
     (tmp_path / "urdf").mkdir()
     (tmp_path / "urdf" / "r.urdf").write_text(urdf)
     (tmp_path / "urdf" / "meshes").mkdir()
@@ -321,9 +325,14 @@ def test_missing_and_unknown_meshes_are_skipped_with_a_warning(tmp_path, driver)
     assert r.returncode == 0, r.stderr
     desc = json.loads((tmp_path / "run" / "model.json").read_text())
     assert desc["warnings"] == [
+        'link "lower": mesh "rod.ply" not drawn: not found',
         'link "lower": mesh "meshes/absent.stl" not drawn: not found',
         'link "paddle": mesh "package://urdf/meshes/paddle.dae" not drawn: only STL and OBJ meshes are drawn']
-    assert not [g for b in desc["model"]["bodies"] for g in b["geometry"] if g["shape"] == "mesh"]
+    bodies = {b["name"]: b["geometry"] for b in desc["model"]["bodies"]}
+    assert not [g for b in bodies.values() for g in b if g["shape"] == "mesh"]
+    assert [g["shape"] for g in bodies["upper"]] == ["cylinder", "ellipsoid"]
+    ((lower,),) = [g for name, g in bodies.items() if name == "lower"]
+    assert lower["shape"] == "ellipsoid" and not lower.get("visual")
     driver.get((tmp_path / "run" / "view.html").as_uri())
     assert not [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
     shown = driver.execute_script("return document.getElementById('warnings').textContent")
