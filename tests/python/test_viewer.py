@@ -249,23 +249,28 @@ def world_visuals(run):
 
 
 @needs_bin
-def test_urdf_visuals_stand_where_both_engines_put_the_links(tmp_path):
+@pytest.mark.parametrize("base", ["fixed", "floating"])
+def test_urdf_visuals_stand_where_both_engines_put_the_links(tmp_path, driver, base):
     """visual_pendulum.urdf in the tree engine (each visual on its link's frame) and in
-    maximal coordinates (on the rigid body's frame, the paddle welded to the lower link):
-    at the same initial configuration every shape is at the same place and axis, and the
-    shapes are the file's seven."""
+    maximal coordinates (on the rigid body's frame, the paddle welded to the lower link; a
+    fixed base standing still, a floating one a body): at the same initial configuration
+    every shape is at the same place and axis, and the shapes are the file's seven. The
+    maximal page plays too (one base is enough)."""
     scene = json.loads((ROOT / "examples" / "scenes" / "urdf_visuals.json").read_text())
-    scene["system"]["urdf"] = str(URDF)
-    scene["duration"] = 0.02
+    scene["system"].update(urdf=str(URDF), base=base)
+    scene["duration"] = 0.2
     runs = {}
     for engine in ("tree", "maximal"):
         s = dict(scene, system=dict(scene["system"], type=engine))
         if engine == "maximal":
             del s["integrator"]
         (tmp_path / f"{engine}.json").write_text(json.dumps(s))
-        r = marsden("simulate", tmp_path / f"{engine}.json", "--out", tmp_path / engine)
+        view = ["--view"] if engine == "maximal" and base == "fixed" else []
+        r = marsden("simulate", tmp_path / f"{engine}.json", "--out", tmp_path / engine, *view)
         assert r.returncode == 0, r.stderr
         runs[engine] = world_visuals(tmp_path / engine)
+    if base == "fixed":
+        check_page_plays(driver, tmp_path / "maximal" / "view.html", "urdf-maximal")
     tree, maximal = runs["tree"], runs["maximal"]
     assert [v[0] for v in tree] == ["box", "cylinder", "cylinder", "cylinder", "ellipsoid", "mesh", "mesh"]
     assert [v[0] for v in maximal] == [v[0] for v in tree]
