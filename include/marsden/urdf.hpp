@@ -36,6 +36,11 @@ struct UrdfVisual {
   double length = 0.0;              // cylinder, along its z axis (m, > 0)
   std::string filename;             // mesh: as the file gives it (package://, file://, path)
   Vec3 scale = Vec3::Ones();        // mesh: per axis, each non-zero
+  // <material>: its <color rgba> given here, or by name in a <material> of the robot or of
+  // another visual; none when absent, a texture only or a name defined nowhere.
+  std::string material;
+  bool has_color = false;
+  Vec4 rgba = Vec4::Ones();         // each in [0, 1]
 };
 
 struct UrdfLink {

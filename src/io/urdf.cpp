@@ -153,11 +153,34 @@ double positive(const ElementReader& r, const XMLElement* e, const char* attr) {
   return v;
 }
 
+// <color rgba>: four numbers in [0, 1].
+Vec4 read_rgba(const ElementReader& r, const XMLElement* color) {
+  const char* text = color->Attribute("rgba");
+  if (text == nullptr) r.fail("<color> missing attribute \"rgba\"", color);
+  std::istringstream words{std::string(text)};
+  std::vector<std::string> parts;
+  for (std::string w; words >> w;) parts.push_back(w);
+  Vec4 rgba;
+  if (parts.size() != 4)
+    r.fail("<color rgba>: expected 4 numbers, got " + std::to_string(parts.size()), color);
+  for (int i = 0; i < 4; ++i)
+    if (!parse_double(parts[std::size_t(i)], rgba[i]) || rgba[i] < 0.0 || rgba[i] > 1.0)
+      r.fail("<color rgba>: not a number in [0, 1]: " + in_quotes(parts[std::size_t(i)]), color);
+  return rgba;
+}
+
 // <visual>: its origin and one geometry. Only the player reads it, but a malformed one is
 // named rather than drawn wrong.
 UrdfVisual read_visual(const ElementReader& r, const XMLElement* v) {
   UrdfVisual out;
   out.origin = r.origin(v);
+  if (const XMLElement* material = r.only_child(v, "material", false)) {
+    if (const char* name = material->Attribute("name")) out.material = name;
+    if (const XMLElement* color = r.only_child(material, "color", false)) {
+      out.rgba = read_rgba(r, color);
+      out.has_color = true;
+    }
+  }
   const XMLElement* geometry = r.only_child(v, "geometry", true);
   const XMLElement* shape = geometry->FirstChildElement();
   if (shape == nullptr)
@@ -455,6 +478,17 @@ UrdfModel parse_urdf(std::string_view xml, const std::string& source_name) {
     return std::string(name);
   };
 
+  // Named colours: the robot's <material>s, then those that visuals define, first one wins.
+  std::map<std::string, Vec4> colors;
+  for (const XMLElement* e = robot->FirstChildElement("material"); e != nullptr;
+       e = e->NextSiblingElement("material")) {
+    const char* name = e->Attribute("name");
+    if (name == nullptr || *name == '\0') rep.fail("material", "missing attribute \"name\"", e);
+    const ElementReader r(rep, "material " + in_quotes(name));
+    if (const XMLElement* color = r.only_child(e, "color", false))
+      colors.emplace(name, read_rgba(r, color));
+  }
+
   std::vector<const XMLElement*> inertia_elements;
   for (const XMLElement* e = robot->FirstChildElement("link"); e != nullptr;
        e = e->NextSiblingElement("link")) {
@@ -470,6 +504,15 @@ UrdfModel parse_urdf(std::string_view xml, const std::string& source_name) {
     joint_elements.push_back(e);
   }
   if (model.links.empty()) rep.fail("robot " + in_quotes(model.name), "has no <link>", robot);
+  for (const UrdfLink& link : model.links)
+    for (const UrdfVisual& v : link.visuals)
+      if (v.has_color && !v.material.empty()) colors.emplace(v.material, v.rgba);
+  for (UrdfLink& link : model.links)
+    for (UrdfVisual& v : link.visuals)
+      if (const auto c = colors.find(v.material); !v.has_color && c != colors.end()) {
+        v.rgba = c->second;
+        v.has_color = true;
+      }
 
   link_tree(rep, robot, joint_elements, model);
   check_mimics(rep, model);

@@ -112,6 +112,10 @@ Json visual_json(const UrdfVisual& v, const SE3& g_body_visual) {
       break;
     case UrdfShape::Mesh: out.set("shape", "mesh").set("scale", vec3(v.scale)); break;
   }
+  if (v.has_color) {
+    const auto channel = [&](int i) { return int(std::lround(255.0 * v.rgba[i])); };
+    out.set("color", (channel(0) << 16) | (channel(1) << 8) | channel(2)).set("opacity", v.rgba[3]);
+  }
   return out.set("semi_axes", vec3(semi_axes))
       .set("rotation", vec({r.w(), r.x(), r.y(), r.z()}))
       .set("offset", vec3(g_body_visual.x))

@@ -334,6 +334,14 @@ TEST(UrdfVisual, ReadsShapesOriginsAndMeshes) {
   const UrdfLink& paddle = link_named(m, "paddle");
   ASSERT_EQ(paddle.visuals.size(), 1u);
   EXPECT_EQ(paddle.visuals[0].filename, "package://urdf/meshes/paddle.obj");
+  // Colours: the robot's "steel", the upper rod's own "orange", which the lower rod names.
+  EXPECT_TRUE(base.visuals[0].has_color);
+  EXPECT_EQ(base.visuals[0].rgba, Vec4(0.6, 0.6, 0.65, 1));
+  EXPECT_FALSE(base.visuals[1].has_color);
+  EXPECT_EQ(upper.visuals[0].rgba, Vec4(0.9, 0.5, 0.1, 1));
+  EXPECT_TRUE(lower.visuals[0].has_color);
+  EXPECT_EQ(lower.visuals[0].rgba, Vec4(0.9, 0.5, 0.1, 1));
+  EXPECT_FALSE(paddle.visuals[0].has_color);
   // A mesh without scale is at scale 1; visuals change nothing in the dynamics.
   const UrdfModel plain = parse_urdf(two_links_with_visual(R"(<geometry><mesh filename="m.stl"/></geometry>)"), "p.urdf");
   EXPECT_EQ(link_named(plain, "b").visuals.at(0).scale, Vec3::Ones());
@@ -368,6 +376,15 @@ TEST(UrdfVisual, MalformedVisualsNameTheLinkAndTheFile) {
        {"link \"b\" <visual>", "<mesh scale> must be non-zero"}},
       {"bad origin", two_links_with_visual(R"(<origin xyz="0 x 0"/><geometry><sphere radius="1"/></geometry>)"),
        {"link \"b\" <visual>", "xyz", "\"x\""}},
+      {"colour without rgba", two_links_with_visual(R"(<geometry><sphere radius="1"/></geometry><material><color/></material>)"),
+       {"link \"b\" <visual>", "<color> missing attribute \"rgba\""}},
+      {"three channels", two_links_with_visual(R"(<geometry><sphere radius="1"/></geometry><material><color rgba="1 0 0"/></material>)"),
+       {"link \"b\" <visual>", "rgba", "4 numbers"}},
+      {"channel over 1", two_links_with_visual(R"(<geometry><sphere radius="1"/></geometry><material><color rgba="1 0 2 1"/></material>)"),
+       {"link \"b\" <visual>", "rgba", "[0, 1]", "\"2\""}},
+      {"robot material", robot(R"(<material name="m"><color rgba="0 0 nan 1"/></material><link name="a"/>)"),
+       {"material \"m\"", "rgba", "\"nan\""}},
+      {"unnamed robot material", robot(R"(<material/><link name="a"/>)"), {"material", "\"name\""}},
   };
   for (const ErrorCase& c : cases) {
     std::string message;

@@ -284,6 +284,11 @@ def test_urdf_visuals_stand_where_both_engines_put_the_links(tmp_path, driver, b
     meshes = [g for b in desc["model"]["bodies"] for g in b["geometry"] if g["shape"] == "mesh"]
     assert sorted(pathlib.Path(g["file"]).name for g in meshes) == ["paddle.obj", "weight.stl"]
     assert "warnings" not in desc
+    # <material> colours as 0xRRGGBB: the robot's steel (0.6, 0.6, 0.65) and the orange
+    # (0.9, 0.5, 0.1) of both rods; the others take the page's palette.
+    colours = sorted((g["shape"], hex(g["color"])) for b in desc["model"]["bodies"]
+                     for g in b["geometry"] if "color" in g)
+    assert colours == [("box", "0x9999a6"), ("cylinder", "0xe6801a"), ("cylinder", "0xe6801a")]
 
 
 def test_meshes_read_binary_and_ascii_stl_and_obj(tmp_path):
