@@ -304,9 +304,19 @@ Problem build_problem(const detail::JsonDocument& doc) {
     view["dimension"] = p.system_type == "car" ? 2 : 3;
   }
   // The helicopter's landing pad and the boat's dock stand at the final pose (a free
-  // coordinate at 0: the boat's height is the water's).
+  // coordinate at 0: the boat's height is the water's). A helicopter lands when its final
+  // height is the least its bounds allow (the pad's); it ends a canyon flight hovering.
   const auto fin = root.find("final_state");
-  if ((p.system_type == "helicopter" || p.system_type == "boat") && fin && fin->has("position")) {
+  const nlohmann::json& raw = root.raw();
+  const nlohmann::json lowest =
+      raw.contains("bounds") && raw["bounds"].contains("position") &&
+              raw["bounds"]["position"].contains("lower")
+          ? raw["bounds"]["position"]["lower"]
+          : nlohmann::json();
+  const bool lands = fin && fin->has("position") && lowest.is_array() && lowest.size() == 3 &&
+                     lowest[2].is_number() && fin->at("position").raw()[2] == lowest[2];
+  if (((p.system_type == "helicopter" && lands) || p.system_type == "boat") && fin &&
+      fin->has("position")) {
     nlohmann::json position = fin->at("position").raw();
     for (auto& x : position)
       if (x.is_null()) x = 0.0;
