@@ -25,8 +25,27 @@ namespace marsden {
 inline constexpr double kInertiaRelativeRoundOff = 1e-9;
 inline constexpr double kInertiaAbsoluteRoundOff = 1e-12;  // kg m^2
 
+// <visual>: geometry drawn by the player (docs/viewer.md), not part of the dynamics.
+enum class UrdfShape { Box, Cylinder, Sphere, Mesh };
+
+struct UrdfVisual {
+  SE3 origin;                       // the geometry's frame in the link frame
+  UrdfShape shape = UrdfShape::Box;
+  Vec3 size = Vec3::Zero();         // box: full edge lengths (m), each > 0
+  double radius = 0.0;              // cylinder, sphere (m, > 0)
+  double length = 0.0;              // cylinder, along its z axis (m, > 0)
+  std::string filename;             // mesh: as the file gives it (package://, file://, path)
+  Vec3 scale = Vec3::Ones();        // mesh: per axis, each non-zero
+  // <material>: its <color rgba> given here, or by name in a <material> of the robot or of
+  // another visual; none when absent, a texture only or a name defined nowhere.
+  std::string material;
+  bool has_color = false;
+  Vec4 rgba = Vec4::Ones();         // each in [0, 1]
+};
+
 struct UrdfLink {
   std::string name;
+  std::vector<UrdfVisual> visuals;  // in file order
   // Without <inertial>, or with mass and inertia 0, a link is massless; otherwise mass >= 0
   // and inertia is symmetric, not both zero. Physical consistency is a property of a rigid
   // body: the inertia of the links welded together by fixed joints (UrdfRigidBody) is

@@ -9,6 +9,8 @@
   };
   const t = decode(D.t), poses = decode(D.poses), nb = D.bodies.length, nf = D.frames;
   const points = D.points ? decode(D.points) : null;
+  const angles = D.angles ? decode(D.angles) : null;
+  const angle = (f, k) => angles[f * D.nangles + k];
   const pose = (f, b) => poses.subarray((f * nb + b) * 7, (f * nb + b) * 7 + 7);
   const point = (f, k) => points.subarray((f * D.npoints + k) * 3, (f * D.npoints + k) * 3 + 3);
 
@@ -43,39 +45,103 @@
   scene.add(ground);
   scene.add(new THREE.AxesHelper(0.1 * extent));
 
-  // Bodies: each geometry as a unit sphere or cube scaled to its semi-axes, placed at its
-  // offset and principal axes in the body frame. A body without extent (point mass) gets
-  // a small sphere.
+  // Bodies: each geometry at its offset and axes in the body frame. Inertia shapes are a
+  // unit sphere or cube scaled to the semi-axes (thickened to 15 % of the largest, a
+  // point mass a small sphere); "visual" shapes (URDF <visual>, vehicle parts) are drawn
+  // as they are: cylinders along their z, meshes from their triangles.
   const palette = [0x3b75af, 0xef8636, 0x519e3e, 0xc53a32, 0x8d6ab8, 0x84584e, 0xd57fbe];
   const small = 0.02 * extent;
+  const materials = new Map();
+  const materialOf = (color, opacity) => {
+    const key = `${color}/${opacity}`;
+    if (!materials.has(key))
+      materials.set(key, new THREE.MeshStandardMaterial({ color, roughness: 0.6, side: THREE.DoubleSide,
+                                                          transparent: opacity < 1, opacity }));
+    return materials.get(key);
+  };
+  function shapeMesh(g, color) {
+    let s = g.visual ? g.semi_axes.slice() : g.semi_axes.map((x) => Math.max(x, 0.15 * Math.max(...g.semi_axes)));
+    let geometry;
+    if (g.shape === "mesh") {
+      geometry = new THREE.BufferGeometry();
+      geometry.setAttribute("position", new THREE.BufferAttribute(decode(g.triangles), 3));
+      geometry.computeVertexNormals();
+      s = g.scale;
+    } else if (g.shape === "cylinder") {  // three.js's cylinders stand along y
+      geometry = new THREE.CylinderGeometry(1, 1, 2, 32).rotateX(Math.PI / 2);
+    } else if (g.shape === "box") {
+      geometry = new THREE.BoxGeometry(2, 2, 2);
+    } else {
+      geometry = new THREE.SphereGeometry(1, 24, 16);
+    }
+    if (Math.max(...s.map(Math.abs)) <= 0) s = [small, small, small];
+    const mesh = new THREE.Mesh(geometry, materialOf(g.color !== undefined ? g.color : color,
+                                                     g.opacity !== undefined ? g.opacity : 1));
+    mesh.scale.set(...s);
+    mesh.position.set(...g.offset);
+    mesh.quaternion.set(g.rotation[1], g.rotation[2], g.rotation[3], g.rotation[0]);
+    return mesh;
+  }
   const bodies = D.bodies.map((b, i) => {
     const group = new THREE.Group();
-    const material = new THREE.MeshStandardMaterial({ color: palette[i % palette.length], roughness: 0.6 });
-    for (const g of b.geometry) {
-      let s = g.semi_axes.map((x) => Math.max(x, 0.15 * Math.max(...g.semi_axes)));
-      if (Math.max(...s) <= 0) s = [small, small, small];
-      const mesh = new THREE.Mesh(g.shape === "box" ? new THREE.BoxGeometry(2, 2, 2)
-                                                    : new THREE.SphereGeometry(1, 24, 16), material);
-      mesh.scale.set(...s);
-      mesh.position.set(...g.offset);
-      mesh.quaternion.set(g.rotation[1], g.rotation[2], g.rotation[3], g.rotation[0]);
-      group.add(mesh);
-    }
+    for (const g of b.geometry) group.add(shapeMesh(g, palette[i % palette.length]));
     group.add(new THREE.AxesHelper(Math.max(small * 3, ...b.geometry.map((g) => 1.5 * Math.max(...g.semi_axes)))));
     scene.add(group);
     return group;
   });
 
-  // Vehicle details from the system's kind: the helicopter's rotor disc above its body,
-  // the boat's water plane at z = 0.
-  if (D.system === "helicopter" && nb > 0) {
-    const r = 2.5 * largest;
-    const rotor = new THREE.Mesh(new THREE.CylinderGeometry(r, r, 0.02 * r, 32),
-      new THREE.MeshStandardMaterial({ color: 0x555555, transparent: true, opacity: 0.35 }));
-    rotor.rotation.x = Math.PI / 2;  // the cylinder's axis along the body's z
-    rotor.position.set(0, 0, 1.2 * largest);
-    bodies[0].add(rotor);
+  // Parts carried by a body and turned, outermost first, about their axes by recorded
+  // angles: wheels rolling and steering, rotors turning, the helicopter's rotor tilting.
+  const parts = (D.parts || []).map((p) => {
+    let parent = new THREE.Group();
+    parent.position.set(...p.offset);
+    bodies[p.body].add(parent);
+    const joints = p.turns.map((turn) => {
+      const joint = new THREE.Group();
+      parent.add(joint);
+      parent = joint;
+      return { joint, axis: new THREE.Vector3(...turn.axis), k: turn.angle };
+    });
+    for (const g of p.geometry) parent.add(shapeMesh(g, palette[p.body % palette.length]));
+    return joints;
+  });
+  function turnParts(f) {
+    for (const joints of parts)
+      for (const j of joints) j.joint.quaternion.setFromAxisAngle(j.axis, angle(f, j.k));
   }
+
+  // World arrows at the first body (the boat's wind and current), labelled.
+  function label(text, color) {
+    const c = document.createElement("canvas");
+    c.width = 256; c.height = 64;
+    const ctx = c.getContext("2d");
+    ctx.font = "bold 30px sans-serif";
+    ctx.fillStyle = "#" + color.toString(16).padStart(6, "0");
+    ctx.fillText(text, 4, 42);
+    const sprite = new THREE.Sprite(new THREE.SpriteMaterial({ map: new THREE.CanvasTexture(c), depthTest: false }));
+    sprite.scale.set(0.2 * extent, 0.05 * extent, 1);
+    return sprite;
+  }
+  const arrows = (D.arrows || []).map((a) => {
+    const group = new THREE.Group();
+    const dir = new THREE.Vector3(...a.vector);
+    group.add(new THREE.ArrowHelper(dir, new THREE.Vector3(), a.length, a.color, 0.25 * a.length, 0.12 * a.length));
+    const tag = label(a.label, a.color);
+    tag.position.copy(dir.clone().multiplyScalar(1.1 * a.length)).add(new THREE.Vector3(0, 0, 0.03 * extent));
+    group.add(tag);
+    scene.add(group);
+    return { group, a };
+  });
+  function placeArrows(f) {
+    for (const { group, a } of arrows) {
+      const p = pose(f, 0);
+      group.position.set(p[0] + a.at[0], p[1] + a.at[1], a.water ? a.at[2] : p[2] + a.at[2]);
+    }
+  }
+
+  if (D.warnings) document.getElementById("warnings").textContent = "not drawn: " + D.warnings.join("; ");
+
+  // The boat's water plane at z = 0.
   if (D.system === "boat") {
     const water = new THREE.Mesh(new THREE.PlaneGeometry(2 * extent, 2 * extent),
       new THREE.MeshStandardMaterial({ color: 0x4a90c8, transparent: true, opacity: 0.3, side: THREE.DoubleSide }));
@@ -132,6 +198,36 @@
     };
     marker(0, 0x2ca02c);       // start
     marker(nf - 1, 0xd62728);  // end of the optimal path
+  }
+
+  // The goal of an optimisation at its final pose: the helicopter's landing pad (a
+  // platform up to under the body, marked H), the boat's dock (a pier along the berth's
+  // port side and the hull's outline on the water).
+  if (D.environment && D.environment.goal && nb > 0) {
+    const g = D.environment.goal;
+    const s = D.bodies[0].geometry[0].semi_axes;
+    const group = new THREE.Group();
+    group.position.set(...g.position);
+    group.quaternion.set(g.quaternion[1], g.quaternion[2], g.quaternion[3], g.quaternion[0]);
+    const put = (geometry, color, x, y, z) => {
+      const m = new THREE.Mesh(geometry, new THREE.MeshStandardMaterial({ color }));
+      m.position.set(x, y, z);
+      group.add(m);
+    };
+    if (g.kind === "landing_pad") {
+      const below = Math.min(...s), r = 3 * Math.max(...s);
+      const height = Math.max(g.position[2] - below, 0.02);
+      put(new THREE.CylinderGeometry(r, r, height, 48).rotateX(Math.PI / 2), 0x9a9a9a, 0, 0, -below - height / 2);
+      const mark = 0.5 * r, w = 0.12 * r, z = -below + 0.005;
+      for (const y of [-mark / 2, mark / 2]) put(new THREE.BoxGeometry(mark, w, 0.01), 0xffffff, 0, y, z);
+      put(new THREE.BoxGeometry(w, mark / 2, 0.01), 0xffffff, 0, 0, z);
+    } else {
+      put(new THREE.BoxGeometry(3.2 * s[0], 1.0, 1.0), 0x8b6a43, 0, s[1] + 0.8, -g.position[2]);
+      const outline = new THREE.BufferGeometry().setFromPoints(
+        [[1, 1], [-1, 1], [-1, -1], [1, -1]].map(([a, b]) => new THREE.Vector3(a * s[0], b * s[1], 0.02 - g.position[2])));
+      group.add(new THREE.LineLoop(outline, new THREE.LineBasicMaterial({ color: 0xffffff })));
+    }
+    scene.add(group);
   }
 
   // Links between frames (trees) and joint segments (maximal), redrawn every frame.
@@ -229,6 +325,8 @@
       bodies[b].quaternion.set(p[4], p[5], p[6], p[3]);
     }
     drawSegments(f);
+    if (angles) turnParts(f);
+    placeArrows(f);
     trail.visible = document.getElementById("trail").checked;
     trailGeometry.setDrawRange(0, f + 1);
     if (document.getElementById("follow").checked && nb > 0) orbit.target.set(...pose(f, 0).subarray(0, 3));

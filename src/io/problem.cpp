@@ -292,25 +292,48 @@ Problem build_problem(const detail::JsonDocument& doc) {
   else if (p.system_type == "tree") p.ocp = detail::parse_tree_problem(root, p.file);
   else p.ocp = parse_holonomic(root, p.system_type, p.file);
   p.solver = detail::parse_solver(root);
-  if (p.system_type != "boat") {
-    nlohmann::json fields = nlohmann::json::object();
-    for (const char* key : {"system", "integrator", "initial_state"})
-      if (root.has(key)) fields[key] = root.at(key).raw();
-    // A URDF or generated library is found relative to the file that names it: the scene
-    // is written elsewhere.
-    for (const char* key : {"urdf", "library"}) {
-      if (!fields["system"].contains(key)) continue;
-      const std::filesystem::path path = fields["system"][key].get<std::string>();
-      fields["system"][key] =
-          std::filesystem::absolute(std::filesystem::path(p.file).parent_path() / path).string();
-    }
-    p.scene_fields = fields.dump();
+  nlohmann::json fields = nlohmann::json::object();
+  for (const char* key : {"system", "integrator", "initial_state"})
+    if (root.has(key)) fields[key] = root.at(key).raw();
+  // A URDF or generated library is found relative to the file that names it: the scene is
+  // written elsewhere.
+  for (const char* key : {"urdf", "library"}) {
+    if (!fields["system"].contains(key)) continue;
+    const std::filesystem::path path = fields["system"][key].get<std::string>();
+    fields["system"][key] =
+        std::filesystem::absolute(std::filesystem::path(p.file).parent_path() / path).string();
   }
+  p.scene_fields = fields.dump();
+  nlohmann::json view = nlohmann::json::object();
   if (root.has("obstacles")) {
-    p.view_fields = nlohmann::json{{"obstacles", root.at("obstacles").raw()},
-                                   {"dimension", p.system_type == "car" ? 2 : 3}}
-                        .dump();
+    view["obstacles"] = root.at("obstacles").raw();
+    view["dimension"] = p.system_type == "car" ? 2 : 3;
   }
+  // The helicopter's landing pad and the boat's dock stand at the final pose (a free
+  // coordinate at 0: the boat's height is the water's). A helicopter lands when its final
+  // height is the least its bounds allow (the pad's); it ends a canyon flight hovering.
+  const auto fin = root.find("final_state");
+  const nlohmann::json& raw = root.raw();
+  const nlohmann::json lowest =
+      raw.contains("bounds") && raw["bounds"].contains("position") &&
+              raw["bounds"]["position"].contains("lower")
+          ? raw["bounds"]["position"]["lower"]
+          : nlohmann::json();
+  const bool lands = fin && fin->has("position") && lowest.is_array() && lowest.size() == 3 &&
+                     lowest[2].is_number() && fin->at("position").raw()[2] == lowest[2];
+  if (((p.system_type == "helicopter" && lands) || p.system_type == "boat") && fin &&
+      fin->has("position")) {
+    nlohmann::json position = fin->at("position").raw();
+    for (auto& x : position)
+      if (x.is_null()) x = 0.0;
+    nlohmann::json goal = {{"kind", p.system_type == "boat" ? "dock" : "landing_pad"},
+                           {"position", position}};
+    if (fin->has("orientation")) goal["orientation"] = fin->at("orientation").raw();
+    if (fin->has("heading"))
+      goal["orientation"] = {{"rpy", {0.0, 0.0, fin->at("heading").raw()}}};
+    view["goal"] = goal;
+  }
+  if (!view.empty()) p.view_fields = view.dump();
   return p;
 }
 

@@ -150,6 +150,7 @@ SceneUrdf read_scene_urdf(const JsonNode& sys, const std::string& scene_file) {
   const JsonNode file = sys.at("urdf");
   const std::filesystem::path path = std::filesystem::path(scene_file).parent_path() / file.string();
   SceneUrdf out;
+  out.file = path;
   if (const auto b = sys.find("base")) out.floating_base = b->one_of({"fixed", "floating"}) == "floating";
   const bool weld = sys.has("massless_joints") &&
                     sys.at("massless_joints").one_of({"error", "weld"}) == "weld";
@@ -347,9 +348,15 @@ Scene build_scene(const detail::JsonDocument& doc) {
   scene.file = doc.file;
   parse_limits(root, scene);
   if (const auto view = root.find("view")) {
-    view->expect_keys({"obstacles", "dimension"});
+    view->expect_keys({"obstacles", "dimension", "goal"});
     if (const auto d = view->find("dimension")) scene.view_dimension = d->integer(2, 3);
     scene.view_obstacles = detail::parse_obstacles(*view, scene.view_dimension);
+    if (const auto goal = view->find("goal")) {
+      goal->expect_keys({"kind", "position", "orientation"});
+      scene.view_goal_kind = goal->at("kind").one_of({"landing_pad", "dock"});
+      scene.view_goal.x = goal->at("position").vec3();
+      if (const auto o = goal->find("orientation")) scene.view_goal.R = parse_orientation(*o);
+    }
   }
   const JsonNode sys = root.at("system");
   scene.system_type = sys.at("type").one_of(

@@ -47,6 +47,7 @@ inline void set_if(const JsonNode& obj, std::string_view key, double& field, dou
 // joints that move no mass become fixed, docs/urdf.md). Errors name the field.
 struct SceneUrdf {
   UrdfModel urdf;
+  std::filesystem::path file;
   bool floating_base = false;
 };
 SceneUrdf read_scene_urdf(const JsonNode& sys, const std::string& scene_file);

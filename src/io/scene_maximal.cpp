@@ -158,6 +158,9 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
                      "dampers"});
     scene.source = "urdf";
     const SceneUrdf in = read_scene_urdf(sys, scene.file);
+    scene.urdf = std::make_shared<const UrdfModel>(in.urdf);
+    scene.urdf_file = in.file;
+    scene.urdf_floating_base = in.floating_base;
     mech.emplace(with_field(sys.at("urdf"), [&] {
       return maximal::mechanism_from_urdf(in.urdf, Vec3(0.0, 0.0, -9.81), in.floating_base);
     }));

@@ -267,9 +267,12 @@ std::shared_ptr<const Model> inline_model(const JsonNode& sys) {
   return with_field(sys, [&] { return std::make_shared<const Model>(b.build()); });
 }
 
-std::shared_ptr<const Model> urdf_model(const JsonNode& sys, const std::string& scene_file) {
+std::shared_ptr<const Model> urdf_model(const JsonNode& sys, Scene& scene) {
   sys.expect_keys({"type", "urdf", "gravity", "base", "massless_joints"});
-  const SceneUrdf in = read_scene_urdf(sys, scene_file);
+  const SceneUrdf in = read_scene_urdf(sys, scene.file);
+  scene.urdf = std::make_shared<const UrdfModel>(in.urdf);
+  scene.urdf_file = in.file;
+  scene.urdf_floating_base = in.floating_base;
   UrdfTreeOptions options;
   if (const auto g = sys.find("gravity")) options.gravity = g->vec3();
   options.floating_base = in.floating_base;
@@ -402,7 +405,7 @@ void parse_tree(const JsonNode& root, Scene& scene) {
     tree->model = inline_model(sys);
   } else {
     scene.source = "urdf";
-    tree->model = urdf_model(sys, scene.file);
+    tree->model = urdf_model(sys, scene);
   }
   const Model& model = *tree->model;
 

@@ -144,10 +144,83 @@ class ElementReader {
   std::string where_;
 };
 
+// A strictly positive length of a <visual> shape.
+double positive(const ElementReader& r, const XMLElement* e, const char* attr) {
+  const double v = r.number(e, attr, std::nullopt);
+  if (!(v > 0.0))
+    r.fail("<" + std::string(e->Name()) + " " + attr + "> must be > 0 (got " + number_text(v) + ")",
+           e);
+  return v;
+}
+
+// <color rgba>: four numbers in [0, 1].
+Vec4 read_rgba(const ElementReader& r, const XMLElement* color) {
+  const char* text = color->Attribute("rgba");
+  if (text == nullptr) r.fail("<color> missing attribute \"rgba\"", color);
+  std::istringstream words{std::string(text)};
+  std::vector<std::string> parts;
+  for (std::string w; words >> w;) parts.push_back(w);
+  Vec4 rgba;
+  if (parts.size() != 4)
+    r.fail("<color rgba>: expected 4 numbers, got " + std::to_string(parts.size()), color);
+  for (int i = 0; i < 4; ++i)
+    if (!parse_double(parts[std::size_t(i)], rgba[i]) || rgba[i] < 0.0 || rgba[i] > 1.0)
+      r.fail("<color rgba>: not a number in [0, 1]: " + in_quotes(parts[std::size_t(i)]), color);
+  return rgba;
+}
+
+// <visual>: its origin and one geometry. Only the player reads it, but a malformed one is
+// named rather than drawn wrong.
+UrdfVisual read_visual(const ElementReader& r, const XMLElement* v) {
+  UrdfVisual out;
+  out.origin = r.origin(v);
+  if (const XMLElement* material = r.only_child(v, "material", false)) {
+    if (const char* name = material->Attribute("name")) out.material = name;
+    if (const XMLElement* color = r.only_child(material, "color", false)) {
+      out.rgba = read_rgba(r, color);
+      out.has_color = true;
+    }
+  }
+  const XMLElement* geometry = r.only_child(v, "geometry", true);
+  const XMLElement* shape = geometry->FirstChildElement();
+  if (shape == nullptr)
+    r.fail("<geometry> holds no shape (box, cylinder, sphere or mesh)", geometry);
+  if (shape->NextSiblingElement() != nullptr)
+    r.fail("<geometry> holds more than one shape", shape->NextSiblingElement());
+  const std::string_view kind = shape->Name();
+  if (kind == "box") {
+    out.shape = UrdfShape::Box;
+    if (shape->Attribute("size") == nullptr) r.fail("<box> missing attribute \"size\"", shape);
+    out.size = r.triple(shape, "size", Vec3::Zero());
+    if (!(out.size.minCoeff() > 0.0)) r.fail("<box size> must be > 0 in each axis", shape);
+  } else if (kind == "cylinder") {
+    out.shape = UrdfShape::Cylinder;
+    out.radius = positive(r, shape, "radius");
+    out.length = positive(r, shape, "length");
+  } else if (kind == "sphere") {
+    out.shape = UrdfShape::Sphere;
+    out.radius = positive(r, shape, "radius");
+  } else if (kind == "mesh") {
+    out.shape = UrdfShape::Mesh;
+    out.filename = r.required_string(shape, "filename");
+    out.scale = r.triple(shape, "scale", Vec3::Ones());
+    if (out.scale.cwiseAbs().minCoeff() == 0.0)
+      r.fail("<mesh scale> must be non-zero in each axis", shape);
+  } else {
+    r.fail("<geometry> shape <" + std::string(kind) + "> is not box, cylinder, sphere or mesh",
+           shape);
+  }
+  return out;
+}
+
 UrdfLink read_link(const Reporter& rep, const XMLElement* e, const std::string& name) {
   const ElementReader r(rep, "link " + in_quotes(name));
   UrdfLink link;
   link.name = name;
+  const ElementReader visual_reader(rep, "link " + in_quotes(name) + " <visual>");
+  for (const XMLElement* v = e->FirstChildElement("visual"); v != nullptr;
+       v = v->NextSiblingElement("visual"))
+    link.visuals.push_back(read_visual(visual_reader, v));
   const XMLElement* inertial = r.only_child(e, "inertial", false);
   if (inertial == nullptr) return link;
   const SE3 origin = r.origin(inertial);
@@ -405,6 +478,17 @@ UrdfModel parse_urdf(std::string_view xml, const std::string& source_name) {
     return std::string(name);
   };
 
+  // Named colours: the robot's <material>s, then those that visuals define, first one wins.
+  std::map<std::string, Vec4> colors;
+  for (const XMLElement* e = robot->FirstChildElement("material"); e != nullptr;
+       e = e->NextSiblingElement("material")) {
+    const char* name = e->Attribute("name");
+    if (name == nullptr || *name == '\0') rep.fail("material", "missing attribute \"name\"", e);
+    const ElementReader r(rep, "material " + in_quotes(name));
+    if (const XMLElement* color = r.only_child(e, "color", false))
+      colors.emplace(name, read_rgba(r, color));
+  }
+
   std::vector<const XMLElement*> inertia_elements;
   for (const XMLElement* e = robot->FirstChildElement("link"); e != nullptr;
        e = e->NextSiblingElement("link")) {
@@ -420,6 +504,15 @@ UrdfModel parse_urdf(std::string_view xml, const std::string& source_name) {
     joint_elements.push_back(e);
   }
   if (model.links.empty()) rep.fail("robot " + in_quotes(model.name), "has no <link>", robot);
+  for (const UrdfLink& link : model.links)
+    for (const UrdfVisual& v : link.visuals)
+      if (v.has_color && !v.material.empty()) colors.emplace(v.material, v.rgba);
+  for (UrdfLink& link : model.links)
+    for (UrdfVisual& v : link.visuals)
+      if (const auto c = colors.find(v.material); !v.has_color && c != colors.end()) {
+        v.rgba = c->second;
+        v.has_color = true;
+      }
 
   link_tree(rep, robot, joint_elements, model);
   check_mimics(rep, model);
@@ -429,6 +522,30 @@ UrdfModel parse_urdf(std::string_view xml, const std::string& source_name) {
 
 UrdfModel read_urdf(const std::filesystem::path& path) {
   return parse_urdf(detail::read_input_file(path, "a URDF file"), path.string());
+}
+
+std::filesystem::path resolve_mesh_file(const std::string& filename,
+                                        const std::filesystem::path& urdf_file) {
+  namespace fs = std::filesystem;
+  const auto exists = [](const fs::path& p) {
+    std::error_code ec;
+    return fs::is_regular_file(p, ec) ? p.lexically_normal() : fs::path();
+  };
+  const fs::path folder = fs::absolute(urdf_file).parent_path();
+  constexpr std::string_view kFile = "file://", kPackage = "package://";
+  const std::string_view name = filename;
+  if (name.starts_with(kFile)) return exists(fs::path(name.substr(kFile.size())));
+  if (!name.starts_with(kPackage)) return exists(folder / fs::path(filename));
+  const std::string_view rest = name.substr(kPackage.size());
+  const auto slash = rest.find('/');
+  if (slash == std::string_view::npos || slash == 0) return {};
+  const fs::path package(rest.substr(0, slash)), inside(rest.substr(slash + 1));
+  for (fs::path dir = folder; !dir.empty(); dir = dir.parent_path()) {
+    if (dir.filename() == package) return exists(dir / inside);
+    if (const fs::path p = exists(dir / package / inside); !p.empty()) return p;
+    if (dir == dir.parent_path()) break;
+  }
+  return {};
 }
 
 }  // namespace marsden::io

@@ -1,7 +1,9 @@
 #include "marsden/run/view.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -9,7 +11,9 @@
 #include <Eigen/Eigenvalues>
 #include <Eigen/Geometry>
 
+#include "marsden/io/urdf.hpp"
 #include "marsden/tree/dynamics.hpp"
+#include "marsden/vehicle/models.hpp"
 
 namespace marsden::run {
 
@@ -35,21 +39,153 @@ Json vehicle_model(const io::Scene& scene) {
   const double mass = I(3, 3);
   Json body = Json::object();
   body.set("name", scene.system_type)
-      .set("pose", Json::object().set("position", "position").set("quaternion", "quaternion"))
-      .set("geometry", Json::array().push_back(
-                           shape_json("ellipsoid", inertia_shape(mass, I.topLeftCorner<3, 3>()),
-                                      Vec3::Zero())));
-  return Json::object().set("bodies", Json::array().push_back(std::move(body)));
+      .set("pose", Json::object().set("position", "position").set("quaternion", "quaternion"));
+  Json out = Json::object();
+  if (const auto* boat = dynamic_cast<const Boat*>(v.model.get())) {
+    // The hull is the box the buoyancy and drag act on (vehicles §4.3.2), centred at the
+    // centre of mass; wind (N) and current (m/s) are world vectors, drawn as arrows.
+    const BoatParams& p = boat->params();
+    InertiaShape hull;
+    hull.semi_axes = 0.5 * p.hull_size;
+    body.set("geometry", Json::array().push_back(shape_json("box", hull, Vec3::Zero())));
+    out.set("boat", Json::object()
+                        .set("hull_size", vec3(p.hull_size))
+                        .set("wind_force", vec3(p.wind_force))
+                        .set("wind_point", vec3(p.wind_point))
+                        .set("current", vec3(p.current)));
+  } else {
+    const InertiaShape s = inertia_shape(mass, I.topLeftCorner<3, 3>());
+    body.set("geometry", Json::array().push_back(shape_json("ellipsoid", s, Vec3::Zero())));
+  }
+  if (const auto* heli = dynamic_cast<const Helicopter*>(v.model.get())) {
+    // The main rotor's hub d_t above the centre of mass; its thrust (and disc normal) is
+    // Ry(gamma_p) Rx(gamma_r) e_z, gamma the "shape" array (vehicles §4.3.1).
+    out.set("rotor", Json::object()
+                         .set("hub", vec({0.0, 0.0, heli->params().d_t}))
+                         .set("tail_arm", heli->params().d_r)
+                         .set("tilt", "shape"));
+  }
+  out.set("bodies", Json::array().push_back(std::move(body)));
+  return out;
 }
 
+// The vehicle's dimensions and the trajectory arrays that turn its wheels, steering and
+// rotor: the page places the parts from these and the recorded pose and shape.
 Json nonholonomic_model(const io::Scene& scene) {
+  const auto& nh = std::get<io::NonholonomicScene>(scene.system);
+  Json vehicle = Json::object();
+  switch (nh.vehicle) {
+    case sim::NonholonomicVehicle::Car:  // pose at the rear axle; shape (psi, tan(steering))
+      vehicle.set("type", "car")
+          .set("wheel_radius", nh.car.rho)
+          .set("axle_distance", nh.car.l)
+          .set("shape", "shape");
+      break;
+    case sim::NonholonomicVehicle::Snakeboard:  // pose at the centre; shape (rotor, steering)
+      vehicle.set("type", "snakeboard").set("half_length", nh.snakeboard.l).set("shape", "shape");
+      break;
+    case sim::NonholonomicVehicle::Sleigh:  // pose at the centre of mass; skate at +a
+      vehicle.set("type", "sleigh").set("skate_offset", nh.sleigh.a);
+      break;
+  }
   Json body = Json::object();
   body.set("name", scene.system_type)
       .set("pose", Json::object().set("planar", "pose"));
-  return Json::object().set("ground", true).set("bodies", Json::array().push_back(std::move(body)));
+  return Json::object()
+      .set("ground", true)
+      .set("vehicle", std::move(vehicle))
+      .set("bodies", Json::array().push_back(std::move(body)));
 }
 
-Json tree_model(const io::Scene& scene) {
+// --- URDF <visual> geometry, each shape in the frame of the body that carries it.
+
+Json visual_json(const UrdfVisual& v, const SE3& g_body_visual) {
+  const Eigen::Quaterniond r(g_body_visual.R);
+  Json out = Json::object();
+  Vec3 semi_axes = Vec3::Zero();
+  switch (v.shape) {
+    case UrdfShape::Box: out.set("shape", "box"); semi_axes = 0.5 * v.size; break;
+    case UrdfShape::Sphere: out.set("shape", "ellipsoid"); semi_axes.setConstant(v.radius); break;
+    case UrdfShape::Cylinder:  // axis along its z
+      out.set("shape", "cylinder");
+      semi_axes = Vec3(v.radius, v.radius, 0.5 * v.length);
+      break;
+    case UrdfShape::Mesh: out.set("shape", "mesh").set("scale", vec3(v.scale)); break;
+  }
+  if (v.has_color) {
+    const auto channel = [&](int i) { return int(std::lround(255.0 * v.rgba[i])); };
+    out.set("color", (channel(0) << 16) | (channel(1) << 8) | channel(2)).set("opacity", v.rgba[3]);
+  }
+  return out.set("semi_axes", vec3(semi_axes))
+      .set("rotation", vec({r.w(), r.x(), r.y(), r.z()}))
+      .set("offset", vec3(g_body_visual.x))
+      .set("visual", true);
+}
+
+// The visuals a page can draw: primitives, and meshes whose file exists and is STL or OBJ
+// (resolved once, the others listed as warnings). A rigid body with nothing to draw keeps
+// its inertia shape.
+struct UrdfVisuals {
+  const io::Scene& scene;
+  std::vector<std::vector<std::string>> mesh_file;  // per link and visual; empty: not drawn
+  Json warnings = Json::array();
+  bool warned = false;
+
+  explicit UrdfVisuals(const io::Scene& s) : scene(s) {
+    if (!scene.urdf) return;
+    for (const UrdfLink& link : scene.urdf->links) {
+      std::vector<std::string>& files = mesh_file.emplace_back();
+      for (const UrdfVisual& v : link.visuals) {
+        files.emplace_back();
+        if (v.shape != UrdfShape::Mesh) continue;
+        const std::filesystem::path file = io::resolve_mesh_file(v.filename, scene.urdf_file);
+        std::string ext = file.extension().string();
+        std::transform(ext.begin(), ext.end(), ext.begin(),
+                       [](unsigned char c) { return char(std::tolower(c)); });
+        std::string problem;
+        if (file.empty()) problem = "not found";
+        else if (ext != ".stl" && ext != ".obj") problem = "only STL and OBJ meshes are drawn";
+        if (problem.empty()) {
+          files.back() = file.string();
+        } else {
+          warnings.push_back("link \"" + link.name + "\": mesh \"" + v.filename +
+                             "\" not drawn: " + problem);
+          warned = true;
+        }
+      }
+    }
+  }
+
+  bool drawn(int link, std::size_t k) const {
+    const UrdfVisual& v = scene.urdf->links[std::size_t(link)].visuals[k];
+    return v.shape != UrdfShape::Mesh || !mesh_file[std::size_t(link)][k].empty();
+  }
+  bool any_drawn(const std::vector<int>& links) const {
+    for (const int i : links)
+      for (std::size_t k = 0; k < scene.urdf->links[std::size_t(i)].visuals.size(); ++k)
+        if (drawn(i, k)) return true;
+    return false;
+  }
+
+  // The drawn visuals of `links`, each in the body frame: g_body_link(i) * origin.
+  template <class BodyOfLink>
+  Json geometry(const std::vector<int>& links, BodyOfLink g_body_link) const {
+    Json out = Json::array();
+    for (const int i : links) {
+      const UrdfLink& link = scene.urdf->links[std::size_t(i)];
+      for (std::size_t k = 0; k < link.visuals.size(); ++k) {
+        if (!drawn(i, k)) continue;
+        Json shape = visual_json(link.visuals[k], g_body_link(i) * link.visuals[k].origin);
+        if (link.visuals[k].shape == UrdfShape::Mesh)
+          shape.set("file", mesh_file[std::size_t(i)][k]);
+        out.push_back(std::move(shape));
+      }
+    }
+    return out;
+  }
+};
+
+Json tree_model(const io::Scene& scene, const UrdfVisuals& visuals) {
   const tree::Model& model = *std::get<io::TreeScene>(scene.system).model;
   Json frames = Json::array(), links = Json::array(), strings = Json::array();
   for (int k = 0; k < model.num_frames(); ++k) {
@@ -58,7 +194,31 @@ Json tree_model(const io::Scene& scene) {
     links.push_back(Json::array().push_back(f.parent).push_back(k));
   }
   Json bodies = Json::array();
+  // A URDF's rigid body drawn by its <visual>s (one body per link, at the link's frame,
+  // which keeps the link's name) rather than by the ellipsoid of its inertia.
+  std::vector<bool> drawn_frame(std::size_t(model.num_frames()), false);
+  if (scene.urdf) {
+    const UrdfRigidBodies rb = rigid_bodies(*scene.urdf);
+    for (const UrdfRigidBody& body : rb.bodies) {
+      if (!visuals.any_drawn(body.links)) continue;
+      for (const int i : body.links) {
+        const UrdfLink& link = scene.urdf->links[std::size_t(i)];
+        int frame = -1;
+        for (int k = 0; k < model.num_frames(); ++k)
+          if (model.frames()[std::size_t(k)].name == link.name) frame = k;
+        if (frame < 0) continue;
+        drawn_frame[std::size_t(frame)] = true;
+        if (!visuals.any_drawn({i})) continue;
+        const auto in_link_frame = [](int) { return SE3::identity(); };
+        bodies.push_back(Json::object()
+                             .set("name", link.name)
+                             .set("pose", Json::object().set("frame", frame))
+                             .set("geometry", visuals.geometry({i}, in_link_frame)));
+      }
+    }
+  }
   for (const tree::Mass& m : model.masses()) {
+    if (drawn_frame[std::size_t(m.frame)]) continue;
     const InertiaShape s = inertia_shape(m.mass, m.inertia);
     bodies.push_back(Json::object()
                          .set("name", model.frames()[std::size_t(m.frame)].name)
@@ -76,18 +236,41 @@ Json tree_model(const io::Scene& scene) {
       .set("bodies", std::move(bodies));
 }
 
-Json maximal_model(const io::Scene& scene) {
+Json maximal_model(const io::Scene& scene, const UrdfVisuals& visuals) {
   const maximal::Model& model = *std::get<io::MaximalScene>(scene.system).model;
   Json bodies = Json::array();
+  // A URDF's bodies are its rigid bodies in order (maximal/urdf.cpp), from the root's with
+  // a floating base, else after it; their frames are world_body at the zero configuration.
+  std::optional<UrdfRigidBodies> rb;
+  const std::size_t first_group = scene.urdf_floating_base ? 0 : 1;
+  if (scene.urdf) rb = rigid_bodies(*scene.urdf);
+  const auto body_of_link = [&](std::size_t g) {
+    return [&, g](int i) {
+      return rb->bodies[g].world_body.inverse() * rb->world_link[std::size_t(i)];
+    };
+  };
   int b = 0;
   for (const maximal::Body& body : model.bodies()) {
+    const std::size_t g = first_group + std::size_t(b);
     const InertiaShape s = inertia_shape(body.mass, body.inertia);
+    Json geometry = rb && g < rb->bodies.size() && visuals.any_drawn(rb->bodies[g].links)
+                        ? visuals.geometry(rb->bodies[g].links, body_of_link(g))
+                        : Json::array().push_back(shape_json("box", s, Vec3::Zero()));
     bodies.push_back(Json::object()
                          .set("name", body.name)
                          .set("pose", Json::object().set("position", "position")
                                           .set("quaternion", "quaternion").set("index", b++))
                          .set("mass", body.mass)
-                         .set("geometry", Json::array().push_back(shape_json("box", s, Vec3::Zero()))));
+                         .set("geometry", std::move(geometry)));
+  }
+  // A fixed base is the world itself: its visuals stand still, the root link at the origin.
+  if (rb && first_group == 1 && visuals.any_drawn(rb->bodies[0].links)) {
+    bodies.push_back(Json::object()
+                         .set("name", scene.urdf->root)
+                         .set("pose", Json::object().set("fixed", vec({0, 0, 0, 1, 0, 0, 0})))
+                         .set("geometry", visuals.geometry(rb->bodies[0].links, [&](int i) {
+                           return rb->world_link[std::size_t(i)];
+                         })));
   }
   // Each joint as two segments meeting at its anchor: parent body (or world) to anchor,
   // anchor to child body, with the anchor given in each side's frame.
@@ -180,10 +363,11 @@ InertiaShape inertia_shape(double mass, const Mat3& inertia) {
 
 Json view_model(const io::Scene& scene) {
   Json m;
+  UrdfVisuals visuals{scene};
   if (std::holds_alternative<io::VehicleScene>(scene.system)) m = vehicle_model(scene);
   else if (std::holds_alternative<io::NonholonomicScene>(scene.system)) m = nonholonomic_model(scene);
-  else if (std::holds_alternative<io::TreeScene>(scene.system)) m = tree_model(scene);
-  else m = maximal_model(scene);
+  else if (std::holds_alternative<io::TreeScene>(scene.system)) m = tree_model(scene, visuals);
+  else m = maximal_model(scene, visuals);
   Json out = Json::object();
   out.set("format", "marsden-view-1")
       .set("system", scene.system_type)
@@ -192,7 +376,8 @@ Json view_model(const io::Scene& scene) {
       .set("trajectory", "trajectory.npz");
   if (std::holds_alternative<io::TreeScene>(scene.system)) out.set("frames_file", "frames.npz");
   out.set("model", std::move(m));
-  if (!scene.view_obstacles.empty()) {
+  if (visuals.warned) out.set("warnings", std::move(visuals.warnings));
+  if (!scene.view_obstacles.empty() || !scene.view_goal_kind.empty()) {
     Json obstacles = Json::array();
     for (const control::Obstacle& o : scene.view_obstacles) {
       static constexpr const char* kKind[] = {"sphere", "cylinder", "box", "capsule", "half_space"};
@@ -207,9 +392,16 @@ Json view_model(const io::Scene& scene) {
                               .set("radius", o.radius)
                               .set("margin", o.margin));
     }
-    out.set("environment", Json::object()
-                               .set("dimension", scene.view_dimension)
-                               .set("obstacles", std::move(obstacles)));
+    Json environment = Json::object();
+    environment.set("dimension", scene.view_dimension).set("obstacles", std::move(obstacles));
+    if (!scene.view_goal_kind.empty()) {
+      const Eigen::Quaterniond r(scene.view_goal.R);
+      environment.set("goal", Json::object()
+                                  .set("kind", scene.view_goal_kind)
+                                  .set("position", vec3(scene.view_goal.x))
+                                  .set("quaternion", vec({r.w(), r.x(), r.y(), r.z()})));
+    }
+    out.set("environment", std::move(environment));
   }
   return out;
 }

@@ -163,15 +163,14 @@ TEST(ProblemFiles, FreeFinalTimeCarTunnelSolvesWithinItsTimeBounds) {
 }
 
 // The boat's hydrodynamic forces are smoothed over the waterline (system.wet_smoothing);
-// with them the docking converges and is reproduced by simulation.
+// with them the docking converges and is reproduced by simulation, its scene too.
 TEST(ProblemFiles, BoatDockingSolvesAndIsReproducedBySimulation) {
   TempDir dir;
   io::Problem problem = io::load_problem(example("boat_docking"));
   const auto sum = run::run_problem(problem, dir.path());
   ASSERT_TRUE(sum.ok) << sum.message;
   expect_feasible_and_reproduced(sum);
-  // The planar boat has no scene form (scenes hold the SE(3) boat).
-  EXPECT_FALSE(std::filesystem::exists(dir / "resimulate.json"));
+  expect_scene_reproduces(problem, sum, dir.path());
 }
 
 // The acrobot written as frames in a problem file and the library's acrobot() are two
@@ -258,6 +257,28 @@ void expect_errors_named(const std::string& example_name, const std::vector<BadC
     EXPECT_NE(msg.find(c.expected), std::string::npos) << "expected '" << c.expected << "' in: " << msg;
     EXPECT_EQ(msg.find("Spec."), std::string::npos) << "a C++ name in: " << msg;
   }
+}
+
+// The player's goal (resimulate.json's "view"): the landing's pad at its final pose, whose
+// height is the bound's; the canyon flights end hovering, with no pad; the dock at the
+// water's height where the boat's final height is free.
+TEST(ProblemFiles, ViewGoalIsTheLandingPadOrTheDock) {
+  const auto goal = [](const std::string& name) {
+    const std::string view = io::load_problem(example(name)).view_fields;
+    const nlohmann::json j = view.empty() ? nlohmann::json::object() : nlohmann::json::parse(view);
+    return j.contains("goal") ? j["goal"] : nlohmann::json();
+  };
+  const nlohmann::json pad = goal("helicopter_landing");
+  EXPECT_EQ(pad["kind"], "landing_pad");
+  EXPECT_EQ(pad["position"], nlohmann::json({20, 5, 0.5}));
+  EXPECT_EQ(pad["orientation"]["rpy"][2], std::numbers::pi / 2);
+  EXPECT_TRUE(goal("helicopter_canyon").is_null());
+  EXPECT_TRUE(goal("helicopter_canyon_dash").is_null());
+  const nlohmann::json dock = goal("boat_docking");
+  EXPECT_EQ(dock["kind"], "dock");
+  EXPECT_EQ(dock["position"], nlohmann::json({25, 10, 0.0}));
+  EXPECT_EQ(dock["orientation"]["rpy"][2], std::numbers::pi / 2);
+  EXPECT_TRUE(goal("car_tunnel").is_null());
 }
 
 TEST(ProblemFiles, BadFieldsAreNamed) {

@@ -573,6 +573,28 @@ TEST(SceneErrors, ViewObstaclesAreReadAndNamed) {
     expect_message(dir, load_error(dir, body + view + "}"), field, problem);
 }
 
+// "view.goal": an optimisation's landing pad or dock at its final pose.
+TEST(SceneErrors, ViewGoalIsReadAndNamed) {
+  TempDir dir;
+  const std::string body = R"({"system": {"type": "rigid_body", "inertia": {"J": [1, 2, 3], "mass": 1}},
+      "dt": 0.01, "duration": 0.1, "view": )";
+  const Scene scene = load_scene(dir.write("goal.json", body + R"({"goal": {"kind": "dock",
+      "position": [25, 10, 0], "orientation": {"rpy": [0, 0, 1.5707963267948966]}}}})"));
+  EXPECT_EQ(scene.view_goal_kind, "dock");
+  EXPECT_EQ(scene.view_goal.x, Vec3(25, 10, 0));
+  EXPECT_LT((scene.view_goal.R * Vec3::UnitX() - Vec3::UnitY()).norm(), 1e-15);
+  EXPECT_TRUE(scene.view_obstacles.empty());
+  EXPECT_EQ(load_scene(dir.write("none.json", body + "{}}")).view_goal_kind, "");
+  for (const auto& [view, field, problem] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
+           {R"({"goal": {"kind": "helipad", "position": [0, 0, 0]}})", "view.goal.kind", "helipad"},
+           {R"({"goal": {"kind": "dock"}})", "view.goal.position", "missing"},
+           {R"({"goal": {"kind": "dock", "position": [0, 0]}})", "view.goal.position", "3"},
+           {R"({"goal": {"kind": "dock", "position": [0, 0, 0], "heading": 1}})", "view.goal.heading",
+            "unknown key"}})
+    expect_message(dir, load_error(dir, body + view + "}"), field, problem);
+}
+
 // Echoed input is cut: a 10 MB key once filled the message.
 TEST(SceneErrors, LongKeysAndValuesAreShownCut) {
   TempDir dir;

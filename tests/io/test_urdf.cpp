@@ -171,6 +171,13 @@ std::string two_links(const std::string& type, const std::string& joint_extra,
                joint_extra + "</joint>");
 }
 
+// Link "b" of two_links with one <visual> holding `inside`.
+std::string two_links_with_visual(const std::string& inside) {
+  return robot(R"(<link name="a"/><link name="b">
+      <visual>)" + inside + R"(</visual></link>
+      <joint name="j" type="fixed"><parent link="a"/><child link="b"/></joint>)");
+}
+
 const std::string kLimit = R"(<limit lower="-1" upper="1" effort="1" velocity="1"/>)";
 
 std::string inertial(const std::string& mass, const std::string& inertia,
@@ -296,6 +303,123 @@ TEST(UrdfRead, ErrorsNameTheElement) {
     for (const std::string& s : c.expected)
       EXPECT_NE(message.find(s), std::string::npos) << c.what << ": \"" << s << "\" not in: " << message;
   }
+}
+
+// --- <visual> geometry (the player's, docs/viewer.md) ----------------------------------
+
+TEST(UrdfVisual, ReadsShapesOriginsAndMeshes) {
+  const UrdfModel m = read_urdf(kExamples / "visual_pendulum.urdf");
+  const UrdfLink& base = link_named(m, "base");
+  ASSERT_EQ(base.visuals.size(), 2u);
+  EXPECT_EQ(base.visuals[0].shape, UrdfShape::Box);
+  EXPECT_EQ(base.visuals[0].size, Vec3(0.4, 0.2, 0.2));
+  EXPECT_EQ(base.visuals[0].origin.x, Vec3(0, 0, 0.1));
+  EXPECT_TRUE(base.visuals[0].origin.R.isIdentity());
+  EXPECT_EQ(base.visuals[1].shape, UrdfShape::Cylinder);
+  EXPECT_EQ(base.visuals[1].radius, 0.04);
+  EXPECT_EQ(base.visuals[1].length, 0.3);
+  // rpy (0, pi/2, 0): the cylinder's z axis along the link's x.
+  EXPECT_TRUE(base.visuals[1].origin.R.isApprox(rpy(0, 1.5707963267948966, 0), 1e-15));
+  EXPECT_LT((base.visuals[1].origin.R * Vec3::UnitZ() - Vec3::UnitX()).norm(), 1e-15);
+  const UrdfLink& upper = link_named(m, "upper");
+  ASSERT_EQ(upper.visuals.size(), 2u);
+  EXPECT_EQ(upper.visuals[1].shape, UrdfShape::Sphere);
+  EXPECT_EQ(upper.visuals[1].radius, 0.06);
+  EXPECT_EQ(upper.visuals[1].origin.x, Vec3(0, 0, -1.0));
+  const UrdfLink& lower = link_named(m, "lower");
+  ASSERT_EQ(lower.visuals.size(), 2u);
+  EXPECT_EQ(lower.visuals[1].shape, UrdfShape::Mesh);
+  EXPECT_EQ(lower.visuals[1].filename, "meshes/weight.stl");
+  EXPECT_EQ(lower.visuals[1].scale, Vec3(0.1, 0.1, 0.15));
+  const UrdfLink& paddle = link_named(m, "paddle");
+  ASSERT_EQ(paddle.visuals.size(), 1u);
+  EXPECT_EQ(paddle.visuals[0].filename, "package://urdf/meshes/paddle.obj");
+  // Colours: the robot's "steel", the upper rod's own "orange", which the lower rod names.
+  EXPECT_TRUE(base.visuals[0].has_color);
+  EXPECT_EQ(base.visuals[0].rgba, Vec4(0.6, 0.6, 0.65, 1));
+  EXPECT_FALSE(base.visuals[1].has_color);
+  EXPECT_EQ(upper.visuals[0].rgba, Vec4(0.9, 0.5, 0.1, 1));
+  EXPECT_TRUE(lower.visuals[0].has_color);
+  EXPECT_EQ(lower.visuals[0].rgba, Vec4(0.9, 0.5, 0.1, 1));
+  EXPECT_FALSE(paddle.visuals[0].has_color);
+  // A mesh without scale is at scale 1; visuals change nothing in the dynamics.
+  const UrdfModel plain = parse_urdf(two_links_with_visual(R"(<geometry><mesh filename="m.stl"/></geometry>)"), "p.urdf");
+  EXPECT_EQ(link_named(plain, "b").visuals.at(0).scale, Vec3::Ones());
+  EXPECT_FALSE(link_named(plain, "b").has_inertial);
+}
+
+TEST(UrdfVisual, MalformedVisualsNameTheLinkAndTheFile) {
+  const std::vector<ErrorCase> cases = {
+      {"no geometry", two_links_with_visual(""), {"link \"b\" <visual>", "missing <geometry>", "line 3"}},
+      {"two geometries", two_links_with_visual(R"(<geometry><sphere radius="1"/></geometry><geometry/>)"),
+       {"link \"b\" <visual>", "more than one <geometry>"}},
+      {"empty geometry", two_links_with_visual("<geometry/>"), {"link \"b\" <visual>", "no shape"}},
+      {"two shapes", two_links_with_visual(R"(<geometry><sphere radius="1"/><box size="1 1 1"/></geometry>)"),
+       {"link \"b\" <visual>", "more than one shape"}},
+      {"unknown shape", two_links_with_visual(R"(<geometry><capsule radius="1" length="1"/></geometry>)"),
+       {"link \"b\" <visual>", "<capsule>", "box, cylinder, sphere or mesh"}},
+      {"box without size", two_links_with_visual("<geometry><box/></geometry>"),
+       {"link \"b\" <visual>", "<box> missing attribute \"size\""}},
+      {"box of two numbers", two_links_with_visual(R"(<geometry><box size="1 1"/></geometry>)"),
+       {"link \"b\" <visual>", "size", "3 numbers"}},
+      {"flat box", two_links_with_visual(R"(<geometry><box size="1 0 1"/></geometry>)"),
+       {"link \"b\" <visual>", "<box size> must be > 0"}},
+      {"cylinder without length", two_links_with_visual(R"(<geometry><cylinder radius="1"/></geometry>)"),
+       {"link \"b\" <visual>", "<cylinder> missing attribute \"length\""}},
+      {"negative radius", two_links_with_visual(R"(<geometry><sphere radius="-1"/></geometry>)"),
+       {"link \"b\" <visual>", "<sphere radius> must be > 0"}},
+      {"NaN radius", two_links_with_visual(R"(<geometry><cylinder radius="nan" length="1"/></geometry>)"),
+       {"link \"b\" <visual>", "radius", "\"nan\""}},
+      {"mesh without file", two_links_with_visual("<geometry><mesh/></geometry>"),
+       {"link \"b\" <visual>", "<mesh> missing attribute \"filename\""}},
+      {"zero mesh scale", two_links_with_visual(R"(<geometry><mesh filename="m.stl" scale="1 0 1"/></geometry>)"),
+       {"link \"b\" <visual>", "<mesh scale> must be non-zero"}},
+      {"bad origin", two_links_with_visual(R"(<origin xyz="0 x 0"/><geometry><sphere radius="1"/></geometry>)"),
+       {"link \"b\" <visual>", "xyz", "\"x\""}},
+      {"colour without rgba", two_links_with_visual(R"(<geometry><sphere radius="1"/></geometry><material><color/></material>)"),
+       {"link \"b\" <visual>", "<color> missing attribute \"rgba\""}},
+      {"three channels", two_links_with_visual(R"(<geometry><sphere radius="1"/></geometry><material><color rgba="1 0 0"/></material>)"),
+       {"link \"b\" <visual>", "rgba", "4 numbers"}},
+      {"channel over 1", two_links_with_visual(R"(<geometry><sphere radius="1"/></geometry><material><color rgba="1 0 2 1"/></material>)"),
+       {"link \"b\" <visual>", "rgba", "[0, 1]", "\"2\""}},
+      {"robot material", robot(R"(<material name="m"><color rgba="0 0 nan 1"/></material><link name="a"/>)"),
+       {"material \"m\"", "rgba", "\"nan\""}},
+      {"unnamed robot material", robot(R"(<material/><link name="a"/>)"), {"material", "\"name\""}},
+  };
+  for (const ErrorCase& c : cases) {
+    std::string message;
+    try {
+      parse_urdf(c.xml, "case.urdf");
+    } catch (const InputError& e) {
+      message = e.what();
+    }
+    ASSERT_FALSE(message.empty()) << c.what << ": no error";
+    EXPECT_EQ(message.rfind("case.urdf: ", 0), 0u) << c.what << ": " << message;
+    for (const std::string& s : c.expected)
+      EXPECT_NE(message.find(s), std::string::npos) << c.what << ": \"" << s << "\" not in: " << message;
+  }
+}
+
+TEST(UrdfVisual, MeshFilesResolveRelativeAndByPackage) {
+  const TempDir dir;
+  std::filesystem::create_directories(dir / "pkg/urdf");
+  std::filesystem::create_directories(dir / "pkg/meshes");
+  std::filesystem::create_directories(dir / "other/meshes");
+  const auto urdf = dir.write("pkg/urdf/r.urdf", "<robot/>");
+  const auto mesh = dir.write("pkg/meshes/m.stl", "solid m\nendsolid m\n");
+  const auto other = dir.write("other/meshes/o.obj", "v 0 0 0\n");
+  const auto same = [](const std::filesystem::path& a, const std::filesystem::path& b) {
+    return !a.empty() && std::filesystem::equivalent(a, b);
+  };
+  EXPECT_TRUE(same(resolve_mesh_file("../meshes/m.stl", urdf), mesh));
+  // package://PKG: a folder above the URDF file named PKG, or one that holds a folder PKG.
+  EXPECT_TRUE(same(resolve_mesh_file("package://pkg/meshes/m.stl", urdf), mesh));
+  EXPECT_TRUE(same(resolve_mesh_file("package://other/meshes/o.obj", urdf), other));
+  EXPECT_TRUE(same(resolve_mesh_file("file://" + mesh.string(), urdf), mesh));
+  EXPECT_TRUE(same(resolve_mesh_file(mesh.string(), urdf), mesh));
+  for (const std::string missing : {"m.stl", "package://pkg/meshes/none.stl", "package://nopkg/m.stl",
+                                    "package://pkg", "file:///nowhere/m.stl", "../meshes"})
+    EXPECT_TRUE(resolve_mesh_file(missing, urdf).empty()) << missing;
 }
 
 TEST(UrdfRead, AcceptsMinimalForms) {

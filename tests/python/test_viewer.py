@@ -26,9 +26,10 @@ from marsden import experiment_report as report, viewer  # noqa: E402  (the buil
 # One scene per kind the player draws: SE(3) vehicles, a planar nonholonomic vehicle on
 # the ground, a tree (links between frames, masses), a maximal mechanism (boxes, joints).
 KINDS = {"rigid_body": "rigid_body.json", "helicopter": "helicopter_turn.json",
-         "boat": "boat_wind_current.json",
-         "snakeboard": "snakeboard_gait.json", "tree": "double_pendulum.json",
-         "marionette": "marionette.json", "maximal": "maximal_chain.json"}
+         "boat": "boat_wind_current.json", "car": "car_parallel_park.json",
+         "snakeboard": "snakeboard_gait.json", "sleigh": "sleigh.json", "tree": "double_pendulum.json",
+         "marionette": "marionette.json", "maximal": "maximal_chain.json",
+         "urdf_visuals": "urdf_visuals.json"}
 
 needs_bin = pytest.mark.skipif(not BIN.exists(), reason=f"marsden binary not built: {BIN}")
 
@@ -210,7 +211,188 @@ def test_runs_write_model_and_page(pages):
         model = json.loads((run / "model.json").read_text())
         assert model["model"]["bodies"], kind
         assert (run / "view.html").is_file(), kind
-        assert (run / "frames.npz").is_file() == (kind in ("tree", "marionette")), kind
+        assert (run / "frames.npz").is_file() == (kind in ("tree", "marionette", "urdf_visuals")), kind
+
+
+# --- URDF <visual> geometry.
+
+URDF = ROOT / "examples" / "urdf" / "visual_pendulum.urdf"
+
+
+def quat_matrix(q):
+    w, x, y, z = q
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+
+
+def world_visuals(run):
+    """Every drawn visual shape of a run at its first row: (shape, world centre, world z
+    axis), from model.json and the run's poses, as the page places them."""
+    desc = json.loads((run / "model.json").read_text())
+    traj = np.load(run / "trajectory.npz")
+    frames = np.load(run / "frames.npz") if "frames_file" in desc else None
+    out = []
+    for b in desc["model"]["bodies"]:
+        src = b["pose"]
+        if "frame" in src:
+            p, q = frames["position"][0, src["frame"]], frames["quaternion"][0, src["frame"]]
+        elif "fixed" in src:
+            p, q = np.array(src["fixed"][:3]), np.array(src["fixed"][3:])
+        else:
+            p, q = traj["position"][0, src["index"]], traj["quaternion"][0, src["index"]]
+        for g in b["geometry"]:
+            if g.get("visual"):
+                R = quat_matrix(q) @ quat_matrix(g["rotation"])
+                out.append((g["shape"], p + quat_matrix(q) @ np.array(g["offset"]), R[:, 2]))
+    return sorted(out, key=lambda v: (v[0], *np.round(v[1], 6)))
+
+
+@needs_bin
+@pytest.mark.parametrize("base", ["fixed", "floating"])
+def test_urdf_visuals_stand_where_both_engines_put_the_links(tmp_path, driver, base):
+    """visual_pendulum.urdf in the tree engine (each visual on its link's frame) and in
+    maximal coordinates (on the rigid body's frame, the paddle welded to the lower link; a
+    fixed base standing still, a floating one a body): at the same initial configuration
+    every shape is at the same place and axis, and the shapes are the file's seven. The
+    maximal page plays too (one base is enough)."""
+    scene = json.loads((ROOT / "examples" / "scenes" / "urdf_visuals.json").read_text())
+    scene["system"].update(urdf=str(URDF), base=base)
+    scene["duration"] = 0.2
+    runs = {}
+    for engine in ("tree", "maximal"):
+        s = dict(scene, system=dict(scene["system"], type=engine))
+        if engine == "maximal":
+            del s["integrator"]
+        (tmp_path / f"{engine}.json").write_text(json.dumps(s))
+        view = ["--view"] if engine == "maximal" and base == "fixed" else []
+        r = marsden("simulate", tmp_path / f"{engine}.json", "--out", tmp_path / engine, *view)
+        assert r.returncode == 0, r.stderr
+        runs[engine] = world_visuals(tmp_path / engine)
+    if base == "fixed":
+        check_page_plays(driver, tmp_path / "maximal" / "view.html", "urdf-maximal")
+    tree, maximal = runs["tree"], runs["maximal"]
+    assert [v[0] for v in tree] == ["box", "cylinder", "cylinder", "cylinder", "ellipsoid", "mesh", "mesh"]
+    assert [v[0] for v in maximal] == [v[0] for v in tree]
+    for (shape, p_t, z_t), (_, p_m, z_m) in zip(tree, maximal):
+        assert np.allclose(p_t, p_m, atol=1e-9) and np.allclose(z_t, z_m, atol=1e-9), shape
+    # The elbow's sphere at 1 m from the shoulder, on the upper rod turned by q = 1 rad
+    # about x (the initial state): at (0, sin 1, -cos 1).
+    (sphere,) = [v for v in tree if v[0] == "ellipsoid"]
+    assert np.allclose(sphere[1], [0, np.sin(1.0), -np.cos(1.0)], atol=1e-12)
+    desc = json.loads((tmp_path / "tree" / "model.json").read_text())
+    meshes = [g for b in desc["model"]["bodies"] for g in b["geometry"] if g["shape"] == "mesh"]
+    assert sorted(pathlib.Path(g["file"]).name for g in meshes) == ["paddle.obj", "weight.stl"]
+    assert "warnings" not in desc
+    # <material> colours as 0xRRGGBB: the robot's steel (0.6, 0.6, 0.65) and the orange
+    # (0.9, 0.5, 0.1) of both rods; the others take the page's palette.
+    colours = sorted((g["shape"], hex(g["color"])) for b in desc["model"]["bodies"]
+                     for g in b["geometry"] if "color" in g)
+    assert colours == [("box", "0x9999a6"), ("cylinder", "0xe6801a"), ("cylinder", "0xe6801a")]
+
+
+def test_meshes_read_binary_and_ascii_stl_and_obj(tmp_path):
+    binary = viewer.read_mesh(ROOT / "examples" / "urdf" / "meshes" / "weight.stl")
+    assert binary.shape == (8, 3, 3)
+    # The octahedron's faces are outward: each normal points away from the centre.
+    normals = np.cross(binary[:, 1] - binary[:, 0], binary[:, 2] - binary[:, 0])
+    assert np.all(np.einsum("ij,ij->i", normals, binary.mean(axis=1)) > 0)
+    ascii_stl = "solid w\n" + "".join(
+        "facet normal 0 0 0\nouter loop\n" + "".join(f"vertex {x:.9g} {y:.9g} {z:.9g}\n" for x, y, z in t)
+        + "endloop\nendfacet\n" for t in binary) + "endsolid w\n"
+    (tmp_path / "w.stl").write_text(ascii_stl)
+    assert np.allclose(viewer.read_mesh(tmp_path / "w.stl"), binary, atol=1e-7)
+    obj = viewer.read_mesh(ROOT / "examples" / "urdf" / "meshes" / "paddle.obj")
+    # A quad base fanned into two triangles and four sides: 6 triangles, the pyramid's
+    # base (2 x 2) and its four sides (each 2 x sqrt(2) / 2).
+    assert obj.shape == (6, 3, 3)
+    area = 0.5 * np.linalg.norm(np.cross(obj[:, 1] - obj[:, 0], obj[:, 2] - obj[:, 0]), axis=1).sum()
+    assert np.isclose(area, 4 + 4 * np.sqrt(2))
+    for name, text in (("bad.stl", "not a mesh"), ("bad.obj", "v 0 0 0\nf 1 2 3\n"),
+                       ("nan.obj", "v 0 0 nan\nv 1 0 0\nv 0 1 0\nf 1 2 3\n")):
+        (tmp_path / name).write_text(text)
+        with pytest.raises(viewer.ViewError, match=name):
+            viewer.read_mesh(tmp_path / name)
+
+
+@needs_bin
+def test_missing_and_unknown_meshes_are_skipped_with_a_warning(tmp_path, driver):
+    """Meshes that are missing or neither STL nor OBJ are left out and listed; the lower
+    link and the paddle welded to it, left with nothing to draw, are drawn as the
+    ellipsoid of their inertia."""
+    urdf = URDF.read_text().replace("meshes/weight.stl", "meshes/absent.stl") \
+                           .replace("package://urdf/meshes/paddle.obj", "package://urdf/meshes/paddle.dae") \
+                           .replace('<cylinder radius="0.02" length="0.8"/>', '<mesh filename="rod.ply"/>')
+    (tmp_path / "urdf").mkdir()
+    (tmp_path / "urdf" / "r.urdf").write_text(urdf)
+    (tmp_path / "urdf" / "meshes").mkdir()
+    (tmp_path / "urdf" / "meshes" / "paddle.dae").write_text("<COLLADA/>")
+    scene = json.loads((ROOT / "examples" / "scenes" / "urdf_visuals.json").read_text())
+    scene["system"]["urdf"] = "urdf/r.urdf"
+    scene["duration"] = 0.05
+    (tmp_path / "s.json").write_text(json.dumps(scene))
+    r = marsden("simulate", tmp_path / "s.json", "--out", tmp_path / "run", "--view")
+    assert r.returncode == 0, r.stderr
+    desc = json.loads((tmp_path / "run" / "model.json").read_text())
+    assert desc["warnings"] == [
+        'link "lower": mesh "rod.ply" not drawn: not found',
+        'link "lower": mesh "meshes/absent.stl" not drawn: not found',
+        'link "paddle": mesh "package://urdf/meshes/paddle.dae" not drawn: only STL and OBJ meshes are drawn']
+    bodies = {b["name"]: b["geometry"] for b in desc["model"]["bodies"]}
+    assert not [g for b in bodies.values() for g in b if g["shape"] == "mesh"]
+    assert [g["shape"] for g in bodies["upper"]] == ["cylinder", "ellipsoid"]
+    ((lower,),) = [g for name, g in bodies.items() if name == "lower"]
+    assert lower["shape"] == "ellipsoid" and not lower.get("visual")
+    driver.get((tmp_path / "run" / "view.html").as_uri())
+    assert not [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    shown = driver.execute_script("return document.getElementById('warnings').textContent")
+    assert "absent.stl" in shown and "paddle.dae" in shown
+
+
+# --- Planar vehicles: the parts the page turns.
+
+def test_car_front_wheels_steer_and_roll_with_the_front_axle(pages):
+    """The car's page data: the front wheels turn by atan(sigma) (sigma the recorded shape)
+    and roll at the front axle's speed, which the poses give independently: the axle at l
+    ahead of the rear axle moves rho times the front wheels' angle."""
+    run = pages["car"]
+    data = viewer.scene_data(run)
+    traj = np.load(run / "trajectory.npz")
+    vehicle = json.loads((run / "model.json").read_text())["model"]["vehicle"]
+    rho, l = vehicle["wheel_radius"], vehicle["axle_distance"]
+    front = [p for p in data["parts"] if p["offset"][0] == l]
+    assert len(front) == 2 and len([p for p in data["parts"] if p["offset"][0] == 0]) == 2
+    steer_k, roll_k = front[0]["turns"][0]["angle"], front[0]["turns"][1]["angle"]
+    assert np.allclose(data["angles"][:, steer_k], np.arctan(traj["shape"][:, 1]))
+    assert np.ptp(data["angles"][:, steer_k]) > 0.1
+    theta, x, y = traj["pose"].T
+    axle = np.stack([x + l * np.cos(theta), y + l * np.sin(theta)], axis=1)
+    travelled = np.linalg.norm(np.diff(axle, axis=0), axis=1)
+    rolled = rho * np.abs(np.diff(data["angles"][:, roll_k]))
+    assert travelled.sum() > 0.5
+    assert np.allclose(rolled, travelled, rtol=0.02, atol=2e-4)
+
+
+def test_snakeboard_wheel_sets_and_rotor_turn_by_the_shape(pages):
+    run = pages["snakeboard"]
+    data = viewer.scene_data(run)
+    shape = np.load(run / "trajectory.npz")["shape"]
+    turns = {tuple(p["offset"]): [t["angle"] for t in p["turns"]] for p in data["parts"]}
+    l = json.loads((run / "model.json").read_text())["model"]["vehicle"]["half_length"]
+    (front,), (back,) = turns[(l, 0, 0)], turns[(-l, 0, 0)]
+    (rotor,) = [k for offset, ks in turns.items() if offset[0] == 0 for k in ks]
+    assert np.allclose(data["angles"][:, front], shape[:, 1])
+    assert np.allclose(data["angles"][:, back], -shape[:, 1])
+    assert np.allclose(data["angles"][:, rotor], shape[:, 0])
+    assert np.ptp(shape[:, 0]) > 0.5 and np.ptp(shape[:, 1]) > 0.2
+
+
+def test_sleigh_has_its_knife_edge_at_the_skate(pages):
+    desc = json.loads((pages["sleigh"] / "model.json").read_text())
+    a = desc["model"]["vehicle"]["skate_offset"]
+    (body,) = viewer.scene_data(pages["sleigh"])["bodies"]
+    blade = [g for g in body["geometry"] if g["semi_axes"][1] < 0.05 * a]
+    assert len(blade) == 1 and blade[0]["offset"][0] == a
 
 
 def test_rigid_body_is_the_ellipsoid_of_its_inertia(pages):
@@ -287,8 +469,12 @@ def move_slider(driver, frame):
 
 @pytest.mark.parametrize("kind", list(KINDS))
 def test_page_plays_in_browser(pages, driver, kind):
+    check_page_plays(driver, pages[kind] / "view.html", kind)
+
+
+def check_page_plays(driver, page, kind):
     SHOTS.mkdir(parents=True, exist_ok=True)
-    driver.get((pages[kind] / "view.html").as_uri())
+    driver.get(page.as_uri())
     errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
     assert not errors, errors
     frames = driver.execute_script("return window.marsdenView.frames")
@@ -350,3 +536,107 @@ def test_optimize_view_draws_the_problems_obstacles(tmp_path, driver):
     # marker take 0.7 % of this view.
     differ = np.any(np.abs(shots["with"] - shots["without"]) > 30, axis=2).mean()
     assert differ > 0.002, f"the obstacles are not drawn ({differ:.4%} of the canvas differs)"
+
+
+def first_frame(driver, page, shot):
+    """The 3-D canvas at the first frame, trail off, after a load with no console error."""
+    driver.get(page.as_uri())
+    assert not [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    driver.execute_script("document.getElementById('trail').checked = false")
+    move_slider(driver, 0)
+    pixels_, png = pixels(driver, "scene")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    (SHOTS / f"{shot}.png").write_bytes(png)
+    return pixels_
+
+
+def page_without(run, tmp_path, name, edit):
+    """The page of a copy of RUN whose model.json is changed by EDIT."""
+    bare = tmp_path / name
+    shutil.copytree(run, bare)
+    desc = json.loads((bare / "model.json").read_text())
+    edit(desc)
+    (bare / "model.json").write_text(json.dumps(desc))
+    assert viewer.main([str(bare), "--out", str(bare / "view.html")]) == 0
+    return bare / "view.html"
+
+
+# --- SE(3) vehicles.
+
+def rotation(axis, angle):
+    k = np.asarray(axis, float)
+    K = np.array([[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]])
+    return np.eye(3) + np.sin(angle) * K + (1 - np.cos(angle)) * K @ K
+
+
+def test_helicopter_rotor_disc_tilts_with_the_shape(pages):
+    """The disc at the hub d_t above the centre of mass, turned (outermost first) by the
+    recorded shape: its normal is the thrust direction of vehicles §4.3.1,
+    (sin gp cos gr, -sin gr, cos gp cos gr), at every frame."""
+    run = pages["helicopter"]
+    data = viewer.scene_data(run)
+    shape = np.load(run / "trajectory.npz")["shape"]
+    d_t = json.loads((ROOT / "examples" / "scenes" / "helicopter_turn.json").read_text())["system"]["d_t"]
+    disc = data["parts"][0]
+    assert disc["offset"] == [0, 0, d_t]
+    assert np.ptp(shape[:, 0]) > 0.03
+    for row in range(0, shape.shape[0], 37):
+        R = np.eye(3)
+        for turn in disc["turns"]:
+            R = R @ rotation(turn["axis"], data["angles"][row, turn["angle"]])
+        gp, gr = shape[row]
+        thrust = [np.sin(gp) * np.cos(gr), -np.sin(gr), np.cos(gp) * np.cos(gr)]
+        assert np.allclose(R @ [0, 0, 1], thrust, atol=1e-6), row
+
+
+def test_boat_draws_its_hull_wind_and_current(pages, driver, tmp_path):
+    """The hull box of the scene's size, arrows for the scene's wind and current (their
+    labels give the magnitudes), drawn: the page without them differs."""
+    run = pages["boat"]
+    system = json.loads((ROOT / "examples" / "scenes" / "boat_wind_current.json").read_text())["system"]
+    model = json.loads((run / "model.json").read_text())["model"]
+    assert model["boat"]["wind_force"] == system["wind_force"] and model["boat"]["current"] == system["current"]
+    (hull,) = model["bodies"][0]["geometry"]
+    assert hull["shape"] == "box" and np.allclose(np.multiply(2, hull["semi_axes"]), system["hull_size"])
+    arrows = viewer.scene_data(run)["arrows"]
+    assert [a["label"] for a in arrows] == ["wind 40 N", "current 0.5 m/s"]
+    assert np.allclose(arrows[0]["vector"], [0, 1, 0]) and np.allclose(arrows[1]["vector"], [1, 0, 0])
+
+    def calm(desc):
+        desc["model"]["boat"]["wind_force"] = [0, 0, 0]
+        desc["model"]["boat"]["current"] = [0, 0, 0]
+    with_arrows = first_frame(driver, run / "view.html", "boat-arrows")
+    without = first_frame(driver, page_without(run, tmp_path, "calm", calm), "boat-calm")
+    differ = np.any(np.abs(with_arrows - without) > 30, axis=2).mean()
+    assert differ > 0.001, f"the wind and current arrows are not drawn ({differ:.4%} differs)"
+
+
+# --- Optimisation goals: the landing pad and the dock.
+
+@needs_bin
+@pytest.mark.parametrize("problem, kind", [("helicopter_landing", "landing_pad"), ("boat_docking", "dock")])
+def test_optimize_view_draws_the_goal(tmp_path, driver, problem, kind):
+    """The final pose of the problem file reaches the re-simulation's model.json as the
+    goal (a free height at the water's 0), the page plays, and draws it: the same page
+    without the goal differs."""
+    out = tmp_path / problem
+    path = ROOT / "examples" / "problems" / f"{problem}.json"
+    r = marsden("optimize", path, "--out", out, "--view")
+    assert r.returncode == 0, r.stderr
+    final = json.loads(path.read_text())["final_state"]
+    goal = json.loads((out / "resimulation" / "model.json").read_text())["environment"]["goal"]
+    assert goal["kind"] == kind
+    assert goal["position"] == [0.0 if x is None else x for x in final["position"]]
+    yaw = final["heading"] if "heading" in final else final["orientation"]["rpy"][2]
+    assert np.allclose(goal["quaternion"], [np.cos(yaw / 2), 0, 0, np.sin(yaw / 2)])
+    # The optimum ends at the goal.
+    end = np.load(out / "resimulation" / "trajectory.npz")["position"][-1]
+    assert np.allclose(end[:2], goal["position"][:2], atol=1e-6)
+    check_page_plays(driver, out / "view.html", kind)
+
+    def no_goal(desc):
+        del desc["environment"]["goal"]
+    drawn = first_frame(driver, out / "view.html", f"{kind}-with")
+    bare = first_frame(driver, page_without(out / "resimulation", tmp_path, "bare", no_goal), f"{kind}-without")
+    differ = np.any(np.abs(drawn - bare) > 30, axis=2).mean()
+    assert differ > 0.001, f"the {kind} is not drawn ({differ:.4%} of the canvas differs)"

@@ -19,11 +19,11 @@ struct Problem {
   control::IpoptOptions solver;
   control::VecX warm_start;  // empty: start from the problem's initial guess
   // The problem's "system", "integrator" and "initial_state" as a scene would read them
-  // (JSON text, a URDF path made absolute); empty for the planar boat, which has no scene
-  // form.
+  // (JSON text, a URDF path made absolute).
   std::string scene_fields;
-  // The problem's obstacles as a scene's "view" (JSON text; empty without obstacles), so
-  // that the player draws them beside the re-simulated optimum.
+  // The problem's obstacles, and the helicopter's landing pad or the boat's dock at the
+  // final pose, as a scene's "view" (JSON text; empty without either), so that the player
+  // draws them beside the re-simulated optimum.
   std::string view_fields;
 };
 

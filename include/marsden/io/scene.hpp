@@ -16,6 +16,7 @@
 #include "marsden/sim/simulate.hpp"
 #include "marsden/sim/tree.hpp"
 #include "marsden/sim/vehicle.hpp"
+#include "marsden/urdf.hpp"
 
 namespace marsden::io {
 
@@ -51,6 +52,16 @@ struct Scene {
   // optimisation's, written into its re-simulation scene), planar (2) or spatial (3).
   std::vector<control::Obstacle> view_obstacles;
   int view_dimension = 3;
+  // "view": {"goal": {"kind", "position", "orientation"}}: a landing pad ("landing_pad")
+  // or a dock ("dock") at an optimisation's final pose; empty kind when absent.
+  std::string view_goal_kind;
+  SE3 view_goal;
+  // Tree and maximal systems read from a URDF file: the description the model was built
+  // from (joints welded as the scene says) and the file, for the player's <visual>
+  // geometry (run/view.cpp); null otherwise.
+  std::shared_ptr<const UrdfModel> urdf;
+  std::filesystem::path urdf_file;
+  bool urdf_floating_base = false;
   sim::FailurePolicy policy;
   std::variant<VehicleScene, NonholonomicScene, TreeScene, MaximalScene> system;
 };
