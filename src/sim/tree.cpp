@@ -1,6 +1,7 @@
 #include "marsden/sim/tree.hpp"
 
 #include <Eigen/LU>
+#include <optional>
 #include <string>
 
 #include "marsden/error.hpp"
@@ -52,9 +53,10 @@ class PrescribedPath {
   mutable InputVec buf_;
 };
 
-// A tree scene as a sim::System. The midpoint VI carries (t, q, p), RK4 carries (q, qd);
-// the other of qd and p, the energy and the constraint residual are completed after each
-// step (velocity_from_momentum for the midpoint). Prescribed coordinates follow their path.
+// A tree scene as a sim::System. The variational integrators (midpoint, Galerkin) carry
+// (t, q, p), RK4 carries (q, qd); the other of qd and p, the energy and the constraint
+// residual are completed after each step (velocity_from_momentum for the VIs). Prescribed
+// coordinates follow their path.
 class TreeSystem final : public sim::System {
  public:
   explicit TreeSystem(const TreeSetup& ts)
@@ -63,6 +65,7 @@ class TreeSystem final : public sim::System {
         data_(model_, ts_.memory_limit),
         path_(ts_),
         midpoint_(ts.method == TreeMethod::Midpoint),
+        variational_(ts.method != TreeMethod::Rk4),
         u_(VecX::Zero(model_.num_inputs())),
         qdd_prescribed_(model_.num_prescribed()),
         q_prescribed_(model_.num_prescribed()),
@@ -88,10 +91,14 @@ class TreeSystem final : public sim::System {
     layout_.add("constraint_residual", {"constraint_residual"}, {});
     layout_.add("controls", u, {std::size_t(nu)});
 
+    if (ts.method == TreeMethod::Galerkin) {
+      galerkin_.emplace(model_, ts_.galerkin);
+      u_nodes_.resize(nu, galerkin_->tableau.c.size());
+    }
     qd_ = ts.qd0;
     x_.q = ts.q0;
     path_.at(0.0, x_.q, &qd_, nullptr);
-    if (midpoint_) {
+    if (variational_) {
       x_ = tree::midpoint_initial_state(model_, data_, 0.0, x_.q, qd_);
     } else {
       x_.t = 0.0;
@@ -102,9 +109,11 @@ class TreeSystem final : public sim::System {
   }
 
   const sim::Layout& layout() const override { return layout_; }
-  // The midpoint VI's warm start (its last velocities and multipliers, in Data) is kept
-  // too, so that a step retried after rollback() repeats the first to the bit.
+  // The VIs' warm start (the midpoint's last velocities and multipliers, in Data; the
+  // Galerkin step's last polynomial) is kept too, so that a step retried after rollback()
+  // repeats the first to the bit.
   void checkpoint() override {
+    if (galerkin_) saved_galerkin_warm_ = galerkin_->warm;
     saved_x_ = x_;
     saved_qd_ = qd_;
     saved_energy_ = energy_;
@@ -113,6 +122,7 @@ class TreeSystem final : public sim::System {
                    data_.lambda,     data_.have_prev, data_.have_prev2};
   }
   void rollback() override {
+    if (galerkin_) galerkin_->warm = saved_galerkin_warm_;
     x_ = saved_x_;
     qd_ = saved_qd_;
     energy_ = saved_energy_;
@@ -136,6 +146,14 @@ class TreeSystem final : public sim::System {
       // The inputs act at the quadrature point of the discrete Lagrangian (tree/midpoint.hpp).
       status = tree::midpoint_step(model_, data_, ts_.midpoint, dt, x_,
                                    input_at(t, t + ts_.midpoint.alpha * dt), q_prescribed_, next_);
+      if (!status.converged) return {false, status.iterations, status.residual_norm, {}};
+      x_ = next_;
+    } else if (galerkin_) {
+      // The inputs act at the quadrature nodes t + c_i dt (tree/galerkin.hpp).
+      const tree::VecX& c = galerkin_->tableau.c;
+      for (Eigen::Index i = 0; i < c.size(); ++i) u_nodes_.col(i) = input_at(t, t + c[i] * dt);
+      next_ = x_;
+      status = tree::galerkin_step(model_, data_, *galerkin_, ts_.galerkin, dt, x_, u_nodes_, next_);
       if (!status.converged) return {false, status.iterations, status.residual_norm, {}};
       x_ = next_;
     } else {
@@ -216,7 +234,7 @@ class TreeSystem final : public sim::System {
   void complete(double t) {
     path_.at(t, x_.q, &qd_, nullptr);
     const std::vector<int>& dyn = model_.dynamic_coords();
-    if (midpoint_) {
+    if (variational_) {
       velocity_from_momentum();
     } else {
       tree::lagrangian_terms(model_, data_, x_.q, qd_, false);
@@ -268,7 +286,10 @@ class TreeSystem final : public sim::System {
   const Model& model_;
   tree::Data data_;
   PrescribedPath path_;
-  bool midpoint_;
+  bool midpoint_, variational_;
+  std::optional<tree::GalerkinWorkspace> galerkin_;
+  tree::GalerkinWorkspace::WarmStart saved_galerkin_warm_;
+  MatX u_nodes_;  // the inputs at the Galerkin quadrature nodes
   sim::Layout layout_;
   tree::TreeState x_, saved_x_;
   struct {
