@@ -297,11 +297,18 @@ NewtonStatus galerkin_step(const Model& model, Data& data, GalerkinWorkspace& ws
   else
     ws.z.tail(s * m).setZero();
 
+  // The residual's scale: the momenta and the impulse of the conservative forces over the
+  // step, dt |L_q(q_k)| (first order, O(n)). From rest p_k = 0 while the internal rows
+  // still carry dt L_q, whose rounding a long chain puts above an absolute 1e-10.
+  ws.v_i.setZero();
+  lagrangian_terms(model, data, x_k.q, ws.v_i, false, options.algorithm);
+  const double scale = (n > 0 ? x_k.p.lpNorm<Eigen::Infinity>() : 0.0) +
+                       dt * (n > 0 ? data.L_q.lpNorm<Eigen::Infinity>() : 0.0);
   const NewtonStatus status = newton_solve(
       [&](const VecX& z, VecX& r, MatX* J) {
         step_residual(model, data, ws, options, dt, x_k, u_nodes, z, r, J);
       },
-      ws.z, x_k.p.size() ? x_k.p.lpNorm<Eigen::Infinity>() : 0.0, options.newton, ws.newton);
+      ws.z, scale, options.newton, ws.newton);
   if (!status.converged) {
     ws.warm.valid = false;
     return status;

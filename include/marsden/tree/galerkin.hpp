@@ -39,7 +39,8 @@ inline constexpr int kGalerkinMaxStages = 10;
 struct GalerkinOptions {
   int stages = 2;  // s: polynomial degree, s + 1 control points; 1..kGalerkinMaxStages
   GalerkinQuadrature quadrature = GalerkinQuadrature::Lobatto;
-  NewtonOptions newton{1e-10, 30, true, true};  // as MidpointOptions
+  // As MidpointOptions; converged at ||r||_inf <= tolerance (1 + |p_k| + dt |L_q(q_k)|).
+  NewtonOptions newton{1e-10, 30, true, true};
   LagrangianAlgorithm algorithm = LagrangianAlgorithm::Spatial;
 };
 
