@@ -167,9 +167,24 @@ class TreeSystem final : public sim::System {
   // The midpoint VI's step equations r_a of tree eq. (21) (tree::midpoint_residual_blocks):
   // z = (q_kp1, lambda_k), delta = increments of (q_k, p_k), u = the inputs at the
   // quadrature point. Models with prescribed coordinates have no residual blocks yet.
-  bool has_residual() const override { return midpoint_ && model_.num_prescribed() == 0; }
+  // The Galerkin VI's step equations (tree::galerkin_residual): z = (q^1..q^s, lambda),
+  // u = the inputs at the quadrature nodes, node after node; d/dz only (no optimal control).
+  bool has_residual() const override {
+    return (midpoint_ && model_.num_prescribed() == 0) || galerkin_.has_value();
+  }
   ResidualPoint residual_point(double t_k, double dt) const override {
     if (!has_residual()) return System::residual_point(t_k, dt);
+    if (galerkin_) {
+      ResidualPoint at;
+      at.z = galerkin_->z;
+      at.delta = VecX::Zero(2 * model_.num_coords());
+      const VecX& c = galerkin_->tableau.c;
+      const Eigen::Index nu = model_.num_inputs();
+      at.u.resize(nu * c.size());
+      for (Eigen::Index i = 0; i < c.size(); ++i)
+        at.u.segment(i * nu, nu) = input_at(t_k, t_k + c[i] * dt);
+      return at;
+    }
     const Eigen::Index n = model_.num_coords(), m = model_.num_constraint_rows();
     ResidualPoint at;
     at.z.resize(n + m);
@@ -181,6 +196,7 @@ class TreeSystem final : public sim::System {
   void residual(double t_k, double dt, const ResidualPoint& at, ResidualBlocks& out,
                 bool jacobians) const override {
     if (!has_residual()) return System::residual(t_k, dt, at, out, jacobians);
+    if (galerkin_) return galerkin_residual_blocks(dt, at, out, jacobians);
     const Eigen::Index n = model_.num_coords(), m = model_.num_constraint_rows();
     if (at.z.size() != n + m || at.delta.size() != 2 * n || at.u.size() != model_.num_inputs())
       throw InputError("tree residual: z, delta or u has the wrong size");
@@ -217,6 +233,27 @@ class TreeSystem final : public sim::System {
   }
 
  private:
+  void galerkin_residual_blocks(double dt, const ResidualPoint& at, ResidualBlocks& out,
+                                bool jacobians) const {
+    const Eigen::Index n = model_.num_coords(), nu = model_.num_inputs();
+    const Eigen::Index nodes = galerkin_->tableau.c.size();
+    if (at.z.size() != galerkin_->z.size() || at.delta.size() != 2 * n ||
+        at.u.size() != nu * nodes)
+      throw InputError("tree galerkin residual: z needs " + std::to_string(galerkin_->z.size()) +
+                       " entries, delta " + std::to_string(2 * n) + " and u " +
+                       std::to_string(nu * nodes) + " (the inputs at each quadrature node)");
+    tree::TreeState x_k = x_;
+    x_k.q += at.delta.head(n);
+    x_k.p += at.delta.tail(n);
+    const MatX u_nodes = Eigen::Map<const MatX>(at.u.data(), nu, nodes);
+    tree::Data data(model_, ts_.memory_limit);
+    tree::GalerkinWorkspace ws(model_, ts_.galerkin);
+    tree::galerkin_residual(model_, data, ws, ts_.galerkin, dt, x_k, u_nodes, at.z, out.r,
+                            jacobians ? &out.J_r_z : nullptr);
+    out.J_r_state.resize(out.r.size(), 0);
+    out.J_r_u.resize(out.r.size(), 0);
+  }
+
   // The inputs at time t for the output rows.
   const VecX& controls_at(double t) const {
     if (ts_.controls) {
