@@ -1,9 +1,11 @@
 // Tree engine benchmarks: one midpoint step of N-link pendulums for each way of evaluating
-// the Lagrangian (spatial recursion, the paper's cached and uncached recursions), RK4 on
-// the continuous dynamics at the same step for reference, one Galerkin step of order 2s
-// (s = 1, 2, 3), the 19-link 10 s simulation of the paper's Fig. 3, the marionette, and
-// the error at a fixed final time against the CPU time of the run for the midpoint and
-// Galerkin VIs. bench/report_tree.py prints the ratios and the fitted growth exponent.
+// the Lagrangian (spatial recursion, the paper's cached and uncached recursions), the
+// spatial one also with the exact and with the articulated-body Newton matrix at every
+// size, RK4 on the continuous dynamics at the same step for reference, one Galerkin step of
+// order 2s (s = 1, 2, 3), the 19-link 10 s simulation of the paper's Fig. 3, the
+// marionette, and the error at a fixed final time against the CPU time of the run for the
+// midpoint and Galerkin VIs. bench/report_tree.py prints the ratios and the fitted growth
+// exponent.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -27,12 +29,14 @@ VecX pendulum_start(int n) {
   return q;
 }
 
-void midpoint_steps(benchmark::State& state, LagrangianAlgorithm algorithm) {
+void midpoint_steps(benchmark::State& state, LagrangianAlgorithm algorithm,
+                    int articulated_newton_from = MidpointOptions{}.articulated_newton_from) {
   const int n = static_cast<int>(state.range(0));
   const Model model = n_link_pendulum(n);
   Data data(model);
   MidpointOptions opt;
   opt.algorithm = algorithm;
+  opt.articulated_newton_from = articulated_newton_from;
   TreeState x = midpoint_initial_state(model, data, 0.0, pendulum_start(n), VecX::Zero(n)), next;
   const TreeState x0 = x;
   const VecX none;
@@ -52,6 +56,14 @@ void midpoint_steps(benchmark::State& state, LagrangianAlgorithm algorithm) {
 }
 
 void BM_Spatial(benchmark::State& s) { midpoint_steps(s, LagrangianAlgorithm::Spatial); }
+// Newton with the exact Jacobian at every size, and with the articulated-body matrix at
+// every size (MidpointOptions::articulated_newton_from), either side of the default's switch.
+void BM_SpatialExact(benchmark::State& s) {
+  midpoint_steps(s, LagrangianAlgorithm::Spatial, 1 << 30);
+}
+void BM_SpatialArticulated(benchmark::State& s) {
+  midpoint_steps(s, LagrangianAlgorithm::Spatial, 0);
+}
 void BM_PaperCached(benchmark::State& s) { midpoint_steps(s, LagrangianAlgorithm::PaperCached); }
 void BM_PaperUncached(benchmark::State& s) {
   midpoint_steps(s, LagrangianAlgorithm::PaperUncached);
@@ -193,13 +205,15 @@ void BM_AccuracyGalerkin2(benchmark::State& s) { BM_Accuracy(s, 2); }
 void BM_AccuracyGalerkin3(benchmark::State& s) { BM_Accuracy(s, 3); }
 
 void sizes(benchmark::internal::Benchmark* b, int max_n) {
-  for (int n : {1, 2, 5, 10, 15, 19, 20, 30, 50, 100})
+  for (int n : {1, 2, 5, 10, 15, 19, 20, 30, 50, 100, 200})
     if (n <= max_n) b->Arg(n);
 }
 
 }  // namespace
 
-BENCHMARK(BM_Spatial)->Name("tree_step/spatial")->Apply([](auto* b) { sizes(b, 100); });
+BENCHMARK(BM_Spatial)->Name("tree_step/spatial")->Apply([](auto* b) { sizes(b, 200); });
+BENCHMARK(BM_SpatialExact)->Name("tree_step/spatial_exact_newton")->Apply([](auto* b) { sizes(b, 200); });
+BENCHMARK(BM_SpatialArticulated)->Name("tree_step/spatial_articulated_newton")->Apply([](auto* b) { sizes(b, 200); });
 BENCHMARK(BM_PaperCached)->Name("tree_step/paper_cached")->Apply([](auto* b) { sizes(b, 30); });
 BENCHMARK(BM_PaperUncached)->Name("tree_step/paper_uncached")->Apply([](auto* b) { sizes(b, 15); });
 BENCHMARK(BM_Rk4)->Name("tree_step/rk4")->Apply([](auto* b) { sizes(b, 100); });

@@ -19,6 +19,7 @@
 namespace marsden::experiments {
 
 void register_maximal_performance();  // maximal_performance.cpp
+void register_maximal_vs_minimal();   // maximal_vs_minimal.cpp
 
 namespace {
 
@@ -302,6 +303,7 @@ void register_maximal_experiments() {
                       "maximal coordinates, Fig. 4: energy, drift, sparse vs dense, Newton convergence",
                       run);
   register_maximal_performance();
+  register_maximal_vs_minimal();
 }
 
 }  // namespace marsden::experiments

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 #include "experiments/builtin.hpp"
@@ -74,6 +75,9 @@ SimResult simulate_once(const tree::Model& model, Method method, int steps, doub
   } else {
     tree::MidpointOptions options;  // alpha = 1/2, Newton tolerance 1e-10
     options.algorithm = algorithm_of(method);
+    // The paper's Fig. 3 times the exact Newton Jacobian, which needs the Lagrangian's second
+    // derivatives from each recursion; the articulated-body matrix would skip them.
+    options.articulated_newton_from = std::numeric_limits<int>::max();
     const VecX none(0);  // no inputs, no prescribed coordinates
     tree::TreeState x = tree::midpoint_initial_state(model, data, 0.0, q0, qd0), next = x;
     for (int k = 0; k < steps; ++k) {

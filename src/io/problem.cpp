@@ -176,17 +176,21 @@ namespace {
 using detail::JsonNode;
 
 // The SE(3) vehicles: helicopter, boat (HolonomicOcp<SE3>).
-std::unique_ptr<control::Ocp> parse_holonomic(const JsonNode& root, const std::string& type) {
+std::unique_ptr<control::Ocp> parse_holonomic(const JsonNode& root, const std::string& type,
+                                              const std::string& file) {
   root.expect_keys({"name", "description", "system", "integrator", "dt", "steps", "initial_state",
                     "final_state", "final_time", "bounds", "cost", "obstacles", "initial_guess",
                     "solver"});
   control::HolonomicOcpSpec<SE3> s;
   const JsonNode sys = root.at("system");
-  s.model = type == "helicopter" ? detail::parse_helicopter(sys) : detail::parse_boat(sys);
+  s.model = type == "helicopter" ? detail::parse_helicopter(sys)
+             : type == "boat"     ? detail::parse_boat(sys)
+                                  : detail::parse_generated(sys, file);
   const int nu = s.model->num_controls(), ns = s.model->num_shape();
-  const std::string u_what = type == "helicopter"
-                                 ? "collective u_c [N], tail rotor u_psi [N]"
-                                 : "right thruster u_r [N], left thruster u_l [N]";
+  const std::string u_what = type == "helicopter" ? "collective u_c [N], tail rotor u_psi [N]"
+                             : type == "boat" ? "right thruster u_r [N], left thruster u_l [N]"
+                                              : "controls";
+  const std::string gamma_what = type == "helicopter" ? "rotor tilt pitch, roll [rad]" : "shape";
   if (const auto in = root.find("integrator")) {
     in->expect_keys({"map", "tangent"});
     detail::parse_map_and_tangent(*in, s.integrator.map, s.integrator.tangent);
@@ -255,7 +259,7 @@ std::unique_ptr<control::Ocp> parse_holonomic(const JsonNode& root, const std::s
     if (const auto r = cost->find("control_reference")) s.u_reference = detail::input_vec(*r, nu, u_what);
     if (const auto w = cost->find("shape_weights")) {
       if (ns == 0) w->fail("this vehicle has no shape variables");
-      s.gamma_weights = detail::input_vec(*w, ns, "rotor tilt pitch, roll [rad]");
+      s.gamma_weights = detail::input_vec(*w, ns, gamma_what);
     }
     detail::parse_path_weights(*cost, s.path);
   }
@@ -268,7 +272,7 @@ std::unique_ptr<control::Ocp> parse_holonomic(const JsonNode& root, const std::s
       for (std::size_t i = 0; i < w->array_size(); ++i) s.waypoints.push_back((*w)[i].vec3());
     }
     if (const auto u = g->find("controls")) s.u_guess = detail::input_vec(*u, nu, u_what);
-    if (const auto u = g->find("shape")) s.gamma_guess = detail::input_vec(*u, ns, "rotor tilt [rad]");
+    if (const auto u = g->find("shape")) s.gamma_guess = detail::input_vec(*u, ns, gamma_what);
     if (const auto sim = g->find("simulate")) s.simulate_guess = sim->boolean();
   }
   return detail::with_field(root, [&] {
@@ -283,20 +287,22 @@ Problem build_problem(const detail::JsonDocument& doc) {
   p.file = doc.file;
   p.name = root.has("name") ? root.at("name").string() : std::string("problem");
   const JsonNode sys = root.at("system");
-  p.system_type = sys.at("type").one_of({"helicopter", "boat", "car", "tree"});
+  p.system_type = sys.at("type").one_of({"helicopter", "boat", "generated", "car", "tree"});
   if (p.system_type == "car") p.ocp = detail::parse_car_problem(root);
   else if (p.system_type == "tree") p.ocp = detail::parse_tree_problem(root, p.file);
-  else p.ocp = parse_holonomic(root, p.system_type);
+  else p.ocp = parse_holonomic(root, p.system_type, p.file);
   p.solver = detail::parse_solver(root);
   if (p.system_type != "boat") {
     nlohmann::json fields = nlohmann::json::object();
     for (const char* key : {"system", "integrator", "initial_state"})
       if (root.has(key)) fields[key] = root.at(key).raw();
-    // A URDF is found relative to the file that names it: the scene is written elsewhere.
-    if (fields["system"].contains("urdf")) {
-      const std::filesystem::path urdf = fields["system"]["urdf"].get<std::string>();
-      fields["system"]["urdf"] =
-          std::filesystem::absolute(std::filesystem::path(p.file).parent_path() / urdf).string();
+    // A URDF or generated library is found relative to the file that names it: the scene
+    // is written elsewhere.
+    for (const char* key : {"urdf", "library"}) {
+      if (!fields["system"].contains(key)) continue;
+      const std::filesystem::path path = fields["system"][key].get<std::string>();
+      fields["system"][key] =
+          std::filesystem::absolute(std::filesystem::path(p.file).parent_path() / path).string();
     }
     p.scene_fields = fields.dump();
   }

@@ -16,6 +16,7 @@
 #include "marsden/record/writers.hpp"
 #include "marsden/lie/quaternion.hpp"
 #include "marsden/sim/vehicle.hpp"
+#include "marsden/vehicle/generated.hpp"
 #include "marsden/vehicle/models.hpp"
 
 namespace marsden::io {
@@ -108,6 +109,15 @@ std::shared_ptr<const HolonomicModel<SE3>> parse_boat(const JsonNode& sys) {
   set_if(sys, "wet_smoothing", p.wet_smoothing, 0.0, false);
   set_if(sys, "gravity", p.gravity, 0.0, false);
   return with_field(sys, [&] { return std::make_shared<const Boat>(p); });
+}
+
+std::shared_ptr<const HolonomicModel<SE3>> parse_generated(const JsonNode& sys,
+                                                           const std::string& file) {
+  sys.expect_keys({"type", "library"});
+  const JsonNode library = sys.at("library");
+  std::filesystem::path path = library.string();
+  if (path.is_relative()) path = std::filesystem::path(file).parent_path() / path;
+  return with_field(library, [&] { return GeneratedVehicle::load(path); });
 }
 
 Mat3 parse_orientation(const JsonNode& o) {
@@ -343,7 +353,8 @@ Scene build_scene(const detail::JsonDocument& doc) {
   }
   const JsonNode sys = root.at("system");
   scene.system_type = sys.at("type").one_of(
-      {"rigid_body", "helicopter", "boat", "car", "snakeboard", "sleigh", "tree", "maximal"});
+      {"rigid_body", "helicopter", "boat", "generated", "car", "snakeboard", "sleigh", "tree",
+       "maximal"});
   if (scene.system_type == "tree") {
     detail::parse_tree(root, scene);
     parse_timing_and_output(root, scene);
@@ -370,6 +381,8 @@ Scene build_scene(const detail::JsonDocument& doc) {
     v.model = parse_helicopter(sys);
     controls_what = "helicopter controls: collective u_c [N], tail rotor u_psi [N]";
     shape_what = "helicopter rotor tilt: pitch, roll [rad]";
+  } else if (scene.system_type == "generated") {
+    v.model = detail::parse_generated(sys, scene.file);
   } else {
     v.model = parse_boat(sys);
     controls_what = "boat thrusters: right u_r [N], left u_l [N]";

@@ -61,6 +61,15 @@ void ensure_paper_cache(const Model& model, Data& data, int order);
 void forces_at_current_kinematics(const Model& model, Data& data, const VecX& qd,
                                   const VecX& u, bool derivatives);
 
+// The articulated-body factorisation of M(q) + diag(d) (d over all coordinates, in
+// data.d_art) with the joint poses already at q: prescribed coordinates are held (their
+// joints weld their subtrees to the parent). articulated_solve then gives x = (M + diag
+// d)^-1 b over the dynamic coordinates (b and x in data.b_art, data.x_art, indexed by
+// coordinate; prescribed entries of x are zero), both O(n) (Featherstone's articulated-body
+// recursions in world axes, with zero velocity and gravity).
+void articulated_factor(const Model& model, Data& data);
+void articulated_solve(const Model& model, Data& data);
+
 // Constraint terms with the joint poses already at q (joint_poses).
 void constraints_at_current_kinematics(const Model& model, Data& data, const VecX& q,
                                        const VecX* weight);

@@ -137,9 +137,14 @@ Data::Data(const Model& model, std::size_t memory_limit_bytes)
   h_c = gamma = std::vector<Vec3>(nj, Vec3::Zero());
   I_c.assign(nj, Mat3::Zero());
 
+  IA.assign(nj, Mat6::Zero());
+  U_art = p_art = a_art = std::vector<Vec6>(nj, Vec6::Zero());
+  D_art = u_art = std::vector<double>(nj, 0.0);
+  d_art = b_art = x_art = VecX::Zero(n);
+
   q_kp1 = q_m = v_m = VecX::Zero(n);
   lambda = VecX::Zero(m);
-  z = VecX::Zero(model.num_dynamic() + m);
+  z = z_guess = VecX::Zero(model.num_dynamic() + m);
   q_prev_end = v_prev = v_prev2 = VecX::Zero(n);
   D1 = MatX::Zero(n, n);
   J3_a = J3_b = MatX::Zero(3, n);
@@ -181,6 +186,21 @@ void lagrangian_terms(const Model& model, Data& data, const VecX& q, const VecX&
     detail::paper_lagrangian(model, data, q, qd, second_order,
                              algorithm == LagrangianAlgorithm::PaperCached);
   detail::add_spring_terms(model, data, q, second_order);
+}
+
+void solve_mass_matrix(const Model& model, Data& data, const VecX& q, const VecX& d,
+                       const VecX& b, VecX& x) {
+  const int n = model.num_coords();
+  if (q.size() != n || d.size() != n || b.size() != n)
+    throw InputError("tree mass matrix solve: q, d and b need " + std::to_string(n) + " entries");
+  if (!q.allFinite() || !d.allFinite() || !b.allFinite())
+    throw InputError("tree mass matrix solve: q, d or b is not finite");
+  detail::joint_poses(model, data, q);
+  data.d_art = d;
+  detail::articulated_factor(model, data);
+  data.b_art = b;
+  detail::articulated_solve(model, data);
+  x = data.x_art;
 }
 
 void generalized_forces(const Model& model, Data& data, const VecX& q, const VecX& qd,

@@ -127,6 +127,41 @@ void step_residual(const Model& model, Data& data, const MidpointOptions& opt, d
   J->bottomRightCorner(m, m).setZero();
 }
 
+// The step equations of a model without constraints, for newton_iterate, with the
+// simplified Newton matrix of MidpointOptions::articulated_newton_from: residuals are
+// first-order evaluations (O(n)), factor() the articulated-body recursion at the current
+// iterate's quadrature point, solve() J^-1 r = -dt (M + diag d)^-1 r.
+struct ArticulatedNewton {
+  const Model& model;
+  Data& data;
+  const MidpointOptions& opt;
+  double dt;
+  const TreeState& x_k;
+  const VecX& u;
+
+  void residual(const VecX& z, VecX& r, bool) {
+    step_residual(model, data, opt, dt, x_k, u, z, r, nullptr);
+  }
+  void factor() { detail::articulated_factor(model, data); }
+  void solve(const VecX& r, VecX& dx) {
+    const auto& dyn = model.dynamic_coords();
+    for (std::size_t a = 0; a < dyn.size(); ++a) data.b_art[dyn[a]] = r[a];
+    detail::articulated_solve(model, data);
+    for (std::size_t a = 0; a < dyn.size(); ++a) dx[a] = -dt * data.x_art[dyn[a]];
+  }
+  double norm(const VecX& r) const { return r.size() > 0 ? r.lpNorm<Eigen::Infinity>() : 0.0; }
+};
+
+// The diagonal of ArticulatedNewton's matrix beyond M: the coordinate springs' and
+// dampers' parts of the Jacobian, times -dt.
+void articulated_diagonal(const Model& model, Data& data, double alpha, double dt) {
+  data.d_art.setZero();
+  for (const CoordinateSpring& s : model.coordinate_springs())
+    data.d_art[s.coord] += alpha * (1.0 - alpha) * dt * dt * s.stiffness;
+  for (const CoordinateDamper& d : model.coordinate_dampers())
+    data.d_art[d.coord] += (1.0 - alpha) * dt * d.damping;
+}
+
 void set_prescribed(const Model& model, const VecX& q_prescribed, VecX& q) {
   const auto& prescribed = model.prescribed_coords();
   for (int a = 0; a < model.num_prescribed(); ++a) q[prescribed[a]] = q_prescribed[a];
@@ -195,10 +230,23 @@ NewtonStatus midpoint_step(const Model& model, Data& data, const MidpointOptions
   data.q_kp1 = x_k.q;
   set_prescribed(model, q_prescribed_kp1, data.q_kp1);
 
-  const NewtonStatus status = newton_solve(
-      [&](const VecX& z, VecX& r, MatX* J) { step_residual(model, data, options, dt, x_k, u, z, r, J); },
-      data.z, x_k.p.size() ? x_k.p.lpNorm<Eigen::Infinity>() : 0.0, options.newton,
-      data.newton);
+  const double scale = x_k.p.size() ? x_k.p.lpNorm<Eigen::Infinity>() : 0.0;
+  NewtonStatus status;
+  if (m == 0 && nd >= options.articulated_newton_from) {
+    data.z_guess = data.z;  // should the exact Jacobian be needed after all
+    articulated_diagonal(model, data, options.alpha, dt);
+    ArticulatedNewton problem{model, data, options, dt, x_k, u};
+    status = newton_iterate(problem, data.z, options.newton.tolerance * (1.0 + scale),
+                            options.newton, data.newton.vectors);
+    if (!status.converged) data.z = data.z_guess;
+  }
+  if (!status.converged) {
+    const int articulated_iterations = status.iterations;
+    status = newton_solve(
+        [&](const VecX& z, VecX& r, MatX* J) { step_residual(model, data, options, dt, x_k, u, z, r, J); },
+        data.z, scale, options.newton, data.newton);
+    status.iterations += articulated_iterations;
+  }
   if (!status.converged) {
     data.have_prev = data.have_prev2 = false;
     return status;

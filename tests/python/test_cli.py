@@ -427,6 +427,28 @@ def test_maximal_performance_quick_writes_claims_data_and_figure(tmp_path):
     assert (out / "maximal_performance.png").stat().st_size > 0
 
 
+def test_maximal_vs_minimal_quick_runs_both_engines_on_one_description(tmp_path):
+    out = tmp_path / "mvm"
+    _, claims = run_quick_experiment("maximal-vs-minimal", out)
+    assert {"explicit-faster-revolute-few-dof", "maximal-faster-ball",
+            "maximal-ball-faster-than-revolute", "explicit-minimal-fails-four-bar-chains",
+            "maximal-four-bar-chains", "minimal-vi-fails-tight-tolerances"} <= claims.keys()
+    # Not timings: the explicit runs of the four-bar chains drift apart (acceleration-level
+    # constraints), the maximal VI's pass the singular configurations.
+    for key in ("explicit-minimal-fails-four-bar-chains", "maximal-four-bar-chains"):
+        assert claims[key]["holds"], claims[key]
+    c = np.atleast_1d(np.genfromtxt(out / "comparison.csv", delimiter=",", names=True))
+    # Fig. 5: 5 chain and 3 loop sizes, revolute and ball, 2 methods; Fig. 6: 3 segment
+    # counts, 2 steps, 3 methods; Fig. 8: 3 tolerances, 4 sizes, 2 methods.
+    assert len(c) == 2 * (5 + 3) * 2 + 3 * 2 * 3 + 3 * 4 * 2
+    # The maximal VI's constraint rows are g / dt, converged to the tolerance.
+    vi = c[(c["method"] == 0) & (c["failed"] == 0)]
+    assert np.all(vi["max_violation"] <= 2 * vi["tolerance"] * vi["dt"])
+    completed = c[c["failed"] == 0]
+    assert np.all(completed["seconds"] > 0) and np.all(np.isfinite(completed["seconds"]))
+    assert (out / "maximal_vs_minimal.png").stat().st_size > 0
+
+
 def test_optimize_writes_the_solution_and_exit_codes_say_what_failed(tmp_path):
     out = tmp_path / "car"
     r = marsden("optimize", ROOT / "examples" / "problems" / "car_tunnel.json", "--out", out)

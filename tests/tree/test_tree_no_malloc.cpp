@@ -15,9 +15,8 @@ namespace {
 using test_support::allocations_during;
 
 void expect_steps_without_allocation(const Model& model, const VecX& q0, const VecX& u,
-                                     const VecX& q_prescribed) {
+                                     const VecX& q_prescribed, const MidpointOptions& opt = {}) {
   Data data(model);
-  const MidpointOptions opt;
   TreeState x = midpoint_initial_state(model, data, 0.0, q0, VecX::Zero(model.num_coords()));
   TreeState next = x;
   // The first step sizes next; later ones reuse it.
@@ -42,6 +41,15 @@ TEST(TreeNoMalloc, PendulumChainStep) {
   VecX q0 = VecX::Zero(12);
   q0[0] = 0.4;
   expect_steps_without_allocation(model, q0, VecX(), VecX());
+}
+
+TEST(TreeNoMalloc, PendulumChainStepWithTheArticulatedBodyNewtonMatrix) {
+  const Model model = n_link_pendulum(12);
+  VecX q0 = VecX::Zero(12);
+  q0[0] = 0.4;
+  MidpointOptions opt;
+  opt.articulated_newton_from = 0;
+  expect_steps_without_allocation(model, q0, VecX(), VecX(), opt);
 }
 
 TEST(TreeNoMalloc, ConstrainedFourBarStep) {

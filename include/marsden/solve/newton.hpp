@@ -122,8 +122,10 @@ NewtonStatus newton_solve(Residual&& residual, Vec& x, double residual_scale,
     }
     void factor() { ws.lu.compute(ws.J); }
     void solve(const Vec& r, Vec& dx) { dx.noalias() = ws.lu.solve(r); }
+    // NaN-propagating: a residual outside its domain (a NaN entry) must not read as
+    // converged, as lpNorm<Infinity>, which may skip NaN entries, can.
     double norm(const Vec& r) const {
-      return r.size() > 0 ? r.template lpNorm<Eigen::Infinity>() : 0.0;
+      return r.size() > 0 ? r.cwiseAbs().template maxCoeff<Eigen::PropagateNaN>() : 0.0;
     }
   } problem{residual, ws};
   return newton_iterate(problem, x, opt.tolerance * (1.0 + residual_scale), opt, ws.vectors);

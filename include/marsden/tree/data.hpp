@@ -83,12 +83,22 @@ struct Data {
   // --- Work space of the midpoint integrator (midpoint.hpp): the full configurations at
   // the new time and the quadrature point, the velocity (q_kp1 - q_k) / dt, Dh(q_k), the
   // unknowns z = (dynamic q_kp1, lambda), d/dq_kp1 of the residual's dynamic part (D1),
-  // and the last steps' end and velocities for the extrapolated guess of the next one.
-  VecX q_kp1, q_m, v_m, lambda, z;
+  // the guess kept for a second solve, and the last steps' end and velocities for the
+  // extrapolated guess of the next one.
+  VecX q_kp1, q_m, v_m, lambda, z, z_guess;
   MatX Dh_k, D1;
   VecX q_prev_end, v_prev, v_prev2;
   bool have_prev = false, have_prev2 = false;
   NewtonWorkspace<VecX> newton;
+
+  // --- The articulated-body factorisation of M + diag(d) at the current joint poses, the
+  // midpoint step's simplified Newton matrix (O(n) per factorisation and per solve):
+  // articulated inertias, U = IA S and D = S . U + d per joint, the solve's bias forces and
+  // accelerations, and the diagonal d, right side and solution over all coordinates.
+  std::vector<Mat6> IA;
+  std::vector<Vec6> U_art, p_art, a_art;
+  std::vector<double> D_art, u_art;
+  VecX d_art, b_art, x_art;
 
   // --- Work space of the continuous dynamics (accelerations(), the RK baselines): the
   // accelerations and multipliers of eq. (14), its right side, the saddle-point system of

@@ -59,6 +59,14 @@ Acceleration continuous_dynamics(const Model& model, Data& data, const VecX& q, 
 void accelerations(const Model& model, Data& data, const VecX& q, const VecX& qd, const VecX& u,
                    const VecX& qdd_prescribed);
 
+// x = (M(q) + diag d)^-1 b over the dynamic coordinates, by the articulated-body
+// recursion in O(n), without forming M (d and b over all coordinates; prescribed
+// coordinates are held: their entries of b are ignored and of x set to zero). The midpoint
+// step's simplified Newton matrix (MidpointOptions::articulated_newton_from).
+// Throws InputError on sizes or non-finite values.
+void solve_mass_matrix(const Model& model, Data& data, const VecX& q, const VecX& d,
+                       const VecX& b, VecX& x);
+
 // One classical RK4 step of size dt on (q, qd) over all coordinates, with the inputs u held
 // and the prescribed coordinates unaccelerated: the non-structure-preserving baseline the
 // midpoint VI is compared with.
