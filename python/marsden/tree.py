@@ -173,7 +173,8 @@ def system(model: Model, q0=None, qd0=None, *, method: str = "midpoint",
 
     ``method`` is ``"midpoint"`` (the variational integrator, quadrature point ``alpha``,
     Newton ``tolerance``), ``"galerkin"`` (the variational integrator of order
-    2 ``stages``, ``quadrature`` ``"lobatto"`` or ``"gauss"``, Newton ``tolerance``; no
+    2 ``stages`` with ``quadrature`` ``"lobatto"`` or ``"gauss"``, 2 ``stages`` - 1 with
+    ``"radau"``, Newton ``tolerance``; no
     prescribed coordinates) or ``"rk4"``. ``controls`` has one component per input;
     ``prescribed`` maps a prescribed coordinate's name to a 1-component signal of its
     displacement from q0 (others are held at q0). Signals may be Signals, callables f(t),

@@ -72,14 +72,15 @@ std::unique_ptr<sim::System> make_tree_system(
   if (stages < 1 || stages > tree::kGalerkinMaxStages)
     throw InputError("stages: must be in 1.." + std::to_string(tree::kGalerkinMaxStages) +
                      ", got " + std::to_string(stages));
-  if (quadrature != "lobatto" && quadrature != "gauss")
-    throw InputError("quadrature: expected \"lobatto\" or \"gauss\", got \"" + quadrature + "\"");
+  const auto rule = tree::galerkin_quadrature_from_name(quadrature);
+  if (!rule)
+    throw InputError("quadrature: expected \"lobatto\", \"gauss\" or \"radau\", got \"" +
+                     quadrature + "\"");
   setup.midpoint.alpha = alpha;
   setup.midpoint.newton.tolerance = tolerance;
   setup.galerkin.newton.tolerance = tolerance;
   setup.galerkin.stages = stages;
-  setup.galerkin.quadrature =
-      quadrature == "lobatto" ? tree::GalerkinQuadrature::Lobatto : tree::GalerkinQuadrature::Gauss;
+  setup.galerkin.quadrature = *rule;
   const Eigen::Index n = model->num_coords();
   if (q0.size() != n || qd0.size() != n)
     throw InputError("q0 and qd0: the model has " + std::to_string(n) + " coordinates, got " +

@@ -310,9 +310,8 @@ void parse_integrator(const JsonNode& in, TreeScene& tree, sim::FailurePolicy& p
   }
   if (const auto n = in.find("stages")) tree.galerkin.stages = n->integer(1, tree::kGalerkinMaxStages);
   if (const auto n = in.find("quadrature"))
-    tree.galerkin.quadrature = n->one_of({"lobatto", "gauss"}) == "lobatto"
-                                   ? tree::GalerkinQuadrature::Lobatto
-                                   : tree::GalerkinQuadrature::Gauss;
+    tree.galerkin.quadrature =
+        *tree::galerkin_quadrature_from_name(n->one_of({"lobatto", "gauss", "radau"}));
   NewtonOptions& newton = galerkin ? tree.galerkin.newton : tree.midpoint.newton;
   if (const auto n = in.find("tolerance")) newton.tolerance = n->number_greater(0.0);
   if (const auto n = in.find("max_iterations")) newton.max_iterations = n->integer(1, 1000);

@@ -154,7 +154,7 @@ SceneRunSummary run_tree(const Scene& scene, const std::filesystem::path& out_di
     const auto& g = ts.galerkin;
     integrator.set("method", "galerkin")
         .set("stages", g.stages)
-        .set("quadrature", g.quadrature == tree::GalerkinQuadrature::Lobatto ? "lobatto" : "gauss")
+        .set("quadrature", tree::galerkin_quadrature_name(g.quadrature))
         .set("tolerance", g.newton.tolerance)
         .set("max_iterations", g.newton.max_iterations)
         .set("lagrangian", lagrangian(g.algorithm));

@@ -76,6 +76,27 @@ void lobatto_rule(int s, VecX& c, VecX& b) {
   }
 }
 
+// Gauss-Radau nodes with the right endpoint (Radau IIA): the mirror image of the rule
+// with -1 fixed, whose other nodes are the roots of P_s-1 + P_s and whose weights are
+// 2 / s^2 at -1 and (1 - x) / (s^2 P_s-1(x)^2) elsewhere; mapped to [0, 1], ascending.
+void radau_rule(int s, VecX& c, VecX& b) {
+  c.resize(s);
+  b.resize(s);
+  c[s - 1] = 1.0;
+  b[s - 1] = 1.0 / (s * s);
+  for (int i = 1; i < s; ++i) {
+    const auto step = [s](double y) {
+      const Legendre a = legendre(s - 1, y), l = legendre(s, y);
+      return (a.p + l.p) / (a.dp + l.dp);
+    };
+    // Roots ascending in x, so descending in c = (1 - x) / 2.
+    const double x = polish_root(step, -std::cos(2.0 * std::numbers::pi * i / (2 * s - 1)));
+    const double p = legendre(s - 1, x).p;
+    c[s - 1 - i] = 0.5 * (1.0 - x);
+    b[s - 1 - i] = 0.5 * (1.0 - x) / (s * s * p * p);
+  }
+}
+
 // l_nu(x) and l_nu'(x) of the Lagrange basis on the nodes tau.
 double basis(const VecX& tau, int nu, double x) {
   double v = 1.0;
@@ -217,6 +238,19 @@ void constraints_at_start(const Model& model, Data& data, GalerkinWorkspace& ws,
 
 }  // namespace
 
+std::optional<GalerkinQuadrature> galerkin_quadrature_from_name(const std::string& name) {
+  if (name == "lobatto") return GalerkinQuadrature::Lobatto;
+  if (name == "gauss") return GalerkinQuadrature::Gauss;
+  if (name == "radau") return GalerkinQuadrature::Radau;
+  return std::nullopt;
+}
+
+const char* galerkin_quadrature_name(GalerkinQuadrature q) {
+  return q == GalerkinQuadrature::Lobatto ? "lobatto"
+         : q == GalerkinQuadrature::Gauss ? "gauss"
+                                          : "radau";
+}
+
 GalerkinTableau galerkin_tableau(int stages, GalerkinQuadrature quadrature) {
   if (stages < 1 || stages > kGalerkinMaxStages)
     throw InputError("tree galerkin: stages must be in 1.." + std::to_string(kGalerkinMaxStages) +
@@ -227,8 +261,10 @@ GalerkinTableau galerkin_tableau(int stages, GalerkinQuadrature quadrature) {
   lobatto_rule(stages, t.tau, unused);
   if (quadrature == GalerkinQuadrature::Lobatto)
     lobatto_rule(stages, t.c, t.b);
-  else
+  else if (quadrature == GalerkinQuadrature::Gauss)
     gauss_rule(stages, t.c, t.b);
+  else
+    radau_rule(stages, t.c, t.b);
   const int nodes = static_cast<int>(t.c.size());
   t.A.resize(nodes, stages + 1);
   t.B.resize(nodes, stages + 1);

@@ -1,6 +1,6 @@
 // The Galerkin variational integrator of trees (tree/galerkin.hpp): its quadrature, the
 // midpoint step as its s = 1 Gauss case, the exact Newton Jacobian against finite
-// differences, observed orders 2s against RK4 with tiny steps, bounded energy, exact
+// differences, observed orders (2s, or 2s - 1 with Radau) against RK4 with tiny steps, bounded energy, exact
 // momentum of a cyclic coordinate, constraints at every step, and bad input.
 #include <cmath>
 #include <vector>
@@ -19,11 +19,13 @@
 namespace marsden::tree {
 namespace {
 
-constexpr GalerkinQuadrature kBoth[] = {GalerkinQuadrature::Lobatto, GalerkinQuadrature::Gauss};
+constexpr GalerkinQuadrature kAll[] = {GalerkinQuadrature::Lobatto, GalerkinQuadrature::Gauss,
+                                       GalerkinQuadrature::Radau};
 
-const char* name(GalerkinQuadrature q) {
-  return q == GalerkinQuadrature::Lobatto ? "lobatto" : "gauss";
-}
+const char* name(GalerkinQuadrature q) { return galerkin_quadrature_name(q); }
+
+// The order of the quadrature, and so of the scheme.
+int order(int s, GalerkinQuadrature q) { return q == GalerkinQuadrature::Radau ? 2 * s - 1 : 2 * s; }
 
 GalerkinOptions options(int stages, GalerkinQuadrature quadrature, double tolerance = 1e-12) {
   GalerkinOptions opt;
@@ -66,20 +68,22 @@ double state_energy(const Model& model, Data& data, const TreeState& x) {
 }
 
 // ---------------------------------------------------------------------------------------
-TEST(GalerkinTableau, QuadratureIsExactToDegreeTwoSMinusOneAndBasisInterpolates) {
+TEST(GalerkinTableau, QuadratureIsExactToItsOrderAndBasisInterpolates) {
   for (int s = 1; s <= kGalerkinMaxStages; ++s)
-    for (GalerkinQuadrature quad : kBoth) {
+    for (GalerkinQuadrature quad : kAll) {
       const GalerkinTableau t = galerkin_tableau(s, quad);
       ASSERT_EQ(t.c.size(), quad == GalerkinQuadrature::Lobatto ? s + 1 : s);
-      for (int d = 0; d <= 2 * s - 1; ++d) {
+      EXPECT_EQ(t.c[t.c.size() - 1] == 1.0, quad != GalerkinQuadrature::Gauss);
+      const int p = order(s, quad);
+      for (int d = 0; d <= p - 1; ++d) {
         double sum = 0.0;
         for (int i = 0; i < t.c.size(); ++i) sum += t.b[i] * std::pow(t.c[i], d);
         EXPECT_NEAR(sum, 1.0 / (d + 1), 1e-14) << name(quad) << " s=" << s << " degree " << d;
       }
-      // Degree 2s is not integrated exactly: the rule is of order 2s, not more.
+      // Degree p is not integrated exactly: the rule is of order p, not more.
       double sum = 0.0;
-      for (int i = 0; i < t.c.size(); ++i) sum += t.b[i] * std::pow(t.c[i], 2 * s);
-      EXPECT_GT(std::abs(sum - 1.0 / (2 * s + 1)), 1e-13) << name(quad) << " s=" << s;
+      for (int i = 0; i < t.c.size(); ++i) sum += t.b[i] * std::pow(t.c[i], p);
+      EXPECT_GT(std::abs(sum - 1.0 / (p + 1)), 1e-13) << name(quad) << " s=" << s;
       // The basis reproduces polynomials of degree <= s and their derivatives.
       for (int d = 0; d <= s; ++d)
         for (int i = 0; i < t.c.size(); ++i) {
@@ -156,7 +160,7 @@ TEST(Galerkin, NewtonJacobianMatchesFiniteDifferences) {
   std::uniform_real_distribution<double> U(-1.0, 1.0);
   for (const Model* model : {&tree, &linkage})
     for (int s = 1; s <= 3; ++s)
-      for (GalerkinQuadrature quad : kBoth) {
+      for (GalerkinQuadrature quad : kAll) {
         const int n = model->num_coords(), m = model->num_constraint_rows();
         Data data(*model);
         const GalerkinOptions opt = options(s, quad);
@@ -248,7 +252,7 @@ std::vector<double> observed_orders(const Model& model, const VecX& q0, const Ve
   return orders;
 }
 
-TEST(Galerkin, ObservedOrderIsTwoSOnADampedDrivenDoublePendulum) {
+TEST(Galerkin, ObservedOrderIsTheQuadraturesOnADampedDrivenDoublePendulum) {
   const Model model = double_pendulum_model(0.2, true);
   VecX q0(2), qd0(2);
   q0 << 1.0, 0.5;
@@ -257,13 +261,15 @@ TEST(Galerkin, ObservedOrderIsTwoSOnADampedDrivenDoublePendulum) {
   const std::vector<std::vector<double>> dts = {{0.04, 0.02, 0.01}, {0.1, 0.05, 0.025}, {0.1, 0.05, 0.025}};
   const VecX q_ref = rk4_reference(model, q0, qd0, 2.0);
   for (int s = 1; s <= 3; ++s)
-    for (GalerkinQuadrature quad : kBoth) {
+    for (GalerkinQuadrature quad : kAll) {
       const std::vector<double> orders =
           observed_orders(model, q0, qd0, q_ref, s, quad, dts[s - 1], 2.0);
-      EXPECT_NEAR(orders.back(), 2.0 * s, 0.3) << name(quad) << " s=" << s;
+      EXPECT_NEAR(orders.back(), order(s, quad), 0.3) << name(quad) << " s=" << s;
     }
 }
 
+// Radau is left out: with constraints at the control points it measured about 3 for s = 3
+// (an order reduction, docs/tree.md).
 TEST(Galerkin, ObservedOrderIsTwoSOnTheConstrainedFourBar) {
   const FourBarParams bar;
   const Model model = four_bar(bar);
@@ -271,10 +277,10 @@ TEST(Galerkin, ObservedOrderIsTwoSOnTheConstrainedFourBar) {
   const std::vector<std::vector<double>> dts = {{0.04, 0.02, 0.01}, {0.1, 0.05, 0.025}, {0.1, 0.05, 0.025}};
   const VecX q_ref = rk4_reference(model, x0.q, x0.qd, 2.0);
   for (int s = 1; s <= 3; ++s)
-    for (GalerkinQuadrature quad : kBoth) {
+    for (GalerkinQuadrature quad : {GalerkinQuadrature::Lobatto, GalerkinQuadrature::Gauss}) {
       const std::vector<double> orders =
           observed_orders(model, x0.q, x0.qd, q_ref, s, quad, dts[s - 1], 2.0);
-      EXPECT_NEAR(orders.back(), 2.0 * s, 0.3) << name(quad) << " s=" << s;
+      EXPECT_NEAR(orders.back(), order(s, quad), 0.3) << name(quad) << " s=" << s;
     }
 }
 
@@ -327,7 +333,7 @@ TEST(Galerkin, MomentumOfACyclicCoordinateIsConserved) {
   q0 << 0.0, 0.4, 0.1, -0.3;
   qd0 << 1.0, 0.5, -0.2, 0.8;
   for (int s = 2; s <= 3; ++s)
-    for (GalerkinQuadrature quad : kBoth) {
+    for (GalerkinQuadrature quad : kAll) {
       const GalerkinOptions opt = options(s, quad, 1e-12);
       GalerkinWorkspace ws(model, opt);
       TreeState x = midpoint_initial_state(model, data, 0.0, q0, qd0), next;

@@ -16,12 +16,17 @@
 // Unknowns z = (q^1, ..., q^s, lambda_0, ..., lambda_s-1), solved by Newton with the exact
 // Jacobian from L_qq, L_qv, M (and Q_q, Q_v) at the quadrature points. s = 1 with Gauss
 // quadrature is the midpoint step (alpha = 1/2); s = 1 with Lobatto is the trapezoidal
-// discrete Lagrangian. Order 2s with either quadrature (Lobatto: s + 1 nodes; Gauss: s).
+// discrete Lagrangian. Order 2s with Lobatto (s + 1 nodes) or Gauss (s nodes) quadrature,
+// the order of the quadrature; 2s - 1 with Radau (s nodes): 3 at s = 2, as the maximal
+// paper's third-order comparison.
 //
 // Models with prescribed (kinematic) coordinates are refused: their values at the internal
 // control points would be further inputs of the step. No step derivatives for optimal
 // control (the midpoint step has them).
 #pragma once
+
+#include <optional>
+#include <string>
 
 #include "marsden/solve/newton.hpp"
 #include "marsden/tree/data.hpp"
@@ -31,8 +36,13 @@ namespace marsden::tree {
 
 enum class GalerkinQuadrature {
   Lobatto,  // s + 1 Gauss-Lobatto nodes, endpoints included: exact to degree 2s - 1
-  Gauss     // s Gauss-Legendre nodes: exact to degree 2s - 1
+  Gauss,    // s Gauss-Legendre nodes: exact to degree 2s - 1
+  Radau     // s Gauss-Radau nodes, t_k+1 included: exact to degree 2s - 2, order 2s - 1
 };
+
+// "lobatto", "gauss", "radau" (scenes, Python); nullopt for another name.
+std::optional<GalerkinQuadrature> galerkin_quadrature_from_name(const std::string& name);
+const char* galerkin_quadrature_name(GalerkinQuadrature q);
 
 inline constexpr int kGalerkinMaxStages = 10;
 
