@@ -46,8 +46,11 @@ void gauss_rule(int n, VecX& c, VecX& b) {
   b.resize(n);
   for (int i = 0; i < n; ++i) {
     const double guess = -std::cos(std::numbers::pi * (i + 0.75) / (n + 0.5));
-    const double x = polish_root([n](double y) { const Legendre l = legendre(n, y); return l.p / l.dp; },
-                                 guess);
+    const auto step = [n](double y) {
+      const Legendre l = legendre(n, y);
+      return l.p / l.dp;
+    };
+    const double x = polish_root(step, guess);
     const double dp = legendre(n, x).dp;
     c[i] = 0.5 * (1.0 + x);
     b[i] = 1.0 / ((1.0 - x * x) * dp * dp);
@@ -219,7 +222,8 @@ void step_residual(const Model& model, Data& data, GalerkinWorkspace& ws,
     ws.q_i = ws.q_ctrl.col(nu);  // a vector, not a block: constraint_terms takes a VecX
     constraint_terms(model, data, ws.q_i, internal && J ? &ws.weight : nullptr);
     r.segment(lam + (nu - 1) * m, m) = data.h;
-    if (internal) r.segment(nu * n, n).noalias() -= data.Dh.transpose() * z.segment(lam + nu * m, m);
+    if (internal)
+      r.segment(nu * n, n).noalias() -= data.Dh.transpose() * z.segment(lam + nu * m, m);
     if (!J) continue;
     J->block(lam + (nu - 1) * m, (nu - 1) * n, m, n) = data.Dh;
     if (internal) {

@@ -1,7 +1,8 @@
 // The Galerkin variational integrator of trees (tree/galerkin.hpp): its quadrature, the
 // midpoint step as its s = 1 Gauss case, the exact Newton Jacobian against finite
-// differences, observed orders (2s, or 2s - 1 with Radau) against RK4 with tiny steps, bounded energy, exact
-// momentum of a cyclic coordinate, constraints at every step, and bad input.
+// differences, observed orders (2s, or 2s - 1 with Radau) against RK4 with tiny steps,
+// bounded energy, exact momentum of a cyclic coordinate, constraints at every step, and bad
+// input.
 #include <cmath>
 #include <vector>
 
@@ -258,7 +259,8 @@ TEST(Galerkin, ObservedOrderIsTheQuadraturesOnADampedDrivenDoublePendulum) {
   q0 << 1.0, 0.5;
   qd0 << 0.3, -0.2;
   // Steps where the error is asymptotic and well above the reference's and rounding.
-  const std::vector<std::vector<double>> dts = {{0.04, 0.02, 0.01}, {0.1, 0.05, 0.025}, {0.1, 0.05, 0.025}};
+  const std::vector<std::vector<double>> dts = {
+      {0.04, 0.02, 0.01}, {0.1, 0.05, 0.025}, {0.1, 0.05, 0.025}};
   const VecX q_ref = rk4_reference(model, q0, qd0, 2.0);
   for (int s = 1; s <= 3; ++s)
     for (GalerkinQuadrature quad : kAll) {
@@ -274,7 +276,8 @@ TEST(Galerkin, ObservedOrderIsTwoSOnTheConstrainedFourBar) {
   const FourBarParams bar;
   const Model model = four_bar(bar);
   const FourBarState x0 = four_bar_state(bar, 0.4, 1.5);
-  const std::vector<std::vector<double>> dts = {{0.04, 0.02, 0.01}, {0.1, 0.05, 0.025}, {0.1, 0.05, 0.025}};
+  const std::vector<std::vector<double>> dts = {
+      {0.04, 0.02, 0.01}, {0.1, 0.05, 0.025}, {0.1, 0.05, 0.025}};
   const VecX q_ref = rk4_reference(model, x0.q, x0.qd, 2.0);
   for (int s = 1; s <= 3; ++s)
     for (GalerkinQuadrature quad : {GalerkinQuadrature::Lobatto, GalerkinQuadrature::Gauss}) {
