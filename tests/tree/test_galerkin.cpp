@@ -132,8 +132,9 @@ TEST(Galerkin, OneStageGaussIsTheMidpointStep) {
       ASSERT_LT((next_mid.q - next_gal.q).lpNorm<Eigen::Infinity>(), 1e-12) << k;
       // With constraints, their rows stop at 1e-13 and p_kp1 moves by M / dt times that:
       // there the momentum's agreement is checked at one point below instead.
-      if (model.num_constraint_rows() == 0)
+      if (model.num_constraint_rows() == 0) {
         ASSERT_LT((next_mid.p - next_gal.p).lpNorm<Eigen::Infinity>(), 1e-12) << k;
+      }
       // The same equations: both residuals and the new momentum at the midpoint's solution.
       const int n = model.num_coords(), m = model.num_constraint_rows();
       VecX z(n + m), r_gal, r_mid;
