@@ -1,7 +1,9 @@
 """Runs bench_tree and prints, per chain length N, the time of one midpoint step for each
 way of evaluating the Lagrangian and for RK4 on the continuous dynamics (same run, same
 dt), their ratios, the fitted growth exponent of the spatial step over N >= 10, and the
-19-link 10 s simulation against the goal (20 ms) and trep's figure from the issue (1.3 s).
+19-link 10 s simulation against the goal (20 ms) and trep's figure from the issue (1.3 s);
+then one Galerkin step (s = 1, 2, 3) against the midpoint step, and the error at 2 s
+against the CPU time of the run for the midpoint and Galerkin (s = 2, 3) VIs.
 
 Usage: python3 bench/report_tree.py [BUILD_DIR] [extra benchmark flags...]
 """
@@ -55,6 +57,33 @@ def main() -> None:
     mar = extra.get("tree_marionette/spatial")
     if mar:
         print(f"marionette (51 coordinates, 5 strings): {mar['cpu_time'] / 1e3:.1f} us per step")
+    galerkin = defaultdict(dict)
+    accuracy = defaultdict(list)
+    for name, b in extra.items():
+        if name.startswith("tree_galerkin_step/"):
+            _, _, n, stages = name.split("/")
+            galerkin[int(n)][int(stages)] = b["cpu_time"] / 1e3
+        elif name.startswith("tree_accuracy/"):
+            _, method, n_steps = name.split("/")
+            accuracy[method].append((int(n_steps), b["dt"], b["error"], b["cpu_time"]))
+    if galerkin:
+        print("\none Galerkin step (Lobatto), N-link pendulum, dt = 0.01 s (CPU us; ratio to "
+              "the midpoint step)")
+        print(f"  {'N':>4}" + "".join(f"{'s=' + str(s):>16}" for s in (1, 2, 3)))
+        for n in sorted(galerkin):
+            mid = steps.get(n, {}).get("spatial")
+            cells = ""
+            for s in (1, 2, 3):
+                t = galerkin[n].get(s)
+                ratio = f" ({t / mid:.1f}x)" if t and mid else ""
+                cells += f"{(f'{t:.2f}' + ratio) if t else '-':>16}"
+            print(f"  {n:>4}{cells}")
+    if accuracy:
+        print("\n5-link pendulum from 1 rad, error max |q(2 s) - q_ref| against the CPU time of "
+              "the run")
+        for method in sorted(accuracy):
+            for n_steps, dt, error, ms in sorted(accuracy[method]):
+                print(f"  {method:>12}  dt = {dt:<8.4g} error {error:9.2e}  {ms:8.3f} ms")
 
 
 if __name__ == "__main__":

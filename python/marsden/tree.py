@@ -166,12 +166,16 @@ def _vector(model: Model, values, name: str) -> np.ndarray:
 
 def system(model: Model, q0=None, qd0=None, *, method: str = "midpoint",
            controls: Signal | None = None, prescribed: dict | None = None,
-           alpha: float = 0.5, tolerance: float = 1e-10) -> System:
+           alpha: float = 0.5, tolerance: float = 1e-10, stages: int = 2,
+           quadrature: str = "lobatto") -> System:
     """The system of a tree model at (q0, qd0): each a dict {coordinate: value} (others
     zero) or an array in ``model.coordinates`` order (rad or m; rad/s or m/s).
 
     ``method`` is ``"midpoint"`` (the variational integrator, quadrature point ``alpha``,
-    Newton ``tolerance``) or ``"rk4"``. ``controls`` has one component per input;
+    Newton ``tolerance``), ``"galerkin"`` (the variational integrator of order
+    2 ``stages`` with ``quadrature`` ``"lobatto"`` or ``"gauss"``, 2 ``stages`` - 1 with
+    ``"radau"``, Newton ``tolerance``; no
+    prescribed coordinates) or ``"rk4"``. ``controls`` has one component per input;
     ``prescribed`` maps a prescribed coordinate's name to a 1-component signal of its
     displacement from q0 (others are held at q0). Signals may be Signals, callables f(t),
     constant vectors or (times, values) (marsden.as_signal).
@@ -187,4 +191,5 @@ def system(model: Model, q0=None, qd0=None, *, method: str = "midpoint",
         signals = [s if s is not None else Signal.constant([0.0]) for s in signals]
     signals = [as_signal(s) for s in signals]
     return _tree.make_system(model, _vector(model, q0, "q0"), _vector(model, qd0, "qd0"),
-                             method, as_signal(controls), signals, alpha, tolerance)
+                             method, as_signal(controls), signals, alpha, tolerance, stages,
+                             quadrature)

@@ -56,17 +56,31 @@ std::shared_ptr<const Model> shared(Model&& model) {
 std::unique_ptr<sim::System> make_tree_system(
     std::shared_ptr<const Model> model, const Eigen::VectorXd& q0, const Eigen::VectorXd& qd0,
     const std::string& method, std::shared_ptr<Signal> controls,
-    const std::vector<std::shared_ptr<Signal>>& prescribed, double alpha, double tolerance) {
+    const std::vector<std::shared_ptr<Signal>>& prescribed, double alpha, double tolerance,
+    int stages, const std::string& quadrature) {
   if (!model) throw InputError("model: none given");
   sim::TreeSetup setup;
   setup.model = model;
-  if (method != "midpoint" && method != "rk4")
-    throw InputError("method: expected \"midpoint\" or \"rk4\", got \"" + method + "\"");
-  setup.method = method == "midpoint" ? sim::TreeMethod::Midpoint : sim::TreeMethod::Rk4;
+  if (method != "midpoint" && method != "galerkin" && method != "rk4")
+    throw InputError("method: expected \"midpoint\", \"galerkin\" or \"rk4\", got \"" + method +
+                     "\"");
+  setup.method = method == "midpoint"   ? sim::TreeMethod::Midpoint
+                 : method == "galerkin" ? sim::TreeMethod::Galerkin
+                                        : sim::TreeMethod::Rk4;
   if (!(alpha >= 0.0 && alpha <= 1.0)) throw InputError("alpha: must be in [0, 1]");
   if (!(tolerance > 0.0)) throw InputError("tolerance: must be > 0");
+  if (stages < 1 || stages > tree::kGalerkinMaxStages)
+    throw InputError("stages: must be in 1.." + std::to_string(tree::kGalerkinMaxStages) +
+                     ", got " + std::to_string(stages));
+  const auto rule = tree::galerkin_quadrature_from_name(quadrature);
+  if (!rule)
+    throw InputError("quadrature: expected \"lobatto\", \"gauss\" or \"radau\", got \"" +
+                     quadrature + "\"");
   setup.midpoint.alpha = alpha;
   setup.midpoint.newton.tolerance = tolerance;
+  setup.galerkin.newton.tolerance = tolerance;
+  setup.galerkin.stages = stages;
+  setup.galerkin.quadrature = *rule;
   const Eigen::Index n = model->num_coords();
   if (q0.size() != n || qd0.size() != n)
     throw InputError("q0 and qd0: the model has " + std::to_string(n) + " coordinates, got " +
@@ -254,9 +268,10 @@ void bind_tree(nb::module_ m) {
   m.def("make_system", &make_tree_system, nb::arg("model"), nb::arg("q0"), nb::arg("qd0"),
         nb::arg("method") = "midpoint", nb::arg("controls").none() = nullptr,
         nb::arg("prescribed") = std::vector<std::shared_ptr<Signal>>(),
-        nb::arg("alpha") = 0.5, nb::arg("tolerance") = 1e-10,
-        "The system of a tree model at (q0, qd0) (rad or m; per second): the midpoint VI "
-        "or RK4; controls (num_inputs components) and prescribed coordinates' "
+        nb::arg("alpha") = 0.5, nb::arg("tolerance") = 1e-10, nb::arg("stages") = 2,
+        nb::arg("quadrature") = "lobatto",
+        "The system of a tree model at (q0, qd0) (rad or m; per second): the midpoint VI, "
+        "the Galerkin VI of order 2 stages, or RK4; controls (num_inputs components) and prescribed coordinates' "
         "displacements (1 component each) are Signals.");
 }
 

@@ -285,28 +285,47 @@ std::shared_ptr<const Model> urdf_model(const JsonNode& sys, Scene& scene) {
 // Parsing: integrator and initial state
 
 void parse_integrator(const JsonNode& in, TreeScene& tree, sim::FailurePolicy& policy) {
-  in.expect_keys({"method", "alpha", "tolerance", "max_iterations", "line_search", "lagrangian",
-                  "on_failure", "max_subdivisions"});
-  if (const auto n = in.find("method"))
-    tree.method = n->one_of({"midpoint", "rk4"}) == "midpoint" ? TreeMethod::Midpoint
-                                                               : TreeMethod::Rk4;
+  in.expect_keys({"method", "alpha", "stages", "quadrature", "tolerance", "max_iterations",
+                  "line_search", "lagrangian", "on_failure", "max_subdivisions"});
+  if (const auto n = in.find("method")) {
+    const std::string method = n->one_of({"midpoint", "galerkin", "rk4"});
+    tree.method = method == "midpoint"   ? TreeMethod::Midpoint
+                  : method == "galerkin" ? TreeMethod::Galerkin
+                                         : TreeMethod::Rk4;
+  }
   const bool midpoint = tree.method == TreeMethod::Midpoint;
-  for (const char* key : {"alpha", "tolerance", "max_iterations", "line_search"})
-    if (const auto n = in.find(key); n && !midpoint) n->fail("applies to method \"midpoint\" only");
+  const bool galerkin = tree.method == TreeMethod::Galerkin;
+  if (const auto n = in.find("alpha"); n && !midpoint) n->fail("applies to method \"midpoint\" only");
+  for (const char* key : {"stages", "quadrature"})
+    if (const auto n = in.find(key); n && !galerkin) n->fail("applies to method \"galerkin\" only");
+  for (const char* key : {"tolerance", "max_iterations", "line_search"})
+    if (const auto n = in.find(key); n && !midpoint && !galerkin)
+      n->fail("applies to methods \"midpoint\" and \"galerkin\" only");
+  if (galerkin && tree.model->num_prescribed() > 0)
+    in.at("method").fail("the galerkin integrator needs every coordinate dynamic; the model has "
+                         "kinematic coordinates (first: '" +
+                         tree.model->coords()[tree.model->prescribed_coords()[0]].name +
+                         "'): use \"midpoint\"");
   if (const auto n = in.find("alpha")) {
     tree.midpoint.alpha = n->number_at_least(0.0);
     if (tree.midpoint.alpha > 1.0)
       n->fail("must be <= 1 (got " + sim::number_text(tree.midpoint.alpha) + ")");
   }
-  NewtonOptions& newton = tree.midpoint.newton;
+  if (const auto n = in.find("stages")) tree.galerkin.stages = n->integer(1, tree::kGalerkinMaxStages);
+  if (const auto n = in.find("quadrature"))
+    tree.galerkin.quadrature =
+        *tree::galerkin_quadrature_from_name(n->one_of({"lobatto", "gauss", "radau"}));
+  NewtonOptions& newton = galerkin ? tree.galerkin.newton : tree.midpoint.newton;
   if (const auto n = in.find("tolerance")) newton.tolerance = n->number_greater(0.0);
   if (const auto n = in.find("max_iterations")) newton.max_iterations = n->integer(1, 1000);
   if (const auto n = in.find("line_search")) newton.line_search = n->boolean();
   if (const auto n = in.find("lagrangian")) {
     const std::string a = n->one_of({"spatial", "paper_cached", "paper_uncached"});
-    tree.midpoint.algorithm = a == "spatial"        ? tree::LagrangianAlgorithm::Spatial
-                              : a == "paper_cached" ? tree::LagrangianAlgorithm::PaperCached
-                                                    : tree::LagrangianAlgorithm::PaperUncached;
+    const tree::LagrangianAlgorithm algorithm =
+        a == "spatial"        ? tree::LagrangianAlgorithm::Spatial
+        : a == "paper_cached" ? tree::LagrangianAlgorithm::PaperCached
+                              : tree::LagrangianAlgorithm::PaperUncached;
+    tree.midpoint.algorithm = tree.galerkin.algorithm = algorithm;
   }
   parse_failure_policy(in, policy);
 }

@@ -137,17 +137,29 @@ SceneRunSummary run_tree(const Scene& scene, const std::filesystem::path& out_di
   const std::unique_ptr<sim::System> system = make_system(scene);
   const tree::Model& model = *ts.model;
 
-  const bool midpoint = ts.method == sim::TreeMethod::Midpoint;
+  const auto lagrangian = [](tree::LagrangianAlgorithm a) {
+    return a == tree::LagrangianAlgorithm::Spatial        ? "spatial"
+           : a == tree::LagrangianAlgorithm::PaperCached ? "paper_cached"
+                                                          : "paper_uncached";
+  };
   Json integrator = Json::object();
-  integrator.set("method", midpoint ? "midpoint" : "rk4");
-  if (midpoint) {
+  if (ts.method == sim::TreeMethod::Midpoint) {
     const auto& m = ts.midpoint;
-    integrator.set("alpha", m.alpha)
+    integrator.set("method", "midpoint")
+        .set("alpha", m.alpha)
         .set("tolerance", m.newton.tolerance)
         .set("max_iterations", m.newton.max_iterations)
-        .set("lagrangian", m.algorithm == tree::LagrangianAlgorithm::Spatial        ? "spatial"
-                           : m.algorithm == tree::LagrangianAlgorithm::PaperCached ? "paper_cached"
-                                                                                    : "paper_uncached");
+        .set("lagrangian", lagrangian(m.algorithm));
+  } else if (ts.method == sim::TreeMethod::Galerkin) {
+    const auto& g = ts.galerkin;
+    integrator.set("method", "galerkin")
+        .set("stages", g.stages)
+        .set("quadrature", tree::galerkin_quadrature_name(g.quadrature))
+        .set("tolerance", g.newton.tolerance)
+        .set("max_iterations", g.newton.max_iterations)
+        .set("lagrangian", lagrangian(g.algorithm));
+  } else {
+    integrator.set("method", "rk4");
   }
   return run_system(scene, *system, 0.0, out_dir, control, std::move(integrator),
                     [&](Json& summary, const SceneRunSummary& sum) {

@@ -1,6 +1,7 @@
 #include "marsden/sim/tree.hpp"
 
 #include <Eigen/LU>
+#include <optional>
 #include <string>
 
 #include "marsden/error.hpp"
@@ -52,9 +53,10 @@ class PrescribedPath {
   mutable InputVec buf_;
 };
 
-// A tree scene as a sim::System. The midpoint VI carries (t, q, p), RK4 carries (q, qd);
-// the other of qd and p, the energy and the constraint residual are completed after each
-// step (velocity_from_momentum for the midpoint). Prescribed coordinates follow their path.
+// A tree scene as a sim::System. The variational integrators (midpoint, Galerkin) carry
+// (t, q, p), RK4 carries (q, qd); the other of qd and p, the energy and the constraint
+// residual are completed after each step (velocity_from_momentum for the VIs). Prescribed
+// coordinates follow their path.
 class TreeSystem final : public sim::System {
  public:
   explicit TreeSystem(const TreeSetup& ts)
@@ -63,6 +65,7 @@ class TreeSystem final : public sim::System {
         data_(model_, ts_.memory_limit),
         path_(ts_),
         midpoint_(ts.method == TreeMethod::Midpoint),
+        variational_(ts.method != TreeMethod::Rk4),
         u_(VecX::Zero(model_.num_inputs())),
         qdd_prescribed_(model_.num_prescribed()),
         q_prescribed_(model_.num_prescribed()),
@@ -88,10 +91,14 @@ class TreeSystem final : public sim::System {
     layout_.add("constraint_residual", {"constraint_residual"}, {});
     layout_.add("controls", u, {std::size_t(nu)});
 
+    if (ts.method == TreeMethod::Galerkin) {
+      galerkin_.emplace(model_, ts_.galerkin);
+      u_nodes_.resize(nu, galerkin_->tableau.c.size());
+    }
     qd_ = ts.qd0;
     x_.q = ts.q0;
     path_.at(0.0, x_.q, &qd_, nullptr);
-    if (midpoint_) {
+    if (variational_) {
       x_ = tree::midpoint_initial_state(model_, data_, 0.0, x_.q, qd_);
     } else {
       x_.t = 0.0;
@@ -102,9 +109,11 @@ class TreeSystem final : public sim::System {
   }
 
   const sim::Layout& layout() const override { return layout_; }
-  // The midpoint VI's warm start (its last velocities and multipliers, in Data) is kept
-  // too, so that a step retried after rollback() repeats the first to the bit.
+  // The VIs' warm start (the midpoint's last velocities and multipliers, in Data; the
+  // Galerkin step's last polynomial) is kept too, so that a step retried after rollback()
+  // repeats the first to the bit.
   void checkpoint() override {
+    if (galerkin_) saved_galerkin_warm_ = galerkin_->warm;
     saved_x_ = x_;
     saved_qd_ = qd_;
     saved_energy_ = energy_;
@@ -113,6 +122,7 @@ class TreeSystem final : public sim::System {
                    data_.lambda,     data_.have_prev, data_.have_prev2};
   }
   void rollback() override {
+    if (galerkin_) galerkin_->warm = saved_galerkin_warm_;
     x_ = saved_x_;
     qd_ = saved_qd_;
     energy_ = saved_energy_;
@@ -138,6 +148,14 @@ class TreeSystem final : public sim::System {
                                    input_at(t, t + ts_.midpoint.alpha * dt), q_prescribed_, next_);
       if (!status.converged) return {false, status.iterations, status.residual_norm, {}};
       x_ = next_;
+    } else if (galerkin_) {
+      // The inputs act at the quadrature nodes t + c_i dt (tree/galerkin.hpp).
+      const tree::VecX& c = galerkin_->tableau.c;
+      for (Eigen::Index i = 0; i < c.size(); ++i) u_nodes_.col(i) = input_at(t, t + c[i] * dt);
+      next_ = x_;
+      status = tree::galerkin_step(model_, data_, *galerkin_, ts_.galerkin, dt, x_, u_nodes_, next_);
+      if (!status.converged) return {false, status.iterations, status.residual_norm, {}};
+      x_ = next_;
     } else {
       rk4(t, dt);
     }
@@ -149,9 +167,24 @@ class TreeSystem final : public sim::System {
   // The midpoint VI's step equations r_a of tree eq. (21) (tree::midpoint_residual_blocks):
   // z = (q_kp1, lambda_k), delta = increments of (q_k, p_k), u = the inputs at the
   // quadrature point. Models with prescribed coordinates have no residual blocks yet.
-  bool has_residual() const override { return midpoint_ && model_.num_prescribed() == 0; }
+  // The Galerkin VI's step equations (tree::galerkin_residual): z = (q^1..q^s, lambda),
+  // u = the inputs at the quadrature nodes, node after node; d/dz only (no optimal control).
+  bool has_residual() const override {
+    return (midpoint_ && model_.num_prescribed() == 0) || galerkin_.has_value();
+  }
   ResidualPoint residual_point(double t_k, double dt) const override {
     if (!has_residual()) return System::residual_point(t_k, dt);
+    if (galerkin_) {
+      ResidualPoint at;
+      at.z = galerkin_->z;
+      at.delta = VecX::Zero(2 * model_.num_coords());
+      const VecX& c = galerkin_->tableau.c;
+      const Eigen::Index nu = model_.num_inputs();
+      at.u.resize(nu * c.size());
+      for (Eigen::Index i = 0; i < c.size(); ++i)
+        at.u.segment(i * nu, nu) = input_at(t_k, t_k + c[i] * dt);
+      return at;
+    }
     const Eigen::Index n = model_.num_coords(), m = model_.num_constraint_rows();
     ResidualPoint at;
     at.z.resize(n + m);
@@ -163,6 +196,7 @@ class TreeSystem final : public sim::System {
   void residual(double t_k, double dt, const ResidualPoint& at, ResidualBlocks& out,
                 bool jacobians) const override {
     if (!has_residual()) return System::residual(t_k, dt, at, out, jacobians);
+    if (galerkin_) return galerkin_residual_blocks(dt, at, out, jacobians);
     const Eigen::Index n = model_.num_coords(), m = model_.num_constraint_rows();
     if (at.z.size() != n + m || at.delta.size() != 2 * n || at.u.size() != model_.num_inputs())
       throw InputError("tree residual: z, delta or u has the wrong size");
@@ -199,6 +233,27 @@ class TreeSystem final : public sim::System {
   }
 
  private:
+  void galerkin_residual_blocks(double dt, const ResidualPoint& at, ResidualBlocks& out,
+                                bool jacobians) const {
+    const Eigen::Index n = model_.num_coords(), nu = model_.num_inputs();
+    const Eigen::Index nodes = galerkin_->tableau.c.size();
+    if (at.z.size() != galerkin_->z.size() || at.delta.size() != 2 * n ||
+        at.u.size() != nu * nodes)
+      throw InputError("tree galerkin residual: z needs " + std::to_string(galerkin_->z.size()) +
+                       " entries, delta " + std::to_string(2 * n) + " and u " +
+                       std::to_string(nu * nodes) + " (the inputs at each quadrature node)");
+    tree::TreeState x_k = x_;
+    x_k.q += at.delta.head(n);
+    x_k.p += at.delta.tail(n);
+    const MatX u_nodes = Eigen::Map<const MatX>(at.u.data(), nu, nodes);
+    tree::Data data(model_, ts_.memory_limit);
+    tree::GalerkinWorkspace ws(model_, ts_.galerkin);
+    tree::galerkin_residual(model_, data, ws, ts_.galerkin, dt, x_k, u_nodes, at.z, out.r,
+                            jacobians ? &out.J_r_z : nullptr);
+    out.J_r_state.resize(out.r.size(), 0);
+    out.J_r_u.resize(out.r.size(), 0);
+  }
+
   // The inputs at time t for the output rows.
   const VecX& controls_at(double t) const {
     if (ts_.controls) {
@@ -216,7 +271,7 @@ class TreeSystem final : public sim::System {
   void complete(double t) {
     path_.at(t, x_.q, &qd_, nullptr);
     const std::vector<int>& dyn = model_.dynamic_coords();
-    if (midpoint_) {
+    if (variational_) {
       velocity_from_momentum();
     } else {
       tree::lagrangian_terms(model_, data_, x_.q, qd_, false);
@@ -268,7 +323,10 @@ class TreeSystem final : public sim::System {
   const Model& model_;
   tree::Data data_;
   PrescribedPath path_;
-  bool midpoint_;
+  bool midpoint_, variational_;
+  std::optional<tree::GalerkinWorkspace> galerkin_;
+  tree::GalerkinWorkspace::WarmStart saved_galerkin_warm_;
+  MatX u_nodes_;  // the inputs at the Galerkin quadrature nodes
   sim::Layout layout_;
   tree::TreeState x_, saved_x_;
   struct {

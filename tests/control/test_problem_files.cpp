@@ -344,6 +344,9 @@ TEST(ProblemFiles, BadCarFieldsAreNamed) {
 TEST(ProblemFiles, BadTreeFieldsAreNamed) {
   expect_errors_named("cart_pole_swing_up", {
       {[](auto& j) { j["integrator"] = {{"method", "rk4"}}; }, "field 'integrator.method'"},
+      // The Galerkin VI has no step derivatives for DMOC.
+      {[](auto& j) { j["integrator"] = {{"method", "galerkin"}}; },
+       "field 'integrator.method': optimal control uses the midpoint variational integrator only"},
       {[](auto& j) { j["system"]["inputs"] = nlohmann::json::array(); }, "no inputs"},
       {[](auto& j) { j["system"]["frames"][1]["kinematic"] = true; }, "kinematic"},
       {[](auto& j) { j["final_state"]["q"] = {{"slider", 1.0}}; }, "field 'final_state.q.slider'"},

@@ -1,10 +1,11 @@
-// A midpoint step of a tree, and the continuous dynamics the RK baselines evaluate,
+// A midpoint or Galerkin step of a tree, and the continuous dynamics the RK baselines evaluate,
 // allocate nothing once its Data exists: built against the step code compiled with
 // EIGEN_RUNTIME_NO_MALLOC, with operator new counted.
 #include <gtest/gtest.h>
 
 #include "marsden/tree/builtin_models.hpp"
 #include "marsden/tree/dynamics.hpp"
+#include "marsden/tree/galerkin.hpp"
 #include "marsden/tree/midpoint.hpp"
 #include "support/allocation_counter.hpp"
 
@@ -64,6 +65,43 @@ TEST(TreeNoMalloc, MarionetteStepWithPrescribedStrings) {
   for (int a = 0; a < model.num_prescribed(); ++a)
     q_prescribed[a] = q0[model.prescribed_coords()[a]];
   expect_steps_without_allocation(model, q0, VecX(), q_prescribed);
+}
+
+void expect_galerkin_steps_without_allocation(const Model& model, const VecX& q0, int stages,
+                                              GalerkinQuadrature quadrature) {
+  Data data(model);
+  GalerkinOptions opt;
+  opt.stages = stages;
+  opt.quadrature = quadrature;
+  GalerkinWorkspace ws(model, opt);
+  const MatX u(model.num_inputs(), ws.tableau.c.size());
+  TreeState x = midpoint_initial_state(model, data, 0.0, q0, VecX::Zero(model.num_coords()));
+  TreeState next = x;
+  ASSERT_TRUE(galerkin_step(model, data, ws, opt, 0.01, x, u, next).converged);
+  x = next;
+  bool converged = true;
+  const long n = allocations_during([&] {
+    for (int k = 0; k < 20; ++k) {
+      converged = converged && galerkin_step(model, data, ws, opt, 0.01, x, u, next).converged;
+      x.q = next.q;
+      x.p = next.p;
+      x.t = next.t;
+    }
+  });
+  EXPECT_TRUE(converged);
+  EXPECT_EQ(n, 0);
+}
+
+TEST(TreeNoMalloc, GalerkinChainStep) {
+  VecX q0 = VecX::Zero(12);
+  q0[0] = 0.4;
+  expect_galerkin_steps_without_allocation(n_link_pendulum(12), q0, 3, GalerkinQuadrature::Lobatto);
+}
+
+TEST(TreeNoMalloc, GalerkinConstrainedFourBarStep) {
+  const FourBarParams p;
+  expect_galerkin_steps_without_allocation(four_bar(p), four_bar_state(p, 0.3, 0.0).q, 2,
+                                           GalerkinQuadrature::Gauss);
 }
 
 TEST(TreeNoMalloc, ConstrainedAccelerations) {
