@@ -12,9 +12,10 @@ import numpy as np
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-METHODS = ["maximal VI", "minimal RK4", "minimal midpoint VI"]
+METHODS = ["maximal VI", "minimal RK4", "minimal midpoint VI", "minimal third-order VI",
+           "minimal fourth-order VI"]
 MECHANISMS = ["revolute chain", "ball chain", "revolute loop", "ball loop", "four-bar chain"]
-COLORS = ["C0", "C3", "C1"]
+COLORS = ["C0", "C3", "C1", "C2", "C4"]
 
 
 def plot_runs(ax, rows, x, label):
@@ -54,7 +55,7 @@ def main(out_dir: Path) -> None:
     ax[2].set(xlabel="four-bar segments", ylabel="fraction of the run completed",
               title="(Fig. 6) four-bar chains", ylim=(-0.05, 1.05))
     for j, tol in enumerate((1e-6, 1e-10)):
-        for method in (0, 2):
+        for method in (0, 2, 3, 4):
             sel = (c["figure"] == 8) & (c["method"] == method) & np.isclose(c["tolerance"], tol)
             if sel.any():
                 plot_runs(ax[3 + j], c[sel], "size", METHODS[method])

@@ -439,8 +439,8 @@ def test_maximal_vs_minimal_quick_runs_both_engines_on_one_description(tmp_path)
         assert claims[key]["holds"], claims[key]
     c = np.atleast_1d(np.genfromtxt(out / "comparison.csv", delimiter=",", names=True))
     # Fig. 5: 5 chain and 3 loop sizes, revolute and ball, 2 methods; Fig. 6: 3 segment
-    # counts, 2 steps, 3 methods; Fig. 8: 3 tolerances, 4 sizes, 2 methods.
-    assert len(c) == 2 * (5 + 3) * 2 + 3 * 2 * 3 + 3 * 4 * 2
+    # counts, 2 steps, 3 methods; Fig. 8: 3 tolerances, 4 sizes, 4 methods.
+    assert len(c) == 2 * (5 + 3) * 2 + 3 * 2 * 3 + 3 * 4 * 4
     # The maximal VI's constraint rows are g / dt, converged to the tolerance.
     vi = c[(c["method"] == 0) & (c["failed"] == 0)]
     assert np.all(vi["max_violation"] <= 2 * vi["tolerance"] * vi["dt"])
