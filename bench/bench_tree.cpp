@@ -29,6 +29,25 @@ VecX pendulum_start(int n) {
   return q;
 }
 
+// Times step(x, next) from x0, restarting every 10 s of simulated time so that every N runs
+// the same motion; reports the Newton iterations per step.
+template <class Step>
+void time_steps(benchmark::State& state, int n, const TreeState& x0, Step&& step) {
+  TreeState x = x0, next;
+  double iterations = 0.0;
+  int steps = 0, since_reset = 0;
+  for (auto _ : state) {
+    const NewtonStatus s = step(x, next);
+    if (!s.converged) state.SkipWithError("Newton did not converge");
+    iterations += s.iterations;
+    ++steps;
+    x = ++since_reset == 1000 ? x0 : next;
+    if (since_reset == 1000) since_reset = 0;
+  }
+  state.counters["newton_iterations"] = iterations / std::max(steps, 1);
+  state.counters["N"] = n;
+}
+
 void midpoint_steps(benchmark::State& state, LagrangianAlgorithm algorithm,
                     int articulated_newton_from = MidpointOptions{}.articulated_newton_from) {
   const int n = static_cast<int>(state.range(0));
@@ -37,22 +56,11 @@ void midpoint_steps(benchmark::State& state, LagrangianAlgorithm algorithm,
   MidpointOptions opt;
   opt.algorithm = algorithm;
   opt.articulated_newton_from = articulated_newton_from;
-  TreeState x = midpoint_initial_state(model, data, 0.0, pendulum_start(n), VecX::Zero(n)), next;
-  const TreeState x0 = x;
   const VecX none;
-  double iterations = 0.0;
-  int steps = 0, since_reset = 0;
-  for (auto _ : state) {
-    const NewtonStatus s = midpoint_step(model, data, opt, kDt, x, none, none, next);
-    if (!s.converged) state.SkipWithError("Newton did not converge");
-    iterations += s.iterations;
-    ++steps;
-    // Restart every 10 s of simulated time so every N runs the same motion.
-    x = ++since_reset == 1000 ? x0 : next;
-    if (since_reset == 1000) since_reset = 0;
-  }
-  state.counters["newton_iterations"] = iterations / std::max(steps, 1);
-  state.counters["N"] = n;
+  time_steps(state, n, midpoint_initial_state(model, data, 0.0, pendulum_start(n), VecX::Zero(n)),
+             [&](const TreeState& x, TreeState& next) {
+               return midpoint_step(model, data, opt, kDt, x, none, none, next);
+             });
 }
 
 void BM_Spatial(benchmark::State& s) { midpoint_steps(s, LagrangianAlgorithm::Spatial); }
@@ -132,21 +140,11 @@ void BM_Galerkin(benchmark::State& state) {
   GalerkinOptions opt;
   opt.stages = static_cast<int>(state.range(1));
   GalerkinWorkspace ws(model, opt);
-  TreeState x = midpoint_initial_state(model, data, 0.0, pendulum_start(n), VecX::Zero(n)), next;
-  const TreeState x0 = x;
   const MatX none;
-  double iterations = 0.0;
-  int steps = 0, since_reset = 0;
-  for (auto _ : state) {
-    const NewtonStatus s = galerkin_step(model, data, ws, opt, kDt, x, none, next);
-    if (!s.converged) state.SkipWithError("Newton did not converge");
-    iterations += s.iterations;
-    ++steps;
-    x = ++since_reset == 1000 ? x0 : next;
-    if (since_reset == 1000) since_reset = 0;
-  }
-  state.counters["newton_iterations"] = iterations / std::max(steps, 1);
-  state.counters["N"] = n;
+  time_steps(state, n, midpoint_initial_state(model, data, 0.0, pendulum_start(n), VecX::Zero(n)),
+             [&](const TreeState& x, TreeState& next) {
+               return galerkin_step(model, data, ws, opt, kDt, x, none, next);
+             });
 }
 
 // Accuracy per cost: a 5-link pendulum released at 1 rad, 2 s in range(0) steps; the error

@@ -196,6 +196,23 @@ struct ErrorCase {
   std::vector<std::string> expected;  // substrings of the message
 };
 
+// Each case fails to parse with an error that starts with the source name and names
+// every expected part.
+void expect_errors(const std::vector<ErrorCase>& cases) {
+  for (const ErrorCase& c : cases) {
+    std::string message;
+    try {
+      parse_urdf(c.xml, "case.urdf");
+    } catch (const InputError& e) {
+      message = e.what();
+    }
+    ASSERT_FALSE(message.empty()) << c.what << ": no error";
+    EXPECT_EQ(message.rfind("case.urdf: ", 0), 0u) << c.what << ": " << message;
+    for (const std::string& s : c.expected)
+      EXPECT_NE(message.find(s), std::string::npos) << c.what << ": \"" << s << "\" not in: " << message;
+  }
+}
+
 TEST(UrdfRead, ErrorsNameTheElement) {
   const std::string diag = R"(ixx="1" iyy="1" izz="1")";
   const std::vector<ErrorCase> cases = {
@@ -291,18 +308,7 @@ TEST(UrdfRead, ErrorsNameTheElement) {
       {"four angles", two_links("fixed", R"(<origin rpy="0 0 0 0"/>)"), {"joint \"j\"", "rpy", "3 numbers"}},
       {"short axis", two_links("continuous", R"(<axis xyz="1 0"/>)"), {"joint \"j\"", "axis", "3 numbers"}},
   };
-  for (const ErrorCase& c : cases) {
-    std::string message;
-    try {
-      parse_urdf(c.xml, "case.urdf");
-    } catch (const InputError& e) {
-      message = e.what();
-    }
-    ASSERT_FALSE(message.empty()) << c.what << ": no error";
-    EXPECT_EQ(message.rfind("case.urdf: ", 0), 0u) << c.what << ": " << message;
-    for (const std::string& s : c.expected)
-      EXPECT_NE(message.find(s), std::string::npos) << c.what << ": \"" << s << "\" not in: " << message;
-  }
+  expect_errors(cases);
 }
 
 // --- <visual> geometry (the player's, docs/viewer.md) ----------------------------------
@@ -386,18 +392,7 @@ TEST(UrdfVisual, MalformedVisualsNameTheLinkAndTheFile) {
        {"material \"m\"", "rgba", "\"nan\""}},
       {"unnamed robot material", robot(R"(<material/><link name="a"/>)"), {"material", "\"name\""}},
   };
-  for (const ErrorCase& c : cases) {
-    std::string message;
-    try {
-      parse_urdf(c.xml, "case.urdf");
-    } catch (const InputError& e) {
-      message = e.what();
-    }
-    ASSERT_FALSE(message.empty()) << c.what << ": no error";
-    EXPECT_EQ(message.rfind("case.urdf: ", 0), 0u) << c.what << ": " << message;
-    for (const std::string& s : c.expected)
-      EXPECT_NE(message.find(s), std::string::npos) << c.what << ": \"" << s << "\" not in: " << message;
-  }
+  expect_errors(cases);
 }
 
 TEST(UrdfVisual, MeshFilesResolveRelativeAndByPackage) {

@@ -410,25 +410,11 @@ TEST(TreeMidpoint, DoublePendulumEnergyStaysBoundedOverLongRuns) {
 }
 
 TEST(TreeMidpoint, MomentumOfACyclicCoordinateIsConserved) {
-  // A branched tree turning about the world z axis (the gravity axis): the rotation angle
-  // is cyclic, so its discrete momentum is exactly conserved (discrete Noether theorem).
-  ModelBuilder b;
-  const int yaw = b.add_joint_frame("yaw", kWorld, Transform::Rz, "yaw");
-  std::mt19937 rng(5);
-  const int arm = b.add_const_frame("arm", yaw, SE3{SO3::exp(Vec3(0.3, 0.1, 0.2)).R, Vec3(0.4, 0, 0)});
-  const int a1 = b.add_joint_frame("a1", arm, Transform::Ry, "a1");
-  b.add_mass(a1, 1.0, Vec3(0.1, 0.0, -0.5), test::random_inertia(rng));
-  const int a2 = b.add_joint_frame("a2", a1, Transform::Tz, "a2");
-  b.add_mass(a2, 0.5, Vec3(0.0, 0.2, 0.0), test::random_inertia(rng));
-  const int a3 = b.add_joint_frame("a3", yaw, Transform::Rx, "a3");
-  b.add_mass(a3, 0.7, Vec3(0.0, 0.3, -0.2), test::random_inertia(rng));
-  b.add_coordinate_spring(b.coord_index("a2"), 20.0, 0.1);
-  b.add_frame_spring(a2, a3, 3.0, 0.2);
-  const Model model = b.build();
+  // The cyclic yaw's discrete momentum is exactly conserved (discrete Noether theorem).
+  const test::CyclicTree tree = test::cyclic_yaw_tree();
+  const Model& model = tree.model;
+  const VecX &q0 = tree.q0, &qd0 = tree.qd0;
   Data data(model);
-  VecX q0(4), qd0(4);
-  q0 << 0.0, 0.4, 0.1, -0.3;
-  qd0 << 1.0, 0.5, -0.2, 0.8;
   TreeState x = midpoint_initial_state(model, data, 0.0, q0, qd0), next;
   const double p0 = x.p[0];
   MidpointOptions opt;

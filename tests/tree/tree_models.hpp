@@ -61,4 +61,31 @@ inline Model random_tree(unsigned seed, int joints, bool extras) {
   return b.build();
 }
 
+// A branched tree turning about the world z axis (the gravity axis): coordinate 0, "yaw",
+// is cyclic, so a variational integrator conserves its momentum (discrete Noether); springs
+// couple the branches; the state moves every coordinate.
+struct CyclicTree {
+  Model model;
+  Eigen::VectorXd q0, qd0;
+};
+
+inline CyclicTree cyclic_yaw_tree() {
+  ModelBuilder b;
+  std::mt19937 rng(5);
+  const int yaw = b.add_joint_frame("yaw", kWorld, Transform::Rz, "yaw");
+  const int arm = b.add_const_frame("arm", yaw, SE3{SO3::exp(Vec3(0.3, 0.1, 0.2)).R, Vec3(0.4, 0, 0)});
+  const int a1 = b.add_joint_frame("a1", arm, Transform::Ry, "a1");
+  b.add_mass(a1, 1.0, Vec3(0.1, 0.0, -0.5), random_inertia(rng));
+  const int a2 = b.add_joint_frame("a2", a1, Transform::Tz, "a2");
+  b.add_mass(a2, 0.5, Vec3(0.0, 0.2, 0.0), random_inertia(rng));
+  const int a3 = b.add_joint_frame("a3", yaw, Transform::Rx, "a3");
+  b.add_mass(a3, 0.7, Vec3(0.0, 0.3, -0.2), random_inertia(rng));
+  b.add_coordinate_spring(b.coord_index("a2"), 20.0, 0.1);
+  b.add_frame_spring(a2, a3, 3.0, 0.2);
+  CyclicTree tree{b.build(), Eigen::VectorXd(4), Eigen::VectorXd(4)};
+  tree.q0 << 0.0, 0.4, 0.1, -0.3;
+  tree.qd0 << 1.0, 0.5, -0.2, 0.8;
+  return tree;
+}
+
 }  // namespace marsden::tree::test
