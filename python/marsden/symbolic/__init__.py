@@ -1,0 +1,38 @@
+"""Your own vehicle from its physics: inertia, control matrix and wrenches written as
+CasADi expressions; Marsden derives the derivatives the integrator and DMOC need, generates
+C code, compiles it with the system C compiler into a shared object (cached by a hash of
+the code) and loads it into the C++ core, which calls its plain C entry points
+(include/marsden/vehicle/generated.hpp; CasADi is not linked). docs/own-system.md is the
+tutorial.
+
+Holonomic vehicles on SE(3) (vehicles paper §3.1, §4), with the Lagrangian
+l(xi) = 1/2 xi^T I xi - V(g) and the forced Euler-Poincare equations (vehicles eq. (8))
+I xi_dot = ad_xi^T I xi + F(gamma) u + f_ext(t, g, xi). The expressions use the symbols of
+this module: ``t`` (s), ``R`` (3 x 3, body to world), ``p`` (3, world position, m),
+``omega`` and ``v`` (3 each, body angular and linear velocity), and shape variables
+gamma made with ``shape(n)``. Wrenches are body-frame (torque, force).
+
+    import casadi as ca
+    from marsden import symbolic as sym
+    quad = sym.HolonomicVehicle("quadrotor", mass=1.0, J=[0.01, 0.01, 0.02],
+                                control_matrix=F,            # 6 x 4, numbers
+                                potential=1.0 * 9.81 * sym.p[2],
+                                external_wrench=ca.vertcat(-0.01 * sym.omega, -0.1 * sym.v))
+    system = quad.system(initial_state={"position": [0, 0, 1]}, controls=[2.4525] * 4)
+"""
+
+from __future__ import annotations
+
+try:
+    import casadi  # noqa: F401  (the families below import it)
+except ImportError as e:  # casadi is in requirements.txt, not a dependency of the package
+    raise ImportError("marsden.symbolic needs CasADi: pip install \"marsden[symbolic]\" "
+                      "(or casadi)") from e
+
+from ._codegen import MAX_INPUTS, cache_dir, compiler, hat
+from .holonomic import (ABI_VERSION, HolonomicVehicle, R, helicopter, omega, p, quadrotor, shape,
+                        t, underwater_vehicle, v)
+
+__all__ = ["ABI_VERSION", "MAX_INPUTS", "HolonomicVehicle", "R", "cache_dir", "compiler",
+           "hat", "helicopter", "omega", "p", "quadrotor", "shape", "t", "underwater_vehicle",
+           "v"]

@@ -1,0 +1,124 @@
+"""What every family of marsden.symbolic shares: checking expressions, CasADi functions,
+fixed-signature C entry points over them, and compiling into a cached shared object."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shlex
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import casadi as ca
+
+from .._core import InputError
+
+MAX_INPUTS = 8   # kMaxInputs of include/marsden/vehicle/controls.hpp
+
+
+def hat(w) -> ca.SX:
+    """The 3 x 3 matrix of w x (.)."""
+    w = ca.SX(w)
+    return ca.vertcat(ca.horzcat(0, -w[2], w[1]), ca.horzcat(w[2], 0, -w[0]),
+                      ca.horzcat(-w[1], w[0], 0))
+
+
+def cache_dir() -> Path:
+    """Where compiled models are kept: $MARSDEN_CACHE, else ~/.cache/marsden/symbolic."""
+    env = os.environ.get("MARSDEN_CACHE")
+    return Path(env) if env else Path.home() / ".cache" / "marsden" / "symbolic"
+
+
+def _as_sx(value, what: str) -> ca.SX:
+    try:
+        if isinstance(value, (list, tuple)):
+            if value and isinstance(value[0], (list, tuple)):
+                return ca.vertcat(*[ca.horzcat(*[ca.SX(x) for x in row]) for row in value])
+            return ca.vertcat(*[ca.SX(x) for x in value])
+        if isinstance(value, np.ndarray):  # numbers, or an object array of expressions
+            if value.dtype != object:
+                value = np.asarray(value, dtype=float)
+            return ca.SX(value.reshape(-1, 1) if value.ndim == 1 else value)
+        return ca.SX(value)
+    except (TypeError, ValueError, NotImplementedError, RuntimeError) as e:
+        raise InputError(f"{what}: expected a CasADi expression or numbers ({e})") from None
+
+
+def _check_shape(expr: ca.SX, rows: int, cols: int | None, what: str) -> None:
+    if expr.size1() != rows or (cols is not None and expr.size2() != cols):
+        want = f"{rows} x {cols}" if cols is not None else f"{rows} x n"
+        raise InputError(f"{what}: expected shape {want}, got {expr.size1()} x {expr.size2()}")
+
+
+def _function(name: str, inputs: list, outputs: list, what: str, allowed: str) -> ca.Function:
+    """A CasADi function of the given inputs; an expression using another symbol is an
+    error naming it."""
+    f = ca.Function(name, inputs, [ca.densify(o) for o in outputs], {"allow_free": True})
+    if f.has_free():
+        free = ", ".join(sorted({str(s) for s in f.free_sx()}))
+        raise InputError(f"{what}: uses symbols other than {allowed}: {free}")
+    return f
+
+
+_CALL = """
+CASADI_SYMBOL_EXPORT int marsden_{name}({params}) {{
+  const casadi_real* arg[{sz_arg}];
+  casadi_real* res[{sz_res}];
+  casadi_int iw[{sz_iw}];
+  casadi_real w[{sz_w}];
+{assign}
+  return mx_{name}(arg, res, iw, w, 0);
+}}
+"""
+
+
+def _wrapper_call(f: ca.Function, name: str, ins: list[str], outs: list[str]) -> str:
+    params = ", ".join([f"const double* {a}" for a in ins] + [f"double* {r}" for r in outs])
+    assign = "\n".join([f"  arg[{k}] = {a};" for k, a in enumerate(ins)] +
+                       [f"  res[{k}] = {r};" for k, r in enumerate(outs)])
+    return _CALL.format(name=name, params=params, assign=assign, sz_arg=max(f.sz_arg(), 1),
+                        sz_res=max(f.sz_res(), 1), sz_iw=max(f.sz_iw(), 1),
+                        sz_w=max(f.sz_w(), 1))
+
+
+def compiler() -> list[str]:
+    """The C compiler command: $CC, else cc. InputError when there is none."""
+    command = shlex.split(os.environ.get("CC", "cc"))
+    if not command or shutil.which(command[0]) is None:
+        raise InputError(f"no C compiler: '{command[0] if command else ''}' (from $CC, else cc) "
+                         "is not on PATH; install gcc (apt-get install gcc) or set CC")
+    return command
+
+
+def _compile(source: str, name: str) -> tuple[Path, bool, float]:
+    """The shared object built from source, from the cache when it is there: (path,
+    whether it was compiled now, compile seconds)."""
+    command = compiler()
+    flags = ["-O2", "-fPIC", "-shared"]
+    key = hashlib.sha256("\0".join([source, *command, *flags]).encode()).hexdigest()[:24]
+    directory = cache_dir()
+    library = directory / f"{name}-{key}.so"
+    if library.is_file():
+        return library, False, 0.0
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise InputError(f"cache directory {directory}: cannot be created ({e}); set "
+                         "MARSDEN_CACHE to a writable folder") from None
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory(dir=directory, prefix=f".{name}-") as tmp:
+        c_file = Path(tmp) / f"{name}.c"
+        c_file.write_text(source)
+        built = Path(tmp) / f"{name}.so"
+        done = subprocess.run([*command, *flags, "-o", str(built), str(c_file), "-lm"],
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            raise InputError(f"{name}: the C compiler failed ({' '.join(command)}):\n"
+                             f"{done.stderr[-2000:]}")
+        # Complete under a temporary name, then renamed: a reader sees all of it or nothing.
+        os.replace(built, library)
+    return library, True, time.perf_counter() - start
