@@ -69,7 +69,7 @@ def _shape_symbols(value) -> tuple[ca.SX, ca.SX]:
     return r, u
 
 
-def _metric_names(nr: int, free: list[int]) -> list[str]:
+def _metric_names(free: list[int]) -> list[str]:
     return [f"u[{i}]" for i in free] + ["omega", "v1", "v2"]
 
 
@@ -187,7 +187,7 @@ class RdpVehicle:
                              f"{where}")
         eig, vec = np.linalg.eigh(M)
         if eig[0] <= 1e-12 * scale:
-            names = _metric_names(nr, free)
+            names = _metric_names(free)
             symbol = names[int(np.argmax(np.abs(vec[:, 0])))]
             raise InputError(
                 f"lagrangian: its kinetic metric d2l/d(u, xi)^2 over ({', '.join(names)}) is "
