@@ -29,7 +29,7 @@ _HERE = Path(__file__).resolve().parent
 MAX_FRAMES = 1001
 # Default shapes of the planar vehicles (m): box of the chassis or board.
 _PLANAR_BODY = {"car": [1.0, 0.5, 0.25], "snakeboard": [0.8, 0.25, 0.06],
-                "sleigh": [0.6, 0.3, 0.1]}
+                "sleigh": [0.6, 0.3, 0.1], "generated": [0.6, 0.3, 0.1]}
 
 
 class ViewError(ValueError):
@@ -234,6 +234,10 @@ def _planar_parts(vehicle: dict, arrays: dict, where: Path):
         h = 0.15 * abs(a)
         body = [_shape("box", [1.5 * abs(a), 0.4 * abs(a), 0.08 * abs(a)], offset=[0, 0, h + 0.08 * abs(a)]),
                 _shape("box", [0.3 * abs(a), 0.01 * abs(a), h / 2], offset=[a, 0, h / 2], color=0x222222)]
+    elif kind == "generated":
+        # A model from marsden.symbolic.RdpVehicle: its parts are unknown, a board at the pose.
+        size = _PLANAR_BODY["generated"]
+        body = [_shape("box", [x / 2 for x in size], offset=[0, 0, size[2] / 2])]
     else:
         raise ViewError(f"unknown planar vehicle {kind!r}")
     return body, parts, angles

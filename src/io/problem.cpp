@@ -287,8 +287,11 @@ Problem build_problem(const detail::JsonDocument& doc) {
   p.file = doc.file;
   p.name = root.has("name") ? root.at("name").string() : std::string("problem");
   const JsonNode sys = root.at("system");
-  p.system_type = sys.at("type").one_of({"helicopter", "boat", "generated", "car", "tree"});
+  p.system_type = sys.at("type").one_of(
+      {"helicopter", "boat", "generated", "car", "generated_rdp", "tree"});
   if (p.system_type == "car") p.ocp = detail::parse_car_problem(root);
+  else if (p.system_type == "generated_rdp")
+    p.ocp = detail::parse_generated_rdp_problem(root, p.file);
   else if (p.system_type == "tree") p.ocp = detail::parse_tree_problem(root, p.file);
   else p.ocp = parse_holonomic(root, p.system_type, p.file);
   p.solver = detail::parse_solver(root);
@@ -307,7 +310,7 @@ Problem build_problem(const detail::JsonDocument& doc) {
   nlohmann::json view = nlohmann::json::object();
   if (root.has("obstacles")) {
     view["obstacles"] = root.at("obstacles").raw();
-    view["dimension"] = p.system_type == "car" ? 2 : 3;
+    view["dimension"] = p.system_type == "car" || p.system_type == "generated_rdp" ? 2 : 3;
   }
   // The helicopter's landing pad and the boat's dock stand at the final pose (a free
   // coordinate at 0: the boat's height is the water's). A helicopter lands when its final

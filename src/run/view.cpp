@@ -87,6 +87,9 @@ Json nonholonomic_model(const io::Scene& scene) {
     case sim::NonholonomicVehicle::Sleigh:  // pose at the centre of mass; skate at +a
       vehicle.set("type", "sleigh").set("skate_offset", nh.sleigh.a);
       break;
+    case sim::NonholonomicVehicle::Generated:  // a board at the pose
+      vehicle.set("type", "generated");
+      break;
   }
   Json body = Json::object();
   body.set("name", scene.system_type)

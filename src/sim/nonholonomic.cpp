@@ -30,8 +30,12 @@ std::string method_name(NonholonomicMethod m) {
   return "?";
 }
 
-int num_shape(NonholonomicVehicle v) { return v == NonholonomicVehicle::Sleigh ? 0 : 2; }
-int num_controls(NonholonomicVehicle v) { return v == NonholonomicVehicle::Sleigh ? 0 : 2; }
+int num_shape(const NonholonomicSetup& s) {
+  if (s.vehicle == NonholonomicVehicle::Generated)
+    return s.generated ? s.generated->num_shape() : 0;
+  return s.vehicle == NonholonomicVehicle::Sleigh ? 0 : 2;
+}
+int num_controls(const NonholonomicSetup& s) { return num_shape(s); }
 
 namespace {
 
@@ -63,6 +67,16 @@ double constraint_violation(NonholonomicVehicle kind, const NonholonomicSetup& n
     }
     case NonholonomicVehicle::Sleigh:
       return std::abs(v2 + nh.sleigh.a * w);
+    case NonholonomicVehicle::Generated: {
+      // xi + A u must lie in span E (vehicles §3.2): its part orthogonal to E.
+      ConnectionMat<SE2> A;
+      SymBasisMat<SE2> E;
+      nh.generated->connection(r, A, nullptr);
+      nh.generated->symmetry_basis(r, E, nullptr);
+      Vec3 d = xi + A * u;
+      if (E.cols() > 0) d -= E * (E.transpose() * E).ldlt().solve(E.transpose() * d);
+      return d.lpNorm<Eigen::Infinity>();
+    }
   }
   return 0.0;
 }
@@ -98,7 +112,7 @@ InputVec eval_at(const Signal& s, double t) {
 class RdpSim final : public Sim {
  public:
   RdpSim(NonholonomicVehicle kind, const NonholonomicSetup& nh,
-         std::shared_ptr<const ConstantMetricRdpModel> m, const RdpOptions& opt, const InputVec& u0)
+         std::shared_ptr<const RdpModel<SE2>> m, const RdpOptions& opt, const InputVec& u0)
       : kind_(kind), nh_(&nh), model_(std::move(m)), opt_(opt) {
     const int nr = model_->num_shape(), nb = model_->num_symmetry();
     ShapeVec f, u_prescribed;
@@ -107,7 +121,9 @@ class RdpSim final : public Sim {
     for (int i = 0; i < nr; ++i)
       if (model_->prescribed(i)) u[i] = u_prescribed[i];
     RdpVec w(nb);
-    if (kind == NonholonomicVehicle::Sleigh) {
+    if (kind == NonholonomicVehicle::Generated) {
+      w = nh.locked_velocity;
+    } else if (kind == NonholonomicVehicle::Sleigh) {
       w << nh.omega, nh.v1;
     } else if (kind == NonholonomicVehicle::Snakeboard) {
       // v1 = E(1, 0) w - (A u)[1]: solve for the locked velocity w.
@@ -208,7 +224,9 @@ class RdpSim final : public Sim {
     // quadrature point r + alpha dt u of that segment.
     s.xi = rdp_segment_velocity<SE2>(*model_, opt_, dt_seg_, r_seg_, state_.x);
     const ShapeVec r_alpha = r_seg_ + opt_.alpha * dt_seg_ * s.rdot;
-    s.energy = model_->energy(s.rdot, s.xi);
+    s.energy = kind_ == NonholonomicVehicle::Generated
+                   ? nh_->generated->energy(r_alpha, s.rdot, s.xi)
+                   : static_cast<const ConstantMetricRdpModel&>(*model_).energy(s.rdot, s.xi);
     s.violation = constraint_violation(kind_, *nh_, r_alpha, s.rdot, s.xi);
     return s;
   }
@@ -219,7 +237,9 @@ class RdpSim final : public Sim {
     const int nr = model_->num_shape();
     f = ShapeVec::Zero(nr);
     u_prescribed = ShapeVec::Zero(nr);
-    if (kind_ == NonholonomicVehicle::Car) {
+    if (kind_ == NonholonomicVehicle::Generated) {
+      for (int i = 0; i < nr; ++i) (model_->prescribed(i) ? u_prescribed : f)[i] = u[i];
+    } else if (kind_ == NonholonomicVehicle::Car) {
       f[0] = u[0];
       u_prescribed[1] = u[1];
     } else if (kind_ == NonholonomicVehicle::Snakeboard) {
@@ -229,7 +249,7 @@ class RdpSim final : public Sim {
 
   NonholonomicVehicle kind_;
   const NonholonomicSetup* nh_;
-  std::shared_ptr<const ConstantMetricRdpModel> model_;
+  std::shared_ptr<const RdpModel<SE2>> model_;
   RdpOptions opt_;
   RdpState<SE2> state_;
   double theta_ = 0.0;   // unwrapped heading
@@ -425,7 +445,7 @@ class FullSim final : public Sim {
     s.theta = q_[it_];
     s.x = q_[it_ + 1];
     s.y = q_[it_ + 2];
-    const int nr = num_shape(kind_);
+    const int nr = num_shape(*nh_);
     s.r = ShapeVec::Zero(nr);
     s.rdot = ShapeVec::Zero(nr);
     for (int i = 0; i < nr && i < kRdpMaxShape; ++i) {
@@ -460,8 +480,14 @@ class FullSim final : public Sim {
 
 std::unique_ptr<Sim> make_sim(const NonholonomicSetup& nh, const InputVec& u0) {
   const NonholonomicVehicle kind = nh.vehicle;
-  std::shared_ptr<const ConstantMetricRdpModel> rdp_model;
+  std::shared_ptr<const RdpModel<SE2>> rdp_model;
   switch (kind) {
+    case NonholonomicVehicle::Generated:
+      if (nh.method != NonholonomicMethod::Rdp)
+        throw InputError("method " + method_name(nh.method) +
+                         " is not available for a generated vehicle; use rdp");
+      rdp_model = nh.generated;
+      break;
     case NonholonomicVehicle::Car:
       rdp_model = std::make_shared<const CarModel>(nh.car);
       break;
@@ -518,14 +544,16 @@ class NhSystem final : public sim::System {
         kind_(setup_->vehicle),
         controls_(setup_->controls ? setup_->controls
                                    : std::make_shared<const ConstantSignal>(
-                                         InputVec::Zero(num_controls(kind_)))),
+                                         InputVec::Zero(num_controls(*setup_)))),
         sim_(std::move(sim)),
-        nu_(num_controls(kind_)) {
+        nu_(num_controls(*setup_)) {
     const NonholonomicVehicle kind = kind_;
-    const int nr = num_shape(kind);
+    const int nr = num_shape(*setup_);
     std::vector<std::string> shape_names;
     if (kind == NonholonomicVehicle::Car) shape_names = {"psi", "sigma"};
     if (kind == NonholonomicVehicle::Snakeboard) shape_names = {"psi", "phi"};
+    if (kind == NonholonomicVehicle::Generated)
+      for (int i = 0; i < nr; ++i) shape_names.push_back("r" + std::to_string(i));
     std::vector<std::string> rates, controls;
     for (const auto& n : shape_names) rates.push_back(n + "_dot");
     for (int i = 0; i < nu_; ++i) controls.push_back("u" + std::to_string(i));
@@ -575,7 +603,7 @@ class NhSystem final : public sim::System {
   double constraint_violation() const override { return cur_.violation; }
   void row(double t, std::span<double> out) const override {
     const InputVec u = controls_at(t);
-    const int nr = num_shape(kind_);
+    const int nr = num_shape(*setup_);
     std::size_t c = 0;
     out[c++] = t;
     out[c++] = cur_.theta;
@@ -608,7 +636,13 @@ class NhSystem final : public sim::System {
 }  // namespace
 
 std::unique_ptr<System> make_nonholonomic_system(const NonholonomicSetup& setup) {
-  const int nr = num_shape(setup.vehicle), nu = num_controls(setup.vehicle);
+  if (setup.vehicle == NonholonomicVehicle::Generated &&
+      (!setup.generated || setup.locked_velocity.size() != setup.generated->num_symmetry()))
+    throw InputError("generated RDP vehicle: no model, or locked velocity w_0 of size " +
+                     std::to_string(setup.locked_velocity.size()) + " for its " +
+                     std::to_string(setup.generated ? setup.generated->num_symmetry() : 0) +
+                     " symmetry directions");
+  const int nr = num_shape(setup), nu = num_controls(setup);
   if ((setup.controls ? setup.controls->size() : 0) != nu || setup.shape.size() != nr ||
       setup.shape_velocity.size() != nr)
     throw InputError(

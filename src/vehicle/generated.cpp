@@ -1,10 +1,9 @@
 #include "marsden/vehicle/generated.hpp"
 
-#include <dlfcn.h>
-
 #include <string>
 
 #include "marsden/error.hpp"
+#include "vehicle/shared_object.hpp"
 
 namespace marsden {
 
@@ -15,9 +14,7 @@ using ExternalFn = int (*)(const double*, const double*, const double*, const do
                            const double*, double*, double*, double*);
 using PotentialFn = int (*)(const double*, const double*, double*);
 
-struct GeneratedVehicle::Library {
-  std::filesystem::path path;
-  std::shared_ptr<void> handle;  // dlclose'd when the last model using it goes
+struct GeneratedVehicle::Library : detail::SharedObject {
   int nu = 0, ns = 0;
   bool depends_on_time = false;
   ControlFn control = nullptr;
@@ -25,52 +22,22 @@ struct GeneratedVehicle::Library {
   PotentialFn potential = nullptr;
 };
 
-namespace {
-
-std::string where(const std::filesystem::path& path) {
-  return "generated model '" + path.string() + "'";
-}
-
-template <class Fn>
-Fn entry(const GeneratedVehicle::Library& lib, const char* name) {
-  void* symbol = dlsym(lib.handle.get(), name);
-  if (!symbol)
-    throw InputError(where(lib.path) + ": not a Marsden generated model (no entry point '" +
-                     name + "'); build it with marsden.symbolic");
-  return reinterpret_cast<Fn>(symbol);
-}
-
-// A generated function's status: the generated code returns nonzero only on an internal
-// failure, which no step may continue past.
-void check(int status, const GeneratedVehicle::Library& lib, const char* name) {
-  if (status != 0)
-    throw SolverError(where(lib.path) + ": " + name + " returned status " +
-                      std::to_string(status));
-}
-
-}  // namespace
+using detail::check_status;
+using detail::entry;
+using detail::generated_where;
 
 std::shared_ptr<const GeneratedVehicle> GeneratedVehicle::load(
     const std::filesystem::path& library) {
   auto lib = std::make_shared<Library>();
-  lib->path = library;
-  if (!std::filesystem::is_regular_file(library))
-    throw InputError(where(library) + ": no such file");
-  // RTLD_LOCAL: several generated models share entry-point names without clashing.
-  void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!handle) {
-    const char* why = dlerror();
-    throw InputError(where(library) + ": cannot be loaded (" + (why ? why : "unknown") + ")");
-  }
-  lib->handle = std::shared_ptr<void>(handle, [](void* h) { dlclose(h); });
+  static_cast<detail::SharedObject&>(*lib) = detail::open_shared_object(library);
   const int abi = entry<CountFn>(*lib, "marsden_abi_version")();
   if (abi != kGeneratedAbiVersion)
-    throw InputError(where(library) + ": ABI version " + std::to_string(abi) + ", expected " +
+    throw InputError(generated_where(library) + ": ABI version " + std::to_string(abi) + ", expected " +
                      std::to_string(kGeneratedAbiVersion) + "; rebuild it with marsden.symbolic");
   lib->nu = entry<CountFn>(*lib, "marsden_num_controls")();
   lib->ns = entry<CountFn>(*lib, "marsden_num_shape")();
   if (lib->nu < 0 || lib->nu > kMaxInputs || lib->ns < 0 || lib->ns > kMaxInputs)
-    throw InputError(where(library) + ": " + std::to_string(lib->nu) + " controls and " +
+    throw InputError(generated_where(library) + ": " + std::to_string(lib->nu) + " controls and " +
                      std::to_string(lib->ns) + " shape variables, at most " +
                      std::to_string(kMaxInputs) + " of each");
   lib->depends_on_time = entry<CountFn>(*lib, "marsden_depends_on_time")() != 0;
@@ -82,7 +49,7 @@ std::shared_ptr<const GeneratedVehicle> GeneratedVehicle::load(
   try {
     return std::shared_ptr<const GeneratedVehicle>(new GeneratedVehicle(lib, inertia));
   } catch (const InputError& e) {
-    throw InputError(where(library) + ": " + e.what());
+    throw InputError(generated_where(library) + ": " + e.what());
   }
 }
 
@@ -98,13 +65,13 @@ void GeneratedVehicle::control_wrench(const InputVec& gamma, const InputVec& u, 
                                       InputJacobian<SE3>* J_f_u,
                                       InputJacobian<SE3>* J_f_gamma) const {
   if (u.size() != lib_->nu || gamma.size() != lib_->ns)
-    throw InputError(where(lib_->path) + ": expected " + std::to_string(lib_->nu) +
+    throw InputError(generated_where(lib_->path) + ": expected " + std::to_string(lib_->nu) +
                      " controls and " + std::to_string(lib_->ns) + " shape variables, got " +
                      std::to_string(u.size()) + " and " + std::to_string(gamma.size()));
   // A resized InputJacobian is dense column-major with leading dimension 6: the ABI's layout.
   if (J_f_u) J_f_u->resize(6, lib_->nu);
   if (J_f_gamma) J_f_gamma->resize(6, lib_->ns);
-  check(lib_->control(gamma.data(), u.data(), f.data(), J_f_u ? J_f_u->data() : nullptr,
+  check_status(lib_->control(gamma.data(), u.data(), f.data(), J_f_u ? J_f_u->data() : nullptr,
                       J_f_gamma ? J_f_gamma->data() : nullptr),
         *lib_, "marsden_control_wrench");
 }
@@ -112,14 +79,14 @@ void GeneratedVehicle::control_wrench(const InputVec& gamma, const InputVec& u, 
 void GeneratedVehicle::external_wrench(double t, const SE3& g, const Vec6& xi, Vec6& f,
                                        Mat6* J_f_g, Mat6* J_f_xi) const {
   const Vec3 omega = xi.head<3>(), v = xi.tail<3>();
-  check(lib_->external(&t, g.R.data(), g.x.data(), omega.data(), v.data(), f.data(),
+  check_status(lib_->external(&t, g.R.data(), g.x.data(), omega.data(), v.data(), f.data(),
                        J_f_g ? J_f_g->data() : nullptr, J_f_xi ? J_f_xi->data() : nullptr),
         *lib_, "marsden_external_wrench");
 }
 
 double GeneratedVehicle::potential_energy(const SE3& g) const {
   double V = 0.0;
-  check(lib_->potential(g.R.data(), g.x.data(), &V), *lib_, "marsden_potential_energy");
+  check_status(lib_->potential(g.R.data(), g.x.data(), &V), *lib_, "marsden_potential_energy");
   return V;
 }
 

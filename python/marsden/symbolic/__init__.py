@@ -5,6 +5,9 @@ the code) and loads it into the C++ core, which calls its plain C entry points
 (include/marsden/vehicle/generated.hpp; CasADi is not linked). docs/own-system.md is the
 tutorial.
 
+Nonholonomic vehicles on SE(2) for the RDP integrator: ``RdpVehicle`` and the symbols of
+``marsden.symbolic.rdp`` (its docstring; C side include/marsden/vehicle/generated_rdp.hpp).
+
 Holonomic vehicles on SE(3) (vehicles paper §3.1, §4), with the Lagrangian
 l(xi) = 1/2 xi^T I xi - V(g) and the forced Euler-Poincare equations (vehicles eq. (8))
 I xi_dot = ad_xi^T I xi + F(gamma) u + f_ext(t, g, xi). The expressions use the symbols of
@@ -32,7 +35,9 @@ except ImportError as e:  # casadi is in requirements.txt, not a dependency of t
 from ._codegen import MAX_INPUTS, cache_dir, compiler, hat
 from .holonomic import (ABI_VERSION, HolonomicVehicle, R, helicopter, omega, p, quadrotor, shape,
                         t, underwater_vehicle, v)
+from . import rdp
+from .rdp import RdpVehicle
 
 __all__ = ["ABI_VERSION", "MAX_INPUTS", "HolonomicVehicle", "R", "cache_dir", "compiler",
            "hat", "helicopter", "omega", "p", "quadrotor", "shape", "t", "underwater_vehicle",
-           "v"]
+           "v", "rdp", "RdpVehicle"]

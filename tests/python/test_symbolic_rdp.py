@@ -1,0 +1,312 @@
+"""marsden.symbolic.RdpVehicle (docs/own-system.md): nonholonomic vehicles on SE(2) for the
+RDP integrator written as CasADi expressions, compiled and loaded into the C++ core. The
+car, the snakeboard and the sleigh written symbolically against the hand-written models;
+the roller racer (an example system) against finite differences, its energy, its
+convergence order and DMOC parallel parking; errors before stepping.
+
+Imports the package from $PYTHONPATH (the build tree's python/ folder, as ctest sets it).
+Compiled models go to a fresh cache folder per test session.
+"""
+
+import json
+
+import numpy as np
+import pytest
+
+casadi = pytest.importorskip("casadi")
+import marsden  # noqa: E402
+from marsden import symbolic as sym  # noqa: E402
+from marsden.symbolic import rdp  # noqa: E402
+from residual_checks import assert_residual_jacobians_match_central_differences  # noqa: E402
+
+ca = casadi
+
+
+@pytest.fixture(scope="session", autouse=True)
+def fresh_cache(tmp_path_factory):
+    mp = pytest.MonkeyPatch()
+    mp.setenv("MARSDEN_CACHE", str(tmp_path_factory.mktemp("symbolic-rdp-cache")))
+    yield
+    mp.undo()
+
+
+@pytest.fixture(scope="module")
+def car():
+    return rdp.car()
+
+
+@pytest.fixture(scope="module")
+def board():
+    return rdp.snakeboard()
+
+
+@pytest.fixture(scope="module")
+def board_gait():
+    return rdp.snakeboard(prescribe_shape=True, name="snakeboard_gait")
+
+
+@pytest.fixture(scope="module")
+def sleigh():
+    return rdp.sleigh()
+
+
+@pytest.fixture(scope="module")
+def racer():
+    return rdp.roller_racer()
+
+
+# --- the car, the snakeboard and the sleigh against the hand-written models ----------------
+
+def car_controls(t):
+    return [0.4 * np.sin(1.3 * t), 0.5 * np.cos(0.8 * t)]  # torque f_psi, steering rate
+
+
+def board_controls(t):
+    return [0.3 * np.sin(2.0 * t), 0.2 * np.cos(1.5 * t)]
+
+
+def snakeboard_w0(model, shape, shape_velocity, v1):
+    """The locked velocity the built-in snakeboard's start computes from v1."""
+    A, _ = model.connection(shape)
+    E, _ = model.symmetry_basis(shape)
+    return [(v1 + (A @ np.asarray(shape_velocity))[1]) / E[1, 0]]
+
+
+def pairs(car, board, board_gait, sleigh):
+    """(hand-written system kwargs, generated model, its initial state, controls)."""
+    board_state = {"theta": 0.2, "x": 0.1, "y": -0.3, "psi": 0.1, "phi": 0.3}
+    return [
+        (dict(type="car", initial_state={"theta": 0.1, "x": 0.5, "y": -0.2, "psi": 0.2,
+                                          "sigma": 0.1, "psi_dot": 1.5}),
+         car, {"theta": 0.1, "x": 0.5, "y": -0.2, "shape": [0.2, 0.1],
+               "shape_velocity": [1.5, 0.0]}, car_controls),
+        (dict(type="snakeboard", initial_state={**board_state, "psi_dot": 0.5, "phi_dot": -0.2,
+                                                "v1": 0.7}),
+         board, {"theta": 0.2, "x": 0.1, "y": -0.3, "shape": [0.1, 0.3],
+                 "shape_velocity": [0.5, -0.2],
+                 "locked_velocity": snakeboard_w0(board, [0.1, 0.3], [0.5, -0.2], 0.7)},
+         board_controls),
+        (dict(type="snakeboard", actuation="velocity", initial_state={**board_state, "v1": 0.7}),
+         board_gait, {"theta": 0.2, "x": 0.1, "y": -0.3, "shape": [0.1, 0.3],
+                      "locked_velocity": snakeboard_w0(board_gait, [0.1, 0.3],
+                                                       board_controls(0.0), 0.7)},
+         board_controls),
+        (dict(type="sleigh", initial_state={"theta": 0.3, "x": 0.0, "y": 1.0, "omega": 1.2,
+                                             "v1": 0.8}),
+         sleigh, {"theta": 0.3, "x": 0.0, "y": 1.0, "locked_velocity": [1.2, 0.8]},
+         None),
+    ]
+
+
+INTEGRATORS = ({"method": "rdp"}, {"method": "rdp", "map": "exp", "tangent": "exact",
+                                   "alpha": 0.3})
+
+
+def test_symbolic_car_snakeboard_sleigh_follow_the_hand_written_trajectories(
+        car, board, board_gait, sleigh):
+    for hand_kwargs, model, state, controls in pairs(car, board, board_gait, sleigh):
+        for integrator in INTEGRATORS:
+            kwargs = dict(hand_kwargs)
+            hand = marsden.vehicles.system(kwargs.pop("type"), integrator=integrator,
+                                           controls=controls, **kwargs)
+            mine = model.system(integrator=integrator, initial_state=state, controls=controls)
+            a = marsden.simulate(hand, dt=0.01, steps=300)
+            b = marsden.simulate(mine, dt=0.01, steps=300)
+            assert a.ok and b.ok
+            for name in ("pose", "shape", "shape_velocity", "body_velocity", "energy",
+                         "constraint_violation"):
+                np.testing.assert_allclose(b[name], a[name], rtol=0, atol=1e-12,
+                                           err_msg=f"{model.name} {integrator} {name}")
+            assert np.abs(a["pose"][-1] - a["pose"][0]).max() > 0.3  # it moved
+
+
+def test_symbolic_car_snakeboard_sleigh_have_the_hand_written_residual_jacobians(
+        car, board, board_gait, sleigh):
+    for hand_kwargs, model, state, controls in pairs(car, board, board_gait, sleigh):
+        for integrator in INTEGRATORS:
+            kwargs = dict(hand_kwargs)
+            hand = marsden.vehicles.system(kwargs.pop("type"), integrator=integrator,
+                                           controls=controls, **kwargs)
+            mine = model.system(integrator=integrator, initial_state=state, controls=controls)
+            dt = 0.02
+            for k in range(3):
+                assert hand.step(k * dt, dt) and mine.step(k * dt, dt)
+            t_k = 3 * dt
+            z, delta, u = hand.residual_point(t_k, dt)
+            z = z + 1e-3 * np.sin(np.arange(z.size) + 1.0)
+            delta = 1e-3 * np.cos(np.arange(delta.size) + 2.0)
+            a = hand.residual(t_k, dt, z, delta, u)
+            b = mine.residual(t_k, dt, z, delta, u)
+            np.testing.assert_allclose(b["r"], a["r"], rtol=0, atol=1e-10)
+            for key in ("J_r_z", "J_r_state", "J_r_u"):
+                assert a[key].shape == b[key].shape, (model.name, key)
+                np.testing.assert_allclose(b[key], a[key], rtol=0, atol=1e-10,
+                                           err_msg=f"{model.name} {key}")
+
+
+# --- every generated derivative against central differences -------------------------------
+
+def check_generated_derivatives(model, rng):
+    nr, nb, h = model.num_shape, model.num_symmetry, 1e-6
+    for _ in range(3):
+        r, u, xi = rng.normal(size=nr), rng.normal(size=nr), rng.normal(size=3)
+        z = np.concatenate([r, u, xi])
+        split = lambda z: (z[:nr], z[nr:2 * nr], z[2 * nr:])  # noqa: E731
+        l, g, H = model.lagrangian(r, u, xi)
+        np.testing.assert_allclose(H, H.T, rtol=0, atol=1e-14)
+        for c in range(z.size):
+            e = np.eye(z.size)[c] * h
+            lp, gp, _ = model.lagrangian(*split(z + e))
+            lm, gm, _ = model.lagrangian(*split(z - e))
+            assert abs((lp - lm) / (2 * h) - g[c]) <= 1e-7 * (1 + abs(g[c])), (model.name, c)
+            np.testing.assert_allclose(H[:, c], (gp - gm) / (2 * h), rtol=0, atol=1e-7,
+                                       err_msg=f"{model.name} Hessian column {c}")
+        A, dA = model.connection(r)
+        E, dE = model.symmetry_basis(r)
+        assert A.shape == (3, nr) and E.shape == (3, nb)
+        for j in range(nr):
+            e = np.eye(nr)[j] * h
+            np.testing.assert_allclose(
+                dA[j], (model.connection(r + e)[0] - model.connection(r - e)[0]) / (2 * h),
+                rtol=0, atol=1e-7, err_msg=f"{model.name} dA/dr_{j}")
+            np.testing.assert_allclose(
+                dE[j], (model.symmetry_basis(r + e)[0] - model.symmetry_basis(r - e)[0]) / (2 * h),
+                rtol=0, atol=1e-7, err_msg=f"{model.name} dE/dr_{j}")
+
+
+def test_generated_derivatives_match_central_differences(racer, board, car):
+    rng = np.random.default_rng(11)
+    for model in (racer, board, car):
+        check_generated_derivatives(model, rng)
+    assert (racer.num_shape, racer.num_symmetry) == (1, 1)
+
+
+RACER_STATE = {"theta": 0.2, "x": 0.0, "y": 0.0, "shape": [0.4], "shape_velocity": [0.8],
+               "locked_velocity": [1.0]}
+
+
+def racer_controls(t):
+    return [0.3 * np.sin(2.0 * t)]  # joint torque, N m
+
+
+def test_roller_racer_residual_jacobians_match_central_differences(racer):
+    for integrator in INTEGRATORS:
+        system = racer.system(integrator=integrator, initial_state=RACER_STATE,
+                              controls=racer_controls)
+        dt = 0.02
+        for k in range(3):
+            assert system.step(k * dt, dt)
+        assert_residual_jacobians_match_central_differences(system, 3 * dt, dt, nonempty=True)
+
+
+# --- the roller racer's dynamics ------------------------------------------------------------
+
+def test_roller_racer_keeps_its_constraints_and_energy_without_input(racer):
+    """Unforced, the energy is conserved by the continuous system; RDP keeps it within
+    O(dt^2) without drift, and the wheels' constraints hold to round-off."""
+    errors = []
+    for dt in (0.02, 0.01):
+        run = marsden.simulate(racer.system(initial_state=RACER_STATE), dt=dt,
+                               steps=int(round(20.0 / dt)))
+        assert run.ok
+        assert np.abs(run["constraint_violation"]).max() < 1e-12
+        E = np.asarray(run["energy"]).reshape(-1)
+        errors.append(np.abs(E - E[0]).max() / E[0])
+        half = E.size // 2
+        # no drift: the second half's spread no larger than the first's (plus a margin)
+        assert np.ptp(E[half:]) <= 1.5 * np.ptp(E[:half]) + 1e-12
+        assert np.abs(run["pose"][-1, 1:] - run["pose"][0, 1:]).max() > 0.5  # it moved
+    assert errors[0] < 1e-2
+    assert 3.0 < errors[0] / errors[1] < 5.0  # O(dt^2)
+
+
+def test_roller_racer_converges_with_order_two(racer):
+    def final(dt):
+        run = marsden.simulate(racer.system(initial_state=RACER_STATE, controls=racer_controls),
+                               dt=dt, steps=int(round(2.0 / dt)))
+        assert run.ok
+        return np.concatenate([run["pose"][-1], run["shape"][-1]])
+
+    reference = final(2.5e-4)
+    errors = [np.abs(final(dt) - reference).max() for dt in (0.04, 0.02, 0.01)]
+    orders = np.log2(np.array(errors[:-1]) / np.array(errors[1:]))
+    assert np.all(orders > 1.8), orders
+
+
+def test_roller_racer_changes_lane_by_dmoc(racer, tmp_path):
+    """DMOC: rolling straight ahead at 0.5 m/s, a sideways displacement of 0.5 m at the same
+    heading and joint angle within 6 s, the joint torque bounded; the optimum re-simulated
+    by RDP from the scene run_problem writes. (From rest the racer has no forward motion to
+    first order in the joint's swing, and Ipopt stops at a point of local infeasibility
+    from the transcription's rest guess: docs/own-system.md.)"""
+    problem = racer.problem({
+        "dt": 0.1, "steps": 60,
+        "initial_state": {"shape": [0.0], "locked_velocity": [5.0]},
+        "final_state": {"theta": 0.0, "y": 0.5, "shape": [0.0]},
+        "bounds": {"controls": {"lower": [-5.0], "upper": [5.0]},
+                   "shape": {"lower": [-1.2], "upper": [1.2]}},
+        "cost": {"control_weights": [1.0]}})
+    out = tmp_path / "lane"
+    summary = marsden.run_problem(problem, out)
+    assert summary["ok"], summary["message"]
+    assert summary["resimulation_error"] < 1e-6
+    marsden.run_scene(marsden.load_scene(out / "resimulate.json"), out / "again")
+    run = json.loads((out / "again" / "summary.json").read_text())
+    assert run["status"] == "ok" and run["system"] == "generated_rdp"
+    pose = run["final_pose"]
+    assert abs(pose["theta"]) < 1e-6 and abs(pose["y"] - 0.5) < 1e-6, pose
+    assert pose["x"] > 1.0  # it rolled on while it moved over
+
+
+# --- errors, before any stepping ------------------------------------------------------------
+
+def test_errors_name_the_symbol_and_shape():
+    r, u = rdp.shape(2)
+    good = 0.5 * (u[0] ** 2 + u[1] ** 2 + rdp.omega ** 2 + rdp.v1 ** 2 + rdp.v2 ** 2)
+    cases = [
+        (dict(lagrangian=0.5 * (u[0] ** 2 + rdp.omega ** 2 + rdp.v1 ** 2 + rdp.v2 ** 2)),
+         r"lagrangian: its kinetic metric .* singular .* along u\[1\]"),
+        (dict(lagrangian=good - rdp.v2 ** 2), r"indefinite .* along v2"),
+        (dict(lagrangian=ca.vertcat(good, good)), r"lagrangian: expected shape 1 x 1, got 2 x 1"),
+        (dict(lagrangian=good, connection=ca.SX.zeros(3, 3)),
+         r"connection: expected shape 3 x 2, got 3 x 3"),
+        (dict(lagrangian=good, connection=ca.horzcat(u, u, u).T),
+         r"connection: uses symbols other than r: u_0, u_1"),
+        (dict(lagrangian=good, symmetry_basis=ca.horzcat(ca.vertcat(1, r[0], 0),
+                                                         ca.vertcat(2, 2 * r[0], 0))),
+         r"symmetry_basis: its 2 columns \(3 x 2\) are dependent"),
+        (dict(lagrangian=good + 1 / (r[0] - 0.3)), r"lagrangian: l is not finite"),
+        (dict(lagrangian=good, prescribed=[2]), r"prescribed: indices must lie in 0..1"),
+    ]
+    for kwargs, pattern in cases:
+        with pytest.raises(marsden.InputError, match=pattern):
+            sym.RdpVehicle("bad", shape=(r, u), **kwargs)
+    with pytest.raises(marsden.InputError, match=r"shape: expected a number .* 1..4"):
+        rdp.shape(5)
+    big = ca.SX.sym("r", 5), ca.SX.sym("u", 5)
+    with pytest.raises(marsden.InputError, match=r"shape: n_r = 5, RDP takes at most 4"):
+        sym.RdpVehicle("bad", shape=big, lagrangian=ca.sumsqr(big[1]) + ca.sumsqr(rdp.xi))
+
+
+def test_scene_errors_name_the_field(racer, car, tmp_path):
+    def scene(**fields):
+        return json.dumps({"system": racer.scene_system(), "dt": 0.01, "duration": 0.1, **fields})
+
+    with pytest.raises(marsden.InputError, match=r"initial_state.shape.*expected 1 numbers|1 number"):
+        marsden.parse_scene(scene(initial_state={"shape": [0.1, 0.2]}), "s.json")
+    with pytest.raises(marsden.InputError, match=r"not available for this system"):
+        marsden.parse_scene(scene(integrator={"method": "gni"}), "s.json")
+    car_scene = json.dumps({"system": car.scene_system(), "dt": 0.01, "duration": 0.1,
+                            "initial_state": {"shape_velocity": [1.0, 0.5]}})
+    with pytest.raises(marsden.InputError, match=r"entry 1 is a prescribed velocity"):
+        marsden.parse_scene(car_scene, "s.json")
+    # The holonomic loader refuses the RDP object, and the RDP loader a holonomic one.
+    wrong = json.dumps({"system": {"type": "generated", "library": str(racer.library)},
+                        "dt": 0.01, "duration": 0.1})
+    with pytest.raises(marsden.InputError, match=r"no entry point 'marsden_abi_version'"):
+        marsden.parse_scene(wrong, "s.json")
+    heli = sym.helicopter()
+    wrong = json.dumps({"system": {"type": "generated_rdp", "library": str(heli.library)},
+                        "dt": 0.01, "duration": 0.1})
+    with pytest.raises(marsden.InputError, match=r"no entry point 'marsden_rdp_abi_version'"):
+        marsden.parse_scene(wrong, "s.json")
