@@ -608,6 +608,7 @@ class NhSystem final : public sim::System {
 }  // namespace
 
 std::unique_ptr<System> make_nonholonomic_system(const NonholonomicSetup& setup) {
+  if (setup.generated) return make_generated_nonholonomic_system(setup);
   const int nr = num_shape(setup.vehicle), nu = num_controls(setup.vehicle);
   if ((setup.controls ? setup.controls->size() : 0) != nu || setup.shape.size() != nr ||
       setup.shape_velocity.size() != nr)
