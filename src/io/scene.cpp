@@ -361,7 +361,7 @@ Scene build_scene(const detail::JsonDocument& doc) {
   const JsonNode sys = root.at("system");
   scene.system_type = sys.at("type").one_of(
       {"rigid_body", "helicopter", "boat", "generated", "car", "snakeboard", "sleigh",
-       "generated_rdp", "tree", "maximal"});
+       "generated_rdp", "generated_nonholonomic", "tree", "maximal"});
   if (scene.system_type == "tree") {
     detail::parse_tree(root, scene);
     parse_timing_and_output(root, scene);
@@ -373,6 +373,11 @@ Scene build_scene(const detail::JsonDocument& doc) {
     return scene;
   }
   if (const auto k = root.find("kinematic")) k->fail("applies to tree systems only");
+  if (scene.system_type == "generated_nonholonomic") {
+    detail::parse_generated_nonholonomic(root, scene);
+    parse_timing_and_output(root, scene);
+    return scene;
+  }
   if (scene.system_type == "car" || scene.system_type == "snakeboard" ||
       scene.system_type == "sleigh" || scene.system_type == "generated_rdp") {
     detail::parse_nonholonomic(root, scene);

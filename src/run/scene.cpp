@@ -121,13 +121,23 @@ SceneRunSummary run_nonholonomic(const Scene& scene, const std::filesystem::path
                     [&](Json& summary, const SceneRunSummary& sum) {
                       if (nh.vehicle == Kind::Snakeboard)
                         summary.set("actuation", nh.prescribe_shape ? "velocity" : "torque");
-                      // The last state's pose: columns theta, x, y of its row.
+                      // The last state's pose: columns theta, x, y of its row (a generated
+                      // system: its coordinates q, columns 1..n).
                       std::vector<double> row(system->layout().columns.size());
                       system->row(sum.final_time, row);
                       summary.set("constraint_violation",
-                                  Json::object().set("max", sum.constraint_violation_max))
-                          .set("final_pose",
-                               Json::object().set("theta", row[1]).set("x", row[2]).set("y", row[3]));
+                                  Json::object().set("max", sum.constraint_violation_max));
+                      if (nh.full_coordinates) {
+                        Json q = Json::object();
+                        for (std::size_t i = 0; i < nh.q0.size(); ++i)
+                          q.set(system->layout().columns[i + 1], row[i + 1]);
+                        summary.set("final_q", std::move(q));
+                      } else {
+                        summary.set("final_pose", Json::object()
+                                                      .set("theta", row[1])
+                                                      .set("x", row[2])
+                                                      .set("y", row[3]));
+                      }
                     });
 }
 

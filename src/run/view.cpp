@@ -73,6 +73,8 @@ Json vehicle_model(const io::Scene& scene) {
 // rotor: the page places the parts from these and the recorded pose and shape.
 Json nonholonomic_model(const io::Scene& scene) {
   const auto& nh = std::get<io::NonholonomicScene>(scene.system);
+  // A generated system's coordinates have no known geometry: the ground only.
+  if (nh.full_coordinates) return Json::object().set("ground", true).set("bodies", Json::array());
   Json vehicle = Json::object();
   switch (nh.vehicle) {
     case sim::NonholonomicVehicle::Car:  // pose at the rear axle; shape (psi, tan(steering))

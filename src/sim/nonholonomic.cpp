@@ -636,6 +636,7 @@ class NhSystem final : public sim::System {
 }  // namespace
 
 std::unique_ptr<System> make_nonholonomic_system(const NonholonomicSetup& setup) {
+  if (setup.full_coordinates) return make_generated_nonholonomic_system(setup);
   if (setup.vehicle == NonholonomicVehicle::Generated &&
       (!setup.generated || setup.locked_velocity.size() != setup.generated->num_symmetry()))
     throw InputError("generated RDP vehicle: no model, or locked velocity w_0 of size " +

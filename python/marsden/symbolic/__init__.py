@@ -22,6 +22,9 @@ gamma made with ``shape(n)``. Wrenches are body-frame (torque, force).
                                 potential=1.0 * 9.81 * sym.p[2],
                                 external_wrench=ca.vertcat(-0.01 * sym.omega, -0.1 * sym.v))
     system = quad.system(initial_state={"position": [0, 0, 1]}, controls=[2.4525] * 4)
+
+Systems in full coordinates for GNI and RATTLE (nonholonomic paper §4):
+``NonholonomicSystem(name, q=..., qdot=..., lagrangian=L, constraints=mu)`` (full.py).
 """
 
 from __future__ import annotations
@@ -33,11 +36,13 @@ except ImportError as e:  # casadi is in requirements.txt, not a dependency of t
                       "(or casadi)") from e
 
 from ._codegen import MAX_INPUTS, cache_dir, compiler, hat
+from .full import NH_ABI_VERSION, NH_MAX_DOF, NonholonomicSystem
 from .holonomic import (ABI_VERSION, HolonomicVehicle, R, helicopter, omega, p, quadrotor, shape,
                         t, underwater_vehicle, v)
 from . import rdp
 from .rdp import RdpVehicle
 
-__all__ = ["ABI_VERSION", "MAX_INPUTS", "HolonomicVehicle", "R", "cache_dir", "compiler",
+__all__ = ["ABI_VERSION", "MAX_INPUTS", "NH_ABI_VERSION", "NH_MAX_DOF", "HolonomicVehicle",
+           "NonholonomicSystem", "R", "cache_dir", "compiler",
            "hat", "helicopter", "omega", "p", "quadrotor", "shape", "t", "underwater_vehicle",
            "v", "rdp", "RdpVehicle"]

@@ -1,0 +1,188 @@
+#include "marsden/nonholonomic/generated.hpp"
+
+#include <Eigen/Cholesky>
+#include <Eigen/LU>
+#include <cmath>
+#include <string>
+
+#include "marsden/error.hpp"
+#include "vehicle/shared_object.hpp"
+
+namespace marsden {
+
+using CountFn = int (*)();
+using NameFn = const char* (*)(int);
+using FlagFn = int (*)(int);
+using QFn = int (*)(const double*, double*);
+using IndexFn = int (*)(int, const double*, double*);
+using Index2Fn = int (*)(int, int, const double*, double*);
+using PotentialFn = int (*)(const double*, double*, double*, double*);
+
+struct GeneratedNonholonomicModel::Library : detail::SharedObject {
+  unsigned prescribed = 0;  // bit i: coordinate i
+  std::vector<std::string> names;
+  QFn mass = nullptr, constraint = nullptr, control = nullptr;
+  IndexFn mass_derivative = nullptr, constraint_derivative = nullptr;
+  Index2Fn mass_second_derivative = nullptr;
+  PotentialFn potential = nullptr;
+};
+
+namespace {
+
+using Library = GeneratedNonholonomicModel::Library;
+
+using detail::check_status;
+using detail::entry;
+using detail::generated_where;
+
+std::string shape_text(Eigen::Index rows, Eigen::Index cols) {
+  return std::to_string(rows) + " x " + std::to_string(cols);
+}
+
+}  // namespace
+
+std::shared_ptr<const GeneratedNonholonomicModel> GeneratedNonholonomicModel::load(
+    const std::filesystem::path& library) {
+  auto lib = std::make_shared<Library>();
+  static_cast<detail::SharedObject&>(*lib) = detail::open_shared_object(library);
+  const int abi = entry<CountFn>(*lib, "marsden_nh_abi_version")();
+  if (abi != kGeneratedNhAbiVersion)
+    throw InputError(generated_where(library) + ": ABI version " + std::to_string(abi) +
+                     ", expected " +
+                     std::to_string(kGeneratedNhAbiVersion) +
+                     "; rebuild it with marsden.symbolic");
+  const int n = entry<CountFn>(*lib, "marsden_nh_dof")();
+  const int m = entry<CountFn>(*lib, "marsden_nh_num_constraints")();
+  const int c = entry<CountFn>(*lib, "marsden_nh_num_controls")();
+  if (n < 2 || n > kNhMaxDof || m < 1 || m >= n || c < 0 || c > kNhMaxDof)
+    throw InputError(generated_where(library) + ": n = " + std::to_string(n) +
+                     " coordinates, m = " +
+                     std::to_string(m) + " constraints, c = " + std::to_string(c) +
+                     " controls; need 0 < m < n <= " + std::to_string(kNhMaxDof) +
+                     " and c <= " + std::to_string(kNhMaxDof));
+  const auto is_prescribed = entry<FlagFn>(*lib, "marsden_nh_prescribed");
+  const auto name = entry<NameFn>(*lib, "marsden_nh_coordinate_name");
+  for (int i = 0; i < n; ++i) {
+    if (is_prescribed(i)) lib->prescribed |= 1u << i;
+    const char* s = name(i);
+    // Appended rather than "q" + ...: GCC 12 warns falsely (-Wrestrict) on that operator+.
+    std::string fallback = "q";
+    fallback.append(std::to_string(i));
+    lib->names.emplace_back(s ? std::string(s) : fallback);
+  }
+  lib->mass = entry<QFn>(*lib, "marsden_nh_mass");
+  lib->mass_derivative = entry<IndexFn>(*lib, "marsden_nh_mass_derivative");
+  lib->mass_second_derivative = entry<Index2Fn>(*lib, "marsden_nh_mass_second_derivative");
+  lib->potential = entry<PotentialFn>(*lib, "marsden_nh_potential");
+  lib->constraint = entry<QFn>(*lib, "marsden_nh_constraint");
+  lib->constraint_derivative = entry<IndexFn>(*lib, "marsden_nh_constraint_derivative");
+  lib->control = entry<QFn>(*lib, "marsden_nh_control_directions");
+  return std::shared_ptr<const GeneratedNonholonomicModel>(
+      new GeneratedNonholonomicModel(lib, n, m, c));
+}
+
+GeneratedNonholonomicModel::GeneratedNonholonomicModel(std::shared_ptr<const Library> lib,
+                                                       int n, int m, int c)
+    : NonholonomicModel(n, m, c), lib_(std::move(lib)) {}
+
+const std::filesystem::path& GeneratedNonholonomicModel::library() const { return lib_->path; }
+
+const std::string& GeneratedNonholonomicModel::coordinate_name(int i) const {
+  return lib_->names.at(static_cast<std::size_t>(i));
+}
+
+bool GeneratedNonholonomicModel::prescribed(int i) const {
+  return i >= 0 && i < dof() && ((lib_->prescribed >> i) & 1u);
+}
+
+// A resized NhMat is dense column-major with leading dimension its row count: the ABI's layout.
+void GeneratedNonholonomicModel::mass(const NhVec& q, NhMat& M) const {
+  M.resize(dof(), dof());
+  check_status(lib_->mass(q.data(), M.data()), *lib_, "marsden_nh_mass");
+}
+
+void GeneratedNonholonomicModel::mass_derivative(const NhVec& q, int i, NhMat& dM) const {
+  dM.resize(dof(), dof());
+  check_status(lib_->mass_derivative(i, q.data(), dM.data()), *lib_,
+               "marsden_nh_mass_derivative");
+}
+
+void GeneratedNonholonomicModel::mass_second_derivative(const NhVec& q, int i, int j,
+                                                        NhMat& ddM) const {
+  ddM.resize(dof(), dof());
+  check_status(lib_->mass_second_derivative(i, j, q.data(), ddM.data()), *lib_,
+        "marsden_nh_mass_second_derivative");
+}
+
+double GeneratedNonholonomicModel::potential(const NhVec& q) const {
+  double V = 0.0;
+  check_status(lib_->potential(q.data(), &V, nullptr, nullptr), *lib_, "marsden_nh_potential");
+  return V;
+}
+
+void GeneratedNonholonomicModel::potential_gradient(const NhVec& q, NhVec& g) const {
+  g.resize(dof());
+  check_status(lib_->potential(q.data(), nullptr, g.data(), nullptr), *lib_,
+               "marsden_nh_potential");
+}
+
+void GeneratedNonholonomicModel::potential_hessian(const NhVec& q, NhMat& H) const {
+  H.resize(dof(), dof());
+  check_status(lib_->potential(q.data(), nullptr, nullptr, H.data()), *lib_,
+               "marsden_nh_potential");
+}
+
+void GeneratedNonholonomicModel::constraint(const NhVec& q, NhMat& mu) const {
+  mu.resize(num_constraints(), dof());
+  check_status(lib_->constraint(q.data(), mu.data()), *lib_, "marsden_nh_constraint");
+}
+
+void GeneratedNonholonomicModel::constraint_derivative(const NhVec& q, int i,
+                                                       NhMat& dmu) const {
+  dmu.resize(num_constraints(), dof());
+  check_status(lib_->constraint_derivative(i, q.data(), dmu.data()), *lib_,
+        "marsden_nh_constraint_derivative");
+}
+
+void GeneratedNonholonomicModel::control_directions(const NhVec& q, NhMat& B) const {
+  B.resize(dof(), num_controls());
+  if (num_controls() == 0) return;
+  check_status(lib_->control(q.data(), B.data()), *lib_, "marsden_nh_control_directions");
+}
+
+void GeneratedNonholonomicModel::check_at(const NhVec& q, const std::string& at) const {
+  const int n = dof(), m = num_constraints();
+  const std::string here = generated_where(lib_->path) + " at " + at;
+  if (q.size() != n)
+    throw InputError(here + ": q has " + std::to_string(q.size()) + " entries, expected " +
+                     std::to_string(n));
+  if (!q.allFinite()) throw InputError(here + ": q is not finite");
+  NhMat M, mu;
+  mass(q, M);
+  if (!M.allFinite()) throw InputError(here + ": mass matrix M (" + shape_text(n, n) +
+                                       ") is not finite");
+  const Eigen::LLT<NhMat> llt(M);
+  if (!M.isApprox(M.transpose(), 1e-12) || llt.info() != Eigen::Success ||
+      llt.matrixL().toDenseMatrix().diagonal().minCoeff() <= 1e-8 * std::sqrt(M.norm()))
+    throw InputError(here + ": mass matrix M (" + shape_text(n, n) +
+                     ") is singular or not positive definite");
+  constraint(q, mu);
+  if (!mu.allFinite())
+    throw InputError(here + ": constraint mu (" + shape_text(m, n) + ") is not finite");
+  Eigen::FullPivLU<NhMat> lu(mu);
+  lu.setThreshold(1e-10);
+  if (lu.rank() < m)
+    throw InputError(here + ": constraint mu (" + shape_text(m, n) + ") has dependent rows (rank " +
+                     std::to_string(lu.rank()) + " < " + std::to_string(m) + ")");
+  NhVec g;
+  potential_gradient(q, g);
+  if (!std::isfinite(potential(q)) || !g.allFinite())
+    throw InputError(here + ": potential V or its gradient is not finite");
+  NhMat B;
+  control_directions(q, B);
+  if (!B.allFinite())
+    throw InputError(here + ": control directions B (" + shape_text(n, num_controls()) +
+                     ") are not finite");
+}
+
+}  // namespace marsden

@@ -1,0 +1,245 @@
+// A generated system in full coordinates (nonholonomic/generated.hpp) as a sim::System:
+// GNI and RATTLE (nonholonomic/integrators.hpp) and RK4 on the continuous equations, on the
+// state (q, p), p the momentum (GNI: p+), or (q, qdot) for RK4.
+#include <Eigen/Cholesky>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "marsden/error.hpp"
+#include "marsden/nonholonomic/generated.hpp"
+#include "marsden/nonholonomic/integrators.hpp"
+#include "marsden/sim/inputs.hpp"
+#include "marsden/sim/nonholonomic.hpp"
+
+namespace marsden::sim {
+
+namespace {
+
+class GeneratedNhSystem final : public System {
+ public:
+  GeneratedNhSystem(const NonholonomicSetup& nh, InputVec u0)
+      : model_(nh.full_coordinates),
+        method_(nh.method),
+        newton_(nh.newton),
+        n_(model_->dof()),
+        c_(model_->num_controls()),
+        controls_(nh.controls ? nh.controls
+                              : std::make_shared<const ConstantSignal>(std::move(u0))) {
+    for (int i = 0; i < n_; ++i)
+      if (model_->prescribed(i)) prescribed_.push_back(i);
+    q_ = NhVec::Map(nh.q0.data(), n_);
+    const NhVec qdot = NhVec::Map(nh.qdot0.data(), n_);
+    NhMat M;
+    model_->mass(q_, M);
+    p_ = method_ == NonholonomicMethod::Rk4 ? qdot : NhVec(M * qdot);
+    std::vector<std::string> q_names, rates, controls;
+    for (int i = 0; i < n_; ++i) {
+      q_names.push_back(model_->coordinate_name(i));
+      rates.push_back(model_->coordinate_name(i));
+      rates.back().append("_dot");
+    }
+    for (int i = 0; i < num_inputs(); ++i) {
+      controls.emplace_back("u");  // appended: GCC 12 warns falsely on "u" + std::string
+      controls.back().append(std::to_string(i));
+    }
+    layout_.add("", {"t"}, {});
+    layout_.add("q", q_names, {std::size_t(n_)});
+    layout_.add("qdot", rates, {std::size_t(n_)});
+    layout_.add("energy", {"energy"}, {});
+    layout_.add("constraint_violation", {"constraint_violation"}, {});
+    layout_.add("controls", controls, {std::size_t(num_inputs())});
+    sample();
+  }
+
+  const Layout& layout() const override { return layout_; }
+  void checkpoint() override {
+    saved_q_ = q_;
+    saved_p_ = p_;
+    saved_dt_prev_ = dt_prev_;
+    saved_energy_ = energy_;
+    saved_violation_ = violation_;
+  }
+  void rollback() override {
+    q_ = saved_q_;
+    p_ = saved_p_;
+    dt_prev_ = saved_dt_prev_;
+    energy_ = saved_energy_;
+    violation_ = saved_violation_;
+  }
+
+  StepStatus step(double t_k, double dt) override {
+    controls_.begin_step(t_k);
+    auto controls_at = [&](double ts, NhVec& u_t) {
+      InputVec v;
+      controls_.eval(ts, v);
+      u_t = v.head(c_);
+    };
+    if (method_ == NonholonomicMethod::Rk4) {
+      nh_rk_step(*model_, RungeKutta::Classic4, t_k, dt, controls_at, q_, p_);  // stage times
+      sample();
+      return {q_.allFinite() && p_.allFinite(), 0, 0.0, {}};
+    }
+    NhVec u, q1 = q_ + dt * velocity(), p1, q_prescribed;
+    controls_at(t_k, u);  // GNI and RATTLE apply the controls as impulses at the node t_k
+    prescribed_at(t_k, dt, q_prescribed);
+    for (int i : prescribed_) q1[i] = q_prescribed[i];
+    NewtonStatus st;
+    if (method_ == NonholonomicMethod::Gni) {
+      st = gni_step(*model_, dt, q_, p_, gni_impulse(u, dt), q1, p1, nullptr, newton_,
+                    &q_prescribed);
+    } else {
+      st = rattle_step(*model_, dt, q_, p_, u, q1, p1, newton_, &q_prescribed);
+    }
+    if (!st.converged) return {false, st.iterations, st.residual_norm, {}};
+    q_ = q1;
+    p_ = p1;
+    dt_prev_ = dt;
+    sample();
+    return {true, st.iterations, st.residual_norm, {}};
+  }
+
+  double energy() const override { return energy_; }
+  bool has_constraint() const override { return true; }
+  double constraint_violation() const override { return violation_; }
+  void row(double t, std::span<double> out) const override {
+    InputVec u;
+    controls_.inner().eval(t, u);
+    const NhVec qdot = velocity();
+    std::size_t c = 0;
+    out[c++] = t;
+    for (int i = 0; i < n_; ++i) out[c++] = q_[i];
+    for (int i = 0; i < n_; ++i) out[c++] = qdot[i];
+    out[c++] = energy_;
+    out[c++] = violation_;
+    for (int i = 0; i < num_inputs(); ++i) out[c++] = u[i];
+  }
+
+  // GNI: r(q_k+1) of its momentum jump; RATTLE: (a)-(b) in (q_k+1, lambda_k). Only the
+  // Jacobian in z is provided. u: the controls at t_k, then the prescribed rates.
+  bool has_residual() const override { return method_ != NonholonomicMethod::Rk4; }
+  ResidualPoint residual_point(double t_k, double dt) const override {
+    if (!has_residual()) return System::residual_point(t_k, dt);
+    ResidualPoint at;
+    InputVec v;
+    controls_.inner().eval(t_k, v);
+    at.u = v;
+    NhVec q1 = q_ + dt * velocity(), q_prescribed;
+    prescribed_from(v, dt, q_prescribed);
+    for (int i : prescribed_) q1[i] = q_prescribed[i];
+    const int m = method_ == NonholonomicMethod::Rattle ? model_->num_constraints() : 0;
+    at.z = Eigen::VectorXd::Zero(n_ + m);
+    at.z.head(n_) = q1;
+    return at;
+  }
+  void residual(double t_k, double dt, const ResidualPoint& at, ResidualBlocks& out,
+                bool jacobians) const override {
+    if (!has_residual()) return System::residual(t_k, dt, at, out, jacobians);
+    const int m = method_ == NonholonomicMethod::Rattle ? model_->num_constraints() : 0;
+    if (at.z.size() != n_ + m || at.delta.size() != 0 || at.u.size() != num_inputs())
+      throw InputError("generated nonholonomic residual: z must have " + std::to_string(n_ + m) +
+                       " entries, u " + std::to_string(num_inputs()) +
+                       ", and delta none (GNI and RATTLE take no state perturbation)");
+    const InputVec v = at.u;
+    const NhVec u = v.head(c_);
+    NhVec q_prescribed;
+    prescribed_from(v, dt, q_prescribed);
+    if (method_ == NonholonomicMethod::Gni) {
+      NhVec r;
+      NhMat J;
+      gni_residual(*model_, dt, q_, p_, gni_impulse(u, dt), NhVec(at.z), r,
+                   jacobians ? &J : nullptr, &q_prescribed);
+      out.r = r;
+      if (jacobians) out.J_r_z = J;
+      return;
+    }
+    NhUnknown r;
+    NhJacobian J;
+    rattle_residual(*model_, dt, q_, p_, u, NhUnknown(at.z), r, jacobians ? &J : nullptr,
+                    &q_prescribed);
+    out.r = r;
+    if (jacobians) out.J_r_z = J;
+  }
+
+ private:
+  int num_inputs() const { return c_ + static_cast<int>(prescribed_.size()); }
+
+  // dt B u_k is GNI's impulse over [t_k - dt_prev/2, t_k + dt/2]: weighted for the first
+  // step (dt_prev = 0) and after a change of step size.
+  NhVec gni_impulse(const NhVec& u, double dt) const {
+    return u * ((dt_prev_ + dt) / (2.0 * dt));
+  }
+
+  // q_k+1 of the prescribed coordinates: q_k + dt times their rate at the step's midpoint.
+  void prescribed_at(double t_k, double dt, NhVec& q_prescribed) const {
+    InputVec v;
+    controls_.eval(t_k + 0.5 * dt, v);
+    prescribed_from(v, dt, q_prescribed);
+  }
+  void prescribed_from(const InputVec& v, double dt, NhVec& q_prescribed) const {
+    q_prescribed = q_;
+    for (std::size_t k = 0; k < prescribed_.size(); ++k)
+      q_prescribed[prescribed_[k]] += dt * v[c_ + static_cast<int>(k)];
+  }
+
+  NhVec velocity() const {
+    if (method_ == NonholonomicMethod::Rk4) return p_;
+    NhMat M;
+    model_->mass(q_, M);
+    return Eigen::LLT<NhMat>(M).solve(p_);
+  }
+
+  void sample() {
+    const NhVec qdot = velocity();
+    energy_ = nh_energy(*model_, q_, qdot);
+    NhMat mu;
+    model_->constraint(q_, mu);
+    violation_ = (mu * qdot).cwiseAbs().maxCoeff();
+  }
+
+  std::shared_ptr<const GeneratedNonholonomicModel> model_;
+  NonholonomicMethod method_;
+  NewtonOptions newton_;
+  int n_, c_;
+  std::vector<int> prescribed_;
+  StepSignal controls_;
+  Layout layout_;
+  NhVec q_, p_, saved_q_, saved_p_;  // p: momentum (GNI: p+, RATTLE: p), or qdot for RK4
+  double dt_prev_ = 0.0, saved_dt_prev_ = 0.0;
+  double energy_ = 0.0, violation_ = 0.0, saved_energy_ = 0.0, saved_violation_ = 0.0;
+};
+
+}  // namespace
+
+std::unique_ptr<System> make_generated_nonholonomic_system(const NonholonomicSetup& setup) {
+  const auto& model = setup.full_coordinates;
+  if (!model) throw InputError("generated nonholonomic system: no model");
+  const int n = model->dof();
+  int inputs = model->num_controls();
+  for (int i = 0; i < n; ++i) inputs += model->prescribed(i) ? 1 : 0;
+  if (inputs > kMaxInputs)
+    throw InputError("generated nonholonomic system: " + std::to_string(inputs) +
+                     " inputs (controls and prescribed rates), at most " +
+                     std::to_string(kMaxInputs));
+  if (static_cast<int>(setup.q0.size()) != n || static_cast<int>(setup.qdot0.size()) != n)
+    throw InputError("generated nonholonomic system: initial_state q and qdot must have " +
+                     std::to_string(n) + " entries (got " + std::to_string(setup.q0.size()) +
+                     " and " + std::to_string(setup.qdot0.size()) + ")");
+  if ((setup.controls ? setup.controls->size() : inputs) != inputs)
+    throw InputError("generated nonholonomic system: controls must have " +
+                     std::to_string(inputs) + " entries (" +
+                     std::to_string(model->num_controls()) +
+                     " forces, then one rate per prescribed coordinate), got " +
+                     std::to_string(setup.controls->size()));
+  if (setup.method != NonholonomicMethod::Gni && setup.method != NonholonomicMethod::Rattle &&
+      setup.method != NonholonomicMethod::Rk4)
+    throw InputError("generated nonholonomic system: method " + method_name(setup.method) +
+                     " is not available; use gni, rattle or rk4");
+  if (setup.method == NonholonomicMethod::Rk4 && inputs != model->num_controls())
+    throw InputError("generated nonholonomic system: method rk4 does not take prescribed "
+                     "coordinates; use gni or rattle");
+  model->check_at(NhVec::Map(setup.q0.data(), n), "the initial state");
+  return std::make_unique<GeneratedNhSystem>(setup, InputVec::Zero(inputs));
+}
+
+}  // namespace marsden::sim
