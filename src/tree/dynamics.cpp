@@ -145,6 +145,7 @@ Data::Data(const Model& model, std::size_t memory_limit_bytes)
   q_kp1 = q_m = v_m = VecX::Zero(n);
   lambda = VecX::Zero(m);
   z = z_guess = VecX::Zero(model.num_dynamic() + m);
+  z_art = z_art_prev = g_art = g_art_prev = VecX::Zero(model.num_dynamic());
   q_prev_end = v_prev = v_prev2 = VecX::Zero(n);
   D1 = MatX::Zero(n, n);
   J3_a = J3_b = MatX::Zero(3, n);

