@@ -80,9 +80,10 @@ class GeneratedNhSystem final : public System {
       sample();
       return {q_.allFinite() && p_.allFinite(), 0, 0.0, {}};
     }
-    NhVec u, q1 = q_ + dt * velocity(), p1, q_prescribed;
-    controls_at(t_k, u);  // GNI and RATTLE apply the controls as impulses at the node t_k
-    prescribed_at(t_k, dt, q_prescribed);
+    InputVec v;
+    step_inputs([&](double ts, InputVec& out) { controls_.eval(ts, out); }, t_k, dt, v);
+    NhVec u = v.head(c_), q1 = q_ + dt * velocity(), p1, q_prescribed;
+    prescribed_from(v, dt, q_prescribed);
     for (int i : prescribed_) q1[i] = q_prescribed[i];
     NewtonStatus st;
     if (method_ == NonholonomicMethod::Gni) {
@@ -116,13 +117,13 @@ class GeneratedNhSystem final : public System {
   }
 
   // GNI: r(q_k+1) of its momentum jump; RATTLE: (a)-(b) in (q_k+1, lambda_k). Only the
-  // Jacobian in z is provided. u: the controls at t_k, then the prescribed rates.
+  // Jacobian in z is provided. u: the controls and prescribed rates of step_inputs.
   bool has_residual() const override { return method_ != NonholonomicMethod::Rk4; }
   ResidualPoint residual_point(double t_k, double dt) const override {
     if (!has_residual()) return System::residual_point(t_k, dt);
     ResidualPoint at;
     InputVec v;
-    controls_.inner().eval(t_k, v);
+    step_inputs([&](double ts, InputVec& out) { controls_.inner().eval(ts, out); }, t_k, dt, v);
     at.u = v;
     NhVec q1 = q_ + dt * velocity(), q_prescribed;
     prescribed_from(v, dt, q_prescribed);
@@ -170,12 +171,22 @@ class GeneratedNhSystem final : public System {
     return u * ((dt_prev_ + dt) / (2.0 * dt));
   }
 
-  // q_k+1 of the prescribed coordinates: q_k + dt times their rate at the step's midpoint.
-  void prescribed_at(double t_k, double dt, NhVec& q_prescribed) const {
-    InputVec v;
-    controls_.eval(t_k + 0.5 * dt, v);
-    prescribed_from(v, dt, q_prescribed);
+  // The inputs of the step from t_k: the controls where the scheme's quadrature takes them
+  // (GNI: the impulse at the node t_k; RATTLE: its two half-kicks dt/2 B u share u at the
+  // midpoint, so the impulse over the step is second order), then the prescribed rates at
+  // the midpoint (q_k+1 = q_k + dt rate, the midpoint rule).
+  template <class Eval>
+  void step_inputs(Eval&& eval, double t_k, double dt, InputVec& v) const {
+    InputVec mid;
+    eval(t_k + 0.5 * dt, mid);
+    if (method_ == NonholonomicMethod::Gni) {
+      eval(t_k, v);
+      v.tail(v.size() - c_) = mid.tail(mid.size() - c_);
+    } else {
+      v = mid;
+    }
   }
+  // q_k+1 of the prescribed coordinates: q_k + dt times their rate in v.
   void prescribed_from(const InputVec& v, double dt, NhVec& q_prescribed) const {
     q_prescribed = q_;
     for (std::size_t k = 0; k < prescribed_.size(); ++k)

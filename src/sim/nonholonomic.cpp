@@ -379,9 +379,8 @@ class FullSim final : public Sim {
       nh_rk_step(*model_, RungeKutta::Classic4, t, dt, controls_at, q_, p_);  // stage times
       return NewtonStatus{true, 0, 0.0};
     }
-    // GNI and RATTLE apply the controls as impulses at the node t_k.
     NhVec u;
-    controls_at(t, u);
+    controls_at(control_time(t, dt), u);
     NhVec q1 = q_ + dt * velocity(), p1;
     NewtonStatus st;
     if (method_ == NonholonomicMethod::Gni) {
@@ -399,15 +398,23 @@ class FullSim final : public Sim {
     return st;
   }
 
+  // Where the step from t takes the controls: GNI applies them as an impulse at the node
+  // t_k; RATTLE's two half-kicks dt/2 B u share u at the midpoint, so that its impulse over
+  // the step is second order under varying controls (at t_k it was first order).
+  double control_time(double t, double dt) const {
+    return method_ == NonholonomicMethod::Rattle ? t + 0.5 * dt : t;
+  }
+
   // GNI: r(q_k+1) of its momentum jump and constraints; RATTLE: (a)-(b) in
-  // (q_k+1, lambda_k). Only the Jacobian in z is provided. u: the controls at t_k (GNI's
-  // impulse weighting for a first step or a change of step is part of its residual).
+  // (q_k+1, lambda_k). Only the Jacobian in z is provided. u: the controls at
+  // control_time (GNI's impulse weighting for a first step or a change of step is part of
+  // its residual).
   bool has_residual() const override {
     return method_ == NonholonomicMethod::Gni || method_ == NonholonomicMethod::Rattle;
   }
   ResidualPoint residual_point(double t, double dt, const Signal& u) const override {
     ResidualPoint at;
-    const InputVec v = eval_at(u, t);
+    const InputVec v = eval_at(u, control_time(t, dt));
     at.u = v.head(model_->num_controls());
     const NhVec q1 = q_ + dt * velocity();
     const Eigen::Index n = q1.size(), m = method_ == NonholonomicMethod::Rattle ? model_->num_constraints() : 0;

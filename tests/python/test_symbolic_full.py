@@ -133,10 +133,9 @@ def test_symbolic_car_follows_the_hand_written_continuous_car_and_ignores_its_st
     # The built-in car has no GNI or RATTLE in scenes: both schemes converge, as dt -> 0, to
     # its continuous equations (RK4 at a tiny step). The steering is prescribed (its rate is
     # the second input) and the arbitrary steering inertia cannot affect the motion. The
-    # torque is constant: both schemes take the controls at the node t_k, as the built-in
-    # sleigh and snakeboard do, which leaves RATTLE first order under a varying torque
-    # (docs/own-system.md).
-    inputs = lambda t: [0.2, 0.3 * np.cos(0.8 * t)]  # noqa: E731
+    # torque varies: GNI takes it at the node t_k, RATTLE at the step's midpoint (at t_k
+    # RATTLE was first order under a varying torque).
+    inputs = lambda t: [0.2 + 0.1 * np.sin(1.3 * t), 0.3 * np.cos(0.8 * t)]  # noqa: E731
     rho, l, psi_dot = 0.3, 1.0, 2.0
     hand = marsden.make_system(marsden.parse_scene(json.dumps({
         "system": {"type": "car"}, "integrator": {"method": "rk4"}, "dt": 0.01, "duration": 0.01,
