@@ -121,16 +121,26 @@ std::unique_ptr<control::Ocp> parse_car_problem(const JsonNode& root) {
         within("final_state", shape_keys[i], (*s.final_shape)[Eigen::Index(i)], s.shape_bounds[i],
                std::string("bounds.shape (") + shape_keys[i] + ")");
 
+  return finish_rdp_problem(root, std::move(s), 2, u_what,
+                            "wheel angle psi [rad], steering sigma [-]");
+}
+
+// The obstacles, cost, initial guess and final-time checks every RDP problem file shares
+// (the car's, a generated vehicle's); then the OCP. nr weights per cost term, each
+// described by its labels.
+std::unique_ptr<control::Ocp> finish_rdp_problem(const JsonNode& root, control::RdpOcpSpec s,
+                                                 int nr, const std::string& controls_what,
+                                                 const std::string& shape_what) {
   s.path.obstacles = parse_obstacles(root, 2);
   if (const auto cost = root.find("cost")) {
     cost->expect_keys({"control_weights", "shape_weights", "path_length", "hazard"});
     if (const auto w = cost->find("control_weights")) {
-      const InputVec v = input_vec(*w, 2, u_what);
-      s.control_weights = {v[0], v[1]};
+      const InputVec v = input_vec(*w, nr, controls_what);
+      s.control_weights.assign(v.data(), v.data() + nr);
     }
     if (const auto w = cost->find("shape_weights")) {
-      const InputVec v = input_vec(*w, 2, "wheel angle psi [rad], steering sigma [-]");
-      s.shape_weights = {v[0], v[1]};
+      const InputVec v = input_vec(*w, nr, shape_what);
+      s.shape_weights.assign(v.data(), v.data() + nr);
     }
     parse_path_weights(*cost, s.path);
   }

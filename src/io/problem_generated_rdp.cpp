@@ -121,38 +121,7 @@ std::unique_ptr<control::Ocp> parse_generated_rdp_problem(const JsonNode& root,
     s.y_bounds = {plo[1], phi[1]};
   }
 
-  s.path.obstacles = parse_obstacles(root, 2);
-  if (const auto cost = root.find("cost")) {
-    cost->expect_keys({"control_weights", "shape_weights", "path_length", "hazard"});
-    if (const auto w = cost->find("control_weights")) {
-      const InputVec v = input_vec(*w, static_cast<int>(nr), u_what);
-      s.control_weights.assign(v.data(), v.data() + nr);
-    }
-    if (const auto w = cost->find("shape_weights")) {
-      const InputVec v = input_vec(*w, static_cast<int>(nr), "shape");
-      s.shape_weights.assign(v.data(), v.data() + nr);
-    }
-    parse_path_weights(*cost, s.path);
-  }
-
-  if (const auto g = root.find("initial_guess")) {
-    g->expect_keys({"waypoints", "speed"});
-    check_guess_magnitudes(*g);
-    if (const auto w = g->find("waypoints")) {
-      if (!w->is_array()) w->fail("expected an array of [x, y] points");
-      for (std::size_t i = 0; i < w->array_size(); ++i) {
-        const auto p = (*w)[i].numbers(2);
-        s.waypoints.emplace_back(p[0], p[1]);
-      }
-    }
-    if (const auto v = g->find("speed")) s.guess_speed = v->number_at_least(0.0);
-  }
-  if (s.free_final_time && s.path.hazard_weight > 0.0)
-    root.at("cost").at("hazard").fail("must be absent (or its weight 0) with a free final time "
-                                      "(use the obstacles' margins)");
-  return with_field(root, [&] {
-    return std::unique_ptr<control::Ocp>(std::make_unique<control::RdpOcp>(std::move(s)));
-  });
+  return finish_rdp_problem(root, std::move(s), static_cast<int>(nr), u_what, "shape");
 }
 
 }  // namespace marsden::io::detail

@@ -24,14 +24,6 @@ from marsden.symbolic import full  # noqa: E402
 ca = casadi
 
 
-@pytest.fixture(scope="module", autouse=True)
-def fresh_cache(tmp_path_factory):
-    mp = pytest.MonkeyPatch()
-    mp.setenv("MARSDEN_CACHE", str(tmp_path_factory.mktemp("symbolic-full-cache")))
-    yield
-    mp.undo()
-
-
 @pytest.fixture(scope="module")
 def sleigh():
     return full.chaplygin_sleigh(inertia=0.3, mass=2.0, a=0.4)

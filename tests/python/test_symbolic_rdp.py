@@ -22,14 +22,6 @@ from residual_checks import assert_residual_jacobians_match_central_differences 
 ca = casadi
 
 
-@pytest.fixture(scope="session", autouse=True)
-def fresh_cache(tmp_path_factory):
-    mp = pytest.MonkeyPatch()
-    mp.setenv("MARSDEN_CACHE", str(tmp_path_factory.mktemp("symbolic-rdp-cache")))
-    yield
-    mp.undo()
-
-
 @pytest.fixture(scope="module")
 def car():
     return rdp.car()
