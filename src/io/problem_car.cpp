@@ -30,17 +30,7 @@ std::unique_ptr<control::Ocp> parse_car_problem(const JsonNode& root) {
   s.model = std::make_shared<const CarModel>(parse_car(root.at("system")));
   s.shape_names = {"psi", "sigma"};
   const std::string u_what = "rear-wheel torque f_psi [N m], steering rate u_sigma [1/s]";
-  if (const auto in = root.find("integrator")) {
-    in->expect_keys({"alpha", "map", "tangent"});
-    if (const auto a = in->find("alpha")) {
-      s.integrator.alpha = a->number_at_least(0.0);
-      if (s.integrator.alpha > 1.0) a->fail("must be <= 1");
-    }
-    parse_map_and_tangent(*in, s.integrator.map, s.integrator.tangent);
-  }
-  s.dt = root.at("dt").number_greater(0.0);
-  s.steps = root.at("steps").integer(1, 100000);
-  parse_final_time(root, s.dt, s.steps, s.free_final_time, s.dt_min, s.dt_max, s.time_weight);
+  parse_rdp_integrator_and_steps(root, s);
 
   // Initial state: pose, shape (psi, sigma = tan of the steering angle), wheel rate; the
   // steering rate is the first control, not a state.
@@ -123,6 +113,21 @@ std::unique_ptr<control::Ocp> parse_car_problem(const JsonNode& root) {
 
   return finish_rdp_problem(root, std::move(s), 2, u_what,
                             "wheel angle psi [rad], steering sigma [-]");
+}
+
+// The integrator (alpha, map, tangent), dt, steps and final time of an RDP problem file.
+void parse_rdp_integrator_and_steps(const JsonNode& root, control::RdpOcpSpec& s) {
+  if (const auto in = root.find("integrator")) {
+    in->expect_keys({"alpha", "map", "tangent"});
+    if (const auto a = in->find("alpha")) {
+      s.integrator.alpha = a->number_at_least(0.0);
+      if (s.integrator.alpha > 1.0) a->fail("must be <= 1");
+    }
+    parse_map_and_tangent(*in, s.integrator.map, s.integrator.tangent);
+  }
+  s.dt = root.at("dt").number_greater(0.0);
+  s.steps = root.at("steps").integer(1, 100000);
+  parse_final_time(root, s.dt, s.steps, s.free_final_time, s.dt_min, s.dt_max, s.time_weight);
 }
 
 // The obstacles, cost, initial guess and final-time checks every RDP problem file shares

@@ -50,17 +50,7 @@ std::unique_ptr<control::Ocp> parse_generated_rdp_problem(const JsonNode& root,
   control::RdpOcpSpec s;
   s.model = model;
   const std::string u_what = "per shape dof, its force or its prescribed velocity";
-  if (const auto in = root.find("integrator")) {
-    in->expect_keys({"alpha", "map", "tangent"});
-    if (const auto a = in->find("alpha")) {
-      s.integrator.alpha = a->number_at_least(0.0);
-      if (s.integrator.alpha > 1.0) a->fail("must be <= 1");
-    }
-    parse_map_and_tangent(*in, s.integrator.map, s.integrator.tangent);
-  }
-  s.dt = root.at("dt").number_greater(0.0);
-  s.steps = root.at("steps").integer(1, 100000);
-  parse_final_time(root, s.dt, s.steps, s.free_final_time, s.dt_min, s.dt_max, s.time_weight);
+  parse_rdp_integrator_and_steps(root, s);
 
   // Initial state: the scene's keys (a prescribed velocity is the first control, not a state).
   s.r0 = ShapeVec::Zero(nr);

@@ -4,6 +4,7 @@ fixed-signature C entry points over them, and compiling into a cached shared obj
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shlex
 import shutil
@@ -15,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import casadi as ca
 
-from .._core import InputError
+from .._core import InputError, System, make_system, parse_scene
 
 MAX_INPUTS = 8   # kMaxInputs of include/marsden/vehicle/controls.hpp
 
@@ -122,3 +123,15 @@ def _compile(source: str, name: str) -> tuple[Path, bool, float]:
         # Complete under a temporary name, then renamed: a reader sees all of it or nothing.
         os.replace(built, library)
     return library, True, time.perf_counter() - start
+
+
+def scene_system(system: dict, name: str, integrator: dict | None, initial_state: dict | None,
+                 **signals) -> System:
+    """The simulated system of a scene with this "system" object, integrator and initial
+    state (docs/scene.md); signals (controls, shape) are passed to make_system."""
+    scene = {"system": system, "dt": 0.01, "duration": 0.01}
+    if integrator is not None:
+        scene["integrator"] = integrator
+    if initial_state is not None:
+        scene["initial_state"] = initial_state
+    return make_system(parse_scene(json.dumps(scene), f"symbolic.{name}"), **signals)

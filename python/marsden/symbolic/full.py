@@ -13,9 +13,9 @@ import re
 import numpy as np
 import casadi as ca
 
-from .._core import InputError, System, make_system, parse_scene
+from .._core import InputError, System
 from ..signals import as_signal
-from ._codegen import _as_sx, _check_shape, _compile, _function
+from ._codegen import _as_sx, _check_shape, _compile, _function, scene_system
 
 NH_ABI_VERSION = 1  # kGeneratedNhAbiVersion of include/marsden/nonholonomic/generated.hpp
 NH_MAX_DOF = 8      # kNhMaxDof of include/marsden/nonholonomic/model.hpp
@@ -271,13 +271,10 @@ CASADI_SYMBOL_EXPORT int marsden_nh_control_directions(const double* q, double* 
         (q0, qdot0), ``integrator`` {"method": "gni" | "rattle" | "rk4", ...}, ``controls``
         u (c entries) then the rates of the prescribed coordinates, a signal or anything
         as_signal takes."""
-        scene = {"system": self.scene_system(), "dt": 0.01, "duration": 0.01,
-                 "initial_state": {"q": [float(x) for x in np.ravel(q0)],
-                                   "qdot": [float(x) for x in np.ravel(qdot0)]}}
-        if integrator is not None:
-            scene["integrator"] = integrator
-        return make_system(parse_scene(json.dumps(scene), f"symbolic.{self.name}"),
-                           controls=as_signal(controls))
+        initial_state = {"q": [float(x) for x in np.ravel(q0)],
+                         "qdot": [float(x) for x in np.ravel(qdot0)]}
+        return scene_system(self.scene_system(), self.name, integrator, initial_state,
+                            controls=as_signal(controls))
 
     # The compiled entry points called directly (ctypes), for checks and debugging.
     def _entry(self, name: str):

@@ -11,10 +11,10 @@ import re
 import numpy as np
 import casadi as ca
 
-from .._core import InputError, Problem, System, make_system, parse_problem, parse_scene
+from .._core import InputError, Problem, System, parse_problem
 from ..signals import as_signal
 from ._codegen import (MAX_INPUTS, _as_sx, _check_shape, _compile, _function, _wrapper_call,
-                       hat)
+                       hat, scene_system)
 
 ABI_VERSION = 1  # kGeneratedAbiVersion of include/marsden/vehicle/generated.hpp
 
@@ -206,13 +206,8 @@ class HolonomicVehicle:
         """The simulated system, as marsden.vehicles.system gives for the built-in vehicles
         (the same ``integrator`` and ``initial_state`` objects, docs/scene.md; ``controls``
         and ``shape`` signals or anything as_signal takes)."""
-        scene = {"system": self.scene_system(), "dt": 0.01, "duration": 0.01}
-        if integrator is not None:
-            scene["integrator"] = integrator
-        if initial_state is not None:
-            scene["initial_state"] = initial_state
-        return make_system(parse_scene(json.dumps(scene), f"symbolic.{self.name}"),
-                           controls=as_signal(controls), shape=as_signal(shape))
+        return scene_system(self.scene_system(), self.name, integrator, initial_state,
+                            controls=as_signal(controls), shape=as_signal(shape))
 
     def problem(self, problem: dict) -> Problem:
         """An optimal-control problem (a problem file's object, docs/dmoc.md) whose system

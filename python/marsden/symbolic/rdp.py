@@ -26,9 +26,10 @@ import re
 import numpy as np
 import casadi as ca
 
-from .._core import InputError, Problem, System, make_system, parse_problem, parse_scene
+from .._core import InputError, Problem, System, parse_problem
 from ..signals import as_signal
-from ._codegen import _as_sx, _check_shape, _compile, _function, _wrapper_call
+from ._codegen import (_as_sx, _check_shape, _compile, _function, _wrapper_call,
+                       scene_system)
 
 ABI_VERSION = 1  # kGeneratedRdpAbiVersion of include/marsden/vehicle/generated_rdp.hpp
 MAX_SHAPE = 4    # kRdpMaxShape of include/marsden/vehicle/rdp.hpp
@@ -211,13 +212,8 @@ class RdpVehicle:
         theta, x, y, shape (n_r), shape_velocity (n_r, 0 where prescribed) and
         locked_velocity (n_b); ``controls`` one per shape dof: its force, or its velocity
         where prescribed (anything as_signal takes)."""
-        scene = {"system": self.scene_system(), "dt": 0.01, "duration": 0.01}
-        if integrator is not None:
-            scene["integrator"] = integrator
-        if initial_state is not None:
-            scene["initial_state"] = initial_state
-        return make_system(parse_scene(json.dumps(scene), f"symbolic.{self.name}"),
-                           controls=as_signal(controls))
+        return scene_system(self.scene_system(), self.name, integrator, initial_state,
+                            controls=as_signal(controls))
 
     def problem(self, problem: dict) -> Problem:
         """An optimal-control problem (a problem file's object, docs/dmoc.md) whose system
