@@ -11,6 +11,7 @@
 #include "marsden/nonholonomic/integrators.hpp"
 #include "marsden/sim/inputs.hpp"
 #include "marsden/sim/nonholonomic.hpp"
+#include "sim/full_coordinates.hpp"
 
 namespace marsden::sim {
 
@@ -28,11 +29,11 @@ class GeneratedNhSystem final : public System {
                               : std::make_shared<const ConstantSignal>(std::move(u0))) {
     for (int i = 0; i < n_; ++i)
       if (model_->prescribed(i)) prescribed_.push_back(i);
-    q_ = NhVec::Map(nh.q0.data(), n_);
+    x_.q = NhVec::Map(nh.q0.data(), n_);
     const NhVec qdot = NhVec::Map(nh.qdot0.data(), n_);
     NhMat M;
-    model_->mass(q_, M);
-    p_ = method_ == NonholonomicMethod::Rk4 ? qdot : NhVec(M * qdot);
+    model_->mass(x_.q, M);
+    x_.p = method_ == NonholonomicMethod::Rk4 ? qdot : NhVec(M * qdot);
     std::vector<std::string> q_names, rates, controls;
     for (int i = 0; i < n_; ++i) {
       q_names.push_back(model_->coordinate_name(i));
@@ -54,16 +55,12 @@ class GeneratedNhSystem final : public System {
 
   const Layout& layout() const override { return layout_; }
   void checkpoint() override {
-    saved_q_ = q_;
-    saved_p_ = p_;
-    saved_dt_prev_ = dt_prev_;
+    saved_x_ = x_;
     saved_energy_ = energy_;
     saved_violation_ = violation_;
   }
   void rollback() override {
-    q_ = saved_q_;
-    p_ = saved_p_;
-    dt_prev_ = saved_dt_prev_;
+    x_ = saved_x_;
     energy_ = saved_energy_;
     violation_ = saved_violation_;
   }
@@ -76,26 +73,18 @@ class GeneratedNhSystem final : public System {
       u_t = v.head(c_);
     };
     if (method_ == NonholonomicMethod::Rk4) {
-      nh_rk_step(*model_, RungeKutta::Classic4, t_k, dt, controls_at, q_, p_);  // stage times
+      nh_rk_step(*model_, RungeKutta::Classic4, t_k, dt, controls_at, x_.q, x_.p);  // stage times
       sample();
-      return {q_.allFinite() && p_.allFinite(), 0, 0.0, {}};
+      return {x_.q.allFinite() && x_.p.allFinite(), 0, 0.0, {}};
     }
     InputVec v;
     step_inputs([&](double ts, InputVec& out) { controls_.eval(ts, out); }, t_k, dt, v);
-    NhVec u = v.head(c_), q1 = q_ + dt * velocity(), p1, q_prescribed;
+    NhVec q1 = x_.q + dt * velocity(), q_prescribed;
     prescribed_from(v, dt, q_prescribed);
     for (int i : prescribed_) q1[i] = q_prescribed[i];
-    NewtonStatus st;
-    if (method_ == NonholonomicMethod::Gni) {
-      st = gni_step(*model_, dt, q_, p_, gni_impulse(u, dt), q1, p1, nullptr, newton_,
-                    &q_prescribed);
-    } else {
-      st = rattle_step(*model_, dt, q_, p_, u, q1, p1, newton_, &q_prescribed);
-    }
+    const NewtonStatus st = detail::full_coordinate_step(*model_, method_, newton_, dt,
+                                                         NhVec(v.head(c_)), &q_prescribed, q1, x_);
     if (!st.converged) return {false, st.iterations, st.residual_norm, {}};
-    q_ = q1;
-    p_ = p1;
-    dt_prev_ = dt;
     sample();
     return {true, st.iterations, st.residual_norm, {}};
   }
@@ -109,7 +98,7 @@ class GeneratedNhSystem final : public System {
     const NhVec qdot = velocity();
     std::size_t c = 0;
     out[c++] = t;
-    for (int i = 0; i < n_; ++i) out[c++] = q_[i];
+    for (int i = 0; i < n_; ++i) out[c++] = x_.q[i];
     for (int i = 0; i < n_; ++i) out[c++] = qdot[i];
     out[c++] = energy_;
     out[c++] = violation_;
@@ -125,7 +114,7 @@ class GeneratedNhSystem final : public System {
     InputVec v;
     step_inputs([&](double ts, InputVec& out) { controls_.inner().eval(ts, out); }, t_k, dt, v);
     at.u = v;
-    NhVec q1 = q_ + dt * velocity(), q_prescribed;
+    NhVec q1 = x_.q + dt * velocity(), q_prescribed;
     prescribed_from(v, dt, q_prescribed);
     for (int i : prescribed_) q1[i] = q_prescribed[i];
     const int m = method_ == NonholonomicMethod::Rattle ? model_->num_constraints() : 0;
@@ -136,75 +125,48 @@ class GeneratedNhSystem final : public System {
   void residual(double t_k, double dt, const ResidualPoint& at, ResidualBlocks& out,
                 bool jacobians) const override {
     if (!has_residual()) return System::residual(t_k, dt, at, out, jacobians);
-    const int m = method_ == NonholonomicMethod::Rattle ? model_->num_constraints() : 0;
-    if (at.z.size() != n_ + m || at.delta.size() != 0 || at.u.size() != num_inputs())
-      throw InputError("generated nonholonomic residual: z must have " + std::to_string(n_ + m) +
-                       " entries, u " + std::to_string(num_inputs()) +
-                       ", and delta none (GNI and RATTLE take no state perturbation)");
+    if (at.u.size() != num_inputs())
+      throw InputError("generated nonholonomic residual: u must have " +
+                       std::to_string(num_inputs()) + " entries (controls, then prescribed "
+                       "rates), got " + std::to_string(at.u.size()));
     const InputVec v = at.u;
-    const NhVec u = v.head(c_);
     NhVec q_prescribed;
     prescribed_from(v, dt, q_prescribed);
-    if (method_ == NonholonomicMethod::Gni) {
-      NhVec r;
-      NhMat J;
-      gni_residual(*model_, dt, q_, p_, gni_impulse(u, dt), NhVec(at.z), r,
-                   jacobians ? &J : nullptr, &q_prescribed);
-      out.r = r;
-      if (jacobians) out.J_r_z = J;
-      return;
-    }
-    NhUnknown r;
-    NhJacobian J;
-    rattle_residual(*model_, dt, q_, p_, u, NhUnknown(at.z), r, jacobians ? &J : nullptr,
-                    &q_prescribed);
-    out.r = r;
-    if (jacobians) out.J_r_z = J;
+    detail::full_coordinate_residual(*model_, method_, x_, dt, NhVec(v.head(c_)), &q_prescribed,
+                                     at, out, jacobians, "generated nonholonomic");
   }
 
  private:
   int num_inputs() const { return c_ + static_cast<int>(prescribed_.size()); }
 
-  // dt B u_k is GNI's impulse over [t_k - dt_prev/2, t_k + dt/2]: weighted for the first
-  // step (dt_prev = 0) and after a change of step size.
-  NhVec gni_impulse(const NhVec& u, double dt) const {
-    return u * ((dt_prev_ + dt) / (2.0 * dt));
-  }
-
-  // The inputs of the step from t_k: the controls where the scheme's quadrature takes them
-  // (GNI: the impulse at the node t_k; RATTLE: its two half-kicks dt/2 B u share u at the
-  // midpoint, so the impulse over the step is second order), then the prescribed rates at
-  // the midpoint (q_k+1 = q_k + dt rate, the midpoint rule).
+  // The inputs of the step from t_k: the controls at full_control_time, then the prescribed
+  // rates at the midpoint (q_k+1 = q_k + dt rate, the midpoint rule).
   template <class Eval>
   void step_inputs(Eval&& eval, double t_k, double dt, InputVec& v) const {
     InputVec mid;
     eval(t_k + 0.5 * dt, mid);
-    if (method_ == NonholonomicMethod::Gni) {
-      eval(t_k, v);
-      v.tail(v.size() - c_) = mid.tail(mid.size() - c_);
-    } else {
-      v = mid;
-    }
+    eval(detail::full_control_time(method_, t_k, dt), v);
+    v.tail(v.size() - c_) = mid.tail(mid.size() - c_);
   }
   // q_k+1 of the prescribed coordinates: q_k + dt times their rate in v.
   void prescribed_from(const InputVec& v, double dt, NhVec& q_prescribed) const {
-    q_prescribed = q_;
+    q_prescribed = x_.q;
     for (std::size_t k = 0; k < prescribed_.size(); ++k)
       q_prescribed[prescribed_[k]] += dt * v[c_ + static_cast<int>(k)];
   }
 
   NhVec velocity() const {
-    if (method_ == NonholonomicMethod::Rk4) return p_;
+    if (method_ == NonholonomicMethod::Rk4) return x_.p;
     NhMat M;
-    model_->mass(q_, M);
-    return Eigen::LLT<NhMat>(M).solve(p_);
+    model_->mass(x_.q, M);
+    return Eigen::LLT<NhMat>(M).solve(x_.p);
   }
 
   void sample() {
     const NhVec qdot = velocity();
-    energy_ = nh_energy(*model_, q_, qdot);
+    energy_ = nh_energy(*model_, x_.q, qdot);
     NhMat mu;
-    model_->constraint(q_, mu);
+    model_->constraint(x_.q, mu);
     violation_ = (mu * qdot).cwiseAbs().maxCoeff();
   }
 
@@ -215,8 +177,8 @@ class GeneratedNhSystem final : public System {
   std::vector<int> prescribed_;
   StepSignal controls_;
   Layout layout_;
-  NhVec q_, p_, saved_q_, saved_p_;  // p: momentum (GNI: p+, RATTLE: p), or qdot for RK4
-  double dt_prev_ = 0.0, saved_dt_prev_ = 0.0;
+  // p: momentum (GNI: p+, RATTLE: p), or qdot for RK4
+  detail::FullCoordinateState x_, saved_x_;
   double energy_ = 0.0, violation_ = 0.0, saved_energy_ = 0.0, saved_violation_ = 0.0;
 };
 

@@ -11,6 +11,7 @@
 #include "marsden/nonholonomic/model.hpp"
 #include "marsden/sim/inputs.hpp"
 #include "marsden/sim/rk.hpp"
+#include "sim/full_coordinates.hpp"
 
 namespace marsden::sim {
 
@@ -352,18 +353,18 @@ class FullSim final : public Sim {
       : kind_(kind), nh_(&nh), method_(method), newton_(newton), model_(std::move(model)) {
     const int n = model_->dof();
     it_ = kind == NonholonomicVehicle::Snakeboard ? 2 : 0;
-    q_ = NhVec::Zero(n);
+    x_.q = NhVec::Zero(n);
     NhVec qdot = NhVec::Zero(n);
     if (kind == NonholonomicVehicle::Snakeboard) {
-      q_.head(2) = nh.shape;
+      x_.q.head(2) = nh.shape;
       qdot.head(2) = nh.shape_velocity;
     }
-    q_.segment(it_, 3) << nh.theta, nh.x, nh.y;
+    x_.q.segment(it_, 3) << nh.theta, nh.x, nh.y;
     const double c = std::cos(nh.theta), s = std::sin(nh.theta);
     qdot.segment(it_, 3) << xi0[0], c * xi0[1] - s * xi0[2], s * xi0[1] + c * xi0[2];
     NhMat M;
-    model_->mass(q_, M);
-    p_ = method == NonholonomicMethod::Rk4 ? qdot : NhVec(M * qdot);
+    model_->mass(x_.q, M);
+    x_.p = method == NonholonomicMethod::Rk4 ? qdot : NhVec(M * qdot);
   }
   std::unique_ptr<Sim> clone() const override { return std::make_unique<FullSim>(*this); }
   void copy_to(Sim& dst) const override { static_cast<FullSim&>(dst) = *this; }
@@ -376,47 +377,27 @@ class FullSim final : public Sim {
       for (int i = 0; i < nc; ++i) u_t[i] = v[i];
     };
     if (method_ == NonholonomicMethod::Rk4) {
-      nh_rk_step(*model_, RungeKutta::Classic4, t, dt, controls_at, q_, p_);  // stage times
+      nh_rk_step(*model_, RungeKutta::Classic4, t, dt, controls_at, x_.q, x_.p);  // stage times
       return NewtonStatus{true, 0, 0.0};
     }
     NhVec u;
-    controls_at(control_time(t, dt), u);
-    NhVec q1 = q_ + dt * velocity(), p1;
-    NewtonStatus st;
-    if (method_ == NonholonomicMethod::Gni) {
-      // dt B u_k is the impulse over [t_k - dt_prev/2, t_k + dt/2]: weight it for the
-      // first step (dt_prev = 0) and after a change of step size.
-      const NhVec u_eff = u * ((dt_prev_ + dt) / (2.0 * dt));
-      st = gni_step(*model_, dt, q_, p_, u_eff, q1, p1, nullptr, newton_);
-    } else {
-      st = rattle_step(*model_, dt, q_, p_, u, q1, p1, newton_);
-    }
-    if (!st.converged) return st;
-    q_ = q1;
-    p_ = p1;
-    dt_prev_ = dt;
-    return st;
-  }
-
-  // Where the step from t takes the controls: GNI applies them as an impulse at the node
-  // t_k; RATTLE's two half-kicks dt/2 B u share u at the midpoint, so that its impulse over
-  // the step is second order under varying controls (at t_k it was first order).
-  double control_time(double t, double dt) const {
-    return method_ == NonholonomicMethod::Rattle ? t + 0.5 * dt : t;
+    controls_at(detail::full_control_time(method_, t, dt), u);
+    return detail::full_coordinate_step(*model_, method_, newton_, dt, u, nullptr,
+                                        NhVec(x_.q + dt * velocity()), x_);
   }
 
   // GNI: r(q_k+1) of its momentum jump and constraints; RATTLE: (a)-(b) in
   // (q_k+1, lambda_k). Only the Jacobian in z is provided. u: the controls at
-  // control_time (GNI's impulse weighting for a first step or a change of step is part of
-  // its residual).
+  // full_control_time (GNI's impulse weighting for a first step or a change of step is part
+  // of its residual).
   bool has_residual() const override {
     return method_ == NonholonomicMethod::Gni || method_ == NonholonomicMethod::Rattle;
   }
   ResidualPoint residual_point(double t, double dt, const Signal& u) const override {
     ResidualPoint at;
-    const InputVec v = eval_at(u, control_time(t, dt));
+    const InputVec v = eval_at(u, detail::full_control_time(method_, t, dt));
     at.u = v.head(model_->num_controls());
-    const NhVec q1 = q_ + dt * velocity();
+    const NhVec q1 = x_.q + dt * velocity();
     const Eigen::Index n = q1.size(), m = method_ == NonholonomicMethod::Rattle ? model_->num_constraints() : 0;
     at.z = Eigen::VectorXd::Zero(n + m);
     at.z.head(n) = q1;
@@ -424,55 +405,37 @@ class FullSim final : public Sim {
   }
   void residual(double dt, const ResidualPoint& at, ResidualBlocks& out,
                 bool jacobians) const override {
-    const Eigen::Index m =
-        method_ == NonholonomicMethod::Rattle ? model_->num_constraints() : 0;
-    if (at.z.size() != q_.size() + m || at.delta.size() != 0)
-      throw InputError("nonholonomic residual: z has the wrong size, or delta is given (GNI "
-                       "and RATTLE take no state perturbation)");
-    const NhVec u = at.u;
-    if (method_ == NonholonomicMethod::Gni) {
-      const NhVec u_eff = u * ((dt_prev_ + dt) / (2.0 * dt));
-      NhVec r;
-      NhMat J;
-      gni_residual(*model_, dt, q_, p_, u_eff, NhVec(at.z), r, jacobians ? &J : nullptr);
-      out.r = r;
-      if (jacobians) out.J_r_z = J;
-      return;
-    }
-    NhUnknown r;
-    NhJacobian J;
-    rattle_residual(*model_, dt, q_, p_, u, NhUnknown(at.z), r, jacobians ? &J : nullptr);
-    out.r = r;
-    if (jacobians) out.J_r_z = J;
+    detail::full_coordinate_residual(*model_, method_, x_, dt, NhVec(at.u), nullptr, at, out,
+                                     jacobians, "nonholonomic");
   }
 
   Sample sample() const override {
     const NhVec qdot = velocity();
     Sample s;
-    s.theta = q_[it_];
-    s.x = q_[it_ + 1];
-    s.y = q_[it_ + 2];
+    s.theta = x_.q[it_];
+    s.x = x_.q[it_ + 1];
+    s.y = x_.q[it_ + 2];
     const int nr = num_shape(*nh_);
     s.r = ShapeVec::Zero(nr);
     s.rdot = ShapeVec::Zero(nr);
     for (int i = 0; i < nr && i < kRdpMaxShape; ++i) {
-      s.r[i] = q_[i];
+      s.r[i] = x_.q[i];
       s.rdot[i] = qdot[i];
     }
     const double c = std::cos(s.theta), sn = std::sin(s.theta);
     const double xd = qdot[it_ + 1], yd = qdot[it_ + 2];
     s.xi << qdot[it_], c * xd + sn * yd, -sn * xd + c * yd;
-    s.energy = nh_energy(*model_, q_, qdot);
+    s.energy = nh_energy(*model_, x_.q, qdot);
     s.violation = constraint_violation(kind_, *nh_, s.r, s.rdot, s.xi);
     return s;
   }
 
  private:
   NhVec velocity() const {
-    if (method_ == NonholonomicMethod::Rk4) return p_;
+    if (method_ == NonholonomicMethod::Rk4) return x_.p;
     NhMat M;
-    model_->mass(q_, M);
-    return Eigen::LLT<NhMat>(M).solve(p_);
+    model_->mass(x_.q, M);
+    return Eigen::LLT<NhMat>(M).solve(x_.p);
   }
 
   NonholonomicVehicle kind_;
@@ -481,8 +444,8 @@ class FullSim final : public Sim {
   NewtonOptions newton_;
   std::shared_ptr<const NonholonomicModel> model_;
   int it_ = 0;   // index of theta in q
-  NhVec q_, p_;  // p: momentum (GNI: p+, RATTLE: p), or the velocity for RK4
-  double dt_prev_ = 0.0;
+  // p: momentum (GNI: p+, RATTLE: p), or the velocity for RK4
+  detail::FullCoordinateState x_;
 };
 
 std::unique_ptr<Sim> make_sim(const NonholonomicSetup& nh, const InputVec& u0) {
