@@ -48,15 +48,7 @@ std::unique_ptr<control::Ocp> parse_car_problem(const JsonNode& root) {
   // Final state: each pose or shape entry given is fixed, the others are free.
   if (const auto fin = root.find("final_state")) {
     fin->expect_keys({"theta", "x", "y", "psi", "sigma", "at_rest"});
-    const char* pose_keys[3] = {"theta", "x", "y"};
-    Vec3 c = Vec3::Zero();
-    bool any = false;
-    for (int i = 0; i < 3; ++i) {
-      s.final_coords_fixed[static_cast<std::size_t>(i)] = fin->has(pose_keys[i]);
-      if (fin->has(pose_keys[i])) c[i] = fin->at(pose_keys[i]).number();
-      any = any || fin->has(pose_keys[i]);
-    }
-    if (any) s.final_coords = c;
+    parse_final_pose(*fin, s);
     if (fin->has("psi") || fin->has("sigma")) {
       ShapeVec r = ShapeVec::Zero(2);
       s.final_shape_fixed = {fin->has("psi"), fin->has("sigma")};
@@ -113,6 +105,19 @@ std::unique_ptr<control::Ocp> parse_car_problem(const JsonNode& root) {
 
   return finish_rdp_problem(root, std::move(s), 2, u_what,
                             "wheel angle psi [rad], steering sigma [-]");
+}
+
+// final_state's pose entries (theta, x, y): each one given is fixed, the others are free.
+void parse_final_pose(const JsonNode& fin, control::RdpOcpSpec& s) {
+  const char* pose_keys[3] = {"theta", "x", "y"};
+  Vec3 c = Vec3::Zero();
+  bool any = false;
+  for (int i = 0; i < 3; ++i) {
+    s.final_coords_fixed[static_cast<std::size_t>(i)] = fin.has(pose_keys[i]);
+    if (fin.has(pose_keys[i])) c[i] = fin.at(pose_keys[i]).number();
+    any = any || fin.has(pose_keys[i]);
+  }
+  if (any) s.final_coords = c;
 }
 
 // The integrator (alpha, map, tangent), dt, steps and final time of an RDP problem file.

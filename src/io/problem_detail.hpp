@@ -51,9 +51,10 @@ void parse_map_and_tangent(const JsonNode& in, DiffMap& map, TangentMap& tangent
 std::unique_ptr<control::Ocp> parse_car_problem(const JsonNode& root);
 std::unique_ptr<control::Ocp> parse_tree_problem(const JsonNode& root, const std::string& file);
 // What every RDP problem file has (problem_car.cpp): the integrator (alpha, map, tangent),
-// dt, steps and final time; after its system, states and bounds: obstacles, cost
-// (nr control and shape weights), initial guess; then the OCP (problem_car.cpp).
+// dt, steps and final time; final_state's pose; and after its system, states and bounds:
+// obstacles, cost (nr control and shape weights), initial guess; then the OCP.
 void parse_rdp_integrator_and_steps(const JsonNode& root, control::RdpOcpSpec& s);
+void parse_final_pose(const JsonNode& final_state, control::RdpOcpSpec& s);
 std::unique_ptr<control::Ocp> finish_rdp_problem(const JsonNode& root, control::RdpOcpSpec s,
                                                  int nr, const std::string& controls_what,
                                                  const std::string& shape_what);

@@ -74,15 +74,7 @@ std::unique_ptr<control::Ocp> parse_generated_rdp_problem(const JsonNode& root,
   // Final state: each pose entry given is fixed; shape entries given (not null) likewise.
   if (const auto fin = root.find("final_state")) {
     fin->expect_keys({"theta", "x", "y", "shape", "at_rest"});
-    const char* pose_keys[3] = {"theta", "x", "y"};
-    Vec3 c = Vec3::Zero();
-    bool any = false;
-    for (int i = 0; i < 3; ++i) {
-      s.final_coords_fixed[static_cast<std::size_t>(i)] = fin->has(pose_keys[i]);
-      if (fin->has(pose_keys[i])) c[i] = fin->at(pose_keys[i]).number();
-      any = any || fin->has(pose_keys[i]);
-    }
-    if (any) s.final_coords = c;
+    parse_final_pose(*fin, s);
     if (const auto n = fin->find("shape")) {
       const auto v = numbers_or_null(*n, size, std::numeric_limits<double>::quiet_NaN());
       ShapeVec r = ShapeVec::Zero(nr);
