@@ -20,6 +20,8 @@
 namespace marsden::tree {
 namespace {
 
+using test::double_pendulum_model;
+
 constexpr GalerkinQuadrature kAll[] = {GalerkinQuadrature::Lobatto, GalerkinQuadrature::Gauss,
                                        GalerkinQuadrature::Radau};
 
@@ -34,21 +36,6 @@ GalerkinOptions options(int stages, GalerkinQuadrature quadrature, double tolera
   opt.quadrature = quadrature;
   opt.newton.tolerance = tolerance;
   return opt;
-}
-
-// A double pendulum in the y-z plane (1 m links, 1 kg point masses), optionally with a
-// damper on the first joint and a torque input on the second.
-Model double_pendulum_model(double damping, bool input) {
-  ModelBuilder b;
-  const int j1 = b.add_joint_frame("j1", kWorld, Transform::Rx, "q1");
-  const int e1 = b.add_fixed_frame("e1", j1, Transform::Tz, -1.0);
-  b.add_mass(e1, 1.0, Vec3::Zero(), Mat3::Zero());
-  const int j2 = b.add_joint_frame("j2", e1, Transform::Rx, "q2");
-  const int e2 = b.add_fixed_frame("e2", j2, Transform::Tz, -1.0);
-  b.add_mass(e2, 1.0, Vec3::Zero(), Mat3::Zero());
-  if (damping > 0.0) b.add_coordinate_damper(0, damping);
-  if (input) b.add_coordinate_force_input(1);
-  return b.build();
 }
 
 double torque(double t) { return 0.8 * std::sin(3.0 * t); }

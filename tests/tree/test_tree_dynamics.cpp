@@ -14,6 +14,7 @@
 namespace marsden::tree {
 namespace {
 
+using test::double_pendulum_model;
 using test::random_tree;
 
 constexpr double kH = 1e-6;
@@ -84,18 +85,6 @@ VecX string_chain_configuration(const Model& model, Data& data, double hand_y, d
   const Vec3 tip = data.g_s[model.frame_index("end2")].x;
   q[model.coord_index("length")] = (tip - Vec3(0.0, hand_y, hand_z)).norm();
   return q;
-}
-
-Model double_pendulum_model(double damping = 0.0) {
-  ModelBuilder b;
-  const int j1 = b.add_joint_frame("j1", kWorld, Transform::Rx, "q1");
-  const int e1 = b.add_fixed_frame("e1", j1, Transform::Tz, -1.0);
-  b.add_mass(e1, 1.0, Vec3::Zero(), Mat3::Zero());
-  const int j2 = b.add_joint_frame("j2", e1, Transform::Rx, "q2");
-  const int e2 = b.add_fixed_frame("e2", j2, Transform::Tz, -1.0);
-  b.add_mass(e2, 1.0, Vec3::Zero(), Mat3::Zero());
-  if (damping > 0.0) b.add_coordinate_damper(0, damping);
-  return b.build();
 }
 
 // ---------------------------------------------------------------------------------------
@@ -592,17 +581,28 @@ TEST(TreeMidpoint, ArticulatedAndExactNewtonGiveTheSameTrajectory) {
   }
 }
 
+// The chain of bench/peers: 200 links of 1 m with 1 kg balls (inertia 1e-3 kg m^2),
+// released from rest with the first joint at 0.3 rad.
+Model peers_chain_200() {
+  PendulumParams p;
+  p.link_inertia = 1e-3 * Mat3::Identity();
+  return n_link_pendulum(200, p);
+}
+
+VecX peers_chain_q0() {
+  VecX q0 = VecX::Zero(200);
+  q0[0] = 0.3;
+  return q0;
+}
+
 // On a long chain the raw articulated-body steps contract by about 10x per iteration (4.0
 // iterations per step from the 10th to the 50th here); the secant correction of the later
 // steps brings that to about 3.1, and the steps still solve the exact-Newton equations:
 // the trajectories agree to what the tolerance 1e-10 (1 + |p_k|) allows with |p_k| up to
 // 3e4 (the raw steps end 7e-7 from the exact Newton's, the corrected ones 5e-7).
 TEST(TreeMidpoint, SecantCorrectedArticulatedNewtonOnALongChain) {
-  PendulumParams p;
-  p.link_inertia = 1e-3 * Mat3::Identity();
-  const Model model = n_link_pendulum(200, p);
-  VecX q0 = VecX::Zero(200);
-  q0[0] = 0.3;
+  const Model model = peers_chain_200();
+  const VecX q0 = peers_chain_q0();
   std::vector<VecX> finals;
   for (const bool articulated : {true, false}) {
     Data data(model);
@@ -627,11 +627,8 @@ TEST(TreeMidpoint, SecantCorrectedArticulatedNewtonOnALongChain) {
 // by both Newton directions, and the step agrees with a tiny-tolerance solve to well within
 // the nominal tolerance times that scale.
 TEST(TreeMidpoint, FirstStepFromRestConvergesRelativeToTheImpulse) {
-  PendulumParams p;
-  p.link_inertia = 1e-3 * Mat3::Identity();
-  const Model model = n_link_pendulum(200, p);
-  VecX q0 = VecX::Zero(200);
-  q0[0] = 0.3;
+  const Model model = peers_chain_200();
+  const VecX q0 = peers_chain_q0();
   for (const bool articulated : {true, false}) {
     MidpointOptions opt;
     opt.articulated_newton_from = articulated ? 0 : 1 << 30;

@@ -14,19 +14,18 @@ namespace {
 
 using test_support::allocations_during;
 
-void expect_steps_without_allocation(const Model& model, const VecX& q0, const VecX& u,
-                                     const VecX& q_prescribed, const MidpointOptions& opt = {}) {
-  Data data(model);
+// One step sizes next (x -> next by step(x, next)); the 20 after it allocate nothing.
+template <class Step>
+void expect_steps_after_the_first_allocate_nothing(const Model& model, Data& data,
+                                                   const VecX& q0, Step&& step) {
   TreeState x = midpoint_initial_state(model, data, 0.0, q0, VecX::Zero(model.num_coords()));
   TreeState next = x;
-  // The first step sizes next; later ones reuse it.
-  ASSERT_TRUE(midpoint_step(model, data, opt, 0.01, x, u, q_prescribed, next).converged);
+  ASSERT_TRUE(step(x, next).converged);
   x = next;
   bool converged = true;
   const long n = allocations_during([&] {
     for (int k = 0; k < 20; ++k) {
-      converged =
-          converged && midpoint_step(model, data, opt, 0.01, x, u, q_prescribed, next).converged;
+      converged = converged && step(x, next).converged;
       x.q = next.q;
       x.p = next.p;
       x.t = next.t;
@@ -34,6 +33,15 @@ void expect_steps_without_allocation(const Model& model, const VecX& q0, const V
   });
   EXPECT_TRUE(converged);
   EXPECT_EQ(n, 0);
+}
+
+void expect_steps_without_allocation(const Model& model, const VecX& q0, const VecX& u,
+                                     const VecX& q_prescribed, const MidpointOptions& opt = {}) {
+  Data data(model);
+  expect_steps_after_the_first_allocate_nothing(
+      model, data, q0, [&](const TreeState& x, TreeState& next) {
+        return midpoint_step(model, data, opt, 0.01, x, u, q_prescribed, next);
+      });
 }
 
 TEST(TreeNoMalloc, PendulumChainStep) {
@@ -75,21 +83,10 @@ void expect_galerkin_steps_without_allocation(const Model& model, const VecX& q0
   opt.quadrature = quadrature;
   GalerkinWorkspace ws(model, opt);
   const MatX u(model.num_inputs(), ws.tableau.c.size());
-  TreeState x = midpoint_initial_state(model, data, 0.0, q0, VecX::Zero(model.num_coords()));
-  TreeState next = x;
-  ASSERT_TRUE(galerkin_step(model, data, ws, opt, 0.01, x, u, next).converged);
-  x = next;
-  bool converged = true;
-  const long n = allocations_during([&] {
-    for (int k = 0; k < 20; ++k) {
-      converged = converged && galerkin_step(model, data, ws, opt, 0.01, x, u, next).converged;
-      x.q = next.q;
-      x.p = next.p;
-      x.t = next.t;
-    }
-  });
-  EXPECT_TRUE(converged);
-  EXPECT_EQ(n, 0);
+  expect_steps_after_the_first_allocate_nothing(
+      model, data, q0, [&](const TreeState& x, TreeState& next) {
+        return galerkin_step(model, data, ws, opt, 0.01, x, u, next);
+      });
 }
 
 TEST(TreeNoMalloc, GalerkinChainStep) {
