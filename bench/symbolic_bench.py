@@ -16,13 +16,13 @@ Usage: PYTHONPATH=build/release/python .venv/bin/python bench/symbolic_bench.py 
 
 import argparse
 import os
-import statistics
 import tempfile
 import time
 
 import marsden
 from marsden import _core, symbolic
 from marsden.symbolic import rdp
+from python_bench import summary  # bench/, beside this script
 
 STATE = {"position": [0.0, 0.0, 10.0], "angular_velocity": [0.1, -0.2, 0.3],
          "linear_velocity": [1.0, 0.0, 0.0]}
@@ -30,11 +30,6 @@ CONTROLS = marsden.Signal.sinusoid([49.05, 0.0], [2.0, 0.3], [0.5, 0.3], [0.0, 0
 SHAPE = marsden.Signal.sinusoid([0.0, 0.0], [0.05, 0.05], [0.2, 0.3], [0.0, 1.0])
 CAR_STATE = {"psi_dot": 1.5, "sigma": 0.1}
 CAR_CONTROLS = marsden.Signal.sinusoid([0.0, 0.0], [0.4, 0.5], [0.2, 0.13], [0.0, 1.57])
-
-
-def summary(values, scale=1.0, unit=""):
-    v = sorted(x * scale for x in values)
-    return f"{statistics.median(v):.3g}{unit} (range {v[0]:.3g} to {v[-1]:.3g})"
 
 
 def main():
