@@ -632,10 +632,11 @@ void factor_jacobian(const Model& model, Workspace& ws, const StepOptions& optio
 
 double scaled_norm(const Model& model, const Workspace& ws, const Eigen::VectorXd& r, double dt) {
   const int nb6 = 6 * model.num_bodies();
-  const double bodies = dt * r.head(nb6).cwiseProduct(ws.weight.head(nb6)).lpNorm<Eigen::Infinity>();
-  const int rest = static_cast<int>(r.size()) - nb6;
-  const double constraints = rest > 0 ? r.tail(rest).lpNorm<Eigen::Infinity>() : 0.0;
-  return std::max(bodies, constraints);
+  const double bodies =
+      dt * inf_norm_propagating_nan(r.head(nb6).cwiseProduct(ws.weight.head(nb6)));
+  const double constraints = inf_norm_propagating_nan(r.tail(r.size() - nb6));
+  // NaN propagates through the max too: std::max(NaN, x) is NaN but std::max(x, NaN) is x.
+  return std::isnan(constraints) ? constraints : std::max(bodies, constraints);
 }
 
 void load_velocities(const Model& model, const Data& data, Eigen::VectorXd& s) {

@@ -185,7 +185,7 @@ struct ArticulatedNewton {
     data.g_art_prev.swap(g);
     have_prev = true;
   }
-  double norm(const VecX& r) const { return r.size() > 0 ? r.lpNorm<Eigen::Infinity>() : 0.0; }
+  double norm(const VecX& r) const { return inf_norm_propagating_nan(r); }
 };
 
 // The diagonal of ArticulatedNewton's matrix beyond M: the coordinate springs' and
@@ -275,8 +275,7 @@ NewtonStatus midpoint_step(const Model& model, Data& data, const MidpointOptions
   if (!continues) {
     VecX& r_guess = data.newton.vectors.r;  // sized nd + m; newton_iterate overwrites it
     step_residual(model, data, options, dt, x_k, u, data.z, r_guess, nullptr);
-    const double impulse =
-        r_guess.size() ? r_guess.cwiseAbs().maxCoeff<Eigen::PropagateNaN>() : 0.0;
+    const double impulse = inf_norm_propagating_nan(r_guess);
     if (std::isfinite(impulse)) scale = std::max(scale, impulse);
   }
   NewtonStatus status;

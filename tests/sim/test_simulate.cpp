@@ -15,6 +15,7 @@
 #include "marsden/error.hpp"
 #include "marsden/record/writers.hpp"
 #include "marsden/sim/simulate.hpp"
+#include "marsden/solve/newton.hpp"
 
 namespace marsden::sim {
 namespace {
@@ -276,6 +277,28 @@ TEST(FileRecorder, AnExceptionMidRunStillPublishesTheRowsComputed) {
   EXPECT_EQ(count_lines(dir.path() / "trajectory.csv"), 12u);  // header, t = 0 .. 1
   EXPECT_TRUE(std::filesystem::exists(dir.path() / "trajectory.npz"));
   EXPECT_FALSE(std::filesystem::exists(dir.path() / "trajectory.csv.part"));
+}
+
+// The norm every Newton loop compares with its tolerance (the dense one, the tree's
+// articulated one, the maximal engine's scaled one) propagates NaN wherever the entry
+// sits, and a NaN residual never reads as converged.
+TEST(NewtonNorm, NaNEntryIsNeverSmall) {
+  const double nan = std::nan("");
+  for (int at = 0; at < 3; ++at) {
+    Eigen::Vector3d r(1e-20, 0.0, -1e-20);
+    r[at] = nan;
+    EXPECT_TRUE(std::isnan(inf_norm_propagating_nan(r))) << "NaN at " << at;
+  }
+  EXPECT_EQ(inf_norm_propagating_nan(Eigen::VectorXd()), 0.0);
+  Eigen::Vector2d x(1.0, 1.0);
+  NewtonWorkspace<Eigen::Vector2d> ws(2);
+  const NewtonStatus st = newton_solve(
+      [&](const Eigen::Vector2d& z, Eigen::Vector2d& r, Eigen::Matrix2d* J) {
+        r << 1e-20 * z[0], nan;
+        if (J) J->setIdentity();
+      },
+      x, 0.0, NewtonOptions{}, ws);
+  EXPECT_FALSE(st.converged);
 }
 
 }  // namespace

@@ -43,6 +43,13 @@ struct NewtonVectors {
   Vec r, r_trial, x_trial, dx;
 };
 
+// ||r||_inf with NaN propagated: a residual outside its domain (a NaN entry) must not read
+// as converged, as lpNorm<Infinity>, which may skip NaN entries, can. 0 for an empty r.
+template <class Derived>
+double inf_norm_propagating_nan(const Eigen::MatrixBase<Derived>& r) {
+  return r.size() > 0 ? r.cwiseAbs().template maxCoeff<Eigen::PropagateNaN>() : 0.0;
+}
+
 // Newton's method with a backtracking line search on a problem that keeps its own
 // Jacobian and linear solver (a dense LU below, the block LDU of solve/tree_ldu.hpp in the
 // maximal engine). The problem provides
@@ -122,11 +129,7 @@ NewtonStatus newton_solve(Residual&& residual, Vec& x, double residual_scale,
     }
     void factor() { ws.lu.compute(ws.J); }
     void solve(const Vec& r, Vec& dx) { dx.noalias() = ws.lu.solve(r); }
-    // NaN-propagating: a residual outside its domain (a NaN entry) must not read as
-    // converged, as lpNorm<Infinity>, which may skip NaN entries, can.
-    double norm(const Vec& r) const {
-      return r.size() > 0 ? r.cwiseAbs().template maxCoeff<Eigen::PropagateNaN>() : 0.0;
-    }
+    double norm(const Vec& r) const { return inf_norm_propagating_nan(r); }
   } problem{residual, ws};
   return newton_iterate(problem, x, opt.tolerance * (1.0 + residual_scale), opt, ws.vectors);
 }
