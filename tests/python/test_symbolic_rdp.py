@@ -2,7 +2,9 @@
 RDP integrator written as CasADi expressions, compiled and loaded into the C++ core. The
 car, the snakeboard and the sleigh written symbolically against the hand-written models;
 the roller racer (an example system) against finite differences, its energy, its
-convergence order and DMOC parallel parking; errors before stepping.
+convergence order and DMOC parallel parking; the differential-drive robot against finite
+differences, closed-form straight runs and spins, its energy and order; errors before
+stepping.
 
 Imports the package from $PYTHONPATH (the build tree's python/ folder, as ctest sets it).
 Compiled models go to a fresh cache folder per test session.
@@ -302,3 +304,135 @@ def test_scene_errors_name_the_field(racer, car, tmp_path):
                         "dt": 0.01, "duration": 0.1})
     with pytest.raises(marsden.InputError, match=r"no entry point 'marsden_rdp_abi_version'"):
         marsden.parse_scene(wrong, "s.json")
+
+
+# --- the differential-drive robot -----------------------------------------------------------
+
+DRIVE = dict(m=2.0, I=0.05, I_w=0.002, rho=0.05, b=0.15)
+
+
+@pytest.fixture(scope="module")
+def drive():
+    """Centre of mass on the axle (d = 0): straight runs and spins have closed forms."""
+    return rdp.differential_drive(**DRIVE, d=0.0, name="diff_drive_centred")
+
+
+@pytest.fixture(scope="module")
+def drive_offset():
+    """Centre of mass 5 cm ahead of the axle: translation and turning couple."""
+    return rdp.differential_drive(**DRIVE, d=0.05, name="diff_drive_offset")
+
+
+DRIVE_STATE = {"theta": 0.3, "x": 0.1, "y": -0.2, "shape": [0.2, -0.1],
+               "shape_velocity": [4.0, 9.0]}
+
+
+def drive_controls(t):
+    return [0.02 * np.sin(1.5 * t), 0.03 * np.cos(2.0 * t)]  # wheel torques (L, R), N m
+
+
+def test_differential_drive_derivatives_and_residual_jacobians(drive_offset):
+    check_generated_derivatives(drive_offset, np.random.default_rng(12))
+    assert (drive_offset.num_shape, drive_offset.num_symmetry) == (2, 0)
+    for integrator in INTEGRATORS:
+        system = drive_offset.system(integrator=integrator, initial_state=DRIVE_STATE,
+                                     controls=drive_controls)
+        dt = 0.02
+        for k in range(3):
+            assert system.step(k * dt, dt)
+        assert_residual_jacobians_match_central_differences(system, 3 * dt, dt, nonempty=True)
+
+
+def test_differential_drive_straight_and_spin_follow_the_closed_forms(drive):
+    """d = 0, constant torques from rest. The reduced Lagrangian l(u, -A u) = 1/2 u^T M u
+    has a constant M and the curvature term vanishes, so M u_dot = tau: equal torques tau
+    drive straight with a = 2 tau / (rho (m + 2 I_w / rho^2)), opposite ones (-tau, tau)
+    spin in place with alpha = 2 tau b / (rho (I + 2 I_w b^2 / rho^2)). For uniformly
+    accelerated shape motion RDP with alpha = 1/2 is exact: its velocity on step k is the
+    true one at the step's midpoint, so the wheel angles, x along a straight line, and
+    theta where the pose update is theta + dt omega (map exp) are exact at the nodes; the
+    Cayley map turns by 2 atan(dt omega / 2), an O(dt^2) error. (alpha != 1/2 weighs the
+    forces unevenly, an O(dt) error: only alpha = 1/2 is tested here.)"""
+    m, I, I_w, rho, b = (DRIVE[k] for k in ("m", "I", "I_w", "rho", "b"))
+    tau, T, theta0 = 0.01, 2.0, 0.4
+    a = 2 * tau / (rho * (m + 2 * I_w / rho ** 2))
+    alpha = 2 * tau * b / (rho * (I + 2 * I_w * b ** 2 / rho ** 2))
+    start = {"theta": theta0, "x": 0.5, "y": -0.3}
+    for integrator in ({"method": "rdp"}, {"method": "rdp", "map": "exp", "tangent": "exact"}):
+        dt = 0.01
+        t = np.arange(int(round(T / dt)) + 1) * dt
+        run = marsden.simulate(drive.system(integrator=integrator, initial_state=start,
+                                            controls=lambda t: [tau, tau]),
+                               dt=dt, steps=t.size - 1)
+        assert run.ok
+        s = 0.5 * a * t ** 2
+        exact = np.column_stack([np.full_like(t, theta0), 0.5 + s * np.cos(theta0),
+                                 -0.3 + s * np.sin(theta0)])
+        np.testing.assert_allclose(run["pose"], exact, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(run["shape"], np.column_stack([s, s]) / rho, rtol=0,
+                                   atol=1e-11)
+        midpoint_rate = a * (t[1:] - 0.5 * dt) / rho  # the velocity a row reports: its step's
+        np.testing.assert_allclose(run["shape_velocity"][1:], np.column_stack(
+            [midpoint_rate, midpoint_rate]), rtol=0, atol=1e-11)
+        assert s[-1] > 0.2  # it drove
+
+        spins = []
+        for dt in (0.02, 0.01):
+            t = np.arange(int(round(T / dt)) + 1) * dt
+            run = marsden.simulate(drive.system(integrator=integrator, initial_state=start,
+                                                controls=lambda t: [-tau, tau]),
+                                   dt=dt, steps=t.size - 1)
+            assert run.ok
+            np.testing.assert_allclose(run["pose"][:, 1:], [[0.5, -0.3]] * t.size, rtol=0,
+                                       atol=1e-13)
+            phi = 0.5 * alpha * t ** 2 * b / rho
+            np.testing.assert_allclose(run["shape"], np.column_stack([-phi, phi]), rtol=0,
+                                       atol=1e-11)
+            spins.append(np.abs(run["pose"][:, 0] - theta0 - 0.5 * alpha * t ** 2).max())
+        if integrator.get("map") == "exp":
+            assert max(spins) < 1e-12, spins
+        else:
+            assert 1e-6 < spins[0] < 1e-2 and 3.5 < spins[0] / spins[1] < 4.5, spins
+        assert 0.5 * alpha * T ** 2 > 1.0  # it turned
+
+
+def test_differential_drive_keeps_energy_and_constraints_and_converges(drive_offset):
+    """Unforced (d = 0.05, so the motion is not trivial), energy within O(dt^2) without
+    drift; xi = -A(r) u to round-off, checked against A itself; order 2 against a tiny step
+    under time-varying torques."""
+    A, _ = drive_offset.connection([0.0, 0.0])
+    errors = []
+    for dt in (0.02, 0.01):
+        run = marsden.simulate(drive_offset.system(initial_state=DRIVE_STATE), dt=dt,
+                               steps=int(round(10.0 / dt)))
+        assert run.ok
+        assert np.abs(run["constraint_violation"]).max() < 1e-12
+        np.testing.assert_allclose(run["body_velocity"], -run["shape_velocity"] @ A.T,
+                                   rtol=0, atol=1e-12)
+        E = np.asarray(run["energy"]).reshape(-1)
+        errors.append(np.abs(E - E[0]).max() / E[0])
+        half = E.size // 2
+        assert np.ptp(E[half:]) <= 1.5 * np.ptp(E[:half]) + 1e-12
+        assert abs(run["pose"][-1, 0] - run["pose"][0, 0]) > 1.0  # it turned
+    assert errors[0] < 1e-2
+    assert 3.0 < errors[0] / errors[1] < 5.0, errors
+
+    def final(dt):
+        run = marsden.simulate(drive_offset.system(initial_state=DRIVE_STATE,
+                                                   controls=drive_controls),
+                               dt=dt, steps=int(round(2.0 / dt)))
+        assert run.ok
+        return np.concatenate([run["pose"][-1], run["shape"][-1]])
+
+    reference = final(2.5e-4)
+    errors = [np.abs(final(dt) - reference).max() for dt in (0.04, 0.02, 0.01)]
+    orders = np.log2(np.array(errors[:-1]) / np.array(errors[1:]))
+    assert np.all(orders > 1.8), orders
+
+
+def test_differential_drive_refuses_bad_parameters():
+    for kwargs, pattern in [(dict(rho=0.0), r"rho must be positive, got 0.0"),
+                            (dict(b=float("nan")), r"b must be a finite number"),
+                            (dict(m=2.0, I=0.01, d=0.1), r"I = 0.01 must exceed m d\^2")]:
+        with pytest.raises(marsden.InputError, match=pattern):
+            rdp.differential_drive(**kwargs)

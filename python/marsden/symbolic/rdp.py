@@ -310,3 +310,35 @@ def roller_racer(m1: float = 1.0, I1: float = 0.1, m2: float = 0.8, I2: float = 
     n = ca.vertcat(d1 * ca.cos(phi) - d2, -ca.sin(phi), 0)
     return RdpVehicle(name, shape=(r, u), lagrangian=lag, connection=-d2 * n / ca.dot(n, n),
                       symmetry_basis=ca.vertcat(ca.sin(phi), d1 * ca.cos(phi) - d2, 0))
+
+
+def differential_drive(m: float = 2.0, I: float = 0.05, I_w: float = 0.002, rho: float = 0.05,
+                       b: float = 0.15, d: float = 0.0,
+                       name: str = "differential_drive") -> RdpVehicle:
+    """A two-wheeled differential-drive robot: a chassis (mass m, wheels' mass included, and
+    inertia I about the vertical axis through the axle's midpoint) whose centre of mass lies
+    d ahead of that midpoint, two wheels of radius rho at +-b on the axle (left at +b),
+    each with spin inertia I_w; the inputs are the two wheel torques.
+
+    Derived here (docs/own-system.md): the pose g = (theta, x, y) is the axle midpoint, the
+    shape r = (phi_L, phi_R) the wheel angles. The centre of mass moves with (v1, v2 + d
+    omega) in the body frame, so l = 1/2 (m (v1^2 + v2^2) + 2 m d omega v2 + I omega^2
+    + I_w (u_L^2 + u_R^2)). Wheel j's centre moves with (v1 -+ b omega, v2); no side slip
+    and rolling ask v2 = 0, v1 - b omega = rho u_L, v1 + b omega = rho u_R, which fix xi
+    = -A u with A = -[[-rho/2b, rho/2b], [rho/2, rho/2], [0, 0]] and leave no symmetry
+    direction (n_b = 0). The metric is positive definite when I > m d^2."""
+    values = {"m": m, "I": I, "I_w": I_w, "rho": rho, "b": b, "d": d}
+    for key, value in values.items():
+        if not isinstance(value, (int, float)) or not np.isfinite(value):
+            raise InputError(f"differential_drive: {key} must be a finite number, got {value!r}")
+    for key in ("m", "I", "I_w", "rho", "b"):
+        if values[key] <= 0:
+            raise InputError(f"differential_drive: {key} must be positive, got {values[key]!r}")
+    if I <= m * d ** 2:
+        raise InputError(f"differential_drive: I = {I!r} must exceed m d^2 = {m * d ** 2!r} "
+                         "(I is taken about the axle's midpoint)")
+    r, u = shape(2)
+    lag = 0.5 * (m * (v1 ** 2 + v2 ** 2) + 2 * m * d * omega * v2 + I * omega ** 2
+                 + I_w * (u[0] ** 2 + u[1] ** 2))
+    A = [[rho / (2 * b), -rho / (2 * b)], [-rho / 2, -rho / 2], [0, 0]]
+    return RdpVehicle(name, shape=(r, u), lagrangian=lag, connection=A)
