@@ -436,3 +436,24 @@ def test_differential_drive_refuses_bad_parameters():
                             (dict(m=2.0, I=0.01, d=0.1), r"I = 0.01 must exceed m d\^2")]:
         with pytest.raises(marsden.InputError, match=pattern):
             rdp.differential_drive(**kwargs)
+
+
+def test_differential_drive_turns_to_a_goal_pose_by_dmoc(drive_offset, tmp_path):
+    """DMOC: from rest at the origin to (0.5, 0.5) m facing +y, at rest, in 4 s with the
+    wheel torques bounded; the optimum re-simulated by RDP from the scene run_problem
+    writes ends on the goal."""
+    problem = drive_offset.problem({
+        "dt": 0.1, "steps": 40, "initial_state": {},
+        "final_state": {"theta": np.pi / 2, "x": 0.5, "y": 0.5, "at_rest": True},
+        "bounds": {"controls": {"lower": [-0.05, -0.05], "upper": [0.05, 0.05]}},
+        "cost": {"control_weights": [1.0, 1.0]}})
+    out = tmp_path / "goal"
+    summary = marsden.run_problem(problem, out)
+    assert summary["ok"], summary["message"]
+    assert summary["resimulation_error"] < 1e-6
+    marsden.run_scene(marsden.load_scene(out / "resimulate.json"), out / "again")
+    run = json.loads((out / "again" / "summary.json").read_text())
+    assert run["status"] == "ok" and run["system"] == "generated_rdp"
+    pose = run["final_pose"]
+    assert abs(pose["theta"] - np.pi / 2) < 1e-6, pose
+    assert abs(pose["x"] - 0.5) < 1e-6 and abs(pose["y"] - 0.5) < 1e-6, pose
