@@ -7,52 +7,70 @@ namespace marsden {
 
 namespace {
 
-using Pivots = std::array<int, 6>;
-
-// LU factors of a block with partial pivoting, in place (Eigen's generic LU goes through
-// its blocked triangular solvers, several times slower at 6x6). The diagonal keeps the
-// reciprocals of the pivots, so the solves only multiply.
-void lu_factor(LduBlock& A, Pivots& pivots) {
+// LU factors of the leading M x M block with partial pivoting, in place (Eigen's generic LU
+// goes through its blocked triangular solvers, several times slower at 6x6). The diagonal
+// keeps the reciprocals of the pivots, so the substitutions only multiply.
+template <int M>
+void lu_factor(LduBlock& A, TreeLdu::Pivots& pivots) {
 #pragma GCC unroll 6
-  for (int c = 0; c < 6; ++c) {
+  for (int c = 0; c < M; ++c) {
     int pivot = c;
 #pragma GCC unroll 6
-    for (int r = c + 1; r < 6; ++r) {
+    for (int r = c + 1; r < M; ++r) {
       if (std::abs(A(r, c)) > std::abs(A(pivot, c))) pivot = r;
     }
     pivots[c] = pivot;
-    if (pivot != c) A.row(c).swap(A.row(pivot));
+    if (pivot != c) A.row(c).head<M>().swap(A.row(pivot).head<M>());
     const double inv = 1.0 / A(c, c);
 #pragma GCC unroll 6
-    for (int r = c + 1; r < 6; ++r) {
+    for (int r = c + 1; r < M; ++r) {
       A(r, c) *= inv;
 #pragma GCC unroll 6
-      for (int k = c + 1; k < 6; ++k) A(r, k) -= A(r, c) * A(c, k);
+      for (int k = c + 1; k < M; ++k) A(r, k) -= A(r, c) * A(c, k);
     }
     A(c, c) = inv;
   }
 }
 
-// A <- A^-1 from its pivoted LU factors, by row operations on the identity (row-major).
-void invert(LduBlock& A) {
-  Pivots pivots;
-  lu_factor(A, pivots);
-  LduBlock B = LduBlock::Identity();
-  for (int c = 0; c < 6; ++c) {
-    if (pivots[c] != c) B.row(c).swap(B.row(pivots[c]));
+// X <- A^-1 X for the first M rows of X (a block or a vector), with the LU factors of
+// lu_factor<M>: the row permutation, then the two substitutions as row operations.
+template <int M, class Rows>
+void lu_solve(const LduBlock& A, const TreeLdu::Pivots& pivots, Rows& X) {
+#pragma GCC unroll 6
+  for (int c = 0; c < M; ++c) {
+    if (pivots[c] != c) X.row(c).swap(X.row(pivots[c]));
   }
 #pragma GCC unroll 6
-  for (int c = 0; c < 6; ++c) {
+  for (int c = 0; c < M; ++c) {
 #pragma GCC unroll 6
-    for (int r = c + 1; r < 6; ++r) B.row(r) -= A(r, c) * B.row(c);
+    for (int r = c + 1; r < M; ++r) X.row(r) -= A(r, c) * X.row(c);
   }
 #pragma GCC unroll 6
-  for (int c = 5; c >= 0; --c) {
-    B.row(c) *= A(c, c);
+  for (int c = M - 1; c >= 0; --c) {
+    X.row(c) *= A(c, c);
 #pragma GCC unroll 6
-    for (int r = 0; r < c; ++r) B.row(r) -= A(r, c) * B.row(c);
+    for (int r = 0; r < c; ++r) X.row(r) -= A(r, c) * X.row(c);
   }
-  A = B;
+}
+
+// Calls f.template operator()<Mi, Mp>() with the sizes of a node and of its parent (Mp = 0
+// for a root) where they are those of the usual nodes (bodies 6, joints 5 or 3), and with
+// the padded sizes 6, 6 otherwise: the padding's identity diagonal and zero couplings give
+// the same factors, so the fixed sizes only skip work on zero blocks.
+template <class F>
+void with_sizes(int mi, int mp, F&& f) {
+  if (mp == 0) {
+    switch (mi) {
+      case 5: return f.template operator()<5, 0>();
+      case 3: return f.template operator()<3, 0>();
+      default: return f.template operator()<6, 0>();
+    }
+  }
+  if (mi == 6 && mp == 5) return f.template operator()<6, 5>();
+  if (mi == 5 && mp == 6) return f.template operator()<5, 6>();
+  if (mi == 6 && mp == 3) return f.template operator()<6, 3>();
+  if (mi == 3 && mp == 6) return f.template operator()<3, 6>();
+  return f.template operator()<6, 6>();
 }
 
 }  // namespace
@@ -73,19 +91,25 @@ TreeLdu::TreeLdu(int num_nodes)
     : D(num_nodes, LduBlock::Zero()),
       up(num_nodes, LduBlock::Zero()),
       down(num_nodes, LduBlock::Zero()),
+      pivots_(num_nodes),
       padded_(num_nodes) {}
 
-// D_i is replaced by its inverse (each Newton step solves with it three times or more, and a
-// fixed 6x6 product beats two triangular substitutions); with U = D_i^-1 up_i, the parent's
-// block loses down_i U. L = down_i D_i^-1 is applied in the solve, never formed.
+// D_i is replaced by its LU factors and up_i by U = D_i^-1 up_i, by substitution (cheaper
+// than forming D_i^-1 and multiplying); the parent's block loses down_i U. L = down_i D_i^-1
+// is applied in the solve, never formed. The work runs over the nodes' rows only
+// (with_sizes).
 void TreeLdu::factor(const BlockTree& tree) {
   for (const int i : tree.order) {
-    invert(D[i]);
     const int p = tree.parent[i];
-    if (p < 0) continue;
-    const LduBlock U = D[i] * up[i];
-    up[i] = U;
-    D[p].noalias() -= down[i] * up[i];
+    with_sizes(tree.size[i], p < 0 ? 0 : tree.size[p], [&]<int Mi, int Mp>() {
+      lu_factor<Mi>(D[i], pivots_[i]);
+      if constexpr (Mp > 0) {
+        Eigen::Matrix<double, Mi, Mp, Eigen::RowMajor> U = up[i].topLeftCorner<Mi, Mp>();
+        lu_solve<Mi>(D[i], pivots_[i], U);
+        up[i].topLeftCorner<Mi, Mp>() = U;
+        D[p].topLeftCorner<Mp, Mp>().noalias() -= down[i].topLeftCorner<Mp, Mi>() * U;
+      }
+    });
   }
 }
 
@@ -100,7 +124,10 @@ void TreeLdu::solve(const BlockTree& tree, Eigen::Ref<Eigen::VectorXd> x) {
     y[i].head(tree.size[i]) = x.segment(tree.offset[i], tree.size[i]);
   }
   for (const int i : tree.order) {
-    y[i] = (D[i] * y[i]).eval();
+    with_sizes(tree.size[i], 0, [&]<int Mi, int>() {
+      auto y_i = y[i].head<Mi>();
+      lu_solve<Mi>(D[i], pivots_[i], y_i);
+    });
     const int p = tree.parent[i];
     if (p >= 0) y[p].noalias() -= down[i] * y[i];
   }

@@ -6,6 +6,7 @@
 // factors of its m rows unchanged and lets the small products and factorisations unroll.
 #pragma once
 
+#include <array>
 #include <span>
 #include <vector>
 
@@ -30,7 +31,10 @@ class TreeLdu {
  public:
   explicit TreeLdu(int num_nodes);
 
-  // The matrix, filled by the caller; factor() overwrites D with D^-1 and up with D^-1 up.
+  using Pivots = std::array<int, 6>;
+
+  // The matrix, filled by the caller; factor() overwrites D with its pivoted LU factors and
+  // up with D^-1 up.
   std::vector<LduBlock> D, up, down;
 
   // Algorithm 3, in place, children before parents. A singular block gives non-finite
@@ -40,6 +44,7 @@ class TreeLdu {
   void solve(const BlockTree& tree, Eigen::Ref<Eigen::VectorXd> x);
 
  private:
+  std::vector<Pivots> pivots_;                       // of each D's LU factors
   std::vector<Eigen::Matrix<double, 6, 1>> padded_;  // solve's node-padded copy
 };
 
