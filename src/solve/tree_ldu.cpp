@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cmath>
+#include <utility>
 
 namespace marsden {
 
@@ -50,6 +51,43 @@ void lu_solve(const LduBlock& A, const TreeLdu::Pivots& pivots, Rows& X) {
     X.row(c) *= A(c, c);
 #pragma GCC unroll 6
     for (int r = 0; r < c; ++r) X.row(r) -= A(r, c) * X.row(c);
+  }
+}
+
+// x <- A^-1 x on the first M rows of a padded node vector, as lu_solve, on scalars.
+template <int M>
+void lu_solve_vector(const LduBlock& A, const TreeLdu::Pivots& pivots,
+                     Eigen::Matrix<double, 6, 1>& x) {
+  double v[6];
+#pragma GCC unroll 6
+  for (int c = 0; c < M; ++c) v[c] = x[c];
+#pragma GCC unroll 6
+  for (int c = 0; c < M; ++c) std::swap(v[c], v[pivots[c]]);
+#pragma GCC unroll 6
+  for (int c = 0; c < M; ++c) {
+#pragma GCC unroll 6
+    for (int r = c + 1; r < M; ++r) v[r] -= A(r, c) * v[c];
+  }
+#pragma GCC unroll 6
+  for (int c = M - 1; c >= 0; --c) {
+    v[c] *= A(c, c);
+#pragma GCC unroll 6
+    for (int r = 0; r < c; ++r) v[r] -= A(r, c) * v[c];
+  }
+#pragma GCC unroll 6
+  for (int c = 0; c < M; ++c) x[c] = v[c];
+}
+
+// Calls f.template operator()<M>() with a node's size m in 1..6 as a constant.
+template <class F>
+void with_size(int m, F&& f) {
+  switch (m) {
+    case 1: return f.template operator()<1>();
+    case 2: return f.template operator()<2>();
+    case 3: return f.template operator()<3>();
+    case 4: return f.template operator()<4>();
+    case 5: return f.template operator()<5>();
+    default: return f.template operator()<6>();
   }
 }
 
@@ -115,19 +153,19 @@ void TreeLdu::factor(const BlockTree& tree) {
 
 // y_i = D_i^-1 (x_i - sum over children of down_c y_c) from the leaves up, then
 // x_i = y_i - U_i x_parent from the root down, on a copy padded to 6 rows per node (the
-// padding stays zero), so every block product has fixed size.
+// padding stays zero), so every block product has fixed size; the copies and the
+// substitutions run at each node's fixed size (with_size).
 void TreeLdu::solve(const BlockTree& tree, Eigen::Ref<Eigen::VectorXd> x) {
   auto& y = padded_;
   const int num_nodes = static_cast<int>(tree.parent.size());
   for (int i = 0; i < num_nodes; ++i) {
-    y[i].setZero();
-    y[i].head(tree.size[i]) = x.segment(tree.offset[i], tree.size[i]);
+    with_size(tree.size[i], [&]<int M>() {
+      y[i].head<M>() = x.segment<M>(tree.offset[i]);
+      y[i].tail<6 - M>().setZero();
+    });
   }
   for (const int i : tree.order) {
-    with_sizes(tree.size[i], 0, [&]<int Mi, int>() {
-      auto y_i = y[i].head<Mi>();
-      lu_solve<Mi>(D[i], pivots_[i], y_i);
-    });
+    with_size(tree.size[i], [&]<int M>() { lu_solve_vector<M>(D[i], pivots_[i], y[i]); });
     const int p = tree.parent[i];
     if (p >= 0) y[p].noalias() -= down[i] * y[i];
   }
@@ -136,7 +174,7 @@ void TreeLdu::solve(const BlockTree& tree, Eigen::Ref<Eigen::VectorXd> x) {
     if (p >= 0) y[*it].noalias() -= up[*it] * y[p];
   }
   for (int i = 0; i < num_nodes; ++i) {
-    x.segment(tree.offset[i], tree.size[i]) = y[i].head(tree.size[i]);
+    with_size(tree.size[i], [&]<int M>() { x.segment<M>(tree.offset[i]) = y[i].head<M>(); });
   }
 }
 
