@@ -74,25 +74,6 @@ const BodyState& world_state() {
   return world;
 }
 
-int joint_dofs(JointType type) {
-  switch (type) {
-    case JointType::Fixed: return 0;
-    case JointType::Revolute: return 1;
-    case JointType::Prismatic: return 1;
-    case JointType::Spherical: return 3;
-    case JointType::Cylindrical: return 2;
-    case JointType::Planar: return 3;
-    case JointType::Universal: return 2;
-  }
-  return 0;
-}
-
-int constraint_rows(JointType type) { return 6 - joint_dofs(type); }
-
-int step_rows(const Joint& joint) {
-  return constraint_rows(joint.type) + (joint.damping > 0.0 ? 1 : 0);
-}
-
 const char* joint_type_name(JointType type) {
   switch (type) {
     case JointType::Fixed: return "fixed";

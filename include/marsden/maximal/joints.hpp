@@ -56,12 +56,6 @@ void joint_jacobians(const Joint& joint, const BodyState& parent, const Mat3& R_
 Mat12 joint_force_derivative(const Joint& joint, const BodyState& parent,
                              const BodyState& child, const JointVec& lambda);
 
-// Joint coordinates: revolute angle, prismatic slide, spherical rotation vector,
-// cylindrical (slide, angle), planar (two slides in the plane, along a fixed orthonormal
-// pair orthogonal to axis: x and y for axis z; then the angle), universal (angle about
-// axis, angle about axis2).
-int joint_dofs(JointType type);
-
 // Child pose that realises the given joint coordinates (forward kinematics); velocities
 // are copied from `child`.
 BodyState place_child(const Joint& joint, const BodyState& parent, const BodyState& child,

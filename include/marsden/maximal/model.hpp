@@ -19,8 +19,27 @@ inline constexpr int kWorld = -1;
 enum class JointType { Fixed, Revolute, Prismatic, Spherical, Cylindrical, Planar, Universal };
 
 const char* joint_type_name(JointType type);
+
+// Joint coordinates: revolute angle, prismatic slide, spherical rotation vector,
+// cylindrical (slide, angle), planar (two slides in the plane, along a fixed orthonormal
+// pair orthogonal to axis: x and y for axis z; then the angle), universal (angle about
+// axis, angle about axis2). Inline, as the constraint and step row counts: every residual
+// evaluation asks them per joint.
+constexpr int joint_dofs(JointType type) {
+  switch (type) {
+    case JointType::Fixed: return 0;
+    case JointType::Revolute: return 1;
+    case JointType::Prismatic: return 1;
+    case JointType::Spherical: return 3;
+    case JointType::Cylindrical: return 2;
+    case JointType::Planar: return 3;
+    case JointType::Universal: return 2;
+  }
+  return 0;
+}
+
 // Number of constraint rows (6 minus the joint's degrees of freedom).
-int constraint_rows(JointType type);
+constexpr int constraint_rows(JointType type) { return 6 - joint_dofs(type); }
 
 // mass >= 0 and inertia symmetric positive semi-definite. A degenerate body (no mass, or a
 // singular inertia such as a point mass's) is allowed where its joints determine its
@@ -65,7 +84,9 @@ struct Coupling {
 
 // Rows of a joint among a step's unknowns: its constraint rows, then one for its damper's
 // force when damping > 0 (the damper is implicit: integrator.hpp).
-int step_rows(const Joint& joint);
+inline int step_rows(const Joint& joint) {
+  return constraint_rows(joint.type) + (joint.damping > 0.0 ? 1 : 0);
+}
 
 // Pose and velocity of one body. v is the world-frame velocity and omega the
 // body-frame angular velocity of the interval that ends at the current pose.
