@@ -635,10 +635,10 @@ TEST(Integrator, FullNewtonConvergesQuadratically) {
   EXPECT_LT(order, 2.3);
 }
 
-// Consecutive steps start Newton from an extrapolation of the last solutions; a Data
-// rebuilt from the state before every step has no history and starts from the last
-// velocities. Both converge to the same
-// tolerance, so the trajectories agree to it, and the extrapolation saves iterations.
+// Consecutive steps start Newton from an extrapolation of the last solutions, corrected
+// with the last step's factors (the predictor); a Data rebuilt from the state before every
+// step has neither and starts from the last velocities. Both converge to the same
+// tolerance, so the trajectories agree to it, and the history saves iterations.
 TEST(Integrator, ExtrapolatedGuessKeepsTheTrajectory) {
   for (const Mechanism& mech : {pendulum_chain(20), four_bar_chain(2, 1.8)}) {
     Data extrapolated(mech.model, mech.state), plain(mech.model, mech.state);

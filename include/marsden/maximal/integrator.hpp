@@ -33,8 +33,10 @@ struct StepOptions {
   // dt / m, rotational rows by dt / J_max, constraint rows g / dt), is <= tolerance.
   // The factors of the first iterate are kept while each iteration cuts the residual at
   // least fourfold (reuse_jacobian): on a chain, one factorisation and three solves per
-  // step instead of two of each (20% fewer instructions at 50 links); from the guess that
-  // consecutive steps extrapolate from the last solutions, about 2 solves up to 100 links.
+  // step instead of two of each (20% fewer instructions at 50 links). Consecutive steps
+  // start from an extrapolation of the last solutions, corrected by one iteration with
+  // the last step's factors (the predictor, counted in NewtonStatus::iterations): on
+  // chains up to 200 links, two solves and one factorisation per step.
   NewtonOptions newton{1e-10, 50, true, true};
   LinearSolver solver = LinearSolver::SparseLDU;
   // Relative threshold below which pivots of the loop Schur complement count as zero
