@@ -725,7 +725,8 @@ bool predict(const Model& model, const Data& data, Workspace& ws, const StepOpti
       topo.loop_rows != 0 || !model.degenerate_rows().empty()) {
     return false;
   }
-  const std::size_t prev = static_cast<std::size_t>(guess == Guess::Continues ? ws.slot : ws.slot ^ 1);
+  const int last = guess == Guess::Continues ? ws.slot : ws.slot ^ 1;
+  const auto prev = static_cast<std::size_t>(last);
   if (guess == Guess::Continues) ws.slot ^= 1;
   if (!ws.factored[prev]) return false;
   Eigen::VectorXd& r = ws.vectors.r;
