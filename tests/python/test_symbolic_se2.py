@@ -252,6 +252,23 @@ def test_a_scene_file_names_the_planar_library(spring_craft, tmp_path):
     assert model["bodies"][0]["pose"] == {"planar": "pose"}
 
 
+def test_rollout_takes_planar_initial_states(spring_craft):
+    scene = marsden.parse_scene(json.dumps({
+        "system": spring_craft.scene_system(), "dt": 0.01, "duration": 0.3,
+        "controls": {"type": "constant", "value": [0.2, 0.1]}}), "planar.json")
+    assert marsden.initial_state_names(scene) == ["theta", "x", "y", "omega", "v1", "v2"]
+    states = np.array([[0.4, 1.0, 0.5, 0.3, 0.2, 0.0], [-2.0, 0.0, -1.0, -1.0, 0.0, 0.5]])
+    batch = marsden.rollout(scene, states, threads=2)
+    assert batch.ok.all()
+    for k, (theta, x, y, w, v1, v2) in enumerate(states):
+        run = marsden.simulate(spring_craft.system(
+            initial_state={"theta": theta, "position": [x, y], "angular_velocity": w,
+                           "linear_velocity": [v1, v2]}, controls=[0.2, 0.1]),
+            dt=0.01, steps=30)
+        np.testing.assert_array_equal(batch["pose"][k], run["pose"])
+        np.testing.assert_array_equal(batch["body_velocity"][k], run["body_velocity"])
+
+
 def test_planar_errors_name_the_symbol_and_shape(spring_craft, tmp_path):
     with pytest.raises(marsden.InputError, match=r"inertia: expected shape 3 x 3, got 6 x 6"):
         sym.PlanarVehicle("bad", inertia=np.eye(6))
