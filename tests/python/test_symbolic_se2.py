@@ -4,7 +4,7 @@ HolonomicModel<SE2>. The generated derivatives and residual Jacobians against ce
 differences; the hovercraft against the closed form of a thrust against linear drag; a
 free planar body's energy and spatial momentum, and its motion against the hand-written
 SE(3) rigid body's in the plane; the order under a time-varying input; a scene file naming
-the library; the errors.
+the library; a DMOC solve re-simulated; the errors.
 
 Imports the package from $PYTHONPATH (the build tree's python/ folder, as ctest sets it).
 """
@@ -269,6 +269,34 @@ def test_rollout_takes_planar_initial_states(spring_craft):
         np.testing.assert_array_equal(batch["body_velocity"][k], run["body_velocity"])
 
 
+def test_hovercraft_parks_round_a_post_by_dmoc(tmp_path):
+    # From rest at the origin, heading 0, to rest at (3, 2) facing +y, round a post of
+    # radius 0.4 m at (1.5, 1) on the straight line; reversible thrusters within +-1.5 N.
+    craft = sym.hovercraft(drag=0.8, angular_drag=0.01, name="hovercraft_dmoc")
+    problem = craft.problem({
+        "name": "hovercraft_post", "dt": 0.1, "steps": 60,
+        "initial_state": {"theta": 0.0},
+        "final_state": {"position": [3, 2], "theta": np.pi / 2, "at_rest": True},
+        "bounds": {"controls": {"lower": [-1.5, -1.5], "upper": [1.5, 1.5]}},
+        "cost": {"control_weights": [1, 1]},
+        "obstacles": [{"type": "sphere", "name": "post", "center": [1.5, 1.0], "radius": 0.4,
+                       "margin": 0.1}],
+        "initial_guess": {"waypoints": [[2.5, 0.3]]}})
+    summary = marsden.run_problem(problem, tmp_path)
+    assert summary["ok"], summary["message"]
+    assert summary["resimulation_error"] < 1e-6
+    assert summary["min_clearance"] > -1e-6
+    # The scene run_problem writes re-simulates the optimum (the problem's planar initial
+    # state taken as the scene's) and ends at the goal.
+    scene = marsden.load_scene(tmp_path / "resimulate.json")
+    run = marsden.simulate(marsden.make_system(scene), dt=0.1, steps=60)
+    assert run.ok
+    np.testing.assert_allclose(run["pose"][-1], [np.pi / 2, 3.0, 2.0], atol=1e-6)
+    np.testing.assert_allclose(run["body_velocity"][-1], 0.0, atol=1e-6)
+    centre = np.array([1.5, 1.0])
+    assert np.linalg.norm(run["pose"][:, 1:] - centre, axis=1).min() > 0.4
+
+
 def test_planar_errors_name_the_symbol_and_shape(spring_craft, tmp_path):
     with pytest.raises(marsden.InputError, match=r"inertia: expected shape 3 x 3, got 6 x 6"):
         sym.PlanarVehicle("bad", inertia=np.eye(6))
@@ -284,8 +312,12 @@ def test_planar_errors_name_the_symbol_and_shape(spring_craft, tmp_path):
         sym.PlanarVehicle("bad", mass=1.0, J=0.1, potential=sym.p[2])
     with pytest.raises(marsden.InputError, match=r"J: is singular"):
         sym.PlanarVehicle("bad", mass=1.0, J=0.0)
-    # DMOC runs the SE(3) generated vehicles: a planar object is refused naming the file.
-    with pytest.raises(marsden.InputError, match=r"a vehicle on SE\(2\), expected one on SE\(3\)"):
+    # A planar problem file in the SE(3) vehicles' words is refused naming the field.
+    with pytest.raises(marsden.InputError, match=r"final_state.position.*2"):
         marsden.parse_problem(json.dumps({
             "system": spring_craft.scene_system(), "dt": 0.1, "steps": 10,
-            "final_state": {"position": [1, 0, 0]}}), "planar.json")
+            "initial_state": {}, "final_state": {"position": [1, 0, 0]}}), "planar.json")
+    with pytest.raises(marsden.InputError, match=r"heading"):
+        marsden.parse_problem(json.dumps({
+            "system": spring_craft.scene_system(), "dt": 0.1, "steps": 10,
+            "initial_state": {}, "final_state": {"heading": 1.0}}), "planar.json")
