@@ -43,7 +43,8 @@ class Batch:
 
 def initial_state_names(scene: _core.Scene) -> list[str]:
     """The entries of a row of ``rollout``'s ``initial_states`` for this scene: the SE(3)
-    vehicles x, y, z, qw, qx, qy, qz, wx, wy, wz, vx, vy, vz; tree systems q then qd_."""
+    vehicles x, y, z, qw, qx, qy, qz, wx, wy, wz, vx, vy, vz; the SE(2) ones theta, x, y,
+    omega, v1, v2; tree systems q then qd_."""
     return _core._initial_state_names(scene)
 
 

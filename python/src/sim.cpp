@@ -316,17 +316,19 @@ void bind_sim(nb::module_ m) {
         std::visit(
             [&](auto& setup) {
               if (controls) setup.controls = controls;
-              if constexpr (std::is_same_v<std::decay_t<decltype(setup)>, io::VehicleScene>) {
+              using T = std::decay_t<decltype(setup)>;
+              if constexpr (std::is_same_v<T, io::VehicleScene> ||
+                            std::is_same_v<T, io::PlanarVehicleScene>) {
                 if (shape) setup.shape = shape;
               } else if (shape) {
-                throw InputError("shape: only the SE(3) vehicles take shape inputs");
+                throw InputError("shape: only the holonomic vehicles take shape inputs");
               }
             },
             copy.system);
         return run::make_system(copy);
       },
       nb::arg("scene"), nb::arg("controls").none() = nullptr, nb::arg("shape").none() = nullptr,
-      "The scene's system, at its initial state. controls (and, for the SE(3) vehicles, "
+      "The scene's system, at its initial state. controls (and, for the holonomic vehicles, "
       "shape) replace the scene's signals, e.g. with a Python callable; their sizes must "
       "match the system (InputError otherwise).");
   m.def(

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <type_traits>
 
 #include <nlohmann/json.hpp>
 
@@ -13,6 +14,7 @@
 #include "marsden/control/holonomic_ocp.hpp"
 #include "marsden/error.hpp"
 #include "marsden/record/writers.hpp"
+#include "marsden/vehicle/generated.hpp"
 #include "marsden/vehicle/models.hpp"
 
 namespace marsden::io {
@@ -175,17 +177,26 @@ namespace {
 
 using detail::JsonNode;
 
-// The SE(3) vehicles: helicopter, boat (HolonomicOcp<SE3>).
+// The holonomic vehicles: helicopter, boat and generated ones on SE(3), generated ones on
+// SE(2) (HolonomicOcp<G>). On SE(2) the states are written as a planar vehicle's scene
+// writes them (theta, position [x, y], angular_velocity omega, linear_velocity [v1, v2]),
+// so that the re-simulation scene takes the problem's initial state unchanged.
+template <class G>
 std::unique_ptr<control::Ocp> parse_holonomic(const JsonNode& root, const std::string& type,
                                               const std::string& file) {
+  constexpr bool kPlanar = std::is_same_v<G, SE2>;
+  constexpr std::size_t kPositionDim = kPlanar ? 2 : 3;
   root.expect_keys({"name", "description", "system", "integrator", "dt", "steps", "initial_state",
                     "final_state", "final_time", "bounds", "cost", "obstacles", "initial_guess",
                     "solver"});
-  control::HolonomicOcpSpec<SE3> s;
+  control::HolonomicOcpSpec<G> s;
   const JsonNode sys = root.at("system");
-  s.model = type == "helicopter" ? detail::parse_helicopter(sys)
-             : type == "boat"     ? detail::parse_boat(sys)
-                                  : detail::parse_generated(sys, file);
+  if constexpr (kPlanar)
+    s.model = detail::parse_generated_planar(sys, file);
+  else
+    s.model = type == "helicopter" ? detail::parse_helicopter(sys)
+               : type == "boat"     ? detail::parse_boat(sys)
+                                    : detail::parse_generated(sys, file);
   const int nu = s.model->num_controls(), ns = s.model->num_shape();
   const std::string u_what = type == "helicopter" ? "collective u_c [N], tail rotor u_psi [N]"
                              : type == "boat" ? "right thruster u_r [N], left thruster u_l [N]"
@@ -199,38 +210,63 @@ std::unique_ptr<control::Ocp> parse_holonomic(const JsonNode& root, const std::s
   s.steps = root.at("steps").integer(1, 100000);
 
   const JsonNode init = root.at("initial_state");
-  init.expect_keys({"position", "orientation", "angular_velocity", "linear_velocity"});
-  if (const auto p = init.find("position")) s.g0.x = p->vec3();
-  if (const auto o = init.find("orientation")) s.g0.R = detail::parse_orientation(*o);
-  if (const auto w = init.find("angular_velocity")) s.xi0.head<3>() = w->vec3();
-  if (const auto v = init.find("linear_velocity")) s.xi0.tail<3>() = v->vec3();
+  if constexpr (kPlanar) {
+    init.expect_keys({"theta", "position", "angular_velocity", "linear_velocity"});
+    const double theta = init.has("theta") ? init.at("theta").number() : 0.0;
+    Vec2 x = Vec2::Zero();
+    if (const auto p = init.find("position")) x = Eigen::Map<const Vec2>(p->numbers(2).data());
+    s.g0 = SE2::from_angle(theta, x);
+    if (const auto w = init.find("angular_velocity")) s.xi0[0] = w->number();
+    if (const auto v = init.find("linear_velocity"))
+      s.xi0.template tail<2>() = Eigen::Map<const Vec2>(v->numbers(2).data());
+  } else {
+    init.expect_keys({"position", "orientation", "angular_velocity", "linear_velocity"});
+    if (const auto p = init.find("position")) s.g0.x = p->vec3();
+    if (const auto o = init.find("orientation")) s.g0.R = detail::parse_orientation(*o);
+    if (const auto w = init.find("angular_velocity")) s.xi0.template head<3>() = w->vec3();
+    if (const auto v = init.find("linear_velocity")) s.xi0.template tail<3>() = v->vec3();
+  }
 
   if (const auto fin = root.find("final_state")) {
-    fin->expect_keys({"position", "orientation", "heading", "angular_velocity", "linear_velocity",
-                      "at_rest"});
+    if constexpr (kPlanar)
+      fin->expect_keys({"position", "theta", "angular_velocity", "linear_velocity", "at_rest"});
+    else
+      fin->expect_keys({"position", "orientation", "heading", "angular_velocity",
+                        "linear_velocity", "at_rest"});
     if (const auto p = fin->find("position")) {
-      const auto v = detail::numbers_or_null(*p, 3, std::numeric_limits<double>::quiet_NaN());
-      for (int i = 0; i < 3; ++i) {
+      const auto v = detail::numbers_or_null(*p, kPositionDim,
+                                             std::numeric_limits<double>::quiet_NaN());
+      for (std::size_t i = 0; i < kPositionDim; ++i) {
         s.final_position_fixed[i] = !std::isnan(v[i]);
-        s.final_position[i] = s.final_position_fixed[i] ? v[i] : 0.0;
+        s.final_position[static_cast<Eigen::Index>(i)] = s.final_position_fixed[i] ? v[i] : 0.0;
       }
     }
-    if (const auto o = fin->find("orientation")) {
-      if (fin->has("heading")) fin->fail("give \"orientation\" or \"heading\", not both");
-      SE3 g;
-      g.R = detail::parse_orientation(*o);
-      s.final_orientation = g;
+    if constexpr (kPlanar) {
+      if (const auto th = fin->find("theta"))
+        s.final_orientation = SE2::from_angle(th->number(), Vec2::Zero());
+    } else {
+      if (const auto o = fin->find("orientation")) {
+        if (fin->has("heading")) fin->fail("give \"orientation\" or \"heading\", not both");
+        SE3 g;
+        g.R = detail::parse_orientation(*o);
+        s.final_orientation = g;
+      }
+      if (const auto h = fin->find("heading")) s.final_heading = h->number();
     }
-    if (const auto h = fin->find("heading")) s.final_heading = h->number();
     const bool at_rest = fin->has("at_rest") && fin->at("at_rest").boolean();
     if (at_rest && (fin->has("angular_velocity") || fin->has("linear_velocity")))
       fin->fail("give \"at_rest\" or velocities, not both");
-    if (at_rest) s.final_velocity = Vec6::Zero();
+    if (at_rest) s.final_velocity = G::Tangent::Zero();
     if (fin->has("angular_velocity") != fin->has("linear_velocity"))
       fin->fail("give both \"angular_velocity\" and \"linear_velocity\" (the last segment's body velocity)");
     if (fin->has("angular_velocity")) {
-      Vec6 xi;
-      xi << fin->at("angular_velocity").vec3(), fin->at("linear_velocity").vec3();
+      typename G::Tangent xi;
+      if constexpr (kPlanar) {
+        const std::vector<double> v = fin->at("linear_velocity").numbers(2);
+        xi << fin->at("angular_velocity").number(), v[0], v[1];
+      } else {
+        xi << fin->at("angular_velocity").vec3(), fin->at("linear_velocity").vec3();
+      }
       s.final_velocity = xi;
     }
   }
@@ -248,11 +284,12 @@ std::unique_ptr<control::Ocp> parse_holonomic(const JsonNode& root, const std::s
     if (ns == 0 && b->has("shape")) b->at("shape").fail("this vehicle has no shape variables");
     detail::parse_range(*b, "shape", static_cast<std::size_t>(ns), s.gamma_lower.data(),
                         s.gamma_upper.data());
-    detail::parse_range(*b, "position", 3, s.position_lower.data(), s.position_upper.data());
-    detail::parse_range(*b, "velocity", 6, s.xi_lower.data(), s.xi_upper.data());
+    detail::parse_range(*b, "position", kPositionDim, s.position_lower.data(),
+                        s.position_upper.data());
+    detail::parse_range(*b, "velocity", G::kDim, s.xi_lower.data(), s.xi_upper.data());
   }
 
-  s.path.obstacles = detail::parse_obstacles(root, 3);
+  s.path.obstacles = detail::parse_obstacles(root, static_cast<int>(kPositionDim));
   if (const auto cost = root.find("cost")) {
     cost->expect_keys({"control_weights", "control_reference", "shape_weights", "path_length", "hazard"});
     if (const auto w = cost->find("control_weights")) s.u_weights = detail::input_vec(*w, nu, u_what);
@@ -268,15 +305,23 @@ std::unique_ptr<control::Ocp> parse_holonomic(const JsonNode& root, const std::s
     g->expect_keys({"waypoints", "controls", "shape", "simulate"});
     detail::check_guess_magnitudes(*g);
     if (const auto w = g->find("waypoints")) {
-      if (!w->is_array()) w->fail("expected an array of [x, y, z] points");
-      for (std::size_t i = 0; i < w->array_size(); ++i) s.waypoints.push_back((*w)[i].vec3());
+      if (!w->is_array())
+        w->fail(kPlanar ? "expected an array of [x, y] points" : "expected an array of [x, y, z] points");
+      for (std::size_t i = 0; i < w->array_size(); ++i) {
+        if constexpr (kPlanar) {
+          const std::vector<double> v = (*w)[i].numbers(2);
+          s.waypoints.emplace_back(v[0], v[1], 0.0);
+        } else {
+          s.waypoints.push_back((*w)[i].vec3());
+        }
+      }
     }
     if (const auto u = g->find("controls")) s.u_guess = detail::input_vec(*u, nu, u_what);
     if (const auto u = g->find("shape")) s.gamma_guess = detail::input_vec(*u, ns, gamma_what);
     if (const auto sim = g->find("simulate")) s.simulate_guess = sim->boolean();
   }
   return detail::with_field(root, [&] {
-    return std::unique_ptr<control::Ocp>(std::make_unique<control::HolonomicOcp<SE3>>(std::move(s)));
+    return std::unique_ptr<control::Ocp>(std::make_unique<control::HolonomicOcp<G>>(std::move(s)));
   });
 }
 
@@ -289,11 +334,17 @@ Problem build_problem(const detail::JsonDocument& doc) {
   const JsonNode sys = root.at("system");
   p.system_type = sys.at("type").one_of(
       {"helicopter", "boat", "generated", "car", "generated_rdp", "tree"});
+  // A generated object says its group: one on SE(2) is a planar holonomic vehicle.
+  const bool planar = p.system_type == "generated" &&
+                      detail::with_field(sys.at("library"), [&] {
+                        return generated_vehicle_group(detail::generated_library_path(sys, p.file));
+                      }) == 2;
   if (p.system_type == "car") p.ocp = detail::parse_car_problem(root);
   else if (p.system_type == "generated_rdp")
     p.ocp = detail::parse_generated_rdp_problem(root, p.file);
   else if (p.system_type == "tree") p.ocp = detail::parse_tree_problem(root, p.file);
-  else p.ocp = parse_holonomic(root, p.system_type, p.file);
+  else if (planar) p.ocp = parse_holonomic<SE2>(root, p.system_type, p.file);
+  else p.ocp = parse_holonomic<SE3>(root, p.system_type, p.file);
   p.solver = detail::parse_solver(root);
   nlohmann::json fields = nlohmann::json::object();
   for (const char* key : {"system", "integrator", "initial_state"})
@@ -310,7 +361,7 @@ Problem build_problem(const detail::JsonDocument& doc) {
   nlohmann::json view = nlohmann::json::object();
   if (root.has("obstacles")) {
     view["obstacles"] = root.at("obstacles").raw();
-    view["dimension"] = p.system_type == "car" || p.system_type == "generated_rdp" ? 2 : 3;
+    view["dimension"] = p.system_type == "car" || p.system_type == "generated_rdp" || planar ? 2 : 3;
   }
   // The helicopter's landing pad and the boat's dock stand at the final pose (a free
   // coordinate at 0: the boat's height is the water's). A helicopter lands when its final

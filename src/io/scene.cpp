@@ -111,13 +111,23 @@ std::shared_ptr<const HolonomicModel<SE3>> parse_boat(const JsonNode& sys) {
   return with_field(sys, [&] { return std::make_shared<const Boat>(p); });
 }
 
+std::filesystem::path generated_library_path(const JsonNode& sys, const std::string& file) {
+  sys.expect_keys({"type", "library"});
+  std::filesystem::path path = sys.at("library").string();
+  if (path.is_relative()) path = std::filesystem::path(file).parent_path() / path;
+  return path;
+}
+
 std::shared_ptr<const HolonomicModel<SE3>> parse_generated(const JsonNode& sys,
                                                            const std::string& file) {
-  sys.expect_keys({"type", "library"});
-  const JsonNode library = sys.at("library");
-  std::filesystem::path path = library.string();
-  if (path.is_relative()) path = std::filesystem::path(file).parent_path() / path;
-  return with_field(library, [&] { return GeneratedVehicle::load(path); });
+  const std::filesystem::path path = generated_library_path(sys, file);
+  return with_field(sys.at("library"), [&] { return GeneratedVehicle::load(path); });
+}
+
+std::shared_ptr<const HolonomicModel<SE2>> parse_generated_planar(const JsonNode& sys,
+                                                                  const std::string& file) {
+  const std::filesystem::path path = generated_library_path(sys, file);
+  return with_field(sys.at("library"), [&] { return GeneratedPlanarVehicle::load(path); });
 }
 
 Mat3 parse_orientation(const JsonNode& o) {
@@ -171,6 +181,27 @@ VehicleState<SE3> parse_initial_state(const JsonNode& s) {
   if (const auto o = s.find("orientation")) state.g.R = parse_orientation(*o);
   if (const auto w = s.find("angular_velocity")) state.xi.head<3>() = w->vec3();
   if (const auto v = s.find("linear_velocity")) state.xi.tail<3>() = v->vec3();
+  return state;
+}
+
+// theta [rad], position (x, y) [m], angular_velocity omega [rad/s], linear_velocity
+// (v1, v2) [m/s] in the body frame.
+VehicleState<SE2> parse_planar_initial_state(const JsonNode& s) {
+  s.expect_keys({"theta", "position", "angular_velocity", "linear_velocity"});
+  VehicleState<SE2> state;
+  double theta = 0.0;
+  if (const auto n = s.find("theta")) theta = n->number();
+  Vec2 x = Vec2::Zero();
+  if (const auto n = s.find("position")) {
+    const std::vector<double> v = n->numbers(2);
+    x = Vec2(v[0], v[1]);
+  }
+  state.g = SE2::from_angle(theta, x);
+  if (const auto n = s.find("angular_velocity")) state.xi[0] = n->number();
+  if (const auto n = s.find("linear_velocity")) {
+    const std::vector<double> v = n->numbers(2);
+    state.xi.tail<2>() = Vec2(v[0], v[1]);
+  }
   return state;
 }
 
@@ -273,7 +304,8 @@ namespace {
 
 using detail::parse_input;
 
-void parse_integrator(const JsonNode& in, VehicleScene& s, sim::FailurePolicy& policy) {
+template <class Setup>
+void parse_integrator(const JsonNode& in, Setup& s, sim::FailurePolicy& policy) {
   in.expect_keys({"method", "map", "tangent", "tolerance", "max_iterations", "line_search",
                   "on_failure", "max_subdivisions"});
   if (const auto n = in.find("method"))
@@ -382,6 +414,20 @@ Scene build_scene(const detail::JsonDocument& doc) {
       scene.system_type == "sleigh" || scene.system_type == "generated_rdp") {
     detail::parse_nonholonomic(root, scene);
     parse_timing_and_output(root, scene);
+    return scene;
+  }
+  if (scene.system_type == "generated" &&
+      with_field(sys.at("library"), [&] {
+        return generated_vehicle_group(detail::generated_library_path(sys, scene.file));
+      }) == 2) {
+    PlanarVehicleScene v;
+    v.model = detail::parse_generated_planar(sys, scene.file);
+    if (const auto in = root.find("integrator")) parse_integrator(*in, v, scene.policy);
+    parse_timing_and_output(root, scene);
+    if (const auto s = root.find("initial_state")) v.initial_state = parse_planar_initial_state(*s);
+    v.controls = parse_input(root, "controls", v.model->num_controls(), "controls");
+    v.shape = parse_input(root, "shape", v.model->num_shape(), "shape");
+    scene.system = std::move(v);
     return scene;
   }
   VehicleScene v;

@@ -16,14 +16,16 @@ namespace marsden::run {
 std::vector<std::string> initial_state_names(const io::Scene& scene) {
   if (std::holds_alternative<io::VehicleScene>(scene.system))
     return {"x", "y", "z", "qw", "qx", "qy", "qz", "wx", "wy", "wz", "vx", "vy", "vz"};
+  if (std::holds_alternative<io::PlanarVehicleScene>(scene.system))
+    return {"theta", "x", "y", "omega", "v1", "v2"};
   if (const auto* tree = std::get_if<io::TreeScene>(&scene.system)) {
     std::vector<std::string> names;
     for (const tree::Coordinate& c : tree->model->coords()) names.push_back(c.name);
     for (const tree::Coordinate& c : tree->model->coords()) names.push_back("qd_" + c.name);
     return names;
   }
-  throw InputError(scene.file + ": initial states from arrays are taken by the SE(3) vehicles "
-                   "and tree systems; a \"" + scene.system_type + "\" scene keeps its own");
+  throw InputError(scene.file + ": initial states from arrays are taken by the holonomic "
+                   "vehicles and tree systems; a \"" + scene.system_type + "\" scene keeps its own");
 }
 
 void set_initial_state(io::Scene& scene, std::span<const double> state, const std::string& what) {
@@ -44,6 +46,12 @@ void set_initial_state(io::Scene& scene, std::span<const double> state, const st
     v->initial_state.g.x = Vec3(state[0], state[1], state[2]);
     v->initial_state.g.R = q.normalized().toRotationMatrix();
     for (int k = 0; k < 6; ++k) v->initial_state.xi[k] = state[7 + static_cast<std::size_t>(k)];
+    return;
+  }
+  if (auto* v = std::get_if<io::PlanarVehicleScene>(&scene.system)) {
+    // As the scene reader builds the pose from theta.
+    v->initial_state.g = SE2::from_angle(state[0], Vec2(state[1], state[2]));
+    for (int k = 0; k < 3; ++k) v->initial_state.xi[k] = state[3 + static_cast<std::size_t>(k)];
     return;
   }
   auto& tree = std::get<io::TreeScene>(scene.system);

@@ -15,6 +15,7 @@ namespace marsden::run {
 using io::MaximalScene;
 using io::NhMethod;
 using io::NonholonomicScene;
+using io::PlanarVehicleScene;
 using io::Scene;
 using io::TreeScene;
 using io::VehicleScene;
@@ -222,6 +223,30 @@ SceneRunSummary run_maximal(const Scene& scene, const std::filesystem::path& out
                     });
 }
 
+// The holonomic vehicles on SE(3) and SE(2).
+template <class Setup>
+SceneRunSummary run_holonomic(const Scene& scene, const Setup& v,
+                              const std::filesystem::path& out_dir, const RunControl& control) {
+  const std::unique_ptr<sim::System> system = make_system(scene);
+
+  const auto& opt = v.options;
+  Json integrator = Json::object();
+  integrator.set("method", method_name(v.method))
+      .set("map", opt.map == DiffMap::Cay ? "cay" : "exp")
+      .set("tangent", opt.tangent == TangentMap::TLN ? "tln" : "exact")
+      .set("tolerance", opt.newton.tolerance)
+      .set("max_iterations", opt.newton.max_iterations);
+  return run_system(scene, *system, v.initial_state.t, out_dir, control, std::move(integrator),
+                            [](Json& summary, const SceneRunSummary& sum) {
+                              if (sum.momentum_initial.empty()) return;
+                              summary.set("spatial_momentum",
+                                          Json::object()
+                                              .set("initial", Json::array(sum.momentum_initial))
+                                              .set("max_abs_drift", sum.momentum_drift)
+                                              .set("relative_drift", sum.momentum_drift_relative));
+                            });
+}
+
 }  // namespace
 
 std::unique_ptr<sim::System> make_system(const io::Scene& scene) {
@@ -229,7 +254,8 @@ std::unique_ptr<sim::System> make_system(const io::Scene& scene) {
     return std::visit(
         [](const auto& setup) -> std::unique_ptr<sim::System> {
           using T = std::decay_t<decltype(setup)>;
-          if constexpr (std::is_same_v<T, VehicleScene>) return sim::make_vehicle_system(setup);
+          if constexpr (std::is_same_v<T, VehicleScene> || std::is_same_v<T, PlanarVehicleScene>)
+            return sim::make_vehicle_system(setup);
           if constexpr (std::is_same_v<T, NonholonomicScene>)
             return sim::make_nonholonomic_system(setup);
           if constexpr (std::is_same_v<T, TreeScene>) return sim::make_tree_system(setup);
@@ -250,25 +276,9 @@ SceneRunSummary run_scene(const io::Scene& scene, const std::filesystem::path& o
   if (std::holds_alternative<TreeScene>(scene.system)) return run_tree(scene, out_dir, control);
   if (std::holds_alternative<MaximalScene>(scene.system))
     return run_maximal(scene, out_dir, control);
-  const VehicleScene& v = std::get<VehicleScene>(scene.system);
-  const std::unique_ptr<sim::System> system = make_system(scene);
-
-  const auto& opt = v.options;
-  Json integrator = Json::object();
-  integrator.set("method", method_name(v.method))
-      .set("map", opt.map == DiffMap::Cay ? "cay" : "exp")
-      .set("tangent", opt.tangent == TangentMap::TLN ? "tln" : "exact")
-      .set("tolerance", opt.newton.tolerance)
-      .set("max_iterations", opt.newton.max_iterations);
-  return run_system(scene, *system, v.initial_state.t, out_dir, control, std::move(integrator),
-                            [](Json& summary, const SceneRunSummary& sum) {
-                              if (sum.momentum_initial.empty()) return;
-                              summary.set("spatial_momentum",
-                                          Json::object()
-                                              .set("initial", Json::array(sum.momentum_initial))
-                                              .set("max_abs_drift", sum.momentum_drift)
-                                              .set("relative_drift", sum.momentum_drift_relative));
-                            });
+  if (const auto* planar = std::get_if<PlanarVehicleScene>(&scene.system))
+    return run_holonomic(scene, *planar, out_dir, control);
+  return run_holonomic(scene, std::get<VehicleScene>(scene.system), out_dir, control);
 }
 
 }  // namespace marsden::run

@@ -71,6 +71,16 @@ Json vehicle_model(const io::Scene& scene) {
 
 // The vehicle's dimensions and the trajectory arrays that turn its wheels, steering and
 // rotor: the page places the parts from these and the recorded pose and shape.
+// A planar holonomic vehicle: a board at its pose, as a generated nonholonomic one.
+Json planar_vehicle_model(const io::Scene& scene) {
+  Json body = Json::object();
+  body.set("name", scene.system_type).set("pose", Json::object().set("planar", "pose"));
+  return Json::object()
+      .set("ground", true)
+      .set("vehicle", Json::object().set("type", "generated"))
+      .set("bodies", Json::array().push_back(std::move(body)));
+}
+
 Json nonholonomic_model(const io::Scene& scene) {
   const auto& nh = std::get<io::NonholonomicScene>(scene.system);
   // A generated system's coordinates have no known geometry: the ground only.
@@ -372,6 +382,8 @@ Json view_model(const io::Scene& scene) {
   if (std::holds_alternative<io::VehicleScene>(scene.system)) m = vehicle_model(scene);
   else if (std::holds_alternative<io::NonholonomicScene>(scene.system)) m = nonholonomic_model(scene);
   else if (std::holds_alternative<io::TreeScene>(scene.system)) m = tree_model(scene, visuals);
+  else if (std::holds_alternative<io::PlanarVehicleScene>(scene.system))
+    m = planar_vehicle_model(scene);
   else m = maximal_model(scene, visuals);
   Json out = Json::object();
   out.set("format", "marsden-view-1")

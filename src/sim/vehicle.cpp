@@ -1,7 +1,9 @@
 #include "marsden/sim/vehicle.hpp"
 
 #include <cmath>
+#include <numbers>
 #include <string>
+#include <type_traits>
 
 #include "marsden/error.hpp"
 #include "marsden/lie/quaternion.hpp"
@@ -10,20 +12,31 @@
 namespace marsden::sim {
 namespace {
 
+template <class G>
 class VehicleSystem final : public System {
+  static constexpr bool kSpatial = std::is_same_v<G, SE3>;
+  static constexpr int n = G::kDim;
+  using Tangent = typename G::Tangent;
+
  public:
-  explicit VehicleSystem(const VehicleSetup& s)
+  explicit VehicleSystem(const HolonomicSetup<G>& s)
       : setup_(s),
-        stepper_(make_stepper<SE3>(s.method, s.model, s.options)),
+        stepper_(make_stepper<G>(s.method, s.model, s.options)),
         cur_(s.initial_state) {
     const int nu = s.controls ? s.controls->size() : 0, ns = s.shape ? s.shape->size() : 0;
     if (nu != s.model->num_controls() || ns != s.model->num_shape())
       throw InputError("vehicle: controls or shape signal size does not match the system");
     layout_.add("", {"t"}, {});
-    layout_.add("position", {"x", "y", "z"}, {3});
-    layout_.add("quaternion", {"qw", "qx", "qy", "qz"}, {4});
-    layout_.add("angular_velocity", {"wx", "wy", "wz"}, {3});
-    layout_.add("linear_velocity", {"vx", "vy", "vz"}, {3});
+    if constexpr (kSpatial) {
+      layout_.add("position", {"x", "y", "z"}, {3});
+      layout_.add("quaternion", {"qw", "qx", "qy", "qz"}, {4});
+      layout_.add("angular_velocity", {"wx", "wy", "wz"}, {3});
+      layout_.add("linear_velocity", {"vx", "vy", "vz"}, {3});
+    } else {
+      // As the nonholonomic vehicles on SE(2) name them, so the player draws both alike.
+      layout_.add("pose", {"theta", "x", "y"}, {3});
+      layout_.add("body_velocity", {"omega", "v1", "v2"}, {3});
+    }
     layout_.add("energy", {"energy"}, {});
     std::vector<std::string> u, gamma;
     for (int i = 0; i < nu; ++i) u.push_back("u" + std::to_string(i));
@@ -62,11 +75,11 @@ class VehicleSystem final : public System {
     return StepStatus{st.converged, st.iterations, st.residual_norm, {}};
   }
 
-  double energy() const override { return vehicle_energy<SE3>(*setup_.model, cur_.g, cur_.xi); }
-  int momentum_size() const override { return setup_.conserves_momentum ? 6 : 0; }
+  double energy() const override { return vehicle_energy<G>(*setup_.model, cur_.g, cur_.xi); }
+  int momentum_size() const override { return setup_.conserves_momentum ? n : 0; }
   void momentum(std::span<double> out) const override {
-    const Vec6 mu = spatial_momentum<SE3>(cur_.g, setup_.model->inertia() * cur_.xi);
-    for (int i = 0; i < 6; ++i) out[std::size_t(i)] = mu[i];
+    const Tangent mu = spatial_momentum<G>(cur_.g, setup_.model->inertia() * cur_.xi);
+    for (int i = 0; i < n; ++i) out[std::size_t(i)] = mu[i];
   }
 
   // The VI's residual r(xi_k) of vehicles eq. (10): z = xi_k, delta = (g_k exp(delta_g),
@@ -76,7 +89,7 @@ class VehicleSystem final : public System {
     if (!has_residual()) return System::residual_point(t_k, dt);
     ResidualPoint at;
     at.z = velocity_km1(dt);
-    at.delta = Eigen::VectorXd::Zero(12);
+    at.delta = Eigen::VectorXd::Zero(2 * n);
     const StepInputs in = inputs_at(t_k);
     at.u.resize(in.u.size() + in.gamma.size());
     at.u << in.u, in.gamma;
@@ -85,38 +98,46 @@ class VehicleSystem final : public System {
   void residual(double t_k, double dt, const ResidualPoint& at, ResidualBlocks& out,
                 bool jacobians) const override {
     if (!has_residual()) return System::residual(t_k, dt, at, out, jacobians);
-    const HolonomicModel<SE3>& model = *setup_.model;
+    const HolonomicModel<G>& model = *setup_.model;
     const Eigen::Index nu = model.num_controls(), ns = model.num_shape();
-    if (at.z.size() != 6 || at.delta.size() != 12 || at.u.size() != nu + ns)
+    if (at.z.size() != n || at.delta.size() != 2 * n || at.u.size() != nu + ns)
       throw InputError("vehicle residual: z, delta or u has the wrong size");
-    const SE3 g_k = cur_.g * SE3::exp(at.delta.head<6>());
-    const Vec6 xi_km1 = velocity_km1(dt) + at.delta.tail<6>();
+    const G g_k = cur_.g * G::exp(at.delta.template head<n>());
+    const Tangent xi_km1 = velocity_km1(dt) + at.delta.template tail<n>();
     StepInputs in;
     in.u = at.u.head(nu);
     in.gamma = at.u.tail(ns);
-    HolonomicResidual<SE3> R;
-    holonomic_residual<SE3>(model, setup_.options, dt, t_k, g_k, xi_km1, at.z, in, jacobians, R);
+    HolonomicResidual<G> R;
+    holonomic_residual<G>(model, setup_.options, dt, t_k, g_k, xi_km1, at.z, in, jacobians, R);
     out.r = R.r;
     if (!jacobians) return;
     out.J_r_z = R.J_r_xi_k;
-    out.J_r_state.resize(6, 12);
+    out.J_r_state.resize(n, 2 * n);
     out.J_r_state << R.J_r_g_k, R.J_r_xi_km1;
-    out.J_r_u.resize(6, nu + ns);
+    out.J_r_u.resize(n, nu + ns);
     out.J_r_u << R.J_r_u_k, R.J_r_gamma_k;
   }
 
   void row(double t, std::span<double> out) const override {
-    Vec4 q = Quat::from_rotation(cur_.g.R).q;
-    // q and -q are the same rotation: keep the sign continuous along the trajectory.
-    if (last_q_.dot(q) < 0.0) q = -q;
-    last_q_ = q;
     if (setup_.controls) setup_.controls->eval(t, u_);
     if (setup_.shape) setup_.shape->eval(t, gamma_);
     std::size_t c = 0;
     out[c++] = t;
-    for (int i = 0; i < 3; ++i) out[c++] = cur_.g.x[i];
-    for (int i = 0; i < 4; ++i) out[c++] = q[i];
-    for (int i = 0; i < 6; ++i) out[c++] = cur_.xi[i];
+    if constexpr (kSpatial) {
+      Vec4 q = Quat::from_rotation(cur_.g.R).q;
+      // q and -q are the same rotation: keep the sign continuous along the trajectory.
+      if (last_q_.dot(q) < 0.0) q = -q;
+      last_q_ = q;
+      for (int i = 0; i < 3; ++i) out[c++] = cur_.g.x[i];
+      for (int i = 0; i < 4; ++i) out[c++] = q[i];
+    } else {
+      // The heading unwrapped: the step from the last row's is taken in (-pi, pi].
+      const double theta = cur_.g.angle();
+      last_theta_ += std::remainder(theta - last_theta_, 2.0 * std::numbers::pi);
+      out[c++] = last_theta_;
+      for (int i = 0; i < 2; ++i) out[c++] = cur_.g.x[i];
+    }
+    for (int i = 0; i < n; ++i) out[c++] = cur_.xi[i];
     out[c++] = energy();
     for (int i = 0; setup_.controls && i < u_.size(); ++i) out[c++] = u_[i];
     for (int i = 0; setup_.shape && i < gamma_.size(); ++i) out[c++] = gamma_[i];
@@ -125,9 +146,9 @@ class VehicleSystem final : public System {
  private:
   // xi_k-1 of the next step: the stepper's, or the one a restart derives from the body
   // velocity (as step() would).
-  Vec6 velocity_km1(double dt) const {
-    const Vec6* xi_km1 = restart_ ? nullptr : stepper_->velocity_km1();
-    return xi_km1 ? *xi_km1 : initial_xi_km1<SE3>(*setup_.model, setup_.options, dt, cur_.xi);
+  Tangent velocity_km1(double dt) const {
+    const Tangent* xi_km1 = restart_ ? nullptr : stepper_->velocity_km1();
+    return xi_km1 ? *xi_km1 : initial_xi_km1<G>(*setup_.model, setup_.options, dt, cur_.xi);
   }
   StepInputs inputs_at(double t) const {
     StepInputs in;
@@ -138,13 +159,14 @@ class VehicleSystem final : public System {
     return in;
   }
 
-  VehicleSetup setup_;
+  HolonomicSetup<G> setup_;
   Layout layout_;
-  std::unique_ptr<VehicleStepper<SE3>> stepper_;
+  std::unique_ptr<VehicleStepper<G>> stepper_;
   std::unique_ptr<StepSignal> controls_, shape_;
-  VehicleState<SE3> cur_, saved_;
+  VehicleState<G> cur_, saved_;
   bool restart_ = true, saved_restart_ = true;
   mutable Vec4 last_q_ = Vec4::Zero();
+  mutable double last_theta_ = 0.0;
   mutable InputVec u_, gamma_;
 };
 
@@ -152,7 +174,12 @@ class VehicleSystem final : public System {
 
 std::unique_ptr<System> make_vehicle_system(const VehicleSetup& setup) {
   if (!setup.model) throw InputError("vehicle: no model");
-  return std::make_unique<VehicleSystem>(setup);
+  return std::make_unique<VehicleSystem<SE3>>(setup);
+}
+
+std::unique_ptr<System> make_vehicle_system(const PlanarVehicleSetup& setup) {
+  if (!setup.model) throw InputError("planar vehicle: no model");
+  return std::make_unique<VehicleSystem<SE2>>(setup);
 }
 
 }  // namespace marsden::sim

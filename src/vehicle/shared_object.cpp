@@ -30,6 +30,10 @@ void* shared_object_entry(const SharedObject& so, const char* name) {
   return symbol;
 }
 
+void* shared_object_find(const SharedObject& so, const char* name) {
+  return dlsym(so.handle.get(), name);
+}
+
 void check_status(int status, const SharedObject& so, const char* name) {
   if (status != 0)
     throw SolverError(generated_where(so.path) + ": " + name + " returned status " +

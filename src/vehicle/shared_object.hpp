@@ -24,6 +24,9 @@ SharedObject open_shared_object(const std::filesystem::path& path);
 // The entry point `name`; InputError naming the file and the entry point when it is absent.
 void* shared_object_entry(const SharedObject& so, const char* name);
 
+// The entry point `name`, or null when the object does not export it (an optional one).
+void* shared_object_find(const SharedObject& so, const char* name);
+
 template <class Fn>
 Fn entry(const SharedObject& so, const char* name) {
   return reinterpret_cast<Fn>(shared_object_entry(so, name));

@@ -1,7 +1,8 @@
 // Loading a generated model (vehicle/generated.hpp) without CasADi: a shared object written
 // by hand to the ABI, compiled here with the system C compiler, must give the hand-written
 // helicopter's gravity wrench, Jacobian and potential (same layout and perturbation
-// conventions); bad objects are refused naming the file and the problem.
+// conventions); a planar one (SE(2)) its tether spring's; bad objects are refused naming
+// the file and the problem.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -57,6 +58,45 @@ int marsden_external_wrench(const double* t, const double* R, const double* p,
 }
 int marsden_potential_energy(const double* R, const double* p, double* V) {
   *V = 5.0 * 9.81 * p[2];
+  return 0;
+}
+)";
+
+// On SE(2): a 2 kg body, J = 0.05, on a tether spring V = k/2 |p|^2 (k = 3): f = (0,
+// -k R(theta)^T p), J_f_g = -k [dR^T/dtheta p, I2] in rows 1..2. The pose comes as theta.
+constexpr const char* kTetheredPlanar = R"(
+#include <math.h>
+int marsden_abi_version(void) { return 1; }
+int marsden_group(void) { return 2; }
+int marsden_num_controls(void) { return 0; }
+int marsden_num_shape(void) { return 0; }
+int marsden_depends_on_time(void) { return 0; }
+void marsden_inertia(double* I) {
+  int i;
+  for (i = 0; i < 9; ++i) I[i] = 0.0;
+  I[0] = 0.05; I[4] = 2.0; I[8] = 2.0;
+}
+int marsden_control_wrench(const double* gamma, const double* u, double* f, double* J_f_u,
+                           double* J_f_gamma) {
+  f[0] = f[1] = f[2] = 0.0;
+  return 0;
+}
+int marsden_external_wrench(const double* t, const double* theta, const double* p,
+                            const double* omega, const double* v, double* f, double* J_f_g,
+                            double* J_f_xi) {
+  const double k = 3.0, c = cos(*theta), s = sin(*theta);
+  int i;
+  f[0] = 0.0; f[1] = -k * (c * p[0] + s * p[1]); f[2] = -k * (-s * p[0] + c * p[1]);
+  if (J_f_g) {
+    for (i = 0; i < 9; ++i) J_f_g[i] = 0.0;
+    J_f_g[1] = -k * (-s * p[0] + c * p[1]); J_f_g[2] = -k * (-c * p[0] - s * p[1]);
+    J_f_g[4] = -k; J_f_g[8] = -k;
+  }
+  if (J_f_xi) for (i = 0; i < 9; ++i) J_f_xi[i] = 0.0;
+  return 0;
+}
+int marsden_potential_energy(const double* theta, const double* p, double* V) {
+  *V = 1.5 * (p[0] * p[0] + p[1] * p[1]);
   return 0;
 }
 )";
@@ -139,6 +179,69 @@ TEST(GeneratedVehicle, WrenchesAndStepsDoNotAllocate) {
             0);
   EXPECT_TRUE(status.converged);
   EXPECT_NEAR(V, 5.0 * 9.81 * g.x.z(), 1e-12);
+}
+
+TEST(GeneratedVehicle, PlanarObjectGivesItsSpringAndStepsWithoutAllocating) {
+  const TempDir dir;
+  const fs::path planar = compile(dir, "tethered", kTetheredPlanar);
+  EXPECT_EQ(generated_vehicle_group(planar), 2);
+  const auto model = GeneratedPlanarVehicle::load(planar);
+  EXPECT_EQ(model->inertia(), planar_body_inertia(0.05, 2.0));
+  const SE2 g = SE2::from_angle(0.7, Vec2(1.0, -0.5));
+  const Vec3 xi_km1(0.3, 0.5, -0.2);
+  Vec3 f, xi_k = xi_km1;
+  Mat3 J_g, J_xi;
+  SE2 g_kp1;
+  StepInputs in;
+  in.u.resize(0);
+  in.gamma.resize(0);
+  const HolonomicOptions<SE2> opt;
+  double V = 0.0;
+  NewtonStatus status;
+  EXPECT_EQ(test_support::allocations_during([&] {
+              model->external_wrench(0.0, g, xi_km1, f, &J_g, &J_xi);
+              V = model->potential_energy(g);
+              status = holonomic_step<SE2>(*model, opt, 0.01, 0.0, g, xi_km1, in, xi_k, g_kp1);
+            }),
+            0);
+  EXPECT_TRUE(status.converged);
+  EXPECT_NEAR(V, 1.5 * g.x.squaredNorm(), 1e-15);
+  // The spring force -k p in the world frame, seen in the body frame.
+  EXPECT_LT((f.tail<2>() - g.R.transpose() * (-3.0 * g.x)).norm(), 1e-14);
+  EXPECT_EQ(f[0], 0.0);
+  // J_f_g against central differences at a right perturbation g exp(d).
+  const double h = 1e-6;
+  for (int c = 0; c < 3; ++c) {
+    Vec3 f_plus, f_minus;
+    model->external_wrench(0.0, g * SE2::exp(h * Vec3::Unit(c)), xi_km1, f_plus, nullptr, nullptr);
+    model->external_wrench(0.0, g * SE2::exp(-h * Vec3::Unit(c)), xi_km1, f_minus, nullptr,
+                           nullptr);
+    EXPECT_LT((J_g.col(c) - (f_plus - f_minus) / (2 * h)).norm(), 1e-8) << c;
+  }
+}
+
+TEST(GeneratedVehicle, AnObjectForTheOtherGroupIsRefused) {
+  const auto message = [](auto load) {
+    try {
+      load();
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const TempDir dir;
+  const fs::path planar = compile(dir, "tethered", kTetheredPlanar);
+  const fs::path spatial = compile(dir, "gravity", gravity_body(1));
+  // An object without marsden_group (made before SE(2)) is an SE(3) one.
+  EXPECT_EQ(generated_vehicle_group(spatial), 3);
+  const std::string as_spatial = message([&] { GeneratedVehicle::load(planar); });
+  EXPECT_NE(as_spatial.find("tethered.so': a vehicle on SE(2), expected one on SE(3)"),
+            std::string::npos)
+      << as_spatial;
+  const std::string as_planar = message([&] { GeneratedPlanarVehicle::load(spatial); });
+  EXPECT_NE(as_planar.find("gravity.so': a vehicle on SE(3), expected one on SE(2)"),
+            std::string::npos)
+      << as_planar;
 }
 
 TEST(GeneratedVehicle, BadObjectsAreRefusedNamingTheFile) {

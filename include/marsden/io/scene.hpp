@@ -22,8 +22,10 @@ namespace marsden::io {
 
 using sim::OnFailure;
 
-// The SE(3) vehicles: rigid_body, helicopter, boat.
+// The SE(3) vehicles: rigid_body, helicopter, boat, generated.
 using VehicleScene = sim::VehicleSetup;
+// The SE(2) holonomic vehicles: generated (an object written for SE(2)).
+using PlanarVehicleScene = sim::PlanarVehicleSetup;
 // The nonholonomic vehicles: car, snakeboard, sleigh.
 using NonholonomicScene = sim::NonholonomicSetup;
 using NhMethod = sim::NonholonomicMethod;
@@ -63,7 +65,8 @@ struct Scene {
   std::filesystem::path urdf_file;
   bool urdf_floating_base = false;
   sim::FailurePolicy policy;
-  std::variant<VehicleScene, NonholonomicScene, TreeScene, MaximalScene> system;
+  std::variant<VehicleScene, NonholonomicScene, TreeScene, MaximalScene, PlanarVehicleScene>
+      system;
 };
 
 // Reads and validates a scene file. Throws InputError naming the file and the field.

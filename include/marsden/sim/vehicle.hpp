@@ -1,5 +1,6 @@
-// The holonomic vehicles on SE(3) (rigid body, helicopter, boat) as a sim::System: any
-// method of vehicle/stepper.hpp, controls u(t) and rotor or actuator angles gamma(t).
+// The holonomic vehicles as a sim::System: on SE(3) (rigid body, helicopter, boat, generated)
+// and on SE(2) (generated planar vehicles); any method of vehicle/stepper.hpp, controls
+// u(t) and rotor or actuator angles gamma(t).
 #pragma once
 
 #include <memory>
@@ -10,19 +11,28 @@
 
 namespace marsden::sim {
 
-struct VehicleSetup {
-  std::shared_ptr<const HolonomicModel<SE3>> model;
+template <class G>
+struct HolonomicSetup {
+  std::shared_ptr<const HolonomicModel<G>> model;
   Method method = Method::VI;
-  HolonomicOptions<SE3> options;           // map, tangent and Newton options
-  VehicleState<SE3> initial_state;         // pose and body velocity at t_0
+  HolonomicOptions<G> options;             // map, tangent and Newton options
+  VehicleState<G> initial_state;           // pose and body velocity at t_0
   std::shared_ptr<const Signal> controls;  // null when the model has none
   std::shared_ptr<const Signal> shape;     // null when the model has none
   bool conserves_momentum = false;         // free body: report the spatial momentum
 };
 
-// Columns t, x, y, z, qw, qx, qy, qz, wx, wy, wz, vx, vy, vz, energy, u0.., gamma0..;
+using VehicleSetup = HolonomicSetup<SE3>;
+using PlanarVehicleSetup = HolonomicSetup<SE2>;
+
+// SE(3): columns t, x, y, z, qw, qx, qy, qz, wx, wy, wz, vx, vy, vz, energy, u0.., gamma0..;
 // arrays position, quaternion, angular_velocity, linear_velocity, energy, controls, shape.
+// SE(2): columns t, theta, x, y, omega, v1, v2, energy, u0.., gamma0.. (theta the heading,
+// unwrapped along the run; (x, y) the world position; omega, (v1, v2) the body velocity);
+// arrays pose (theta, x, y), body_velocity (omega, v1, v2), energy, controls, shape, as the
+// nonholonomic vehicles on SE(2) name them.
 // Throws InputError when a signal's size does not match the model.
 std::unique_ptr<System> make_vehicle_system(const VehicleSetup& setup);
+std::unique_ptr<System> make_vehicle_system(const PlanarVehicleSetup& setup);
 
 }  // namespace marsden::sim

@@ -23,6 +23,9 @@ gamma made with ``shape(n)``. Wrenches are body-frame (torque, force).
                                 external_wrench=ca.vertcat(-0.01 * sym.omega, -0.1 * sym.v))
     system = quad.system(initial_state={"position": [0, 0, 1]}, controls=[2.4525] * 4)
 
+Holonomic vehicles on SE(2): ``PlanarVehicle`` with the symbols of ``se2`` (theta, x, y,
+omega, v1, v2), wrenches (torque, f1, f2); ``hovercraft()`` is an example.
+
 Systems in full coordinates for GNI and RATTLE (nonholonomic paper §4):
 ``NonholonomicSystem(name, q=..., qdot=..., lagrangian=L, constraints=mu)`` (full.py).
 """
@@ -37,12 +40,12 @@ except ImportError as e:  # casadi is in requirements.txt, not a dependency of t
 
 from ._codegen import MAX_INPUTS, cache_dir, compiler, hat
 from .full import NH_ABI_VERSION, NH_MAX_DOF, NonholonomicSystem
-from .holonomic import (ABI_VERSION, HolonomicVehicle, R, helicopter, omega, p, quadrotor, shape,
-                        t, underwater_vehicle, v)
+from .holonomic import (ABI_VERSION, HolonomicVehicle, PlanarVehicle, R, helicopter, hovercraft,
+                        omega, p, quadrotor, se2, shape, t, underwater_vehicle, v)
 from . import rdp
 from .rdp import RdpVehicle
 
 __all__ = ["ABI_VERSION", "MAX_INPUTS", "NH_ABI_VERSION", "NH_MAX_DOF", "HolonomicVehicle",
-           "NonholonomicSystem", "R", "cache_dir", "compiler",
-           "hat", "helicopter", "omega", "p", "quadrotor", "shape", "t", "underwater_vehicle",
-           "v", "rdp", "RdpVehicle"]
+           "NonholonomicSystem", "PlanarVehicle", "R", "cache_dir", "compiler",
+           "hat", "helicopter", "hovercraft", "omega", "p", "quadrotor", "se2", "shape", "t",
+           "underwater_vehicle", "v", "rdp", "RdpVehicle"]

@@ -1,12 +1,15 @@
-"""Holonomic vehicles on SE(3) (vehicles paper §3.1, §4): l(xi) = 1/2 xi^T I xi - V(g) and
-the forced Euler-Poincare equations (vehicles eq. (8)); the C side is
-include/marsden/vehicle/generated.hpp."""
+"""Holonomic vehicles on SE(3) and SE(2) (vehicles paper §3.1, §4): l(xi) = 1/2 xi^T I xi -
+V(g) and the forced Euler-Poincare equations (vehicles eq. (8)); the C side is
+include/marsden/vehicle/generated.hpp. The SE(3) symbols are this module's ``t``, ``R``,
+``p``, ``omega``, ``v``; the SE(2) ones are ``se2.theta``, ``se2.x``, ``se2.y`` (``se2.p``),
+``se2.omega``, ``se2.v1``, ``se2.v2`` (``se2.v``), ``se2.R`` the 2 x 2 rotation of theta."""
 
 from __future__ import annotations
 
 import ctypes
 import json
 import re
+from types import SimpleNamespace
 
 import numpy as np
 import casadi as ca
@@ -23,6 +26,14 @@ R = ca.SX.sym("R", 3, 3)
 p = ca.SX.sym("p", 3)
 omega = ca.SX.sym("omega", 3)
 v = ca.SX.sym("v", 3)
+
+# SE(2): heading theta (rad), world position p = (x, y) (m), body velocity (omega, v1, v2).
+_theta, _p2, _omega2, _v2 = (ca.SX.sym("theta"), ca.SX.sym("p", 2), ca.SX.sym("omega"),
+                             ca.SX.sym("v", 2))
+se2 = SimpleNamespace(
+    t=t, theta=_theta, p=_p2, x=_p2[0], y=_p2[1], omega=_omega2, v=_v2, v1=_v2[0], v2=_v2[1],
+    R=ca.vertcat(ca.horzcat(ca.cos(_theta), -ca.sin(_theta)),
+                 ca.horzcat(ca.sin(_theta), ca.cos(_theta))))
 
 
 def shape(n: int) -> ca.SX:
@@ -42,31 +53,44 @@ def _right_derivative(expr: ca.SX) -> ca.SX:
     return ca.substitute(ca.jacobian(moved, delta), delta, ca.SX.zeros(6))
 
 
-def _inertia(inertia, mass, J) -> np.ndarray:
+def _right_derivative_se2(expr: ca.SX) -> ca.SX:
+    """The same on SE(2), delta = (d_theta, d_1, d_2): theta -> theta + d_theta,
+    p -> p + R(theta) (d_1, d_2) to first order."""
+    delta = ca.SX.sym("delta", 3)
+    moved = ca.substitute(ca.substitute(expr, _theta, _theta + delta[0]),
+                          _p2, _p2 + se2.R @ delta[1:])
+    return ca.substitute(ca.jacobian(moved, delta), delta, ca.SX.zeros(3))
+
+
+def _inertia(inertia, mass, J, n: int = 6) -> np.ndarray:
+    """The locked inertia, n x n: (J, m I3) on SE(3) (n = 6), (J, m, m) on SE(2) (n = 3)."""
+    n_J = 3 if n == 6 else 1
     if inertia is not None:
         if mass is not None or J is not None:
-            raise InputError("inertia: give either inertia (6 x 6) or mass and J, not both")
+            raise InputError(f"inertia: give either inertia ({n} x {n}) or mass and J, not both")
         I_sx = _as_sx(inertia, "inertia")
         if not I_sx.is_constant():
             raise InputError("inertia: must be numbers, not expressions of symbols")
         I = np.array(ca.DM(I_sx), dtype=float)
-        if I.shape != (6, 6):
-            raise InputError(f"inertia: expected shape 6 x 6, got {I.shape[0]} x {I.shape[1]}")
+        if I.shape != (n, n):
+            raise InputError(f"inertia: expected shape {n} x {n}, got {I.shape[0]} x {I.shape[1]}")
         what = "inertia"
     else:
         if mass is None or J is None:
-            raise InputError("inertia: give inertia (6 x 6), or mass (kg) and J (kg m^2)")
+            raise InputError(f"inertia: give inertia ({n} x {n}), or mass (kg) and J (kg m^2)")
         mass = float(mass)
         if not np.isfinite(mass) or mass <= 0.0:
             raise InputError(f"mass: must be a finite number > 0 (kg), got {mass}")
         J = np.asarray(J, dtype=float)
-        if J.shape == (3,):
+        if n == 6 and J.shape == (3,):
             J = np.diag(J)
-        if J.shape != (3, 3):
-            raise InputError(f"J: expected 3 principal moments or shape 3 x 3, got shape {J.shape}")
-        I = np.zeros((6, 6))
-        I[:3, :3] = J
-        I[3:, 3:] = mass * np.eye(3)
+        J = J.reshape((1, 1)) if n == 3 and J.size == 1 else J
+        if J.shape != (n_J, n_J):
+            want = "3 principal moments or shape 3 x 3" if n == 6 else "one number"
+            raise InputError(f"J: expected {want}, got shape {J.shape}")
+        I = np.zeros((n, n))
+        I[:n_J, :n_J] = J
+        I[n_J:, n_J:] = mass * np.eye(n - n_J)
         what = "J"
     if not np.all(np.isfinite(I)):
         raise InputError(f"{what}: contains NaN or infinite entries")
@@ -82,15 +106,26 @@ _WRAPPER = """
 /* Marsden ABI {abi} (include/marsden/vehicle/generated.hpp): fixed signatures over the
    CasADi functions above, their work arrays on the stack so that calls are reentrant. */
 CASADI_SYMBOL_EXPORT int marsden_abi_version(void) {{ return {abi}; }}
+CASADI_SYMBOL_EXPORT int marsden_group(void) {{ return {group}; }}
 CASADI_SYMBOL_EXPORT int marsden_num_controls(void) {{ return {nu}; }}
 CASADI_SYMBOL_EXPORT int marsden_num_shape(void) {{ return {ns}; }}
 CASADI_SYMBOL_EXPORT int marsden_depends_on_time(void) {{ return {time}; }}
 CASADI_SYMBOL_EXPORT void marsden_inertia(double* I) {{
-  static const double value[36] = {{{inertia}}};
+  static const double value[{nn}] = {{{inertia}}};
   int i;
-  for (i = 0; i < 36; ++i) I[i] = value[i];
+  for (i = 0; i < {nn}; ++i) I[i] = value[i];
 }}
 """
+
+
+_SE3 = SimpleNamespace(
+    n=6, id=3, pose=[R, p], velocity=[omega, v], right=_right_derivative,
+    names="t, R, p, omega, v", pose_names="R, p", probe=(np.eye(3), np.zeros(3)),
+    rest=(np.zeros(3), np.zeros(3)), sizes=(9, 3, 3, 3))
+_SE2 = SimpleNamespace(
+    n=3, id=2, pose=[_theta, _p2], velocity=[_omega2, _v2], right=_right_derivative_se2,
+    names="t, theta, x, y (p), omega, v1, v2 (v)", pose_names="theta, x, y (p)",
+    probe=(0.0, np.zeros(2)), rest=(0.0, np.zeros(2)), sizes=(1, 2, 1, 2))
 
 
 class HolonomicVehicle:
@@ -107,12 +142,16 @@ class HolonomicVehicle:
     ``library`` is the compiled shared object, ``compiled`` whether this construction ran
     the compiler (False: taken from the cache) and ``compile_seconds`` how long it took."""
 
+    _group = _SE3
+
     def __init__(self, name: str, *, inertia=None, mass=None, J=None, control_matrix=None,
                  shape: ca.SX | None = None, external_wrench=None, potential=None):
         if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]{0,63}", name):
             raise InputError(f"name: expected a letter then letters, digits or _, got {name!r}")
         self.name = name
-        self.inertia = _inertia(inertia, mass, J)
+        G = self._group
+        n = G.n
+        self.inertia = _inertia(inertia, mass, J, n)
 
         gamma = ca.SX.sym("gamma", 0) if shape is None else shape
         if not isinstance(gamma, ca.SX) or not gamma.is_valid_input() or gamma.size2() != 1 \
@@ -120,10 +159,10 @@ class HolonomicVehicle:
             raise InputError(f"shape: expected a column of at most {MAX_INPUTS} symbols "
                              "from symbolic.shape(n)")
         if control_matrix is None:
-            F = ca.SX(6, 0)
+            F = ca.SX(n, 0)
         else:
             F = _as_sx(control_matrix, "control_matrix")
-            _check_shape(F, 6, None, "control_matrix")
+            _check_shape(F, n, None, "control_matrix")
             if not 1 <= F.size2() <= MAX_INPUTS:
                 raise InputError(f"control_matrix: expected 1..{MAX_INPUTS} columns (controls), "
                                  f"got {F.size2()}")
@@ -132,31 +171,30 @@ class HolonomicVehicle:
         self.num_controls, self.num_shape = F.size2(), gamma.numel()
         u = ca.SX.sym("u", self.num_controls)
 
-        f_ext = ca.SX.zeros(6) if external_wrench is None else _as_sx(external_wrench,
+        f_ext = ca.SX.zeros(n) if external_wrench is None else _as_sx(external_wrench,
                                                                       "external_wrench")
-        if f_ext.shape == (1, 6):
+        if f_ext.shape == (1, n):
             f_ext = f_ext.T
-        _check_shape(f_ext, 6, 1, "external_wrench")
+        _check_shape(f_ext, n, 1, "external_wrench")
         V = ca.SX(0) if potential is None else _as_sx(potential, "potential")
         _check_shape(V, 1, 1, "potential")
-        _function("potential", [R, p], [V], "potential", "R, p")
-        _function("external_wrench", [t, R, p, omega, v], [f_ext], "external_wrench",
-                  "t, R, p, omega, v")
+        _function("potential", G.pose, [V], "potential", G.pose_names)
+        _function("external_wrench", [t, *G.pose, *G.velocity], [f_ext], "external_wrench",
+                  G.names)
         f_c = F @ u
         _function("control_matrix", [gamma], [F], "control_matrix", "the shape symbol")
 
         # f_ext plus the potential's force: -dV/d delta at g exp(delta) (vehicles eq. (8)).
-        f_total = f_ext - _right_derivative(V).T
-        xi = ca.vertcat(omega, v)
+        f_total = f_ext - G.right(V).T
+        xi = ca.vertcat(*G.velocity)
         functions = {
             "control_wrench": ca.Function(
                 "mx_control_wrench", [gamma, u],
                 [ca.densify(e) for e in (f_c, F, ca.jacobian(f_c, gamma))]),
             "external_wrench": ca.Function(
-                "mx_external_wrench", [t, R, p, omega, v],
-                [ca.densify(e) for e in (f_total, _right_derivative(f_total),
-                                         ca.jacobian(f_total, xi))]),
-            "potential_energy": ca.Function("mx_potential_energy", [R, p], [ca.densify(V)]),
+                "mx_external_wrench", [t, *G.pose, *G.velocity],
+                [ca.densify(e) for e in (f_total, G.right(f_total), ca.jacobian(f_total, xi))]),
+            "potential_energy": ca.Function("mx_potential_energy", G.pose, [ca.densify(V)]),
         }
         self.depends_on_time = bool(ca.depends_on(f_ext, t))
         self._check_finite(functions)
@@ -166,7 +204,7 @@ class HolonomicVehicle:
             codegen.add(f)
         source = codegen.dump()
         source += _WRAPPER.format(
-            abi=ABI_VERSION, nu=self.num_controls, ns=self.num_shape,
+            abi=ABI_VERSION, group=G.id, nn=n * n, nu=self.num_controls, ns=self.num_shape,
             time=int(self.depends_on_time),
             inertia=", ".join(repr(float(x)) for x in self.inertia.flatten(order="F")))
         source += _wrapper_call(functions["control_wrench"], "control_wrench", ["gamma", "u"],
@@ -182,14 +220,14 @@ class HolonomicVehicle:
     def _check_finite(self, functions: dict) -> None:
         """Non-finite numbers (a NaN constant, 1/0, sqrt's slope at 0) found at the identity
         pose at rest, naming the expression and the output."""
-        I3, zero = np.eye(3), np.zeros(3)
+        G = self._group
         probes = [
             ("control_matrix", ("F(gamma) u", "F(gamma)", "d(F u)/d gamma"),
              functions["control_wrench"](np.zeros(self.num_shape), np.ones(self.num_controls))),
             ("external_wrench or potential",
              ("f_ext - dV", "its derivative in g", "its derivative in (omega, v)"),
-             functions["external_wrench"](0.0, I3, zero, zero, zero)),
-            ("potential", ("V",), [functions["potential_energy"](I3, zero)]),
+             functions["external_wrench"](0.0, *G.probe, *G.rest)),
+            ("potential", ("V",), [functions["potential_energy"](*G.probe)]),
         ]
         for what, outputs, values in probes:
             for output, value in zip(outputs, values):
@@ -229,28 +267,54 @@ class HolonomicVehicle:
         """(f (6), J_f_u (6 x nu), J_f_gamma (6 x ns)) from the compiled code."""
         gamma = np.ascontiguousarray(gamma, dtype=float).reshape(self.num_shape)
         u = np.ascontiguousarray(u, dtype=float).reshape(self.num_controls)
-        f, J_u, J_g = np.zeros(6), np.zeros((6, self.num_controls), order="F"), \
-            np.zeros((6, self.num_shape), order="F")
+        n = self._group.n
+        f, J_u, J_g = np.zeros(n), np.zeros((n, self.num_controls), order="F"), \
+            np.zeros((n, self.num_shape), order="F")
         self._entry("control_wrench")(*(self._ptr(a) for a in (gamma, u, f, J_u, J_g)))
         return f, J_u, J_g
 
+    @staticmethod
+    def _flat(a, size: int) -> np.ndarray:
+        """a as the ABI passes it: column-major, `size` numbers."""
+        return np.ascontiguousarray(np.reshape(np.asarray(a, dtype=float), -1, order="F")
+                                    .reshape(size))
+
     def external_wrench(self, t_, R_, p_, omega_, v_):
-        """(f (6), J_f_g (6 x 6, right perturbation), J_f_xi (6 x 6)) from the compiled code,
-        the potential's force included."""
-        args = [np.ascontiguousarray(np.reshape(t_, 1), dtype=float),
-                np.asfortranarray(R_, dtype=float)] + \
-            [np.ascontiguousarray(a, dtype=float).reshape(3) for a in (p_, omega_, v_)]
-        f, J_g, J_xi = np.zeros(6), np.zeros((6, 6), order="F"), np.zeros((6, 6), order="F")
+        """(f (n), J_f_g (n x n, right perturbation), J_f_xi (n x n)) from the compiled code,
+        the potential's force included. On SE(2) R_ is the heading theta."""
+        G = self._group
+        args = [self._flat(t_, 1)] + [self._flat(a, k) for a, k in zip((R_, p_, omega_, v_),
+                                                                       G.sizes)]
+        n = G.n
+        f, J_g, J_xi = np.zeros(n), np.zeros((n, n), order="F"), np.zeros((n, n), order="F")
         self._entry("external_wrench")(*(self._ptr(a) for a in (*args, f, J_g, J_xi)))
         return f, J_g, J_xi
 
     def potential_energy(self, R_, p_) -> float:
-        """V(R, p) from the compiled code (J)."""
+        """V(R, p) from the compiled code (J); on SE(2) R_ is the heading theta."""
+        G = self._group
         V = np.zeros(1)
-        self._entry("potential_energy")(self._ptr(np.asfortranarray(R_, dtype=float)),
-                                        self._ptr(np.ascontiguousarray(p_, dtype=float)),
-                                        self._ptr(V))
+        self._entry("potential_energy")(self._ptr(self._flat(R_, G.sizes[0])),
+                                        self._ptr(self._flat(p_, G.sizes[1])), self._ptr(V))
         return float(V[0])
+
+
+class PlanarVehicle(HolonomicVehicle):
+    """A holonomic vehicle on SE(2) from expressions of the ``se2`` symbols, as
+    HolonomicVehicle on SE(3) (the same checks, cache and scene object; the object says it is
+    planar, so a scene's {"type": "generated"} runs it on SE(2)):
+
+    - ``inertia`` (3 x 3, ordered (omega, v1, v2)) or ``mass`` (kg) and ``J`` (the moment
+      about the vertical axis through the centre of mass, kg m^2): diag(J, m, m);
+    - ``control_matrix`` F(gamma) (3 x nu), body-frame (torque, f1, f2) per control;
+    - ``external_wrench`` f_ext(t, theta, x, y, omega, v1, v2) (3), body-frame
+      (torque, f1, f2) about the centre of mass;
+    - ``potential`` V(theta, x, y) (J).
+
+    Expressions must be 2 pi periodic in theta: the compiled code receives the heading in
+    (-pi, pi]."""
+
+    _group = _SE2
 
 
 # --- a zoo of vehicles written this way (tests, benchmarks, docs/own-system.md) -------------
@@ -318,3 +382,21 @@ def underwater_vehicle(mass: float = 30.0, J=(0.6, 1.8, 1.8),
     drag = -(ca.DM(lin) * rate + ca.DM(quad) * ca.sqrt(rate * rate + 1e-6) * rate)
     return HolonomicVehicle(name, inertia=I, control_matrix=F, potential=V,
                             external_wrench=ca.vertcat(drag[3:], drag[:3]))
+
+
+def hovercraft(mass: float = 2.0, J: float = 0.05, thruster_offset: float = 0.15,
+               thruster_angle: float = 0.0, drag: float = 0.0, angular_drag: float = 0.0,
+               name: str = "hovercraft") -> PlanarVehicle:
+    """A planar hovercraft (SE(2)) with two thrusters at (0, +-``thruster_offset``) [m] in
+    the body frame, each pushing along body x turned by +-``thruster_angle`` [rad] towards
+    the centre line; controls: the left and right thrusts [N]. Linear drag against the body
+    velocity: force -``drag`` (v1, v2) [N s/m], torque -``angular_drag`` omega [N m s]; no
+    potential. With equal thrusts F each and no angle the craft accelerates along its axis
+    as m v1' = 2 F - c v1."""
+    F = np.zeros((3, 2))
+    for i, side in enumerate((1.0, -1.0)):   # left at +offset, right at -offset
+        d = np.array([np.cos(thruster_angle), -side * np.sin(thruster_angle)])
+        r = np.array([0.0, side * thruster_offset])
+        F[:, i] = [r[0] * d[1] - r[1] * d[0], d[0], d[1]]   # (r x d, d)
+    f_ext = ca.vertcat(-angular_drag * se2.omega, -drag * se2.v)
+    return PlanarVehicle(name, mass=mass, J=J, control_matrix=F, external_wrench=f_ext)
