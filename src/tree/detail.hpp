@@ -35,7 +35,12 @@ void add_direction_jacobian(const Model& model, const Data& data, int frame, con
 void add_direction_hessian(const Model& model, const Data& data, int frame, const Vec3& n,
                            const Vec3& w, MatX& H);
 
-// Spring potentials (coordinate and frame springs): adds V to data.potential and -V's
+// A generated potential's V, -dV/dq into L_q and, if second_order, -d2V/dq2 into L_qq.
+// SolverError naming the library when the object reports a failure.
+void add_generated_potential_terms(const GeneratedPotential& p, Data& data, const VecX& q,
+                                   bool second_order);
+
+// Spring potentials (coordinate, frame and generated springs): adds V to data.potential and -V's
 // derivatives to L_q and, if second_order, L_qq.
 void add_spring_terms(const Model& model, Data& data, const VecX& q, bool second_order);
 

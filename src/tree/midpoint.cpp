@@ -1,6 +1,7 @@
 #include "marsden/tree/midpoint.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "marsden/error.hpp"
@@ -189,11 +190,25 @@ struct ArticulatedNewton {
 };
 
 // The diagonal of ArticulatedNewton's matrix beyond M: the coordinate springs' and
-// dampers' parts of the Jacobian, times -dt.
-void articulated_diagonal(const Model& model, Data& data, double alpha, double dt) {
+// dampers' parts of the Jacobian, times -dt. A generated potential adds its Hessian's
+// diagonal at q_k where it stiffens (a negative entry would bring M + diag d nearer
+// singular for a matrix that is only a preconditioner).
+void articulated_diagonal(const Model& model, Data& data, double alpha, double dt,
+                          const VecX& q_k) {
   data.d_art.setZero();
   for (const CoordinateSpring& s : model.coordinate_springs())
     data.d_art[s.coord] += alpha * (1.0 - alpha) * dt * dt * s.stiffness;
+  for (const GeneratedPotential& p : model.generated_potentials()) {
+    constexpr int kMax = kGeneratedPotentialMaxCoords;
+    std::array<double, kMax> q_c, grad_V;
+    std::array<double, kMax * kMax> hess_V;
+    double V = 0.0;
+    for (int a = 0; a < p.size; ++a) q_c[a] = q_k[p.coords[a]];
+    if (p.evaluate(q_c.data(), &V, grad_V.data(), hess_V.data()) != 0) continue;
+    for (int a = 0; a < p.size; ++a)
+      if (hess_V[a + p.size * a] > 0.0)
+        data.d_art[p.coords[a]] += alpha * (1.0 - alpha) * dt * dt * hess_V[a + p.size * a];
+  }
   for (const CoordinateDamper& d : model.coordinate_dampers())
     data.d_art[d.coord] += (1.0 - alpha) * dt * d.damping;
 }
@@ -281,7 +296,7 @@ NewtonStatus midpoint_step(const Model& model, Data& data, const MidpointOptions
   NewtonStatus status;
   if (m == 0 && nd >= options.articulated_newton_from) {
     data.z_guess = data.z;  // should the exact Jacobian be needed after all
-    articulated_diagonal(model, data, options.alpha, dt);
+    articulated_diagonal(model, data, options.alpha, dt, x_k.q);
     ArticulatedNewton problem{model, data, options, dt, x_k, u};
     status = newton_iterate(problem, data.z, options.newton.tolerance * (1.0 + scale),
                             options.newton, data.newton.vectors);

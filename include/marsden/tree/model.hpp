@@ -9,6 +9,9 @@
 // immutable, evaluations write into a tree::Data (data.hpp).
 #pragma once
 
+#include <array>
+#include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -58,6 +61,20 @@ struct CoordinateSpring { int coord; double stiffness; double rest; };     // N/
 struct FrameSpring { int frame_a, frame_b; double stiffness; double rest_length; };
 struct CoordinateDamper { int coord; double damping; };                    // N s/m or N m s/rad
 struct FrameDamper { int frame_a, frame_b; double damping; };
+// A potential V(q_c) of a few coordinates q_c, written with marsden.symbolic.TreePotential
+// and compiled there; the element calls the loaded object (tree/generated.hpp). It enters
+// the Lagrangian as a CoordinateSpring does: V, dV/dq_c and d2V/dq_c2.
+inline constexpr int kGeneratedPotentialMaxCoords = 16;
+// V (1), grad V (n_c) and hess V (n_c x n_c, column-major) at q_c; a null output is skipped.
+using GeneratedPotentialFn = int (*)(const double* q_c, double* V, double* grad_V,
+                                     double* hess_V);
+struct GeneratedPotential {
+  std::filesystem::path library;  // for messages
+  int size = 0;                   // n_c
+  std::array<int, kGeneratedPotentialMaxCoords> coords{};
+  GeneratedPotentialFn evaluate = nullptr;
+  std::shared_ptr<void> handle;   // keeps the object loaded while a model uses it
+};
 // Inputs (the vector u of a step): a generalized force on a coordinate (1 input), or a
 // wrench at a frame's origin (6 inputs, (torque, force)) in the frame's axes (body) or in
 // the world's axes.
@@ -104,6 +121,9 @@ class Model {
   const std::vector<FrameSpring>& frame_springs() const { return frame_springs_; }
   const std::vector<CoordinateDamper>& coordinate_dampers() const { return coord_dampers_; }
   const std::vector<FrameDamper>& frame_dampers() const { return frame_dampers_; }
+  const std::vector<GeneratedPotential>& generated_potentials() const {
+    return generated_potentials_;
+  }
   const std::vector<Input>& inputs() const { return inputs_; }
   const Vec3& gravity() const { return gravity_; }
 
@@ -155,6 +175,7 @@ class Model {
   std::vector<FrameSpring> frame_springs_;
   std::vector<CoordinateDamper> coord_dampers_;
   std::vector<FrameDamper> frame_dampers_;
+  std::vector<GeneratedPotential> generated_potentials_;
   std::vector<Input> inputs_;
   Vec3 gravity_ = Vec3(0.0, 0.0, -9.81);
   int num_inputs_ = 0;
@@ -171,6 +192,8 @@ class Model {
 class ModelBuilder {
  public:
   ModelBuilder();
+  // Continues from a built model (to add elements to a built-in or URDF model).
+  explicit ModelBuilder(Model model);
 
   // A frame driven by a new coordinate (dynamic unless prescribed is true). Returns the
   // frame index. type must be a primitive (not Const).
@@ -189,6 +212,10 @@ class ModelBuilder {
   void add_frame_spring(int frame_a, int frame_b, double stiffness, double rest_length);
   void add_coordinate_damper(int coord, double damping);
   void add_frame_damper(int frame_a, int frame_b, double damping);
+  // Loads the potential compiled by marsden.symbolic.TreePotential at `library` (tree
+  // generated ABI, src/tree/generated.cpp) and binds its coordinates, named or indexed in
+  // the object, to this model's. InputError naming the file and the coordinate otherwise.
+  void add_generated_potential(const std::filesystem::path& library);
   // Each returns the index of its first entry in the input vector u.
   int add_coordinate_force_input(int coord);
   int add_wrench_input(int frame, bool body_axes);
