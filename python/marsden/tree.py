@@ -101,6 +101,11 @@ class Builder:
         self._b.add_frame_spring(self._frame(frame_a), self._frame(frame_b), stiffness,
                                  rest_length)
 
+    def potential(self, potential) -> None:
+        """A potential compiled by ``marsden.symbolic.TreePotential`` (or the path of its
+        library), over the coordinates it names; they must exist by now."""
+        self._b.add_generated_potential(str(getattr(potential, "library", potential)))
+
     def damper(self, coordinate: str, damping: float) -> None:
         """A viscous damper on a coordinate (N s/m or N m s/rad)."""
         self._b.add_coordinate_damper(self._coord(coordinate), damping)
@@ -143,6 +148,13 @@ class Builder:
     def build(self) -> Model:
         """Validates the model and returns it; the builder is left empty."""
         return self._b.build()
+
+
+def with_potentials(model: Model, *potentials) -> Model:
+    """A copy of ``model`` (built-in, URDF or built) with potentials compiled by
+    ``marsden.symbolic.TreePotential`` (or their libraries' paths) added."""
+    return _tree.with_generated_potentials(
+        model, [str(getattr(p, "library", p)) for p in potentials])
 
 
 def _vector(model: Model, values, name: str) -> np.ndarray:

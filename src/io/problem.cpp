@@ -306,6 +306,13 @@ Problem build_problem(const detail::JsonDocument& doc) {
     fields["system"][key] =
         std::filesystem::absolute(std::filesystem::path(p.file).parent_path() / path).string();
   }
+  if (fields["system"].contains("potentials") && fields["system"]["potentials"].is_array())
+    for (auto& potential : fields["system"]["potentials"])
+      if (potential.is_object() && potential.contains("library") &&
+          potential["library"].is_string())
+        potential["library"] = std::filesystem::absolute(
+            std::filesystem::path(p.file).parent_path() / potential["library"].get<std::string>())
+                                   .string();
   p.scene_fields = fields.dump();
   nlohmann::json view = nlohmann::json::object();
   if (root.has("obstacles")) {

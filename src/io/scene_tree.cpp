@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <memory>
 #include <sstream>
@@ -69,7 +70,7 @@ struct BuiltinModel {
 };
 
 BuiltinModel builtin_model(const JsonNode& sys, const std::string& name) {
-  sys.expect_keys({"type", "model", "parameters"});
+  sys.expect_keys({"type", "model", "parameters", "potentials"});
   // Without "parameters" every default applies (sys has none of their keys).
   const std::optional<JsonNode> given = sys.find("parameters");
   const JsonNode params = given ? *given : sys;
@@ -178,7 +179,8 @@ void parse_frame(ModelBuilder& b, const JsonNode& f) {
 }
 
 std::shared_ptr<const Model> inline_model(const JsonNode& sys) {
-  sys.expect_keys({"type", "frames", "gravity", "springs", "dampers", "constraints", "inputs"});
+  sys.expect_keys({"type", "frames", "gravity", "springs", "dampers", "constraints", "inputs",
+                   "potentials"});
   ModelBuilder b;
   if (const auto g = sys.find("gravity")) {
     const Vec3 gravity = g->vec3();
@@ -268,7 +270,7 @@ std::shared_ptr<const Model> inline_model(const JsonNode& sys) {
 }
 
 std::shared_ptr<const Model> urdf_model(const JsonNode& sys, Scene& scene) {
-  sys.expect_keys({"type", "urdf", "gravity", "base", "massless_joints"});
+  sys.expect_keys({"type", "urdf", "gravity", "base", "massless_joints", "potentials"});
   const SceneUrdf in = read_scene_urdf(sys, scene.file);
   scene.urdf = std::make_shared<const UrdfModel>(in.urdf);
   scene.urdf_file = in.file;
@@ -279,6 +281,25 @@ std::shared_ptr<const Model> urdf_model(const JsonNode& sys, Scene& scene) {
   return with_field(sys.at("urdf"), [&] {
     return std::make_shared<const Model>(tree::model_from_urdf(in.urdf, options));
   });
+}
+
+// The model with the generated potentials of "potentials": [{"library": path}, ...] added,
+// each path relative to the scene file (marsden.symbolic.TreePotential, docs/own-system.md).
+std::shared_ptr<const Model> with_potentials(std::shared_ptr<const Model> model,
+                                             const JsonNode& sys, const std::string& file) {
+  const auto potentials = sys.find("potentials");
+  if (!potentials) return model;
+  if (!potentials->is_array()) potentials->fail("expected an array of {\"library\": path}");
+  ModelBuilder b(*model);
+  for (std::size_t i = 0; i < potentials->array_size(); ++i) {
+    const JsonNode p = (*potentials)[i];
+    p.expect_keys({"library"});
+    const JsonNode library = p.at("library");
+    std::filesystem::path path = library.string();
+    if (path.is_relative()) path = std::filesystem::path(file).parent_path() / path;
+    with_field(library, [&] { b.add_generated_potential(path); });
+  }
+  return with_field(*potentials, [&] { return std::make_shared<const Model>(b.build()); });
 }
 
 // ---------------------------------------------------------------------------------------
@@ -426,6 +447,7 @@ void parse_tree(const JsonNode& root, Scene& scene) {
     scene.source = "urdf";
     tree->model = urdf_model(sys, scene);
   }
+  tree->model = with_potentials(std::move(tree->model), sys, scene.file);
   const Model& model = *tree->model;
 
   if (const auto in = root.find("integrator")) parse_integrator(*in, *tree, scene.policy);
