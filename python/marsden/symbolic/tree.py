@@ -64,9 +64,11 @@ def _coordinates(coordinates) -> tuple[list, list]:
         symbols.append(s)
     if len(set(refs)) != len(refs):
         raise InputError(f"coordinates: a coordinate appears twice in {refs!r}")
-    column = ca.vertcat(*symbols)
-    if not column.is_valid_input():
-        raise InputError("coordinates: the symbols must be distinct")
+    for a in range(len(symbols)):
+        for b in range(a):
+            if ca.is_equal(symbols[a], symbols[b]):
+                raise InputError(f"coordinates: symbol {symbols[a].name()} stands for two "
+                                 f"coordinates ({refs[b]!r} and {refs[a]!r})")
     return symbols, refs
 
 

@@ -1,0 +1,252 @@
+"""marsden.symbolic.TreePotential (docs/own-system.md, "Tree elements"): a potential of some
+of a tree system's coordinates written as a CasADi expression, compiled and loaded into the
+tree model. The quadratic one against the built-in coordinate spring (same trajectories,
+same step Jacobians), a nonlinear one (a torsion spring and a Morse spring) against finite
+differences, its energy (bounded O(dt^2) error) and observed order 2; the scene route; the
+errors before stepping.
+
+Imports the package from $PYTHONPATH (the build tree's python/ folder, as ctest sets it).
+Compiled models go to a fresh cache folder per test session.
+"""
+
+import json
+
+import numpy as np
+import pytest
+
+casadi = pytest.importorskip("casadi")
+import marsden  # noqa: E402
+from marsden import symbolic as sym  # noqa: E402
+from marsden import tree  # noqa: E402
+
+ca = casadi
+K, REST = 4.0, 0.3                 # N m/rad, rad: the coordinate spring on theta2
+TORSION, MORSE_D, MORSE_A = 3.0, 2.0, 1.5
+
+
+def double_pendulum(damping=0.0):
+    """Two links of 1 m with point masses of 1 kg, about x, hanging along -z."""
+    b = tree.Builder()
+    b.frame("link1", "world", "rx", "theta1")
+    b.frame("mass1", "link1", "tz", value=-1.0, mass=1.0)
+    b.frame("link2", "mass1", "rx", "theta2")
+    b.frame("mass2", "link2", "tz", value=-1.0, mass=1.2)
+    if damping:
+        b.damper("theta2", damping)
+    return b
+
+
+@pytest.fixture(scope="module")
+def quadratic():
+    """k/2 (theta2 - rest)^2, the coordinate spring, with theta2 given by index."""
+    s = ca.SX.sym("s")
+    return sym.TreePotential("spring_theta2", coordinates={1: s},
+                             potential=0.5 * K * (s - REST) ** 2)
+
+
+@pytest.fixture(scope="module")
+def nonlinear():
+    """A torsion spring k (1 - cos(theta1 - theta2)) between the links and a Morse spring
+    D (1 - exp(-a theta1))^2 at the shoulder, the coordinates by name."""
+    t1, t2 = ca.SX.sym("theta1"), ca.SX.sym("theta2")
+    V = TORSION * (1 - ca.cos(t1 - t2)) + MORSE_D * (1 - ca.exp(-MORSE_A * t1)) ** 2
+    return sym.TreePotential("torsion_morse", coordinates=[t1, t2], potential=V)
+
+
+Q0 = {"theta1": 0.9, "theta2": -0.4}
+QD0 = {"theta1": 0.5, "theta2": 1.0}
+
+
+def run(model, dt, steps, method="midpoint", q0=Q0, qd0=QD0):
+    out = marsden.simulate(tree.system(model, q0, qd0, method=method, tolerance=1e-12),
+                           dt=dt, steps=steps)
+    assert out.ok, out.summary
+    return out
+
+
+def columns(out, names):
+    return np.column_stack([out[n] for n in names])
+
+
+# --- the quadratic potential is the coordinate spring -------------------------------------------
+
+@pytest.mark.parametrize("method", ["midpoint", "galerkin", "rk4"])
+def test_quadratic_potential_gives_the_coordinate_spring_trajectory(quadratic, method):
+    built_in = double_pendulum(damping=0.3)
+    built_in.spring("theta2", K, REST)
+    generated = double_pendulum(damping=0.3)
+    generated.potential(quadratic)
+    a = run(built_in.build(), 0.01, 400, method)
+    b = run(generated.build(), 0.01, 400, method)
+    names = ["theta1", "theta2", "qd_theta1", "qd_theta2", "energy"]
+    assert np.abs(columns(a, names) - columns(b, names)).max() <= 1e-12
+
+
+def test_quadratic_potential_gives_the_coordinate_spring_step_jacobian(quadratic):
+    built_in = double_pendulum(damping=0.3)
+    built_in.spring("theta2", K, REST)
+    generated = tree.with_potentials(double_pendulum(damping=0.3).build(), quadratic)
+    systems = [tree.system(m, Q0, QD0) for m in (built_in.build(), generated)]
+    for s in systems:
+        s.step(0.0, 0.01)
+    z, delta, u = systems[0].residual_point(0.01, 0.01)
+    z = z + np.array([0.003, -0.002])   # off the solution: the potential's terms all count
+    blocks = [s.residual(0.01, 0.01, z, delta, u) for s in systems]
+    for key in ("r", "J_r_z", "J_r_state"):
+        assert np.abs(blocks[0][key] - blocks[1][key]).max() <= 1e-10, key
+
+
+# --- a nonlinear potential --------------------------------------------------------------------
+
+def test_generated_gradient_and_hessian_match_central_differences(nonlinear):
+    rng = np.random.default_rng(3)
+    h = 1e-6
+    for q in rng.uniform(-2.0, 2.0, size=(5, 2)):
+        V, g, H = nonlinear.potential(q)
+        t1, t2 = q
+        exact = TORSION * (1 - np.cos(t1 - t2)) + MORSE_D * (1 - np.exp(-MORSE_A * t1)) ** 2
+        assert V == pytest.approx(exact, abs=1e-13)
+        for i in range(2):
+            e = np.zeros(2)
+            e[i] = h
+            Vp, gp, _ = nonlinear.potential(q + e)
+            Vm, gm, _ = nonlinear.potential(q - e)
+            assert g[i] == pytest.approx((Vp - Vm) / (2 * h), abs=1e-7 * (1 + abs(g[i])))
+            np.testing.assert_allclose(H[:, i], (gp - gm) / (2 * h), atol=1e-7 * (1 + np.abs(H).max()))
+        np.testing.assert_allclose(H, H.T, atol=1e-14)
+
+
+def test_the_tree_lagrangian_takes_the_potential(nonlinear):
+    plain = double_pendulum().build()
+    with_v = tree.with_potentials(plain, nonlinear)
+    q, qd = np.array([0.7, -1.1]), np.array([0.2, 0.4])
+    a, b = tree.lagrangian_terms(plain, q, qd), tree.lagrangian_terms(with_v, q, qd)
+    V, g, _ = nonlinear.potential(q)
+    assert b["potential"] - a["potential"] == pytest.approx(V, abs=1e-12)
+    np.testing.assert_allclose(b["L_q"] - a["L_q"], -g, atol=1e-12)
+    np.testing.assert_allclose(b["M"], a["M"], atol=0)
+
+
+def test_step_jacobian_matches_central_differences(nonlinear):
+    model = tree.with_potentials(double_pendulum().build(), nonlinear)
+    s = tree.system(model, Q0, QD0)
+    s.step(0.0, 0.02)
+    z, delta, u = s.residual_point(0.02, 0.02)
+    z = z + np.array([0.01, -0.02])
+    blocks = s.residual(0.02, 0.02, z, delta, u)
+    h = 1e-6
+    for j in range(z.size):
+        e = np.zeros(z.size)
+        e[j] = h
+        fd = (s.residual(0.02, 0.02, z + e, delta, u)["r"]
+              - s.residual(0.02, 0.02, z - e, delta, u)["r"]) / (2 * h)
+        np.testing.assert_allclose(blocks["J_r_z"][:, j], fd, atol=1e-8)
+
+
+def energy_error(model, dt, duration):
+    # A swing of moderate amplitude: the chaotic swing of Q0 wanders between regions of
+    # different speed, and with them the size of the (bounded) energy oscillation.
+    out = run(model, dt, int(round(duration / dt)), q0={"theta1": 0.5, "theta2": -0.3},
+              qd0={"theta1": 0.3, "theta2": 0.5})
+    e = np.asarray(out["energy"])
+    return np.abs(e - e[0]), e[0]
+
+
+def test_energy_error_is_bounded_and_second_order(nonlinear):
+    model = tree.with_potentials(double_pendulum().build(), nonlinear)
+    err_02, e0 = energy_error(model, 0.02, 20.0)
+    err_01, _ = energy_error(model, 0.01, 20.0)
+    half = err_01.size // 2
+    # Bounded, no drift: the second half's largest error is not above the first half's.
+    assert err_01[half:].max() <= 1.1 * err_01[:half].max()
+    assert err_01.max() <= 1e-3 * abs(e0)
+    ratio = err_02.max() / err_01.max()
+    assert 3.5 <= ratio <= 4.5, ratio
+
+
+def test_observed_order_two(nonlinear):
+    model = tree.with_potentials(double_pendulum().build(), nonlinear)
+    duration = 2.0
+    ref = run(model, 1e-3, 2000)
+    end = np.array([ref["theta1"][-1], ref["theta2"][-1]])
+    errors = []
+    for dt in (0.04, 0.02, 0.01):
+        out = run(model, dt, int(round(duration / dt)))
+        errors.append(np.abs(np.array([out["theta1"][-1], out["theta2"][-1]]) - end).max())
+    orders = np.log2(np.array(errors[:-1]) / np.array(errors[1:]))
+    assert np.all(orders > 1.8) and np.all(orders < 2.2), (errors, orders)
+
+
+# --- the scene route -------------------------------------------------------------------------
+
+def test_scene_names_the_library_relative_to_the_file(tmp_path):
+    """The built-in double pendulum of a scene (coordinates q1, q2) with the nonlinear
+    potential by index, its library copied beside the scene and named relative to it."""
+    t1, t2 = ca.SX.sym("t1"), ca.SX.sym("t2")
+    V = TORSION * (1 - ca.cos(t1 - t2)) + MORSE_D * (1 - ca.exp(-MORSE_A * t1)) ** 2
+    indexed = sym.TreePotential("torsion_morse_indexed", coordinates={0: t1, 1: t2}, potential=V)
+    library = tmp_path / "lib" / indexed.library.name
+    library.parent.mkdir()
+    library.write_bytes(indexed.library.read_bytes())
+    scene = {"system": {"type": "tree", "model": "double_pendulum",
+                        "potentials": [{"library": f"lib/{library.name}"}]},
+             "initial_state": {"q": {"q1": 0.9, "q2": -0.4}},
+             "integrator": {"tolerance": 1e-12},
+             "dt": 0.01, "duration": 1.0}
+    path = tmp_path / "scene.json"
+    path.write_text(json.dumps(scene))
+    from_file = marsden.simulate(marsden.make_system(marsden.load_scene(str(path))),
+                                 dt=0.01, steps=100)
+    model = tree.with_potentials(tree.n_link_pendulum(2), indexed)
+    direct = marsden.simulate(tree.system(model, [0.9, -0.4], tolerance=1e-12), dt=0.01,
+                              steps=100)
+    assert from_file.ok and direct.ok
+    names = ["q1", "q2", "energy"]
+    assert np.abs(columns(from_file, names) - columns(direct, names)).max() <= 1e-12
+    # The potential acts: without it the pendulum swings elsewhere.
+    bare = marsden.simulate(tree.system(tree.n_link_pendulum(2), [0.9, -0.4]), dt=0.01,
+                            steps=100)
+    assert np.abs(columns(bare, names[:2]) - columns(direct, names[:2])).max() > 1e-2
+
+
+# --- errors before stepping ----------------------------------------------------------------
+
+def test_errors_name_the_symbol_and_shape(nonlinear):
+    t1, t2 = ca.SX.sym("theta1"), ca.SX.sym("theta2")
+    with pytest.raises(marsden.InputError, match=r"potential: expected shape 1 x 1, got 2 x 1"):
+        sym.TreePotential("bad", coordinates=[t1, t2], potential=ca.vertcat(t1, t2))
+    with pytest.raises(marsden.InputError,
+                       match=r"potential: V is not finite at the probe point \(theta1\)"):
+        sym.TreePotential("bad", coordinates=[t1], potential=ca.sqrt(t1 - 1.0))
+    with pytest.raises(marsden.InputError,
+                       match=r"potential: uses symbols other than theta1: theta2"):
+        sym.TreePotential("bad", coordinates=[t1], potential=t1 * t2)
+    with pytest.raises(marsden.InputError, match=r"coordinates: symbol theta1 stands for "
+                                                 r"two coordinates"):
+        sym.TreePotential("bad", coordinates={"theta1": t1, 1: t1}, potential=t1)
+    twice = sym.TreePotential("twice", coordinates={"theta1": t1, 0: t2}, potential=t1 * t2)
+    with pytest.raises(marsden.InputError, match=r"coordinate \"theta1\" appears twice"):
+        tree.with_potentials(double_pendulum().build(), twice)
+    elbow = ca.SX.sym("elbow")
+    wrong = sym.TreePotential("elbow", coordinates=[elbow], potential=elbow ** 2)
+    with pytest.raises(marsden.InputError,
+                       match=r"elbow-.*\.so': its coordinate 0: tree model: no coordinate named "
+                             r"\"elbow\" \(coordinates: theta1, theta2\)"):
+        tree.with_potentials(double_pendulum().build(), wrong)
+    far = sym.TreePotential("far", coordinates={5: t1}, potential=t1 ** 2)
+    with pytest.raises(marsden.InputError,
+                       match=r"its coordinate 0 is index 5, but the model has coordinates 0..1"):
+        tree.with_potentials(double_pendulum().build(), far)
+    b = double_pendulum()
+    with pytest.raises(marsden.InputError, match=r"generated model '.*missing.so': no such file"):
+        b.potential("/nonexistent/missing.so")
+
+
+def test_scene_errors_name_the_field(tmp_path):
+    scene = {"system": {"type": "tree", "model": "double_pendulum",
+                        "potentials": [{"library": "nowhere.so"}]},
+             "dt": 0.01, "duration": 0.1}
+    path = tmp_path / "scene.json"
+    path.write_text(json.dumps(scene))
+    with pytest.raises(marsden.InputError, match=r"potentials.*library.*no such file"):
+        marsden.load_scene(str(path))
