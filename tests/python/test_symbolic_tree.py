@@ -250,3 +250,42 @@ def test_scene_errors_name_the_field(tmp_path):
     path.write_text(json.dumps(scene))
     with pytest.raises(marsden.InputError, match=r"potentials.*library.*no such file"):
         marsden.load_scene(str(path))
+
+
+def test_dmoc_takes_the_potential_from_a_problem_file(tmp_path):
+    """A pendulum with a torque input and a Morse spring at its hinge, moved from hanging to
+    1.2 rad at rest by DMOC; the optimum re-simulates with the potential, whose library the
+    problem names relative to itself (and the re-simulation scene absolutely)."""
+    th = ca.SX.sym("theta")
+    morse = sym.TreePotential("morse_hinge", coordinates=[th],
+                              potential=MORSE_D * (1 - ca.exp(-MORSE_A * th)) ** 2)
+    (tmp_path / morse.library.name).write_bytes(morse.library.read_bytes())
+    problem = {
+        "system": {"type": "tree", "frames": [
+            {"name": "arm", "type": "rx", "coordinate": "theta"},
+            {"name": "bob", "parent": "arm", "type": "tz", "value": -0.5,
+             "mass": {"mass": 0.4}}],
+            "inputs": [{"type": "force", "coordinate": "theta"}],
+            "potentials": [{"library": morse.library.name}]},
+        "integrator": {"method": "midpoint", "tolerance": 1e-13},
+        "dt": 0.05, "steps": 30,
+        "initial_state": {"q": {"theta": 0}},
+        "final_state": {"q": {"theta": 1.2}, "at_rest": True},
+        "bounds": {"controls": {"lower": [-10], "upper": [10]}},
+        "cost": {"control_weights": [1]}}
+    path = tmp_path / "problem.json"
+    path.write_text(json.dumps(problem))
+    summary = marsden.run_problem(marsden.load_problem(path), tmp_path / "out")
+    assert summary["ok"], summary["message"]
+    assert summary["resimulation_error"] < 1e-6
+    scene = marsden.load_scene(tmp_path / "out" / "resimulate.json")
+    run = marsden.simulate(marsden.make_system(scene), dt=scene.dt, steps=scene.steps)
+    assert abs(run["theta"][-1] - 1.2) < 1e-6
+    # The scene names the library absolutely, and without the potential the optimal
+    # torques would take the arm elsewhere.
+    fields = json.loads((tmp_path / "out" / "resimulate.json").read_text())
+    assert fields["system"]["potentials"] == [{"library": str(tmp_path / morse.library.name)}]
+    del fields["system"]["potentials"]
+    bare = marsden.parse_scene(json.dumps(fields))
+    without = marsden.simulate(marsden.make_system(bare), dt=bare.dt, steps=bare.steps)
+    assert abs(without["theta"][-1] - 1.2) > 1e-2
