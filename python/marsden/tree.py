@@ -106,6 +106,11 @@ class Builder:
         library), over the coordinates it names; they must exist by now."""
         self._b.add_generated_potential(str(getattr(potential, "library", potential)))
 
+    def force(self, force) -> None:
+        """A generalized force compiled by ``marsden.symbolic.TreeForce`` (or the path of its
+        library), over the coordinates it names; they must exist by now."""
+        self._b.add_generated_force(str(getattr(force, "library", force)))
+
     def damper(self, coordinate: str, damping: float) -> None:
         """A viscous damper on a coordinate (N s/m or N m s/rad)."""
         self._b.add_coordinate_damper(self._coord(coordinate), damping)
@@ -155,6 +160,12 @@ def with_potentials(model: Model, *potentials) -> Model:
     ``marsden.symbolic.TreePotential`` (or their libraries' paths) added."""
     return _tree.with_generated_potentials(
         model, [str(getattr(p, "library", p)) for p in potentials])
+
+
+def with_forces(model: Model, *forces) -> Model:
+    """A copy of ``model`` with generalized forces compiled by ``marsden.symbolic.TreeForce``
+    (or their libraries' paths) added."""
+    return _tree.with_generated_forces(model, [str(getattr(f, "library", f)) for f in forces])
 
 
 def _vector(model: Model, values, name: str) -> np.ndarray:

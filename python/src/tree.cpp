@@ -163,6 +163,12 @@ void bind_tree(nb::module_ m) {
             b.add_generated_potential(library);
           },
           nb::arg("library"))
+      .def(
+          "add_generated_force",
+          [](ModelBuilder& b, const std::filesystem::path& library) {
+            b.add_generated_force(library);
+          },
+          nb::arg("library"))
       .def("add_coordinate_damper", &ModelBuilder::add_coordinate_damper, nb::arg("coord"),
            nb::arg("damping"))
       .def("add_frame_damper", &ModelBuilder::add_frame_damper, nb::arg("frame_a"),
@@ -194,6 +200,17 @@ void bind_tree(nb::module_ m) {
       nb::arg("model"), nb::arg("libraries"),
       "A copy of the model with the potentials compiled by marsden.symbolic.TreePotential "
       "added.");
+  m.def(
+      "with_generated_forces",
+      [](const std::shared_ptr<const Model>& model,
+         const std::vector<std::filesystem::path>& libraries) {
+        if (!model) throw InputError("model: none given");
+        ModelBuilder b(*model);
+        for (const auto& library : libraries) b.add_generated_force(library);
+        return shared(b.build());
+      },
+      nb::arg("model"), nb::arg("libraries"),
+      "A copy of the model with the forces compiled by marsden.symbolic.TreeForce added.");
   m.def(
       "n_link_pendulum",
       [](int n, double length, double mass, double damping) {

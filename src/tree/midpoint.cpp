@@ -14,7 +14,7 @@ namespace {
 
 bool has_forces(const Model& model) {
   return !model.coordinate_dampers().empty() || !model.frame_dampers().empty() ||
-         !model.inputs().empty();
+         !model.inputs().empty() || !model.generated_forces().empty();
 }
 
 // The quadrature point and velocity of L_d: q_m = q_k + alpha (q_kp1 - q_k),
@@ -26,7 +26,7 @@ void evaluate_at_quadrature_point(const Model& model, Data& data, const Midpoint
   data.q_m = q_k + opt.alpha * (data.q_kp1 - q_k);
   lagrangian_terms(model, data, data.q_m, data.v_m, second_order, opt.algorithm);
   if (has_forces(model))
-    detail::forces_at_current_kinematics(model, data, data.v_m, u, second_order);
+    detail::forces_at_current_kinematics(model, data, data.q_m, data.v_m, u, second_order);
 }
 
 // d/dq_kp1 of the step residual without the constraint term (eq. (26) with forces), all
@@ -199,7 +199,7 @@ void articulated_diagonal(const Model& model, Data& data, double alpha, double d
   for (const CoordinateSpring& s : model.coordinate_springs())
     data.d_art[s.coord] += alpha * (1.0 - alpha) * dt * dt * s.stiffness;
   for (const GeneratedPotential& p : model.generated_potentials()) {
-    constexpr int kMax = kGeneratedPotentialMaxCoords;
+    constexpr int kMax = kGeneratedElementMaxCoords;
     std::array<double, kMax> q_c, grad_V;
     std::array<double, kMax * kMax> hess_V;
     double V = 0.0;

@@ -191,7 +191,7 @@ double distance_terms(const Model& model, Data& data, int frame_a, int frame_b, 
 
 void add_generated_potential_terms(const GeneratedPotential& p, Data& data, const VecX& q,
                                    bool second_order) {
-  constexpr int kMax = kGeneratedPotentialMaxCoords;
+  constexpr int kMax = kGeneratedElementMaxCoords;
   std::array<double, kMax> q_c, grad_V;
   std::array<double, kMax * kMax> hess_V;
   double V = 0.0;
@@ -204,6 +204,28 @@ void add_generated_potential_terms(const GeneratedPotential& p, Data& data, cons
   if (!second_order) return;
   for (int b = 0; b < p.size; ++b)
     for (int a = 0; a < p.size; ++a) data.L_qq(p.coords[a], p.coords[b]) -= hess_V[a + p.size * b];
+}
+
+void add_generated_force_terms(const GeneratedForce& f, Data& data, const VecX& q,
+                               const VecX& qd, bool derivatives) {
+  constexpr int kMax = kGeneratedElementMaxCoords;
+  std::array<double, kMax> q_c, qd_c, Q_c;
+  std::array<double, kMax * kMax> Q_q, Q_v;
+  for (int a = 0; a < f.size; ++a) {
+    q_c[a] = q[f.coords[a]];
+    qd_c[a] = qd[f.coords[a]];
+  }
+  if (f.evaluate(q_c.data(), qd_c.data(), Q_c.data(), derivatives ? Q_q.data() : nullptr,
+                 derivatives ? Q_v.data() : nullptr) != 0)
+    throw SolverError("generated model '" + f.library.string() +
+                      "': marsden_tree_force returned a nonzero status");
+  for (int a = 0; a < f.size; ++a) data.Q[f.coords[a]] += Q_c[a];
+  if (!derivatives) return;
+  for (int b = 0; b < f.size; ++b)
+    for (int a = 0; a < f.size; ++a) {
+      data.Q_q(f.coords[a], f.coords[b]) += Q_q[a + f.size * b];
+      data.Q_v(f.coords[a], f.coords[b]) += Q_v[a + f.size * b];
+    }
 }
 
 void add_spring_terms(const Model& model, Data& data, const VecX& q, bool second_order) {
@@ -297,14 +319,16 @@ void spatial_lagrangian(const Model& model, Data& data, bool second_order) {
   }
 }
 
-void forces_at_current_kinematics(const Model& model, Data& data, const VecX& qd,
-                                  const VecX& u, bool derivatives) {
+void forces_at_current_kinematics(const Model& model, Data& data, const VecX& q,
+                                  const VecX& qd, const VecX& u, bool derivatives) {
   data.Q.setZero();
   if (derivatives) {
     data.Q_q.setZero();
     data.Q_v.setZero();
     data.Q_u.setZero();
   }
+  for (const GeneratedForce& f : model.generated_forces())
+    add_generated_force_terms(f, data, q, qd, derivatives);
   for (const CoordinateDamper& d : model.coordinate_dampers()) {
     data.Q[d.coord] -= d.damping * qd[d.coord];
     if (derivatives) data.Q_v(d.coord, d.coord) -= d.damping;

@@ -61,19 +61,32 @@ struct CoordinateSpring { int coord; double stiffness; double rest; };     // N/
 struct FrameSpring { int frame_a, frame_b; double stiffness; double rest_length; };
 struct CoordinateDamper { int coord; double damping; };                    // N s/m or N m s/rad
 struct FrameDamper { int frame_a, frame_b; double damping; };
-// A potential V(q_c) of a few coordinates q_c, written with marsden.symbolic.TreePotential
-// and compiled there; the element calls the loaded object (tree/generated.hpp). It enters
-// the Lagrangian as a CoordinateSpring does: V, dV/dq_c and d2V/dq_c2.
-inline constexpr int kGeneratedPotentialMaxCoords = 16;
+// Generated elements act on a few coordinates q_c (at most this many), written with
+// marsden.symbolic and compiled there; they call the loaded object (tree/generated.hpp).
+inline constexpr int kGeneratedElementMaxCoords = 16;
+// A potential V(q_c) (marsden.symbolic.TreePotential): it enters the Lagrangian as a
+// CoordinateSpring does, V, dV/dq_c and d2V/dq_c2.
 // V (1), grad V (n_c) and hess V (n_c x n_c, column-major) at q_c; a null output is skipped.
 using GeneratedPotentialFn = int (*)(const double* q_c, double* V, double* grad_V,
                                      double* hess_V);
 struct GeneratedPotential {
   std::filesystem::path library;  // for messages
   int size = 0;                   // n_c
-  std::array<int, kGeneratedPotentialMaxCoords> coords{};
+  std::array<int, kGeneratedElementMaxCoords> coords{};
   GeneratedPotentialFn evaluate = nullptr;
   std::shared_ptr<void> handle;   // keeps the object loaded while a model uses it
+};
+// A generalized force Q(q_c, qd_c) on its coordinates (marsden.symbolic.TreeForce): it
+// enters Q as a CoordinateDamper does, with dQ/dq_c and dQ/dqd_c. Outputs as above:
+// Q (n_c), Q_q and Q_v (n_c x n_c, column-major); a null output is skipped.
+using GeneratedForceFn = int (*)(const double* q_c, const double* qd_c, double* Q, double* Q_q,
+                                 double* Q_v);
+struct GeneratedForce {
+  std::filesystem::path library;
+  int size = 0;
+  std::array<int, kGeneratedElementMaxCoords> coords{};
+  GeneratedForceFn evaluate = nullptr;
+  std::shared_ptr<void> handle;
 };
 // Inputs (the vector u of a step): a generalized force on a coordinate (1 input), or a
 // wrench at a frame's origin (6 inputs, (torque, force)) in the frame's axes (body) or in
@@ -124,6 +137,7 @@ class Model {
   const std::vector<GeneratedPotential>& generated_potentials() const {
     return generated_potentials_;
   }
+  const std::vector<GeneratedForce>& generated_forces() const { return generated_forces_; }
   const std::vector<Input>& inputs() const { return inputs_; }
   const Vec3& gravity() const { return gravity_; }
 
@@ -176,6 +190,7 @@ class Model {
   std::vector<CoordinateDamper> coord_dampers_;
   std::vector<FrameDamper> frame_dampers_;
   std::vector<GeneratedPotential> generated_potentials_;
+  std::vector<GeneratedForce> generated_forces_;
   std::vector<Input> inputs_;
   Vec3 gravity_ = Vec3(0.0, 0.0, -9.81);
   int num_inputs_ = 0;
@@ -216,6 +231,8 @@ class ModelBuilder {
   // generated ABI, src/tree/generated.cpp) and binds its coordinates, named or indexed in
   // the object, to this model's. InputError naming the file and the coordinate otherwise.
   void add_generated_potential(const std::filesystem::path& library);
+  // The same for a force compiled by marsden.symbolic.TreeForce.
+  void add_generated_force(const std::filesystem::path& library);
   // Each returns the index of its first entry in the input vector u.
   int add_coordinate_force_input(int coord);
   int add_wrench_input(int frame, bool body_axes);

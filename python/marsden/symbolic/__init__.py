@@ -26,8 +26,9 @@ gamma made with ``shape(n)``. Wrenches are body-frame (torque, force).
 Systems in full coordinates for GNI and RATTLE (nonholonomic paper §4):
 ``NonholonomicSystem(name, q=..., qdot=..., lagrangian=L, constraints=mu)`` (full.py).
 
-Tree elements: ``TreePotential(name, coordinates=[...], potential=V)`` (tree.py), a
-potential of some of a tree system's coordinates, added with ``marsden.tree``.
+Tree elements: ``TreePotential(name, coordinates=[...], potential=V)`` and
+``TreeForce(name, coordinates=[...], velocities=[...], force=Q)`` (tree.py), a potential or
+a generalized force on some of a tree system's coordinates, added with ``marsden.tree``.
 """
 
 from __future__ import annotations
@@ -44,9 +45,10 @@ from .holonomic import (ABI_VERSION, HolonomicVehicle, R, helicopter, omega, p, 
                         t, underwater_vehicle, v)
 from . import rdp
 from .rdp import RdpVehicle
-from .tree import TREE_ABI_VERSION, TREE_MAX_COORDS, TreePotential
+from .tree import TREE_ABI_VERSION, TREE_MAX_COORDS, TreeForce, TreePotential
 
 __all__ = ["ABI_VERSION", "MAX_INPUTS", "NH_ABI_VERSION", "NH_MAX_DOF", "HolonomicVehicle",
            "NonholonomicSystem", "R", "cache_dir", "compiler",
            "hat", "helicopter", "omega", "p", "quadrotor", "shape", "t", "underwater_vehicle",
-           "v", "rdp", "RdpVehicle", "TREE_ABI_VERSION", "TREE_MAX_COORDS", "TreePotential"]
+           "v", "rdp", "RdpVehicle", "TREE_ABI_VERSION", "TREE_MAX_COORDS", "TreeForce",
+           "TreePotential"]

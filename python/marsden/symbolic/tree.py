@@ -27,7 +27,7 @@ from ._codegen import _as_sx, _check_shape, _compile, _function
 from .full import _static_call
 
 TREE_ABI_VERSION = 1      # kGeneratedTreeAbiVersion of include/marsden/tree/generated.hpp
-TREE_MAX_COORDS = 16      # kGeneratedPotentialMaxCoords of include/marsden/tree/model.hpp
+TREE_MAX_COORDS = 16      # kGeneratedElementMaxCoords of include/marsden/tree/model.hpp
 
 
 def _coordinates(coordinates) -> tuple[list, list]:
@@ -72,6 +72,47 @@ def _coordinates(coordinates) -> tuple[list, list]:
     return symbols, refs
 
 
+def _element_wrapper(kind: str, f: ca.Function, coordinates: list) -> str:
+    """The ABI's version, size and coordinate entry points of a tree element of this kind."""
+    n = len(coordinates)
+    names = ", ".join(json.dumps(r) if isinstance(r, str) else "0" for r in coordinates)
+    indices = ", ".join(str(r) if isinstance(r, int) else "-1" for r in coordinates)
+    return f"""
+/* Marsden tree ABI {TREE_ABI_VERSION} (include/marsden/tree/generated.hpp). */
+{_static_call(f)}
+CASADI_SYMBOL_EXPORT int marsden_tree_abi_version(void) {{ return {TREE_ABI_VERSION}; }}
+CASADI_SYMBOL_EXPORT int marsden_tree_{kind}_size(void) {{ return {n}; }}
+CASADI_SYMBOL_EXPORT const char* marsden_tree_{kind}_coordinate(int i) {{
+  static const char* names[{n}] = {{{names}}};
+  return i >= 0 && i < {n} ? names[i] : 0;
+}}
+CASADI_SYMBOL_EXPORT int marsden_tree_{kind}_coordinate_index(int i) {{
+  static const int indices[{n}] = {{{indices}}};
+  return i >= 0 && i < {n} ? indices[i] : -1;
+}}
+"""
+
+
+def _name(name) -> str:
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]{0,63}", name):
+        raise InputError(f"name: expected a letter then letters, digits or _, got {name!r}")
+    return name
+
+
+def _probe(probe, default, what: str) -> np.ndarray:
+    value = np.asarray(default if probe is None else probe, dtype=float).reshape(-1)
+    if value.shape != (len(default),) or not np.all(np.isfinite(value)):
+        raise InputError(f"{what}: expected {len(default)} finite numbers")
+    return value
+
+
+def _call(lib, entry: str, name: str, arrays) -> None:
+    status = getattr(lib, entry)(*[a.ctypes.data_as(ctypes.POINTER(ctypes.c_double))
+                                   for a in arrays])
+    if status != 0:
+        raise InputError(f"{name}: {entry} returned status {status}")
+
+
 class TreePotential:
     """A potential V(q_c) of some of a tree's coordinates (module docstring). Validates and
     compiles at construction (InputError naming the argument, the symbol and the shape):
@@ -90,9 +131,7 @@ class TreePotential:
     construction ran the compiler."""
 
     def __init__(self, name: str, *, coordinates, potential, probe=None):
-        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]{0,63}", name):
-            raise InputError(f"name: expected a letter then letters, digits or _, got {name!r}")
-        self.name = name
+        self.name = _name(name)
         symbols, self.coordinates = _coordinates(coordinates)
         n = self.size = len(symbols)
         q_c = ca.vertcat(*symbols)
@@ -104,10 +143,7 @@ class TreePotential:
         f = ca.Function("mx_tree_potential", [q_c],
                         [ca.densify(e) for e in (V, grad_V, ca.jacobian(grad_V, q_c))])
         self._function = f
-        self.probe = np.array([0.3 + 0.17 * i for i in range(n)]) if probe is None \
-            else np.asarray(probe, dtype=float).reshape(-1)
-        if self.probe.shape != (n,) or not np.all(np.isfinite(self.probe)):
-            raise InputError(f"probe: expected {n} finite numbers")
+        self.probe = _probe(probe, [0.3 + 0.17 * i for i in range(n)], "probe")
         at = f"at the probe point ({names}) = {np.array2string(self.probe, precision=3)}"
         for what, value in zip(("V", f"dV/dq_c ({n})", f"d2V/dq_c2 ({n} x {n})"),
                                f.call([self.probe])):
@@ -121,27 +157,12 @@ class TreePotential:
         self._lib = None
 
     def _wrapper(self) -> str:
-        n = self.size
-        names = ", ".join(json.dumps(r) if isinstance(r, str) else "0" for r in self.coordinates)
-        indices = ", ".join(str(r) if isinstance(r, int) else "-1" for r in self.coordinates)
-        return f"""
-/* Marsden tree ABI {TREE_ABI_VERSION} (include/marsden/tree/generated.hpp). */
-{_static_call(self._function)}
-CASADI_SYMBOL_EXPORT int marsden_tree_abi_version(void) {{ return {TREE_ABI_VERSION}; }}
-CASADI_SYMBOL_EXPORT int marsden_tree_potential_size(void) {{ return {n}; }}
-CASADI_SYMBOL_EXPORT const char* marsden_tree_potential_coordinate(int i) {{
-  static const char* names[{n}] = {{{names}}};
-  return i >= 0 && i < {n} ? names[i] : 0;
-}}
-CASADI_SYMBOL_EXPORT int marsden_tree_potential_coordinate_index(int i) {{
-  static const int indices[{n}] = {{{indices}}};
-  return i >= 0 && i < {n} ? indices[i] : -1;
-}}
+        return _element_wrapper("potential", self._function, self.coordinates) + """
 CASADI_SYMBOL_EXPORT int marsden_tree_potential(const double* q_c, double* V, double* grad_V,
-                                                double* hess_V) {{
-  const casadi_real* a[1] = {{q_c}}; casadi_real* r[3] = {{V, grad_V, hess_V}};
+                                                double* hess_V) {
+  const casadi_real* a[1] = {q_c}; casadi_real* r[3] = {V, grad_V, hess_V};
   return call_mx_tree_potential(a, r);
-}}
+}
 """
 
     def scene_element(self) -> dict:
@@ -156,8 +177,86 @@ CASADI_SYMBOL_EXPORT int marsden_tree_potential(const double* q_c, double* V, do
         n = self.size
         q = np.ascontiguousarray(q_c, dtype=float).reshape(n)
         V, g, H = np.zeros(1), np.zeros(n), np.zeros((n, n), order="F")
-        ptr = [a.ctypes.data_as(ctypes.POINTER(ctypes.c_double)) for a in (q, V, g, H)]
-        status = self._lib.marsden_tree_potential(*ptr)
-        if status != 0:
-            raise InputError(f"{self.name}: marsden_tree_potential returned status {status}")
+        _call(self._lib, "marsden_tree_potential", self.name, (q, V, g, H))
         return float(V[0]), g, H
+
+
+class TreeForce:
+    """A generalized force Q(q_c, qdot_c) on some of a tree's coordinates (a nonlinear
+    damper, drag, a follower torque). Validates and compiles at construction (InputError
+    naming the argument, the symbol and the shape):
+
+    - ``coordinates``: the coordinates' symbols, as for ``TreePotential``;
+    - ``velocities``: one scalar symbol per coordinate, in the same order, its rate;
+    - ``force`` Q (n_c x 1; N or N m), the generalized force on those coordinates, of
+      those symbols only;
+    - ``probe`` (q_c) and ``velocity_probe`` (qdot_c): where Q and its derivatives must be
+      finite (defaults 0.3 + 0.17 i and 0.2 - 0.11 i).
+
+    Marsden derives dQ/dq_c and dQ/dqdot_c; the element adds Q, Q_q and Q_v where the
+    coordinate dampers' go. The controls stay the model's inputs."""
+
+    def __init__(self, name: str, *, coordinates, velocities, force, probe=None,
+                 velocity_probe=None):
+        self.name = _name(name)
+        symbols, self.coordinates = _coordinates(coordinates)
+        n = self.size = len(symbols)
+        try:
+            rates = list(ca.vertsplit(velocities) if isinstance(velocities, ca.SX) else velocities)
+        except TypeError:
+            rates = []
+        if len(rates) != n or not all(isinstance(r, ca.SX) and r.numel() == 1 and r.is_symbolic()
+                                      for r in rates):
+            raise InputError(f"velocities: expected {n} scalar CasADi symbols, one per "
+                             "coordinate in the same order")
+        every = symbols + rates
+        for a in range(len(every)):
+            for b in range(a):
+                if ca.is_equal(every[a], every[b]):
+                    raise InputError(f"velocities: symbol {every[a].name()} is used twice "
+                                     "among the coordinates and velocities")
+        q_c, qd_c = ca.vertcat(*symbols), ca.vertcat(*rates)
+        Q = _as_sx(force, "force")
+        if Q.size1() == 1 and Q.size2() == n and n > 1:
+            Q = Q.T
+        _check_shape(Q, n, 1, "force")
+        names = ", ".join(s.name() for s in every)
+        _function("force", [q_c, qd_c], [Q], "force", names)
+        f = ca.Function("mx_tree_force", [q_c, qd_c],
+                        [ca.densify(e) for e in (Q, ca.jacobian(Q, q_c), ca.jacobian(Q, qd_c))])
+        self._function = f
+        self.probe = _probe(probe, [0.3 + 0.17 * i for i in range(n)], "probe")
+        self.velocity_probe = _probe(velocity_probe, [0.2 - 0.11 * i for i in range(n)],
+                                     "velocity_probe")
+        at = (f"at the probe point ({names}) = "
+              f"{np.array2string(np.concatenate([self.probe, self.velocity_probe]), precision=3)}")
+        for what, value in zip((f"Q ({n} x 1)", f"dQ/dq_c ({n} x {n})", f"dQ/dqdot_c ({n} x {n})"),
+                               f.call([self.probe, self.velocity_probe])):
+            if not np.all(np.isfinite(np.array(value, dtype=float))):
+                raise InputError(f"force: {what} is not finite {at}")
+        codegen = ca.CodeGenerator(f"{name}.c", {"with_header": False})
+        codegen.add(f)
+        self.source = codegen.dump() + _element_wrapper("force", f, self.coordinates) + """
+CASADI_SYMBOL_EXPORT int marsden_tree_force(const double* q_c, const double* qd_c, double* Q,
+                                            double* Q_q, double* Q_v) {
+  const casadi_real* a[2] = {q_c, qd_c}; casadi_real* r[3] = {Q, Q_q, Q_v};
+  return call_mx_tree_force(a, r);
+}
+"""
+        self.library, self.compiled, self.compile_seconds = _compile(self.source, name)
+        self._lib = None
+
+    def scene_element(self) -> dict:
+        """The entry of a tree scene's ``"system": {"forces": [...]}`` for this force."""
+        return {"library": str(self.library)}
+
+    def force(self, q_c, qd_c) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(Q (n_c), dQ/dq_c, dQ/dqdot_c (n_c x n_c each)) from the compiled code."""
+        if self._lib is None:
+            self._lib = ctypes.CDLL(str(self.library))
+        n = self.size
+        q = np.ascontiguousarray(q_c, dtype=float).reshape(n)
+        qd = np.ascontiguousarray(qd_c, dtype=float).reshape(n)
+        Q, Q_q, Q_v = np.zeros(n), np.zeros((n, n), order="F"), np.zeros((n, n), order="F")
+        _call(self._lib, "marsden_tree_force", self.name, (q, qd, Q, Q_q, Q_v))
+        return Q, Q_q, Q_v
