@@ -289,3 +289,153 @@ def test_dmoc_takes_the_potential_from_a_problem_file(tmp_path):
     bare = marsden.parse_scene(json.dumps(fields))
     without = marsden.simulate(marsden.make_system(bare), dt=bare.dt, steps=bare.steps)
     assert abs(without["theta"][-1] - 1.2) > 1e-2
+
+
+# --- generated forces ----------------------------------------------------------------------
+
+C_DAMP, C1, C3, C_REL = 0.3, 0.2, 0.05, 0.4
+
+
+@pytest.fixture(scope="module")
+def linear_damper():
+    """Q = -c qdot on theta2: the coordinate damper."""
+    q, qd = ca.SX.sym("q"), ca.SX.sym("qd")
+    return sym.TreeForce("damper_theta2", coordinates={"theta2": q}, velocities=[qd],
+                         force=-C_DAMP * qd)
+
+
+@pytest.fixture(scope="module")
+def nonlinear_force():
+    """A shoulder damper stiffer away from hanging, with a cubic term, and a damper on the
+    links' relative rate: Q . qdot <= 0."""
+    t1, t2 = ca.SX.sym("theta1"), ca.SX.sym("theta2")
+    w1, w2 = ca.SX.sym("w1"), ca.SX.sym("w2")
+    rel = C_REL * (w2 - w1)
+    Q = ca.vertcat(-C1 * (1 + ca.sin(t1) ** 2) * w1 - C3 * w1 ** 3 + rel, -rel)
+    return sym.TreeForce("shoulder_elbow_drag", coordinates=[t1, t2], velocities=[w1, w2],
+                         force=Q)
+
+
+@pytest.mark.parametrize("method", ["midpoint", "galerkin", "rk4"])
+def test_linear_force_gives_the_coordinate_damper_trajectory(linear_damper, quadratic, method):
+    built_in = double_pendulum(damping=C_DAMP)
+    built_in.spring("theta2", K, REST)
+    generated = double_pendulum()
+    generated.potential(quadratic)
+    generated.force(linear_damper)
+    a = run(built_in.build(), 0.01, 400, method)
+    b = run(generated.build(), 0.01, 400, method)
+    names = ["theta1", "theta2", "qd_theta1", "qd_theta2", "energy"]
+    assert np.abs(columns(a, names) - columns(b, names)).max() <= 1e-12
+
+
+def test_linear_force_gives_the_coordinate_damper_step_jacobian(linear_damper):
+    built_in = double_pendulum(damping=C_DAMP).build()
+    generated = tree.with_forces(double_pendulum().build(), linear_damper)
+    systems = [tree.system(m, Q0, QD0) for m in (built_in, generated)]
+    for s in systems:
+        s.step(0.0, 0.01)
+    z, delta, u = systems[0].residual_point(0.01, 0.01)
+    z = z + np.array([0.003, -0.002])
+    blocks = [s.residual(0.01, 0.01, z, delta, u) for s in systems]
+    for key in ("r", "J_r_z", "J_r_state"):
+        assert np.abs(blocks[0][key] - blocks[1][key]).max() <= 1e-10, key
+
+
+def test_generated_force_derivatives_match_central_differences(nonlinear_force):
+    rng = np.random.default_rng(5)
+    h = 1e-6
+    for q, qd in zip(rng.uniform(-2, 2, size=(4, 2)), rng.uniform(-3, 3, size=(4, 2))):
+        Q, Q_q, Q_v = nonlinear_force.force(q, qd)
+        rel = C_REL * (qd[1] - qd[0])
+        exact = [-C1 * (1 + np.sin(q[0]) ** 2) * qd[0] - C3 * qd[0] ** 3 + rel, -rel]
+        np.testing.assert_allclose(Q, exact, atol=1e-13)
+        assert Q @ qd <= 0.0
+        for i in range(2):
+            e = np.zeros(2)
+            e[i] = h
+            fd_q = (nonlinear_force.force(q + e, qd)[0] - nonlinear_force.force(q - e, qd)[0]) / (2 * h)
+            fd_v = (nonlinear_force.force(q, qd + e)[0] - nonlinear_force.force(q, qd - e)[0]) / (2 * h)
+            np.testing.assert_allclose(Q_q[:, i], fd_q, atol=1e-7)
+            np.testing.assert_allclose(Q_v[:, i], fd_v, atol=1e-7)
+
+
+def test_step_jacobian_with_the_force_matches_central_differences(nonlinear_force, nonlinear):
+    model = tree.with_forces(tree.with_potentials(double_pendulum().build(), nonlinear),
+                             nonlinear_force)
+    s = tree.system(model, Q0, QD0)
+    s.step(0.0, 0.02)
+    z, delta, u = s.residual_point(0.02, 0.02)
+    z = z + np.array([0.01, -0.02])
+    blocks = s.residual(0.02, 0.02, z, delta, u)
+    h = 1e-6
+    for j in range(z.size):
+        e = np.zeros(z.size)
+        e[j] = h
+        fd = (s.residual(0.02, 0.02, z + e, delta, u)["r"]
+              - s.residual(0.02, 0.02, z - e, delta, u)["r"]) / (2 * h)
+        np.testing.assert_allclose(blocks["J_r_z"][:, j], fd, atol=1e-8)
+    for j in range(delta.size):
+        e = np.zeros(delta.size)
+        e[j] = h
+        fd = (s.residual(0.02, 0.02, z, delta + e, u)["r"]
+              - s.residual(0.02, 0.02, z, delta - e, u)["r"]) / (2 * h)
+        np.testing.assert_allclose(blocks["J_r_state"][:, j], fd, atol=1e-7)
+
+
+def test_with_the_force_energy_falls_and_the_order_is_two(nonlinear_force, nonlinear):
+    model = tree.with_forces(tree.with_potentials(double_pendulum().build(), nonlinear),
+                             nonlinear_force)
+    duration = 2.0
+    ref = run(model, 1e-3, 2000)
+    e = np.asarray(ref["energy"])
+    assert e[-1] < e[0] - 0.1 * abs(e[0] - e.min()) and np.all(np.diff(e) <= 1e-9)
+    # The largest error over the common times (every 0.04 s): a single end point can sit
+    # where the error curves of two step sizes cross.
+    q_ref = columns(ref, ["theta1", "theta2"])[::40]
+    errors = []
+    for dt in (0.04, 0.02, 0.01):
+        out = run(model, dt, int(round(duration / dt)))
+        stride = int(round(0.04 / dt))
+        errors.append(np.abs(columns(out, ["theta1", "theta2"])[::stride] - q_ref).max())
+    orders = np.log2(np.array(errors[:-1]) / np.array(errors[1:]))
+    assert np.all(orders > 1.8) and np.all(orders < 2.2), (errors, orders)
+
+
+def test_scene_forces_field(nonlinear_force, tmp_path):
+    t1, t2, w1, w2 = (ca.SX.sym(n) for n in ("a", "b", "wa", "wb"))
+    indexed = sym.TreeForce("relative_drag", coordinates={0: t1, 1: t2}, velocities=[w1, w2],
+                            force=ca.vertcat(C_REL * (w2 - w1), -C_REL * (w2 - w1)))
+    scene = {"system": {"type": "tree", "model": "double_pendulum",
+                        "forces": [indexed.scene_element()]},
+             "initial_state": {"q": {"q1": 0.9, "q2": -0.4}},
+             "integrator": {"tolerance": 1e-12}, "dt": 0.01, "duration": 1.0}
+    from_scene = marsden.simulate(marsden.make_system(marsden.parse_scene(json.dumps(scene))),
+                                  dt=0.01, steps=100)
+    model = tree.with_forces(tree.n_link_pendulum(2), indexed)
+    direct = marsden.simulate(tree.system(model, [0.9, -0.4], tolerance=1e-12), dt=0.01,
+                              steps=100)
+    assert from_scene.ok and direct.ok
+    names = ["q1", "q2", "energy"]
+    assert np.abs(columns(from_scene, names) - columns(direct, names)).max() <= 1e-12
+    e = np.asarray(direct["energy"])
+    assert e[-1] < e[0] - 1e-3
+
+
+def test_force_errors_name_the_symbol_and_shape():
+    t1, t2, w1, w2 = (ca.SX.sym(n) for n in ("theta1", "theta2", "w1", "w2"))
+    with pytest.raises(marsden.InputError, match=r"force: expected shape 2 x 1, got 3 x 1"):
+        sym.TreeForce("bad", coordinates=[t1, t2], velocities=[w1, w2],
+                      force=ca.vertcat(w1, w2, w1))
+    with pytest.raises(marsden.InputError, match=r"velocities: expected 2 scalar CasADi symbols"):
+        sym.TreeForce("bad", coordinates=[t1, t2], velocities=[w1], force=ca.vertcat(w1, w1))
+    with pytest.raises(marsden.InputError, match=r"velocities: symbol theta1 is used twice"):
+        sym.TreeForce("bad", coordinates=[t1], velocities=[t1], force=-t1)
+    with pytest.raises(marsden.InputError,
+                       match=r"force: dQ/dqdot_c \(1 x 1\) is not finite at the probe point "
+                             r"\(theta1, w1\)"):
+        # Finite at the velocity probe w1 = 0.2, its derivative is not.
+        sym.TreeForce("bad", coordinates=[t1], velocities=[w1], force=-ca.sqrt(w1 - 0.2))
+    with pytest.raises(marsden.InputError, match=r"force: uses symbols other than theta1, w1: "
+                                                 r"theta2"):
+        sym.TreeForce("bad", coordinates=[t1], velocities=[w1], force=-t2 * w1)
