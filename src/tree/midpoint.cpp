@@ -190,11 +190,12 @@ struct ArticulatedNewton {
 };
 
 // The diagonal of ArticulatedNewton's matrix beyond M: the coordinate springs' and
-// dampers' parts of the Jacobian, times -dt. A generated potential adds its Hessian's
-// diagonal at q_k where it stiffens (a negative entry would bring M + diag d nearer
-// singular for a matrix that is only a preconditioner).
+// dampers' parts of the Jacobian, times -dt. Generated elements add the diagonals of
+// d2V/dq2 and -dQ/dqd at q_k and the velocity estimate qd_k where they stiffen or damp (a
+// negative entry would bring M + diag d nearer singular for a matrix that is only a
+// preconditioner).
 void articulated_diagonal(const Model& model, Data& data, double alpha, double dt,
-                          const VecX& q_k) {
+                          const VecX& q_k, const VecX& qd_k) {
   data.d_art.setZero();
   for (const CoordinateSpring& s : model.coordinate_springs())
     data.d_art[s.coord] += alpha * (1.0 - alpha) * dt * dt * s.stiffness;
@@ -208,6 +209,19 @@ void articulated_diagonal(const Model& model, Data& data, double alpha, double d
     for (int a = 0; a < p.size; ++a)
       if (hess_V[a + p.size * a] > 0.0)
         data.d_art[p.coords[a]] += alpha * (1.0 - alpha) * dt * dt * hess_V[a + p.size * a];
+  }
+  for (const GeneratedForce& f : model.generated_forces()) {
+    constexpr int kMax = kGeneratedElementMaxCoords;
+    std::array<double, kMax> q_c, qd_c, Q_c;
+    std::array<double, kMax * kMax> Q_v;
+    for (int a = 0; a < f.size; ++a) {
+      q_c[a] = q_k[f.coords[a]];
+      qd_c[a] = qd_k[f.coords[a]];
+    }
+    if (f.evaluate(q_c.data(), qd_c.data(), Q_c.data(), nullptr, Q_v.data()) != 0) continue;
+    for (int a = 0; a < f.size; ++a)
+      if (Q_v[a + f.size * a] < 0.0)
+        data.d_art[f.coords[a]] -= (1.0 - alpha) * dt * Q_v[a + f.size * a];
   }
   for (const CoordinateDamper& d : model.coordinate_dampers())
     data.d_art[d.coord] += (1.0 - alpha) * dt * d.damping;
@@ -296,7 +310,10 @@ NewtonStatus midpoint_step(const Model& model, Data& data, const MidpointOptions
   NewtonStatus status;
   if (m == 0 && nd >= options.articulated_newton_from) {
     data.z_guess = data.z;  // should the exact Jacobian be needed after all
-    articulated_diagonal(model, data, options.alpha, dt, x_k.q);
+    // The last step's velocity where this one continues it, else rest.
+    if (!continues) data.v_m.setZero();
+    articulated_diagonal(model, data, options.alpha, dt, x_k.q,
+                         continues ? data.v_prev : data.v_m);
     ArticulatedNewton problem{model, data, options, dt, x_k, u};
     status = newton_iterate(problem, data.z, options.newton.tolerance * (1.0 + scale),
                             options.newton, data.newton.vectors);

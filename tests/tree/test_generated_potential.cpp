@@ -1,8 +1,9 @@
-// A generated tree potential (tree/generated.hpp) without CasADi: a shared object written by
-// hand to the tree ABI, compiled here with the system C compiler, that is the coordinate
-// spring k/2 (q2 - rest)^2 must step a 30-link chain (the articulated-body Newton path) as
-// the built-in CoordinateSpring does, with the same step derivatives and without
-// allocating; bad objects and bad coordinates are refused naming the file.
+// Generated tree elements (tree/generated.hpp) without CasADi: shared objects written by
+// hand to the tree ABI, compiled here with the system C compiler, that are the coordinate
+// spring k/2 (q2 - rest)^2 and the damper -c qd3 must step a 30-link chain (the
+// articulated-body Newton path) as the built-in CoordinateSpring and CoordinateDamper do,
+// with the same step derivatives and without allocating; bad objects and bad coordinates
+// are refused naming the file.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -40,6 +41,20 @@ int marsden_tree_potential(const double* q, double* V, double* g, double* H) {
 }
 )";
 
+// The coordinate damper Q = -c qd on the coordinate named "q3", c = 0.7.
+constexpr const char* kDamper = R"(
+int marsden_tree_abi_version(void) { return 1; }
+int marsden_tree_force_size(void) { return 1; }
+const char* marsden_tree_force_coordinate(int i) { return i == 0 ? "q3" : 0; }
+int marsden_tree_force_coordinate_index(int i) { return -1; }
+int marsden_tree_force(const double* q, const double* qd, double* Q, double* Q_q, double* Q_v) {
+  if (Q) Q[0] = -0.7 * qd[0];
+  if (Q_q) Q_q[0] = 0.0;
+  if (Q_v) Q_v[0] = -0.7;
+  return 0;
+}
+)";
+
 struct TempDir {
   fs::path path = fs::temp_directory_path() /
                   ("marsden-test-generated-tree-" + std::to_string(::getpid()) + "-" +
@@ -60,17 +75,30 @@ fs::path compile(const TempDir& dir, const std::string& file, int abi, int size,
   return library;
 }
 
+fs::path compile_damper(const TempDir& dir) {
+  const fs::path c_file = dir.path / "damper.c", library = dir.path / "damper.so";
+  std::ofstream(c_file) << kDamper;
+  const std::string command =
+      "cc -O2 -fPIC -shared -o '" + library.string() + "' '" + c_file.string() + "'";
+  EXPECT_EQ(std::system(command.c_str()), 0) << command;
+  return library;
+}
+
 TEST(GeneratedTreePotential, HandWrittenSpringIsTheCoordinateSpring) {
   const TempDir dir;
   const Model chain = n_link_pendulum(30);
   ModelBuilder built_in(chain);
   built_in.add_coordinate_spring(chain.coord_index("q2"), kStiffness, kRest);
+  built_in.add_coordinate_damper(chain.coord_index("q3"), 0.7);
   ModelBuilder by_name(chain), by_index(chain);
   by_name.add_generated_potential(compile(dir, "by_name", 1, 1, "\"q2\"", -1));
+  by_name.add_generated_force(compile_damper(dir));
   by_index.add_generated_potential(compile(dir, "by_index", 1, 1, "0", 1));
   const Model a = built_in.build(), b = by_name.build(), c = by_index.build();
   ASSERT_EQ(b.generated_potentials().size(), 1u);
   EXPECT_EQ(b.generated_potentials()[0].coords[0], 1);
+  ASSERT_EQ(b.generated_forces().size(), 1u);
+  EXPECT_EQ(b.generated_forces()[0].coords[0], 2);
   EXPECT_EQ(c.generated_potentials()[0].coords[0], 1);
 
   const MidpointOptions options;
