@@ -12,6 +12,10 @@ built-in zoo and URDF files, and their systems.
     model = b.build()
     system = tree.system(model, q0={"theta1": 0.5}, controls=marsden.Signal.constant([0.2]))
 
+Potentials and forces of your own, written as CasADi expressions and compiled, come from
+``marsden.symbolic.TreePotential`` and ``TreeForce`` (``Builder.potential``,
+``Builder.force``, ``with_potentials``, ``with_forces``).
+
 Units: m, rad, kg, kg m^2, N, N m; the world's z axis points up (gravity (0, 0, -9.81) by
 default).
 """
