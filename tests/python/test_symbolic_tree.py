@@ -1,9 +1,10 @@
-"""marsden.symbolic.TreePotential (docs/own-system.md, "Tree elements"): a potential of some
-of a tree system's coordinates written as a CasADi expression, compiled and loaded into the
-tree model. The quadratic one against the built-in coordinate spring (same trajectories,
-same step Jacobians), a nonlinear one (a torsion spring and a Morse spring) against finite
-differences, its energy (bounded O(dt^2) error) and observed order 2; the scene route; the
-errors before stepping.
+"""marsden.symbolic.TreePotential and TreeForce (docs/own-system.md, "Tree elements"): a
+potential or a generalized force on some of a tree system's coordinates written as a CasADi
+expression, compiled and loaded into the tree model. The quadratic potential and the linear
+force against the built-in coordinate spring and damper (same trajectories, same step
+Jacobians); a nonlinear potential (a torsion spring and a Morse spring) and a nonlinear drag
+against finite differences, the energy (bounded O(dt^2) error; falling under the drag) and
+observed order 2; the scene and problem routes (DMOC); the errors before stepping.
 
 Imports the package from $PYTHONPATH (the build tree's python/ folder, as ctest sets it).
 Compiled models go to a fresh cache folder per test session.

@@ -1,9 +1,11 @@
 """Tree elements from expressions (docs/own-system.md, "Tree elements"): a potential
-V(q_c) over a few coordinates of a tree system (marsden.tree), written as a CasADi
-expression. Marsden derives dV/dq_c and d2V/dq_c2, generates C code, compiles it into a
-cached shared object and loads it into the tree model as an element that enters the
-Lagrangian as a coordinate spring does, for the midpoint and Galerkin variational
-integrators, RK4 and tree DMOC alike. The C side is include/marsden/tree/generated.hpp.
+V(q_c) or a generalized force Q(q_c, qdot_c) over a few coordinates of a tree system
+(marsden.tree), written as a CasADi expression. Marsden derives dV/dq_c and d2V/dq_c2
+(dQ/dq_c and dQ/dqdot_c), generates C code, compiles it into a cached shared object and
+loads it into the tree model as an element that enters the Lagrangian as a coordinate
+spring does (the forces as a coordinate damper does), for the midpoint and Galerkin
+variational integrators, RK4 and tree DMOC alike. The C side is
+include/marsden/tree/generated.hpp.
 
     import casadi as ca
     from marsden import symbolic as sym, tree
