@@ -12,6 +12,10 @@ built-in zoo and URDF files, and their systems.
     model = b.build()
     system = tree.system(model, q0={"theta1": 0.5}, controls=marsden.Signal.constant([0.2]))
 
+Potentials and forces of your own, written as CasADi expressions and compiled, come from
+``marsden.symbolic.TreePotential`` and ``TreeForce`` (``Builder.potential``,
+``Builder.force``, ``with_potentials``, ``with_forces``).
+
 Units: m, rad, kg, kg m^2, N, N m; the world's z axis points up (gravity (0, 0, -9.81) by
 default).
 """
@@ -101,6 +105,16 @@ class Builder:
         self._b.add_frame_spring(self._frame(frame_a), self._frame(frame_b), stiffness,
                                  rest_length)
 
+    def potential(self, potential) -> None:
+        """A potential compiled by ``marsden.symbolic.TreePotential`` (or the path of its
+        library), over the coordinates it names; they must exist by now."""
+        self._b.add_generated_potential(str(getattr(potential, "library", potential)))
+
+    def force(self, force) -> None:
+        """A generalized force compiled by ``marsden.symbolic.TreeForce`` (or the path of its
+        library), over the coordinates it names; they must exist by now."""
+        self._b.add_generated_force(str(getattr(force, "library", force)))
+
     def damper(self, coordinate: str, damping: float) -> None:
         """A viscous damper on a coordinate (N s/m or N m s/rad)."""
         self._b.add_coordinate_damper(self._coord(coordinate), damping)
@@ -143,6 +157,19 @@ class Builder:
     def build(self) -> Model:
         """Validates the model and returns it; the builder is left empty."""
         return self._b.build()
+
+
+def with_potentials(model: Model, *potentials) -> Model:
+    """A copy of ``model`` (built-in, URDF or built) with potentials compiled by
+    ``marsden.symbolic.TreePotential`` (or their libraries' paths) added."""
+    return _tree.with_generated_potentials(
+        model, [str(getattr(p, "library", p)) for p in potentials])
+
+
+def with_forces(model: Model, *forces) -> Model:
+    """A copy of ``model`` with generalized forces compiled by ``marsden.symbolic.TreeForce``
+    (or their libraries' paths) added."""
+    return _tree.with_generated_forces(model, [str(getattr(f, "library", f)) for f in forces])
 
 
 def _vector(model: Model, values, name: str) -> np.ndarray:

@@ -157,6 +157,18 @@ void bind_tree(nb::module_ m) {
            nb::arg("stiffness"), nb::arg("rest"))
       .def("add_frame_spring", &ModelBuilder::add_frame_spring, nb::arg("frame_a"),
            nb::arg("frame_b"), nb::arg("stiffness"), nb::arg("rest_length"))
+      .def(
+          "add_generated_potential",
+          [](ModelBuilder& b, const std::filesystem::path& library) {
+            b.add_generated_potential(library);
+          },
+          nb::arg("library"))
+      .def(
+          "add_generated_force",
+          [](ModelBuilder& b, const std::filesystem::path& library) {
+            b.add_generated_force(library);
+          },
+          nb::arg("library"))
       .def("add_coordinate_damper", &ModelBuilder::add_coordinate_damper, nb::arg("coord"),
            nb::arg("damping"))
       .def("add_frame_damper", &ModelBuilder::add_frame_damper, nb::arg("frame_a"),
@@ -176,6 +188,29 @@ void bind_tree(nb::module_ m) {
       .def("build", [](ModelBuilder& b) { return shared(b.build()); },
            "Validates the model and returns it; the builder is left empty.");
 
+  m.def(
+      "with_generated_potentials",
+      [](const std::shared_ptr<const Model>& model,
+         const std::vector<std::filesystem::path>& libraries) {
+        if (!model) throw InputError("model: none given");
+        ModelBuilder b(*model);
+        for (const auto& library : libraries) b.add_generated_potential(library);
+        return shared(b.build());
+      },
+      nb::arg("model"), nb::arg("libraries"),
+      "A copy of the model with the potentials compiled by marsden.symbolic.TreePotential "
+      "added.");
+  m.def(
+      "with_generated_forces",
+      [](const std::shared_ptr<const Model>& model,
+         const std::vector<std::filesystem::path>& libraries) {
+        if (!model) throw InputError("model: none given");
+        ModelBuilder b(*model);
+        for (const auto& library : libraries) b.add_generated_force(library);
+        return shared(b.build());
+      },
+      nb::arg("model"), nb::arg("libraries"),
+      "A copy of the model with the forces compiled by marsden.symbolic.TreeForce added.");
   m.def(
       "n_link_pendulum",
       [](int n, double length, double mass, double damping) {

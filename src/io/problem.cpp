@@ -357,6 +357,14 @@ Problem build_problem(const detail::JsonDocument& doc) {
     fields["system"][key] =
         std::filesystem::absolute(std::filesystem::path(p.file).parent_path() / path).string();
   }
+  for (const char* key : {"potentials", "forces"}) {  // a tree's generated elements
+    if (!fields["system"].contains(key) || !fields["system"][key].is_array()) continue;
+    for (auto& element : fields["system"][key])
+      if (element.is_object() && element.contains("library") && element["library"].is_string())
+        element["library"] = std::filesystem::absolute(
+            std::filesystem::path(p.file).parent_path() / element["library"].get<std::string>())
+                                 .string();
+  }
   p.scene_fields = fields.dump();
   nlohmann::json view = nlohmann::json::object();
   if (root.has("obstacles")) {

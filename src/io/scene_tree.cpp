@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <memory>
 #include <sstream>
@@ -69,7 +70,7 @@ struct BuiltinModel {
 };
 
 BuiltinModel builtin_model(const JsonNode& sys, const std::string& name) {
-  sys.expect_keys({"type", "model", "parameters"});
+  sys.expect_keys({"type", "model", "parameters", "potentials", "forces"});
   // Without "parameters" every default applies (sys has none of their keys).
   const std::optional<JsonNode> given = sys.find("parameters");
   const JsonNode params = given ? *given : sys;
@@ -178,7 +179,8 @@ void parse_frame(ModelBuilder& b, const JsonNode& f) {
 }
 
 std::shared_ptr<const Model> inline_model(const JsonNode& sys) {
-  sys.expect_keys({"type", "frames", "gravity", "springs", "dampers", "constraints", "inputs"});
+  sys.expect_keys({"type", "frames", "gravity", "springs", "dampers", "constraints", "inputs",
+                   "potentials", "forces"});
   ModelBuilder b;
   if (const auto g = sys.find("gravity")) {
     const Vec3 gravity = g->vec3();
@@ -268,7 +270,8 @@ std::shared_ptr<const Model> inline_model(const JsonNode& sys) {
 }
 
 std::shared_ptr<const Model> urdf_model(const JsonNode& sys, Scene& scene) {
-  sys.expect_keys({"type", "urdf", "gravity", "base", "massless_joints"});
+  sys.expect_keys({"type", "urdf", "gravity", "base", "massless_joints", "potentials",
+                   "forces"});
   const SceneUrdf in = read_scene_urdf(sys, scene.file);
   scene.urdf = std::make_shared<const UrdfModel>(in.urdf);
   scene.urdf_file = in.file;
@@ -279,6 +282,35 @@ std::shared_ptr<const Model> urdf_model(const JsonNode& sys, Scene& scene) {
   return with_field(sys.at("urdf"), [&] {
     return std::make_shared<const Model>(tree::model_from_urdf(in.urdf, options));
   });
+}
+
+// The model with the generated elements of "potentials" and "forces": [{"library": path},
+// ...] added, each path relative to the scene file (marsden.symbolic.TreePotential and
+// TreeForce, docs/own-system.md).
+std::shared_ptr<const Model> with_generated_elements(std::shared_ptr<const Model> model,
+                                                     const JsonNode& sys,
+                                                     const std::string& file) {
+  if (!sys.has("potentials") && !sys.has("forces")) return model;
+  ModelBuilder b(*model);
+  for (const char* key : {"potentials", "forces"}) {
+    const auto elements = sys.find(key);
+    if (!elements) continue;
+    if (!elements->is_array()) elements->fail("expected an array of {\"library\": path}");
+    for (std::size_t i = 0; i < elements->array_size(); ++i) {
+      const JsonNode e = (*elements)[i];
+      e.expect_keys({"library"});
+      const JsonNode library = e.at("library");
+      std::filesystem::path path = library.string();
+      if (path.is_relative()) path = std::filesystem::path(file).parent_path() / path;
+      with_field(library, [&] {
+        if (std::string(key) == "potentials")
+          b.add_generated_potential(path);
+        else
+          b.add_generated_force(path);
+      });
+    }
+  }
+  return with_field(sys, [&] { return std::make_shared<const Model>(b.build()); });
 }
 
 // ---------------------------------------------------------------------------------------
@@ -426,6 +458,7 @@ void parse_tree(const JsonNode& root, Scene& scene) {
     scene.source = "urdf";
     tree->model = urdf_model(sys, scene);
   }
+  tree->model = with_generated_elements(std::move(tree->model), sys, scene.file);
   const Model& model = *tree->model;
 
   if (const auto in = root.find("integrator")) parse_integrator(*in, *tree, scene.policy);

@@ -35,7 +35,16 @@ void add_direction_jacobian(const Model& model, const Data& data, int frame, con
 void add_direction_hessian(const Model& model, const Data& data, int frame, const Vec3& n,
                            const Vec3& w, MatX& H);
 
-// Spring potentials (coordinate and frame springs): adds V to data.potential and -V's
+// A generated potential's V, -dV/dq into L_q and, if second_order, -d2V/dq2 into L_qq.
+// SolverError naming the library when the object reports a failure.
+void add_generated_potential_terms(const GeneratedPotential& p, Data& data, const VecX& q,
+                                   bool second_order);
+
+// A generated force's Q and, if derivatives, dQ/dq and dQ/dqd into data.Q, Q_q, Q_v.
+void add_generated_force_terms(const GeneratedForce& f, Data& data, const VecX& q,
+                               const VecX& qd, bool derivatives);
+
+// Spring potentials (coordinate, frame and generated springs): adds V to data.potential and -V's
 // derivatives to L_q and, if second_order, L_qq.
 void add_spring_terms(const Model& model, Data& data, const VecX& q, bool second_order);
 
@@ -58,8 +67,8 @@ void paper_lagrangian(const Model& model, Data& data, const VecX& q, const VecX&
 void ensure_paper_cache(const Model& model, Data& data, int order);
 
 // Generalized forces with the kinematics of joint_kinematics already at q.
-void forces_at_current_kinematics(const Model& model, Data& data, const VecX& qd,
-                                  const VecX& u, bool derivatives);
+void forces_at_current_kinematics(const Model& model, Data& data, const VecX& q,
+                                  const VecX& qd, const VecX& u, bool derivatives);
 
 // The articulated-body factorisation of M(q) + diag(d) (d over all coordinates, in
 // data.d_art) with the joint poses already at q: prescribed coordinates are held (their

@@ -210,7 +210,7 @@ void generalized_forces(const Model& model, Data& data, const VecX& q, const Vec
     throw InputError("tree forces: u needs " + std::to_string(model.num_inputs()) +
                      " entries, got " + std::to_string(u.size()));
   detail::joint_kinematics(model, data, q, qd);
-  detail::forces_at_current_kinematics(model, data, qd, u, derivatives);
+  detail::forces_at_current_kinematics(model, data, q, qd, u, derivatives);
 }
 
 void constraint_terms(const Model& model, Data& data, const VecX& q, const VecX* weight) {
@@ -232,7 +232,7 @@ void accelerations(const Model& model, Data& data, const VecX& q, const VecX& qd
                      std::to_string(model.num_prescribed()) + " entries");
   const int nd = model.num_dynamic(), m = model.num_constraint_rows();
   lagrangian_terms(model, data, q, qd, true);
-  detail::forces_at_current_kinematics(model, data, qd, u, false);
+  detail::forces_at_current_kinematics(model, data, q, qd, u, false);
   // M qdd = L_q - (d2L/dqd dq) qd + Q + Dh^T lambda, eq. (14).
   VecX& rhs = data.rhs_dynamics;
   rhs = data.L_q + data.Q;

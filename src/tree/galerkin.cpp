@@ -121,7 +121,7 @@ double basis_derivative(const VecX& tau, int nu, double x) {
 
 bool has_forces(const Model& model) {
   return !model.coordinate_dampers().empty() || !model.frame_dampers().empty() ||
-         !model.inputs().empty();
+         !model.inputs().empty() || !model.generated_forces().empty();
 }
 
 void check_model(const Model& model) {
@@ -184,7 +184,7 @@ void step_residual(const Model& model, Data& data, GalerkinWorkspace& ws,
     ws.force_i = data.L_q;
     if (forces) {
       ws.u_i = u_nodes.col(u_nodes.cols() == 1 ? 0 : i);
-      detail::forces_at_current_kinematics(model, data, ws.v_i, ws.u_i, second_order);
+      detail::forces_at_current_kinematics(model, data, ws.q_i, ws.v_i, ws.u_i, second_order);
       ws.force_i += data.Q;
     }
     const double w = tab.b[i];

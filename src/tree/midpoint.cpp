@@ -1,6 +1,7 @@
 #include "marsden/tree/midpoint.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "marsden/error.hpp"
@@ -13,7 +14,7 @@ namespace {
 
 bool has_forces(const Model& model) {
   return !model.coordinate_dampers().empty() || !model.frame_dampers().empty() ||
-         !model.inputs().empty();
+         !model.inputs().empty() || !model.generated_forces().empty();
 }
 
 // The quadrature point and velocity of L_d: q_m = q_k + alpha (q_kp1 - q_k),
@@ -25,7 +26,7 @@ void evaluate_at_quadrature_point(const Model& model, Data& data, const Midpoint
   data.q_m = q_k + opt.alpha * (data.q_kp1 - q_k);
   lagrangian_terms(model, data, data.q_m, data.v_m, second_order, opt.algorithm);
   if (has_forces(model))
-    detail::forces_at_current_kinematics(model, data, data.v_m, u, second_order);
+    detail::forces_at_current_kinematics(model, data, data.q_m, data.v_m, u, second_order);
 }
 
 // d/dq_kp1 of the step residual without the constraint term (eq. (26) with forces), all
@@ -189,11 +190,39 @@ struct ArticulatedNewton {
 };
 
 // The diagonal of ArticulatedNewton's matrix beyond M: the coordinate springs' and
-// dampers' parts of the Jacobian, times -dt.
-void articulated_diagonal(const Model& model, Data& data, double alpha, double dt) {
+// dampers' parts of the Jacobian, times -dt. Generated elements add the diagonals of
+// d2V/dq2 and -dQ/dqd at q_k and the velocity estimate qd_k where they stiffen or damp (a
+// negative entry would bring M + diag d nearer singular for a matrix that is only a
+// preconditioner).
+void articulated_diagonal(const Model& model, Data& data, double alpha, double dt,
+                          const VecX& q_k, const VecX& qd_k) {
   data.d_art.setZero();
   for (const CoordinateSpring& s : model.coordinate_springs())
     data.d_art[s.coord] += alpha * (1.0 - alpha) * dt * dt * s.stiffness;
+  for (const GeneratedPotential& p : model.generated_potentials()) {
+    constexpr int kMax = kGeneratedElementMaxCoords;
+    std::array<double, kMax> q_c, grad_V;
+    std::array<double, kMax * kMax> hess_V;
+    double V = 0.0;
+    for (int a = 0; a < p.size; ++a) q_c[a] = q_k[p.coords[a]];
+    if (p.evaluate(q_c.data(), &V, grad_V.data(), hess_V.data()) != 0) continue;
+    for (int a = 0; a < p.size; ++a)
+      if (hess_V[a + p.size * a] > 0.0)
+        data.d_art[p.coords[a]] += alpha * (1.0 - alpha) * dt * dt * hess_V[a + p.size * a];
+  }
+  for (const GeneratedForce& f : model.generated_forces()) {
+    constexpr int kMax = kGeneratedElementMaxCoords;
+    std::array<double, kMax> q_c, qd_c, Q_c;
+    std::array<double, kMax * kMax> Q_v;
+    for (int a = 0; a < f.size; ++a) {
+      q_c[a] = q_k[f.coords[a]];
+      qd_c[a] = qd_k[f.coords[a]];
+    }
+    if (f.evaluate(q_c.data(), qd_c.data(), Q_c.data(), nullptr, Q_v.data()) != 0) continue;
+    for (int a = 0; a < f.size; ++a)
+      if (Q_v[a + f.size * a] < 0.0)
+        data.d_art[f.coords[a]] -= (1.0 - alpha) * dt * Q_v[a + f.size * a];
+  }
   for (const CoordinateDamper& d : model.coordinate_dampers())
     data.d_art[d.coord] += (1.0 - alpha) * dt * d.damping;
 }
@@ -281,7 +310,10 @@ NewtonStatus midpoint_step(const Model& model, Data& data, const MidpointOptions
   NewtonStatus status;
   if (m == 0 && nd >= options.articulated_newton_from) {
     data.z_guess = data.z;  // should the exact Jacobian be needed after all
-    articulated_diagonal(model, data, options.alpha, dt);
+    // The last step's velocity where this one continues it, else rest.
+    if (!continues) data.v_m.setZero();
+    articulated_diagonal(model, data, options.alpha, dt, x_k.q,
+                         continues ? data.v_prev : data.v_m);
     ArticulatedNewton problem{model, data, options, dt, x_k, u};
     status = newton_iterate(problem, data.z, options.newton.tolerance * (1.0 + scale),
                             options.newton, data.newton.vectors);

@@ -74,6 +74,8 @@ bool Model::joint_supports(int a, int b) const {
 
 ModelBuilder::ModelBuilder() = default;
 
+ModelBuilder::ModelBuilder(Model model) : model_(std::move(model)) {}
+
 void ModelBuilder::check_frame(int frame, const char* what) const {
   if (frame < 0 || frame >= num_frames())
     throw InputError(std::string("tree model: ") + what + ": frame index " +
@@ -317,6 +319,11 @@ Model ModelBuilder::build() {
   Model m = std::move(model_);
   model_ = Model{};
   const int nf = m.num_frames(), nc = m.num_coords();
+  // What follows derives from the elements; a builder continued from a model rebuilds it.
+  m.dynamic_.clear();
+  m.prescribed_.clear();
+  m.joints_.clear();
+  m.joint_depth_.clear();
 
   m.dyn_index_.assign(nc, -1);
   m.prescribed_index_.assign(nc, -1);

@@ -8,10 +8,12 @@
 //   M_ij = S_j . F_i,   d2L/dq_i dqd_j = S_j . e_i,   d2L/dq_j dqd_i = c_j . F_i,
 //   d2L/dq_i dq_j = c_j . e_i + omega_j . gamma_i,  gamma_i = -g x (omega_i x h_i + m_i v_i),
 // (the Jacobi identity cancels the rest), so the Newton matrix costs O(n d) dot products.
+#include <array>
 #include <cmath>
 
 #include <Eigen/Geometry>
 
+#include "marsden/error.hpp"
 #include "tree/detail.hpp"
 
 namespace marsden::tree::detail {
@@ -187,7 +189,48 @@ double distance_terms(const Model& model, Data& data, int frame_a, int frame_b, 
   return d;
 }
 
+void add_generated_potential_terms(const GeneratedPotential& p, Data& data, const VecX& q,
+                                   bool second_order) {
+  constexpr int kMax = kGeneratedElementMaxCoords;
+  std::array<double, kMax> q_c, grad_V;
+  std::array<double, kMax * kMax> hess_V;
+  double V = 0.0;
+  for (int a = 0; a < p.size; ++a) q_c[a] = q[p.coords[a]];
+  if (p.evaluate(q_c.data(), &V, grad_V.data(), second_order ? hess_V.data() : nullptr) != 0)
+    throw SolverError("generated model '" + p.library.string() +
+                      "': marsden_tree_potential returned a nonzero status");
+  data.potential += V;
+  for (int a = 0; a < p.size; ++a) data.L_q[p.coords[a]] -= grad_V[a];
+  if (!second_order) return;
+  for (int b = 0; b < p.size; ++b)
+    for (int a = 0; a < p.size; ++a) data.L_qq(p.coords[a], p.coords[b]) -= hess_V[a + p.size * b];
+}
+
+void add_generated_force_terms(const GeneratedForce& f, Data& data, const VecX& q,
+                               const VecX& qd, bool derivatives) {
+  constexpr int kMax = kGeneratedElementMaxCoords;
+  std::array<double, kMax> q_c, qd_c, Q_c;
+  std::array<double, kMax * kMax> Q_q, Q_v;
+  for (int a = 0; a < f.size; ++a) {
+    q_c[a] = q[f.coords[a]];
+    qd_c[a] = qd[f.coords[a]];
+  }
+  if (f.evaluate(q_c.data(), qd_c.data(), Q_c.data(), derivatives ? Q_q.data() : nullptr,
+                 derivatives ? Q_v.data() : nullptr) != 0)
+    throw SolverError("generated model '" + f.library.string() +
+                      "': marsden_tree_force returned a nonzero status");
+  for (int a = 0; a < f.size; ++a) data.Q[f.coords[a]] += Q_c[a];
+  if (!derivatives) return;
+  for (int b = 0; b < f.size; ++b)
+    for (int a = 0; a < f.size; ++a) {
+      data.Q_q(f.coords[a], f.coords[b]) += Q_q[a + f.size * b];
+      data.Q_v(f.coords[a], f.coords[b]) += Q_v[a + f.size * b];
+    }
+}
+
 void add_spring_terms(const Model& model, Data& data, const VecX& q, bool second_order) {
+  for (const GeneratedPotential& p : model.generated_potentials())
+    add_generated_potential_terms(p, data, q, second_order);
   for (const CoordinateSpring& s : model.coordinate_springs()) {
     const double dq = q[s.coord] - s.rest;
     data.potential += 0.5 * s.stiffness * dq * dq;
@@ -276,14 +319,16 @@ void spatial_lagrangian(const Model& model, Data& data, bool second_order) {
   }
 }
 
-void forces_at_current_kinematics(const Model& model, Data& data, const VecX& qd,
-                                  const VecX& u, bool derivatives) {
+void forces_at_current_kinematics(const Model& model, Data& data, const VecX& q,
+                                  const VecX& qd, const VecX& u, bool derivatives) {
   data.Q.setZero();
   if (derivatives) {
     data.Q_q.setZero();
     data.Q_v.setZero();
     data.Q_u.setZero();
   }
+  for (const GeneratedForce& f : model.generated_forces())
+    add_generated_force_terms(f, data, q, qd, derivatives);
   for (const CoordinateDamper& d : model.coordinate_dampers()) {
     data.Q[d.coord] -= d.damping * qd[d.coord];
     if (derivatives) data.Q_v(d.coord, d.coord) -= d.damping;

@@ -6,4 +6,6 @@ target_compile_definitions(test_io_scene_tree PRIVATE MARSDEN_SOURCE_DIR="${PROJ
 marsden_add_test(test_tree_dynamics SOURCES tree/test_tree_dynamics.cpp LABELS core)
 marsden_add_test(test_galerkin SOURCES tree/test_galerkin.cpp LABELS core)
 marsden_add_no_malloc_test(test_tree_no_malloc tree/test_tree_no_malloc.cpp)
+marsden_add_test(test_generated_tree_potential SOURCES tree/test_generated_potential.cpp
+                 support/allocation_counter.cpp LABELS core)
 marsden_add_test(test_tree_from_mechanism SOURCES tree/test_from_mechanism.cpp LABELS core)

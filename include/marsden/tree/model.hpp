@@ -9,6 +9,9 @@
 // immutable, evaluations write into a tree::Data (data.hpp).
 #pragma once
 
+#include <array>
+#include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -58,6 +61,33 @@ struct CoordinateSpring { int coord; double stiffness; double rest; };     // N/
 struct FrameSpring { int frame_a, frame_b; double stiffness; double rest_length; };
 struct CoordinateDamper { int coord; double damping; };                    // N s/m or N m s/rad
 struct FrameDamper { int frame_a, frame_b; double damping; };
+// Generated elements act on a few coordinates q_c (at most this many), written with
+// marsden.symbolic and compiled there; they call the loaded object (tree/generated.hpp).
+inline constexpr int kGeneratedElementMaxCoords = 16;
+// A potential V(q_c) (marsden.symbolic.TreePotential): it enters the Lagrangian as a
+// CoordinateSpring does, V, dV/dq_c and d2V/dq_c2.
+// V (1), grad V (n_c) and hess V (n_c x n_c, column-major) at q_c; a null output is skipped.
+using GeneratedPotentialFn = int (*)(const double* q_c, double* V, double* grad_V,
+                                     double* hess_V);
+struct GeneratedPotential {
+  std::filesystem::path library;  // for messages
+  int size = 0;                   // n_c
+  std::array<int, kGeneratedElementMaxCoords> coords{};
+  GeneratedPotentialFn evaluate = nullptr;
+  std::shared_ptr<void> handle;   // keeps the object loaded while a model uses it
+};
+// A generalized force Q(q_c, qd_c) on its coordinates (marsden.symbolic.TreeForce): it
+// enters Q as a CoordinateDamper does, with dQ/dq_c and dQ/dqd_c. Outputs as above:
+// Q (n_c), Q_q and Q_v (n_c x n_c, column-major); a null output is skipped.
+using GeneratedForceFn = int (*)(const double* q_c, const double* qd_c, double* Q, double* Q_q,
+                                 double* Q_v);
+struct GeneratedForce {
+  std::filesystem::path library;
+  int size = 0;
+  std::array<int, kGeneratedElementMaxCoords> coords{};
+  GeneratedForceFn evaluate = nullptr;
+  std::shared_ptr<void> handle;
+};
 // Inputs (the vector u of a step): a generalized force on a coordinate (1 input), or a
 // wrench at a frame's origin (6 inputs, (torque, force)) in the frame's axes (body) or in
 // the world's axes.
@@ -104,6 +134,10 @@ class Model {
   const std::vector<FrameSpring>& frame_springs() const { return frame_springs_; }
   const std::vector<CoordinateDamper>& coordinate_dampers() const { return coord_dampers_; }
   const std::vector<FrameDamper>& frame_dampers() const { return frame_dampers_; }
+  const std::vector<GeneratedPotential>& generated_potentials() const {
+    return generated_potentials_;
+  }
+  const std::vector<GeneratedForce>& generated_forces() const { return generated_forces_; }
   const std::vector<Input>& inputs() const { return inputs_; }
   const Vec3& gravity() const { return gravity_; }
 
@@ -155,6 +189,8 @@ class Model {
   std::vector<FrameSpring> frame_springs_;
   std::vector<CoordinateDamper> coord_dampers_;
   std::vector<FrameDamper> frame_dampers_;
+  std::vector<GeneratedPotential> generated_potentials_;
+  std::vector<GeneratedForce> generated_forces_;
   std::vector<Input> inputs_;
   Vec3 gravity_ = Vec3(0.0, 0.0, -9.81);
   int num_inputs_ = 0;
@@ -171,6 +207,8 @@ class Model {
 class ModelBuilder {
  public:
   ModelBuilder();
+  // Continues from a built model (to add elements to a built-in or URDF model).
+  explicit ModelBuilder(Model model);
 
   // A frame driven by a new coordinate (dynamic unless prescribed is true). Returns the
   // frame index. type must be a primitive (not Const).
@@ -189,6 +227,12 @@ class ModelBuilder {
   void add_frame_spring(int frame_a, int frame_b, double stiffness, double rest_length);
   void add_coordinate_damper(int coord, double damping);
   void add_frame_damper(int frame_a, int frame_b, double damping);
+  // Loads the potential compiled by marsden.symbolic.TreePotential at `library` (tree
+  // generated ABI, src/tree/generated.cpp) and binds its coordinates, named or indexed in
+  // the object, to this model's. InputError naming the file and the coordinate otherwise.
+  void add_generated_potential(const std::filesystem::path& library);
+  // The same for a force compiled by marsden.symbolic.TreeForce.
+  void add_generated_force(const std::filesystem::path& library);
   // Each returns the index of its first entry in the input vector u.
   int add_coordinate_force_input(int coord);
   int add_wrench_input(int frame, bool body_axes);

@@ -1,0 +1,84 @@
+// Loading the potentials and forces of marsden.symbolic.TreePotential and TreeForce
+// (tree/generated.hpp) and binding their coordinates to a model's.
+#include "marsden/tree/generated.hpp"
+
+#include <array>
+#include <string>
+
+#include "marsden/error.hpp"
+#include "marsden/tree/model.hpp"
+#include "vehicle/shared_object.hpp"
+
+namespace marsden::tree {
+
+namespace {
+
+using CountFn = int (*)();
+using NameFn = const char* (*)(int);
+using IndexFn = int (*)(int);
+
+// Checks the object's ABI and binds the coordinates of its element (kind "potential" or
+// "force"), named or indexed, to the model's; returns n_c.
+int bind_coordinates(const marsden::detail::SharedObject& so, const Model& model,
+                     const std::string& kind,
+                     std::array<int, kGeneratedElementMaxCoords>& coords) {
+  using marsden::detail::entry;
+  const std::string where = marsden::detail::generated_where(so.path);
+  const int abi = entry<CountFn>(so, "marsden_tree_abi_version")();
+  if (abi != kGeneratedTreeAbiVersion)
+    throw InputError(where + ": tree ABI version " + std::to_string(abi) + ", expected " +
+                     std::to_string(kGeneratedTreeAbiVersion) +
+                     "; rebuild it with marsden.symbolic");
+  const std::string prefix = "marsden_tree_" + kind;
+  const int size = entry<CountFn>(so, (prefix + "_size").c_str())();
+  if (size < 1 || size > kGeneratedElementMaxCoords)
+    throw InputError(where + ": a " + kind + " of " + std::to_string(size) +
+                     " coordinates; a tree " + kind + " takes 1.." +
+                     std::to_string(kGeneratedElementMaxCoords));
+  const auto name = entry<NameFn>(so, (prefix + "_coordinate").c_str());
+  const auto index = entry<IndexFn>(so, (prefix + "_coordinate_index").c_str());
+  for (int a = 0; a < size; ++a) {
+    int coord = index(a);
+    if (const char* s = name(a)) {
+      try {
+        coord = model.coord_index(s);
+      } catch (const InputError& e) {
+        throw InputError(where + ": its coordinate " + std::to_string(a) + ": " + e.what());
+      }
+    } else if (coord < 0 || coord >= model.num_coords()) {
+      throw InputError(where + ": its coordinate " + std::to_string(a) + " is index " +
+                       std::to_string(coord) + ", but the model has coordinates 0.." +
+                       std::to_string(model.num_coords() - 1));
+    }
+    for (int b = 0; b < a; ++b)
+      if (coords[b] == coord)
+        throw InputError(where + ": coordinate \"" + model.coords()[coord].name +
+                         "\" appears twice in the " + kind);
+    coords[a] = coord;
+  }
+  return size;
+}
+
+}  // namespace
+
+void ModelBuilder::add_generated_potential(const std::filesystem::path& library) {
+  const marsden::detail::SharedObject so = marsden::detail::open_shared_object(library);
+  GeneratedPotential p;
+  p.size = bind_coordinates(so, model_, "potential", p.coords);
+  p.library = library;
+  p.evaluate = marsden::detail::entry<GeneratedPotentialFn>(so, "marsden_tree_potential");
+  p.handle = so.handle;
+  model_.generated_potentials_.push_back(std::move(p));
+}
+
+void ModelBuilder::add_generated_force(const std::filesystem::path& library) {
+  const marsden::detail::SharedObject so = marsden::detail::open_shared_object(library);
+  GeneratedForce f;
+  f.size = bind_coordinates(so, model_, "force", f.coords);
+  f.library = library;
+  f.evaluate = marsden::detail::entry<GeneratedForceFn>(so, "marsden_tree_force");
+  f.handle = so.handle;
+  model_.generated_forces_.push_back(std::move(f));
+}
+
+}  // namespace marsden::tree
