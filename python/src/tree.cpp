@@ -160,13 +160,13 @@ void bind_tree(nb::module_ m) {
       .def(
           "add_generated_potential",
           [](ModelBuilder& b, const std::filesystem::path& library) {
-            b.add_generated_potential(library);
+            b.add_generated_potential(library.string());
           },
           nb::arg("library"))
       .def(
           "add_generated_force",
           [](ModelBuilder& b, const std::filesystem::path& library) {
-            b.add_generated_force(library);
+            b.add_generated_force(library.string());
           },
           nb::arg("library"))
       .def("add_coordinate_damper", &ModelBuilder::add_coordinate_damper, nb::arg("coord"),
@@ -194,7 +194,7 @@ void bind_tree(nb::module_ m) {
          const std::vector<std::filesystem::path>& libraries) {
         if (!model) throw InputError("model: none given");
         ModelBuilder b(*model);
-        for (const auto& library : libraries) b.add_generated_potential(library);
+        for (const auto& library : libraries) b.add_generated_potential(library.string());
         return shared(b.build());
       },
       nb::arg("model"), nb::arg("libraries"),
@@ -206,7 +206,7 @@ void bind_tree(nb::module_ m) {
          const std::vector<std::filesystem::path>& libraries) {
         if (!model) throw InputError("model: none given");
         ModelBuilder b(*model);
-        for (const auto& library : libraries) b.add_generated_force(library);
+        for (const auto& library : libraries) b.add_generated_force(library.string());
         return shared(b.build());
       },
       nb::arg("model"), nb::arg("libraries"),

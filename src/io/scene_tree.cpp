@@ -304,9 +304,9 @@ std::shared_ptr<const Model> with_generated_elements(std::shared_ptr<const Model
       if (path.is_relative()) path = std::filesystem::path(file).parent_path() / path;
       with_field(library, [&] {
         if (std::string(key) == "potentials")
-          b.add_generated_potential(path);
+          b.add_generated_potential(path.string());
         else
-          b.add_generated_force(path);
+          b.add_generated_force(path.string());
       });
     }
   }

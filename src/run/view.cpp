@@ -312,7 +312,7 @@ class TreeFrameRecorder final : public sim::Recorder {
     const std::size_t f = std::size_t(model_.num_frames());
     sim::Layout poses;
     poses.columns.assign(1 + 7 * f, "");
-    poses.columns[0] = "t";
+    poses.columns[0] = std::string("t");  // moved: GCC 12 -Wrestrict misfires on assign
     sim::ArrayLayout position{"position", {f, 3}, {}}, quaternion{"quaternion", {f, 4}, {}};
     for (std::size_t k = 0; k < f; ++k) {
       for (int i = 0; i < 3; ++i) position.columns.push_back(int(1 + 7 * k) + i);

@@ -55,9 +55,8 @@ class MaximalSystem final : public sim::System {
     layout_.arrays = {std::move(position), std::move(quaternion)};
     layout_.add("energy", {"energy"}, {});
     layout_.add("constraint_violation", {"constraint_violation"}, {});
-    std::vector<std::string> u;
-    for (std::size_t i = 0; i < input_joints_.size(); ++i) u.push_back("u" + std::to_string(i));
-    layout_.add("controls", u, {input_joints_.size()});
+    layout_.add("controls", numbered("u", static_cast<int>(input_joints_.size())),
+                {input_joints_.size()});
     saved_ = data_.state;
   }
 

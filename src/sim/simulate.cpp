@@ -32,6 +32,17 @@ int Layout::add(const std::string& array, const std::vector<std::string>& names,
   return first;
 }
 
+std::vector<std::string> numbered(const std::string& prefix, int n) {
+  std::vector<std::string> names;
+  for (int i = 0; i < n; ++i) {
+    // Appended, not prefix + std::to_string(i): GCC 12 warns falsely (-Wrestrict) on the
+    // inlined insert of operator+(const char*, string&&).
+    names.push_back(prefix);
+    names.back().append(std::to_string(i));
+  }
+  return names;
+}
+
 void MemoryRecorder::begin(const Layout& l) {
   layout = l;
   values.clear();

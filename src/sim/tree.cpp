@@ -78,18 +78,17 @@ class TreeSystem final : public sim::System {
         v_stage_(model_.num_coords()),
         rk_(2 * model_.num_coords()) {
     const int n = model_.num_coords(), nd = model_.num_dynamic(), nu = model_.num_inputs();
-    std::vector<std::string> q, qd, p, u;
+    std::vector<std::string> q, qd, p;
     for (const auto& c : model_.coords()) q.push_back(c.name);
     for (const auto& c : model_.coords()) qd.push_back("qd_" + c.name);
     for (int i : model_.dynamic_coords()) p.push_back("p_" + model_.coords()[i].name);
-    for (int i = 0; i < nu; ++i) u.push_back("u" + std::to_string(i));
     layout_.add("", {"t"}, {});
     layout_.add("q", q, {std::size_t(n)});
     layout_.add("qd", qd, {std::size_t(n)});
     layout_.add("p", p, {std::size_t(nd)});
     layout_.add("energy", {"energy"}, {});
     layout_.add("constraint_residual", {"constraint_residual"}, {});
-    layout_.add("controls", u, {std::size_t(nu)});
+    layout_.add("controls", numbered("u", nu), {std::size_t(nu)});
 
     if (ts.method == TreeMethod::Galerkin) {
       galerkin_.emplace(model_, ts_.galerkin);

@@ -38,11 +38,8 @@ class VehicleSystem final : public System {
       layout_.add("body_velocity", {"omega", "v1", "v2"}, {3});
     }
     layout_.add("energy", {"energy"}, {});
-    std::vector<std::string> u, gamma;
-    for (int i = 0; i < nu; ++i) u.push_back("u" + std::to_string(i));
-    for (int i = 0; i < ns; ++i) gamma.push_back("gamma" + std::to_string(i));
-    layout_.add("controls", u, {std::size_t(nu)});
-    layout_.add("shape", gamma, {std::size_t(ns)});
+    layout_.add("controls", numbered("u", nu), {std::size_t(nu)});
+    layout_.add("shape", numbered("gamma", ns), {std::size_t(ns)});
     if (s.controls) controls_ = std::make_unique<StepSignal>(s.controls);
     if (s.shape) shape_ = std::make_unique<StepSignal>(s.shape);
   }

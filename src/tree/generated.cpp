@@ -61,7 +61,7 @@ int bind_coordinates(const marsden::detail::SharedObject& so, const Model& model
 
 }  // namespace
 
-void ModelBuilder::add_generated_potential(const std::filesystem::path& library) {
+void ModelBuilder::add_generated_potential(const std::string& library) {
   const marsden::detail::SharedObject so = marsden::detail::open_shared_object(library);
   GeneratedPotential p;
   p.size = bind_coordinates(so, model_, "potential", p.coords);
@@ -71,7 +71,7 @@ void ModelBuilder::add_generated_potential(const std::filesystem::path& library)
   model_.generated_potentials_.push_back(std::move(p));
 }
 
-void ModelBuilder::add_generated_force(const std::filesystem::path& library) {
+void ModelBuilder::add_generated_force(const std::string& library) {
   const marsden::detail::SharedObject so = marsden::detail::open_shared_object(library);
   GeneratedForce f;
   f.size = bind_coordinates(so, model_, "force", f.coords);

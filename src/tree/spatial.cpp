@@ -197,7 +197,7 @@ void add_generated_potential_terms(const GeneratedPotential& p, Data& data, cons
   double V = 0.0;
   for (int a = 0; a < p.size; ++a) q_c[a] = q[p.coords[a]];
   if (p.evaluate(q_c.data(), &V, grad_V.data(), second_order ? hess_V.data() : nullptr) != 0)
-    throw SolverError("generated model '" + p.library.string() +
+    throw SolverError("generated model '" + p.library +
                       "': marsden_tree_potential returned a nonzero status");
   data.potential += V;
   for (int a = 0; a < p.size; ++a) data.L_q[p.coords[a]] -= grad_V[a];
@@ -217,7 +217,7 @@ void add_generated_force_terms(const GeneratedForce& f, Data& data, const VecX& 
   }
   if (f.evaluate(q_c.data(), qd_c.data(), Q_c.data(), derivatives ? Q_q.data() : nullptr,
                  derivatives ? Q_v.data() : nullptr) != 0)
-    throw SolverError("generated model '" + f.library.string() +
+    throw SolverError("generated model '" + f.library +
                       "': marsden_tree_force returned a nonzero status");
   for (int a = 0; a < f.size; ++a) data.Q[f.coords[a]] += Q_c[a];
   if (!derivatives) return;

@@ -574,7 +574,9 @@ TEST(TreeMidpoint, ArticulatedAndExactNewtonGiveTheSameTrajectory) {
         iterations += status.iterations;
         x = next;
       }
-      if (articulated) EXPECT_LE(iterations, 100 * 8);
+      if (articulated) {
+        EXPECT_LE(iterations, 100 * 8);
+      }
       finals.push_back(x.q);
     }
     EXPECT_LT((finals[0] - finals[1]).norm(), 1e-8);
@@ -616,7 +618,9 @@ TEST(TreeMidpoint, SecantCorrectedArticulatedNewtonOnALongChain) {
       if (k >= 10) later_iterations += status.iterations;
       x = next;
     }
-    if (articulated) EXPECT_LE(later_iterations, 40 * 3.3);
+    if (articulated) {
+      EXPECT_LE(later_iterations, 40 * 3.3);
+    }
     finals.push_back(x.q);
   }
   EXPECT_LT((finals[0] - finals[1]).lpNorm<Eigen::Infinity>(), 1e-6);

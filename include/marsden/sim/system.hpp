@@ -57,6 +57,9 @@ struct Layout {
           std::vector<std::size_t> shape);
 };
 
+// prefix0, prefix1, ..., prefix(n-1): column names of an input vector.
+std::vector<std::string> numbered(const std::string& prefix, int n);
+
 // A point of the discrete residual of the step from the current state at t_k,
 // R(z; x_k (+) delta, u) = 0: z the step's unknowns, delta a tangent perturbation of the
 // state at t_k in the family's chart (a right perturbation g exp(delta) on a Lie group, an

@@ -10,7 +10,6 @@
 #pragma once
 
 #include <array>
-#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -70,7 +69,7 @@ inline constexpr int kGeneratedElementMaxCoords = 16;
 using GeneratedPotentialFn = int (*)(const double* q_c, double* V, double* grad_V,
                                      double* hess_V);
 struct GeneratedPotential {
-  std::filesystem::path library;  // for messages
+  std::string library;  // the object's path, for messages
   int size = 0;                   // n_c
   std::array<int, kGeneratedElementMaxCoords> coords{};
   GeneratedPotentialFn evaluate = nullptr;
@@ -82,7 +81,7 @@ struct GeneratedPotential {
 using GeneratedForceFn = int (*)(const double* q_c, const double* qd_c, double* Q, double* Q_q,
                                  double* Q_v);
 struct GeneratedForce {
-  std::filesystem::path library;
+  std::string library;
   int size = 0;
   std::array<int, kGeneratedElementMaxCoords> coords{};
   GeneratedForceFn evaluate = nullptr;
@@ -230,9 +229,9 @@ class ModelBuilder {
   // Loads the potential compiled by marsden.symbolic.TreePotential at `library` (tree
   // generated ABI, src/tree/generated.cpp) and binds its coordinates, named or indexed in
   // the object, to this model's. InputError naming the file and the coordinate otherwise.
-  void add_generated_potential(const std::filesystem::path& library);
+  void add_generated_potential(const std::string& library);
   // The same for a force compiled by marsden.symbolic.TreeForce.
-  void add_generated_force(const std::filesystem::path& library);
+  void add_generated_force(const std::string& library);
   // Each returns the index of its first entry in the input vector u.
   int add_coordinate_force_input(int coord);
   int add_wrench_input(int frame, bool body_axes);
