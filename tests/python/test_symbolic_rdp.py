@@ -2,9 +2,9 @@
 RDP integrator written as CasADi expressions, compiled and loaded into the C++ core. The
 car, the snakeboard and the sleigh written symbolically against the hand-written models;
 the roller racer (an example system) against finite differences, its energy, its
-convergence order and DMOC parallel parking; the differential-drive robot against finite
-differences, closed-form straight runs and spins, its energy and order; errors before
-stepping.
+convergence order, its nonholonomic momentum (why it cannot park from rest) and DMOC (a
+lane change, reverse parking); the differential-drive robot against finite differences,
+closed-form straight runs and spins, its energy and order; errors before stepping.
 
 Imports the package from $PYTHONPATH (the build tree's python/ folder, as ctest sets it).
 Compiled models go to a fresh cache folder per test session.
@@ -230,9 +230,7 @@ def test_roller_racer_converges_with_order_two(racer):
 def test_roller_racer_changes_lane_by_dmoc(racer, tmp_path):
     """DMOC: rolling straight ahead at 0.5 m/s, a sideways displacement of 0.5 m at the same
     heading and joint angle within 6 s, the joint torque bounded; the optimum re-simulated
-    by RDP from the scene run_problem writes. (From rest the racer has no forward motion to
-    first order in the joint's swing, and Ipopt stops at a point of local infeasibility
-    from the transcription's rest guess: docs/own-system.md.)"""
+    by RDP from the scene run_problem writes."""
     problem = racer.problem({
         "dt": 0.1, "steps": 60,
         "initial_state": {"shape": [0.0], "locked_velocity": [5.0]},
@@ -250,6 +248,90 @@ def test_roller_racer_changes_lane_by_dmoc(racer, tmp_path):
     pose = run["final_pose"]
     assert abs(pose["theta"]) < 1e-6 and abs(pose["y"] - 0.5) < 1e-6, pose
     assert pose["x"] > 1.0  # it rolled on while it moved over
+
+
+def roller_racer_momentum_equation(m1=1.0, I1=0.1, m2=0.8, I2=0.08, d1=0.5, d2=0.4):
+    """The roller racer's nonholonomic momentum p = <dl/dxi, e_1> and its rate, CasADi
+    functions of (phi, u, w) on the constraints xi = e_1 w - A u, written here from the
+    Lagrange-d'Alembert equations on SE(2), independently of RDP: the body momentum
+    mu = dl/dxi obeys mu_dot = ad*_xi mu + a constraint force that annihilates e_1, so
+    p_dot = <ad*_xi mu, e_1> + <mu, de_1/dphi> u, with ad*_xi mu = (v2 mu_1 - v1 mu_2,
+    omega mu_2, -omega mu_1) for xi = (omega, v1, v2)."""
+    phi, u, w = ca.SX.sym("phi"), ca.SX.sym("u"), ca.SX.sym("w")
+    z = ca.SX.sym("xi", 3)
+    w2 = z[0] + u
+    V2 = ca.vertcat(z[1] + d2 * w2 * ca.sin(phi), z[2] + d1 * z[0] - d2 * w2 * ca.cos(phi))
+    lag = 0.5 * (m1 * (z[1] ** 2 + z[2] ** 2) + I1 * z[0] ** 2 + m2 * ca.dot(V2, V2)
+                 + I2 * w2 ** 2)
+    n = ca.vertcat(d1 * ca.cos(phi) - d2, -ca.sin(phi), 0)
+    e1 = ca.vertcat(ca.sin(phi), d1 * ca.cos(phi) - d2, 0)
+    xi_c = e1 * w + d2 * n / ca.dot(n, n) * u
+    mu = ca.substitute(ca.gradient(lag, z), z, xi_c)
+    ad_star = ca.vertcat(xi_c[2] * mu[1] - xi_c[1] * mu[2], xi_c[0] * mu[2], -xi_c[0] * mu[1])
+    p_dot = ca.dot(ad_star, e1) + ca.dot(mu, ca.jacobian(e1, phi)) * u
+    return (ca.Function("p", [phi, u, w], [ca.dot(mu, e1)]),
+            ca.Function("p_dot", [phi, u, w], [p_dot]))
+
+
+def test_roller_racer_momentum_from_rest_stays_positive(racer):
+    """p_dot = C(phi) u p + D(phi) u^2 with D > 0 for |phi| < pi, so from rest (p = 0)
+    p(t) = exp(F(phi(t))) int_0^t exp(-F) D u^2 ds (F' = C) is positive as soon as the joint
+    has moved, and rest (where p = 0) is never reached again: parallel parking from rest is
+    infeasible (docs/own-system.md). Checked: the momentum equation against central
+    differences of the momentum of an RDP run (O(dt^2)), D > 0, and p > 0 along the run."""
+    p_of, p_dot_of = roller_racer_momentum_equation()
+    for phi in np.linspace(-3.1, 3.1, 63):
+        w_zero = -float(p_of(phi, 1.0, 0.0)) / float(p_of(phi, 0.0, 1.0))  # p = 0 at u = 1
+        assert float(p_dot_of(phi, 1.0, w_zero)) > 0.0, phi  # D(phi)
+
+    dt, steps = 0.002, 1500
+    run = marsden.simulate(racer.system(initial_state={},
+                                        controls=lambda t: [np.sin(3 * t) + 0.5 * np.cos(7 * t)]),
+                           dt=dt, steps=steps)
+    assert run.ok
+    p, p_dot = np.zeros(steps), np.zeros(steps)
+    for k in range(steps):  # segment k, at its midpoint shape r_k+1/2
+        u_k = run["r0_dot"][k + 1]
+        r_mid = run["r0"][k] + 0.5 * dt * u_k
+        xi_k = np.array([run["omega"][k + 1], run["v1"][k + 1], run["v2"][k + 1]])
+        p[k] = racer.momentum([r_mid], [u_k], xi_k)[0]
+        A, _ = racer.connection([r_mid])
+        E, _ = racer.symmetry_basis([r_mid])
+        w_k = np.linalg.lstsq(E, xi_k + A[:, 0] * u_k, rcond=None)[0][0]
+        p_dot[k] = float(p_dot_of(r_mid, u_k, w_k))
+    np.testing.assert_allclose((p[2:] - p[:-2]) / (2 * dt), p_dot[1:-1], rtol=0,
+                               atol=5e-5 * np.abs(p_dot).max())
+    assert np.all(p > 0), p[:5]
+    assert np.abs(run["pose"][-1]).max() > 0.05  # it moved
+
+
+def test_roller_racer_reverse_parks_by_dmoc(racer, tmp_path):
+    """DMOC: rolling backward at 0.5 m/s (p < 0), the racer stops 0.5 m to the side at the
+    same heading and joint angle within 6 s, the joint torque bounded; the optimum
+    re-simulated by RDP from the scene run_problem writes ends there at rest. From rest the
+    same goal is out of reach (the test above), and Ipopt reports local infeasibility."""
+    spec = {"dt": 0.1, "steps": 60,
+            "initial_state": {"shape": [0.0], "locked_velocity": [-5.0]},
+            "final_state": {"theta": 0.0, "y": 0.5, "shape": [0.0], "at_rest": True},
+            "bounds": {"controls": {"lower": [-5.0], "upper": [5.0]},
+                       "shape": {"lower": [-1.2], "upper": [1.2]}},
+            "cost": {"control_weights": [1.0]}}
+    out = tmp_path / "park"
+    summary = marsden.run_problem(racer.problem(spec), out)
+    assert summary["ok"], summary["message"]
+    assert summary["resimulation_error"] < 1e-6
+    marsden.run_scene(marsden.load_scene(out / "resimulate.json"), out / "again")
+    run = json.loads((out / "again" / "summary.json").read_text())
+    assert run["status"] == "ok" and run["system"] == "generated_rdp"
+    pose = run["final_pose"]
+    assert abs(pose["theta"]) < 1e-6 and abs(pose["y"] - 0.5) < 1e-6, pose
+    rows = np.genfromtxt(out / "again" / "trajectory.csv", delimiter=",", names=True)
+    assert rows["v1"][0] == pytest.approx(-0.5)  # it started rolling backward
+    for name in ("r0", "r0_dot", "omega", "v1", "v2"):
+        assert abs(rows[name][-1]) < 1e-6, (name, rows[name][-1])  # and ends at rest
+
+    from_rest = racer.problem({**spec, "initial_state": {}}).solve()
+    assert not from_rest["ok"] and from_rest["status"] == "infeasible", from_rest["status"]
 
 
 # --- errors, before any stepping ------------------------------------------------------------

@@ -251,6 +251,14 @@ class RdpVehicle:
         E, dE = self._call("rdp_symmetry_basis", [r], [(3, nb), (3 * nb, max(nr, 1))])
         return E, [dE[:, j].reshape(3, nb, order="F") for j in range(nr)]
 
+    def momentum(self, r, u, xi_):
+        """The nonholonomic momentum p_b = <dl/dxi, e_b(r)> (n_b), at (r, u, xi), of the
+        symmetry directions the constraints leave free (vehicles §3.2): the momentum
+        equation drives it by the shape velocity alone (docs/own-system.md)."""
+        _, g, _ = self.lagrangian(r, u, xi_)
+        E, _ = self.symmetry_basis(r)
+        return E.T @ g[2 * self.num_shape:]
+
 
 # --- vehicles written this way (tests, benchmarks, docs/own-system.md) -----------------------
 
