@@ -183,14 +183,20 @@ def racer_controls(t):
     return [0.3 * np.sin(2.0 * t)]  # joint torque, N m
 
 
-def test_roller_racer_residual_jacobians_match_central_differences(racer):
+def assert_step_jacobians_after_three_steps(vehicle, initial_state, controls):
+    """With each integrator: three steps of 0.02 s, then the residual's Jacobians at the
+    fourth against central differences."""
     for integrator in INTEGRATORS:
-        system = racer.system(integrator=integrator, initial_state=RACER_STATE,
-                              controls=racer_controls)
+        system = vehicle.system(integrator=integrator, initial_state=initial_state,
+                                controls=controls)
         dt = 0.02
         for k in range(3):
             assert system.step(k * dt, dt)
         assert_residual_jacobians_match_central_differences(system, 3 * dt, dt, nonempty=True)
+
+
+def test_roller_racer_residual_jacobians_match_central_differences(racer):
+    assert_step_jacobians_after_three_steps(racer, RACER_STATE, racer_controls)
 
 
 # --- the roller racer's dynamics ------------------------------------------------------------
@@ -416,13 +422,7 @@ def drive_controls(t):
 def test_differential_drive_derivatives_and_residual_jacobians(drive_offset):
     check_generated_derivatives(drive_offset, np.random.default_rng(12))
     assert (drive_offset.num_shape, drive_offset.num_symmetry) == (2, 0)
-    for integrator in INTEGRATORS:
-        system = drive_offset.system(integrator=integrator, initial_state=DRIVE_STATE,
-                                     controls=drive_controls)
-        dt = 0.02
-        for k in range(3):
-            assert system.step(k * dt, dt)
-        assert_residual_jacobians_match_central_differences(system, 3 * dt, dt, nonempty=True)
+    assert_step_jacobians_after_three_steps(drive_offset, DRIVE_STATE, drive_controls)
 
 
 def test_differential_drive_straight_and_spin_follow_the_closed_forms(drive):

@@ -128,8 +128,9 @@ def test_the_tree_lagrangian_takes_the_potential(nonlinear):
     np.testing.assert_allclose(b["M"], a["M"], atol=0)
 
 
-def test_step_jacobian_matches_central_differences(nonlinear):
-    model = tree.with_potentials(double_pendulum().build(), nonlinear)
+def assert_step_jacobians_match_central_differences(model, state_too):
+    """J_r_z (and J_r_state) of the step from t = 0.02 s at a point off the solution
+    against central differences of the residual, step h = 1e-6."""
     s = tree.system(model, Q0, QD0)
     s.step(0.0, 0.02)
     z, delta, u = s.residual_point(0.02, 0.02)
@@ -142,6 +143,17 @@ def test_step_jacobian_matches_central_differences(nonlinear):
         fd = (s.residual(0.02, 0.02, z + e, delta, u)["r"]
               - s.residual(0.02, 0.02, z - e, delta, u)["r"]) / (2 * h)
         np.testing.assert_allclose(blocks["J_r_z"][:, j], fd, atol=1e-8)
+    for j in range(delta.size if state_too else 0):
+        e = np.zeros(delta.size)
+        e[j] = h
+        fd = (s.residual(0.02, 0.02, z, delta + e, u)["r"]
+              - s.residual(0.02, 0.02, z, delta - e, u)["r"]) / (2 * h)
+        np.testing.assert_allclose(blocks["J_r_state"][:, j], fd, atol=1e-7)
+
+
+def test_step_jacobian_matches_central_differences(nonlinear):
+    model = tree.with_potentials(double_pendulum().build(), nonlinear)
+    assert_step_jacobians_match_central_differences(model, state_too=False)
 
 
 def energy_error(model, dt, duration):
@@ -364,24 +376,7 @@ def test_generated_force_derivatives_match_central_differences(nonlinear_force):
 def test_step_jacobian_with_the_force_matches_central_differences(nonlinear_force, nonlinear):
     model = tree.with_forces(tree.with_potentials(double_pendulum().build(), nonlinear),
                              nonlinear_force)
-    s = tree.system(model, Q0, QD0)
-    s.step(0.0, 0.02)
-    z, delta, u = s.residual_point(0.02, 0.02)
-    z = z + np.array([0.01, -0.02])
-    blocks = s.residual(0.02, 0.02, z, delta, u)
-    h = 1e-6
-    for j in range(z.size):
-        e = np.zeros(z.size)
-        e[j] = h
-        fd = (s.residual(0.02, 0.02, z + e, delta, u)["r"]
-              - s.residual(0.02, 0.02, z - e, delta, u)["r"]) / (2 * h)
-        np.testing.assert_allclose(blocks["J_r_z"][:, j], fd, atol=1e-8)
-    for j in range(delta.size):
-        e = np.zeros(delta.size)
-        e[j] = h
-        fd = (s.residual(0.02, 0.02, z, delta + e, u)["r"]
-              - s.residual(0.02, 0.02, z, delta - e, u)["r"]) / (2 * h)
-        np.testing.assert_allclose(blocks["J_r_state"][:, j], fd, atol=1e-7)
+    assert_step_jacobians_match_central_differences(model, state_too=True)
 
 
 def test_with_the_force_energy_falls_and_the_order_is_two(nonlinear_force, nonlinear):
