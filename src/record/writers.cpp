@@ -382,7 +382,9 @@ std::filesystem::path part_path(const std::filesystem::path& path) {
 }
 
 std::filesystem::path hidden_part_path(const std::filesystem::path& path) {
-  return path.parent_path() / ("." + path.filename().string() + ".part");
+  std::string name(".");  // appended: GCC 12's -Wrestrict misfires on "." + string
+  name.append(path.filename().string()).append(".part");
+  return path.parent_path() / name;
 }
 
 void publish(const std::filesystem::path& part, const std::filesystem::path& path) {

@@ -522,11 +522,10 @@ class NhSystem final : public sim::System {
     std::vector<std::string> shape_names;
     if (kind == NonholonomicVehicle::Car) shape_names = {"psi", "sigma"};
     if (kind == NonholonomicVehicle::Snakeboard) shape_names = {"psi", "phi"};
-    if (kind == NonholonomicVehicle::Generated)
-      for (int i = 0; i < nr; ++i) shape_names.push_back("r" + std::to_string(i));
-    std::vector<std::string> rates, controls;
+    if (kind == NonholonomicVehicle::Generated) shape_names = numbered("r", nr);
+    std::vector<std::string> rates;
     for (const auto& n : shape_names) rates.push_back(n + "_dot");
-    for (int i = 0; i < nu_; ++i) controls.push_back("u" + std::to_string(i));
+    const std::vector<std::string> controls = numbered("u", nu_);
     layout_.add("", {"t"}, {});
     layout_.add("pose", {"theta", "x", "y"}, {3});
     layout_.add("shape", shape_names, {std::size_t(nr)});

@@ -39,11 +39,15 @@ inline Model random_tree(unsigned seed, int joints, bool extras) {
     SE3 c;
     c.R = SO3::exp(Vec3(u(rng), u(rng), u(rng))).R;
     c.x = 0.5 * Vec3(u(rng), u(rng), u(rng));
-    const int offset = b.add_const_frame("c" + std::to_string(k), parent, c);
-    const int fixed = b.add_fixed_frame("f" + std::to_string(k), offset,
+    // Appended: GCC 12's -Wrestrict misfires on "c" + std::to_string(k).
+    const auto name = [k](const char* prefix) {
+      return std::string(prefix).append(std::to_string(k));
+    };
+    const int offset = b.add_const_frame(name("c"), parent, c);
+    const int fixed = b.add_fixed_frame(name("f"), offset,
                                         static_cast<Transform>(prim(rng)), 0.3 * u(rng));
-    const int driven = b.add_joint_frame("j" + std::to_string(k), fixed,
-                                         static_cast<Transform>(k % 6), "q" + std::to_string(k));
+    const int driven =
+        b.add_joint_frame(name("j"), fixed, static_cast<Transform>(k % 6), name("q"));
     b.add_mass(driven, 0.5 + 0.5 * (u(rng) + 1.0), 0.2 * Vec3(u(rng), u(rng), u(rng)),
                random_inertia(rng));
     attach.push_back(driven);
