@@ -209,23 +209,11 @@ std::unique_ptr<control::Ocp> parse_holonomic(const JsonNode& root, const std::s
   s.dt = root.at("dt").number_greater(0.0);
   s.steps = root.at("steps").integer(1, 100000);
 
-  const JsonNode init = root.at("initial_state");
-  if constexpr (kPlanar) {
-    init.expect_keys({"theta", "position", "angular_velocity", "linear_velocity"});
-    const double theta = init.has("theta") ? init.at("theta").number() : 0.0;
-    Vec2 x = Vec2::Zero();
-    if (const auto p = init.find("position")) x = Eigen::Map<const Vec2>(p->numbers(2).data());
-    s.g0 = SE2::from_angle(theta, x);
-    if (const auto w = init.find("angular_velocity")) s.xi0[0] = w->number();
-    if (const auto v = init.find("linear_velocity"))
-      s.xi0.template tail<2>() = Eigen::Map<const Vec2>(v->numbers(2).data());
-  } else {
-    init.expect_keys({"position", "orientation", "angular_velocity", "linear_velocity"});
-    if (const auto p = init.find("position")) s.g0.x = p->vec3();
-    if (const auto o = init.find("orientation")) s.g0.R = detail::parse_orientation(*o);
-    if (const auto w = init.find("angular_velocity")) s.xi0.template head<3>() = w->vec3();
-    if (const auto v = init.find("linear_velocity")) s.xi0.template tail<3>() = v->vec3();
-  }
+  VehicleState<G> init;
+  if constexpr (kPlanar) init = detail::parse_planar_initial_state(root.at("initial_state"));
+  else init = detail::parse_vehicle_initial_state(root.at("initial_state"));
+  s.g0 = init.g;
+  s.xi0 = init.xi;
 
   if (const auto fin = root.find("final_state")) {
     if constexpr (kPlanar)
@@ -351,19 +339,18 @@ Problem build_problem(const detail::JsonDocument& doc) {
     if (root.has(key)) fields[key] = root.at(key).raw();
   // A URDF or generated library is found relative to the file that names it: the scene is
   // written elsewhere.
-  for (const char* key : {"urdf", "library"}) {
-    if (!fields["system"].contains(key)) continue;
-    const std::filesystem::path path = fields["system"][key].get<std::string>();
-    fields["system"][key] =
-        std::filesystem::absolute(std::filesystem::path(p.file).parent_path() / path).string();
-  }
+  const auto make_absolute = [&](nlohmann::json& path) {
+    path = std::filesystem::absolute(std::filesystem::path(p.file).parent_path() /
+                                     path.get<std::string>())
+               .string();
+  };
+  for (const char* key : {"urdf", "library"})
+    if (fields["system"].contains(key)) make_absolute(fields["system"][key]);
   for (const char* key : {"potentials", "forces"}) {  // a tree's generated elements
     if (!fields["system"].contains(key) || !fields["system"][key].is_array()) continue;
     for (auto& element : fields["system"][key])
       if (element.is_object() && element.contains("library") && element["library"].is_string())
-        element["library"] = std::filesystem::absolute(
-            std::filesystem::path(p.file).parent_path() / element["library"].get<std::string>())
-                                 .string();
+        make_absolute(element["library"]);
   }
   p.scene_fields = fields.dump();
   nlohmann::json view = nlohmann::json::object();

@@ -39,11 +39,8 @@ std::unique_ptr<control::Ocp> parse_generated_rdp_problem(const JsonNode& root,
                     "final_state", "final_time", "bounds", "cost", "obstacles", "initial_guess",
                     "solver"});
   const JsonNode sys = root.at("system");
-  sys.expect_keys({"type", "library"});
-  const JsonNode library = sys.at("library");
-  std::filesystem::path path = library.string();
-  if (path.is_relative()) path = std::filesystem::path(file).parent_path() / path;
-  const auto model = with_field(library, [&] { return GeneratedRdpVehicle::load(path); });
+  const std::filesystem::path path = generated_library_path(sys, file);
+  const auto model = with_field(sys.at("library"), [&] { return GeneratedRdpVehicle::load(path); });
   const Eigen::Index nr = model->num_shape(), nb = model->num_symmetry();
   const auto size = static_cast<std::size_t>(nr);
 

@@ -111,11 +111,15 @@ std::shared_ptr<const HolonomicModel<SE3>> parse_boat(const JsonNode& sys) {
   return with_field(sys, [&] { return std::make_shared<const Boat>(p); });
 }
 
-std::filesystem::path generated_library_path(const JsonNode& sys, const std::string& file) {
-  sys.expect_keys({"type", "library"});
-  std::filesystem::path path = sys.at("library").string();
+std::filesystem::path path_relative_to(const JsonNode& node, const std::string& file) {
+  std::filesystem::path path = node.string();
   if (path.is_relative()) path = std::filesystem::path(file).parent_path() / path;
   return path;
+}
+
+std::filesystem::path generated_library_path(const JsonNode& sys, const std::string& file) {
+  sys.expect_keys({"type", "library"});
+  return path_relative_to(sys.at("library"), file);
 }
 
 std::shared_ptr<const HolonomicModel<SE3>> parse_generated(const JsonNode& sys,
@@ -170,11 +174,7 @@ SceneUrdf read_scene_urdf(const JsonNode& sys, const std::string& scene_file) {
   return out;
 }
 
-}  // namespace detail
-
-namespace {
-
-VehicleState<SE3> parse_initial_state(const JsonNode& s) {
+VehicleState<SE3> parse_vehicle_initial_state(const JsonNode& s) {
   s.expect_keys({"position", "orientation", "angular_velocity", "linear_velocity"});
   VehicleState<SE3> state;
   if (const auto p = s.find("position")) state.g.x = p->vec3();
@@ -184,8 +184,6 @@ VehicleState<SE3> parse_initial_state(const JsonNode& s) {
   return state;
 }
 
-// theta [rad], position (x, y) [m], angular_velocity omega [rad/s], linear_velocity
-// (v1, v2) [m/s] in the body frame.
 VehicleState<SE2> parse_planar_initial_state(const JsonNode& s) {
   s.expect_keys({"theta", "position", "angular_velocity", "linear_velocity"});
   VehicleState<SE2> state;
@@ -204,6 +202,10 @@ VehicleState<SE2> parse_planar_initial_state(const JsonNode& s) {
   }
   return state;
 }
+
+}  // namespace detail
+
+namespace {
 
 InputVec to_input(const std::vector<double>& v) {
   InputVec out(static_cast<Eigen::Index>(v.size()));
@@ -424,7 +426,8 @@ Scene build_scene(const detail::JsonDocument& doc) {
     v.model = detail::parse_generated_planar(sys, scene.file);
     if (const auto in = root.find("integrator")) parse_integrator(*in, v, scene.policy);
     parse_timing_and_output(root, scene);
-    if (const auto s = root.find("initial_state")) v.initial_state = parse_planar_initial_state(*s);
+    if (const auto s = root.find("initial_state"))
+      v.initial_state = detail::parse_planar_initial_state(*s);
     v.controls = parse_input(root, "controls", v.model->num_controls(), "controls");
     v.shape = parse_input(root, "shape", v.model->num_shape(), "shape");
     scene.system = std::move(v);
@@ -451,7 +454,8 @@ Scene build_scene(const detail::JsonDocument& doc) {
   if (const auto in = root.find("integrator")) parse_integrator(*in, v, scene.policy);
 
   parse_timing_and_output(root, scene);
-  if (const auto s = root.find("initial_state")) v.initial_state = parse_initial_state(*s);
+  if (const auto s = root.find("initial_state"))
+    v.initial_state = detail::parse_vehicle_initial_state(*s);
   v.controls = parse_input(root, "controls", v.model->num_controls(), controls_what);
   v.shape = parse_input(root, "shape", v.model->num_shape(), shape_what);
   scene.system = std::move(v);

@@ -61,11 +61,18 @@ std::shared_ptr<const HolonomicModel<SE3>> parse_boat(const JsonNode& sys);
 // parse_generated loads an SE(3) one, parse_generated_planar an SE(2) one, each refusing
 // the other naming the field.
 std::filesystem::path generated_library_path(const JsonNode& sys, const std::string& file);
+// The path a string node names, relative to `file` (the scene or problem) unless absolute.
+std::filesystem::path path_relative_to(const JsonNode& node, const std::string& file);
 std::shared_ptr<const HolonomicModel<SE3>> parse_generated(const JsonNode& sys,
                                                            const std::string& file);
 std::shared_ptr<const HolonomicModel<SE2>> parse_generated_planar(const JsonNode& sys,
                                                                   const std::string& file);
 Mat3 parse_orientation(const JsonNode& o);
+// A holonomic vehicle's "initial_state". SE(3): position, orientation, angular_velocity,
+// linear_velocity; SE(2): theta [rad], position (x, y) [m], angular_velocity omega [rad/s],
+// linear_velocity (v1, v2) [m/s] in the body frame. Absent fields: identity pose, at rest.
+VehicleState<SE3> parse_vehicle_initial_state(const JsonNode& s);
+VehicleState<SE2> parse_planar_initial_state(const JsonNode& s);
 
 // The car's parameters from a "system" object of type "car" (scene_nonholonomic.cpp).
 CarParams parse_car(const JsonNode& sys);

@@ -12,11 +12,9 @@ void parse_generated_nonholonomic(const JsonNode& root, Scene& scene) {
   NonholonomicScene nh;
   nh.method = NhMethod::Gni;
   const JsonNode sys = root.at("system");
-  sys.expect_keys({"type", "library"});
-  const JsonNode library = sys.at("library");
-  std::filesystem::path path = library.string();
-  if (path.is_relative()) path = std::filesystem::path(scene.file).parent_path() / path;
-  nh.full_coordinates = with_field(library, [&] { return GeneratedNonholonomicModel::load(path); });
+  const std::filesystem::path path = generated_library_path(sys, scene.file);
+  nh.full_coordinates =
+      with_field(sys.at("library"), [&] { return GeneratedNonholonomicModel::load(path); });
   const int n = nh.full_coordinates->dof();
 
   if (const auto in = root.find("integrator")) {
@@ -46,7 +44,7 @@ void parse_generated_nonholonomic(const JsonNode& root, Scene& scene) {
                                 std::to_string(prescribed) + " prescribed rates");
   parse_input(root, "shape", 0, "shape input (use controls)");
   // The checks at the initial state (mass matrix, constraint rank) name the library field.
-  with_field(library, [&] {
+  with_field(sys.at("library"), [&] {
     nh.full_coordinates->check_at(NhVec::Map(nh.q0.data(), n), "the initial state");
     return 0;
   });

@@ -48,11 +48,8 @@ void parse_system(const JsonNode& sys, Kind kind, NonholonomicScene& nh,
                   const std::string& file) {
   switch (kind) {
     case Kind::Generated: {
-      sys.expect_keys({"type", "library"});
-      const JsonNode library = sys.at("library");
-      std::filesystem::path path = library.string();
-      if (path.is_relative()) path = std::filesystem::path(file).parent_path() / path;
-      nh.generated = with_field(library, [&] { return GeneratedRdpVehicle::load(path); });
+      const std::filesystem::path path = generated_library_path(sys, file);
+      nh.generated = with_field(sys.at("library"), [&] { return GeneratedRdpVehicle::load(path); });
       break;
     }
     case Kind::Car: {

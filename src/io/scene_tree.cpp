@@ -300,8 +300,7 @@ std::shared_ptr<const Model> with_generated_elements(std::shared_ptr<const Model
       const JsonNode e = (*elements)[i];
       e.expect_keys({"library"});
       const JsonNode library = e.at("library");
-      std::filesystem::path path = library.string();
-      if (path.is_relative()) path = std::filesystem::path(file).parent_path() / path;
+      const std::filesystem::path path = path_relative_to(library, file);
       with_field(library, [&] {
         if (std::string(key) == "potentials")
           b.add_generated_potential(path.string());
