@@ -59,26 +59,28 @@ int bind_coordinates(const marsden::detail::SharedObject& so, const Model& model
   return size;
 }
 
+// The element of kind "potential" or "force" in the object at `library`, bound to the
+// model's coordinates, with its entry point marsden_tree_<kind>.
+template <class Element>
+Element load_element(const std::string& library, const Model& model, const std::string& kind) {
+  const marsden::detail::SharedObject so = marsden::detail::open_shared_object(library);
+  Element e;
+  e.size = bind_coordinates(so, model, kind, e.coords);
+  e.library = library;
+  e.evaluate = marsden::detail::entry<decltype(e.evaluate)>(so, ("marsden_tree_" + kind).c_str());
+  e.handle = so.handle;
+  return e;
+}
+
 }  // namespace
 
 void ModelBuilder::add_generated_potential(const std::string& library) {
-  const marsden::detail::SharedObject so = marsden::detail::open_shared_object(library);
-  GeneratedPotential p;
-  p.size = bind_coordinates(so, model_, "potential", p.coords);
-  p.library = library;
-  p.evaluate = marsden::detail::entry<GeneratedPotentialFn>(so, "marsden_tree_potential");
-  p.handle = so.handle;
-  model_.generated_potentials_.push_back(std::move(p));
+  model_.generated_potentials_.push_back(
+      load_element<GeneratedPotential>(library, model_, "potential"));
 }
 
 void ModelBuilder::add_generated_force(const std::string& library) {
-  const marsden::detail::SharedObject so = marsden::detail::open_shared_object(library);
-  GeneratedForce f;
-  f.size = bind_coordinates(so, model_, "force", f.coords);
-  f.library = library;
-  f.evaluate = marsden::detail::entry<GeneratedForceFn>(so, "marsden_tree_force");
-  f.handle = so.handle;
-  model_.generated_forces_.push_back(std::move(f));
+  model_.generated_forces_.push_back(load_element<GeneratedForce>(library, model_, "force"));
 }
 
 }  // namespace marsden::tree

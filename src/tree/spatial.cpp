@@ -13,8 +13,8 @@
 
 #include <Eigen/Geometry>
 
-#include "marsden/error.hpp"
 #include "tree/detail.hpp"
+#include "vehicle/shared_object.hpp"
 
 namespace marsden::tree::detail {
 
@@ -196,9 +196,9 @@ void add_generated_potential_terms(const GeneratedPotential& p, Data& data, cons
   std::array<double, kMax * kMax> hess_V;
   double V = 0.0;
   for (int a = 0; a < p.size; ++a) q_c[a] = q[p.coords[a]];
-  if (p.evaluate(q_c.data(), &V, grad_V.data(), second_order ? hess_V.data() : nullptr) != 0)
-    throw SolverError("generated model '" + p.library +
-                      "': marsden_tree_potential returned a nonzero status");
+  marsden::detail::check_status(
+      p.evaluate(q_c.data(), &V, grad_V.data(), second_order ? hess_V.data() : nullptr),
+      p.library, "marsden_tree_potential");
   data.potential += V;
   for (int a = 0; a < p.size; ++a) data.L_q[p.coords[a]] -= grad_V[a];
   if (!second_order) return;
@@ -215,10 +215,10 @@ void add_generated_force_terms(const GeneratedForce& f, Data& data, const VecX& 
     q_c[a] = q[f.coords[a]];
     qd_c[a] = qd[f.coords[a]];
   }
-  if (f.evaluate(q_c.data(), qd_c.data(), Q_c.data(), derivatives ? Q_q.data() : nullptr,
-                 derivatives ? Q_v.data() : nullptr) != 0)
-    throw SolverError("generated model '" + f.library +
-                      "': marsden_tree_force returned a nonzero status");
+  marsden::detail::check_status(
+      f.evaluate(q_c.data(), qd_c.data(), Q_c.data(), derivatives ? Q_q.data() : nullptr,
+                 derivatives ? Q_v.data() : nullptr),
+      f.library, "marsden_tree_force");
   for (int a = 0; a < f.size; ++a) data.Q[f.coords[a]] += Q_c[a];
   if (!derivatives) return;
   for (int b = 0; b < f.size; ++b)

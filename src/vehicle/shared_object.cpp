@@ -34,10 +34,21 @@ void* shared_object_find(const SharedObject& so, const char* name) {
   return dlsym(so.handle.get(), name);
 }
 
+namespace {
+
+[[noreturn]] void throw_status(int status, const std::filesystem::path& path, const char* name) {
+  throw SolverError(generated_where(path) + ": " + name + " returned status " +
+                    std::to_string(status));
+}
+
+}  // namespace
+
 void check_status(int status, const SharedObject& so, const char* name) {
-  if (status != 0)
-    throw SolverError(generated_where(so.path) + ": " + name + " returned status " +
-                      std::to_string(status));
+  if (status != 0) throw_status(status, so.path, name);
+}
+
+void check_status(int status, const std::string& library, const char* name) {
+  if (status != 0) throw_status(status, library, name);
 }
 
 }  // namespace marsden::detail

@@ -35,5 +35,7 @@ Fn entry(const SharedObject& so, const char* name) {
 // A generated function's status: the generated code returns nonzero only on an internal
 // failure, which no step may continue past (SolverError naming the function).
 void check_status(int status, const SharedObject& so, const char* name);
+// The same for an object known by its path (a tree element): the path is made only to throw.
+void check_status(int status, const std::string& library, const char* name);
 
 }  // namespace marsden::detail
