@@ -315,6 +315,8 @@ bool evaluate(const Model& model, const Data& data, Workspace& ws, double dt,
               bool jacobian) {
   const Topology& topo = model.topology();
   const auto& bodies = model.bodies();
+  // The body blocks below overwrite the current buffer's factors.
+  if (jacobian) ws.factored[static_cast<std::size_t>(ws.slot)] = false;
   for (int b = 0; b < model.num_bodies(); ++b) {
     const Vec3 v = s.segment<3>(6 * b);
     const Vec3 omega = s.segment<3>(6 * b + 3);
@@ -334,7 +336,6 @@ bool evaluate(const Model& model, const Data& data, Workspace& ws, double dt,
     d << bodies[b].mass * v / dt, 0.5 * (root * Jw + omega.cross(Jw));
     r.segment<6>(6 * b) = d - ws.momentum_k[b] - ws.external[b];
     if (jacobian) {
-      ws.factored[static_cast<std::size_t>(ws.slot)] = false;
       Block& D = ws.ldu().D[b];
       D.setZero();
       D.topLeftCorner<3, 3>().diagonal().setConstant(bodies[b].mass / dt);

@@ -41,6 +41,7 @@ struct PoseArgs {
   double theta = 0.0;
   const double* R;
   const double* p;
+  const double* rotation() const { return R ? R : &theta; }
 };
 PoseArgs pose_args(const SE3& g) { return {0.0, g.R.data(), g.x.data()}; }
 PoseArgs pose_args(const SE2& g) { return {g.angle(), nullptr, g.x.data()}; }
@@ -131,7 +132,7 @@ void GeneratedHolonomic<G>::external_wrench(double t, const G& g, const Tangent&
   const Eigen::Matrix<double, kAngular, 1> omega = xi.template head<kAngular>();
   const Eigen::Matrix<double, G::kDim - kAngular, 1> v = xi.template tail<G::kDim - kAngular>();
   const PoseArgs pose = pose_args(g);
-  check_status(lib_->external(&t, pose.R ? pose.R : &pose.theta, pose.p, omega.data(), v.data(),
+  check_status(lib_->external(&t, pose.rotation(), pose.p, omega.data(), v.data(),
                               f.data(), J_f_g ? J_f_g->data() : nullptr,
                               J_f_xi ? J_f_xi->data() : nullptr),
                *lib_, "marsden_external_wrench");
@@ -141,7 +142,7 @@ template <class G>
 double GeneratedHolonomic<G>::potential_energy(const G& g) const {
   double V = 0.0;
   const PoseArgs pose = pose_args(g);
-  check_status(lib_->potential(pose.R ? pose.R : &pose.theta, pose.p, &V), *lib_,
+  check_status(lib_->potential(pose.rotation(), pose.p, &V), *lib_,
                "marsden_potential_energy");
   return V;
 }
