@@ -488,6 +488,46 @@ def test_a_scene_file_names_the_generated_system(disk, tmp_path):
         np.testing.assert_allclose(R_frame, R, rtol=0, atol=1e-14)
 
 
+def test_a_sweep_runs_over_the_initial_states_of_generated_systems(disk, tmp_path):
+    # The sweep's own run (sweep.run_one, as a Dask worker calls it) of a scene file whose
+    # library is named relative to it, over the disk's initial heading rate and over the
+    # hovercraft's (SE(2)) initial heading: every row is the run of the scene alone.
+    from marsden import sweep as sw
+    craft = sym.hovercraft(drag=0.5)
+    scenes = {
+        "disk": ({"system": {"type": "generated_nonholonomic", "library": disk.library.name},
+                  "integrator": {"method": "rattle"}, "dt": 0.01, "duration": 0.2,
+                  "initial_state": {"q": DISK_Q0, "qdot": disk_qdot0()}},
+                 "initial_state.qdot.3", disk.library),
+        "craft": ({"system": {"type": "generated", "library": craft.library.name}, "dt": 0.01,
+                   "duration": 0.2, "initial_state": {"theta": 0.0},
+                   "controls": {"type": "constant", "value": [1.0, 0.6]}},
+                  "initial_state.theta", craft.library)}
+    for name, (scene, axis, library) in scenes.items():
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / library.name).write_bytes(library.read_bytes())
+        (folder / "scene.json").write_text(json.dumps(scene))
+        (folder / "sweep.json").write_text(json.dumps({
+            "scene": "scene.json", "parameters": {axis: [0.5, 1.3]},
+            "metrics": ["energy_drift_abs", "constraint_violation", "final_pose_error"],
+            "reference": {"dt": 0.005}}))
+        spec = sw.load_spec(folder / "sweep.json")
+        for r in sw.runs(spec):
+            row = sw.run_one(spec, r)
+            assert row["status"] == "ok", row["error"]
+            alone = json.loads(json.dumps(scene))
+            if name == "disk":
+                alone["initial_state"]["qdot"][3] = r["parameters"][axis]
+            else:
+                alone["initial_state"]["theta"] = r["parameters"][axis]
+            (folder / "alone.json").write_text(json.dumps(alone))
+            s = marsden.load_scene(folder / "alone.json")
+            out = marsden.simulate(marsden.make_system(s), dt=s.dt, steps=s.steps)
+            assert row["energy_drift_abs"] == out.summary["energy"]["max_abs_drift"]
+            assert 0 < row["final_pose_error"] < 1e-2  # against the half step
+
+
 def test_the_viewer_draws_a_board_or_says_there_is_nothing_to_draw(sleigh, tmp_path):
     # No bodies: the sleigh's coordinates (theta, x, y) place a board; coordinates without
     # these names give a warning that says how to give bodies.
