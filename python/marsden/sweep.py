@@ -245,8 +245,9 @@ def _key(values: dict) -> str:
 
 
 def _final_state(run):
-    """The final pose-like part of a run: position and quaternion, or q."""
-    for names in (("position", "quaternion"), ("q",)):
+    """The final pose-like part of a run: position and quaternion, q, or a planar pose
+    (theta, x, y)."""
+    for names in (("position", "quaternion"), ("q",), ("pose",)):
         if all(n in run.arrays for n in names):
             return np.concatenate([run[n][-1].ravel() for n in names])
     return run.values[-1, 1:]
