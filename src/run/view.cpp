@@ -357,7 +357,8 @@ class FrameRecorder : public sim::Recorder {
     sim::Layout poses;
     poses.columns.assign(1 + 7 * frames_, "");
     poses.columns[0] = std::string("t");  // moved: GCC 12 -Wrestrict misfires on assign
-    sim::ArrayLayout position{"position", {frames_, 3}, {}}, quaternion{"quaternion", {frames_, 4}, {}};
+    sim::ArrayLayout position{"position", {frames_, 3}, {}};
+    sim::ArrayLayout quaternion{"quaternion", {frames_, 4}, {}};
     for (std::size_t k = 0; k < frames_; ++k) {
       for (int i = 0; i < 3; ++i) position.columns.push_back(int(1 + 7 * k) + i);
       for (int i = 3; i < 7; ++i) quaternion.columns.push_back(int(1 + 7 * k) + i);
