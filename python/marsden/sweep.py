@@ -6,6 +6,9 @@ keep, one row per run in a Parquet and a CSV table (docs/sweeps.md).
 A sweep file (or dict) holds:
 
     "scene"       the base scene, inline (a dict) or a path relative to the sweep file
+    "scene_file"  where the scene's relative paths (a generated system's "library", a
+                  tree's model) start: set to the scene file's path when "scene" is one,
+                  else the sweep file's (default: the working folder for a dict)
     "parameters"  {path: axis}: a path names a field of the scene ("dt",
                   "integrator.method", "initial_state.angular_velocity.1"); an axis is a
                   list of values, {"linspace" | "logspace" | "geomspace": [a, b, n]}
@@ -73,10 +76,11 @@ def _fail(where: str, message: str):
 def load_spec(spec, where: str = "<sweep>") -> dict:
     """A sweep file (path) or dict, checked: unknown keys, axes and metrics, and parameter
     paths that the base scene does not have are errors naming the field."""
-    base_dir = Path(".")
+    base_dir, sweep_file = Path("."), None
     if isinstance(spec, (str, os.PathLike)):
         where = str(spec)
-        base_dir = Path(spec).parent
+        sweep_file = Path(spec)
+        base_dir = sweep_file.parent
         try:
             spec = json.loads(Path(spec).read_text())
         except OSError as e:
@@ -88,20 +92,25 @@ def load_spec(spec, where: str = "<sweep>") -> dict:
     spec = copy.deepcopy(spec)
     if "study" in spec:
         return _load_study(spec, where)
-    known = {"description", "scene", "parameters", "draws", "seed", "metrics", "reference",
-             "plots"}
+    known = {"description", "scene", "scene_file", "parameters", "draws", "seed", "metrics",
+             "reference", "plots"}
     for key in spec:
         if key not in known:
             _fail(where, f"unknown field {key!r} (expected one of {sorted(known)})")
     scene = spec.get("scene")
+    if sweep_file is not None and "scene_file" not in spec:
+        spec["scene_file"] = str(sweep_file.resolve())
     if isinstance(scene, str):
         path = base_dir / scene
+        spec["scene_file"] = str(path.resolve())
         try:
             scene = json.loads(path.read_text())
         except (OSError, json.JSONDecodeError) as e:
             _fail(f"{where}: field 'scene'", f"cannot read {path}: {e}")
     if not isinstance(scene, dict):
         _fail(where, "field 'scene': expected a scene (object) or a scene file's path")
+    if not isinstance(spec.get("scene_file", ""), str):
+        _fail(where, "field 'scene_file': expected a path")
     spec["scene"] = scene
     params = spec.setdefault("parameters", {})
     if not isinstance(params, dict):
@@ -236,8 +245,9 @@ def _key(values: dict) -> str:
 
 
 def _final_state(run):
-    """The final pose-like part of a run: position and quaternion, or q."""
-    for names in (("position", "quaternion"), ("q",)):
+    """The final pose-like part of a run: position and quaternion, q, or a planar pose
+    (theta, x, y)."""
+    for names in (("position", "quaternion"), ("q",), ("pose",)):
         if all(n in run.arrays for n in names):
             return np.concatenate([run[n][-1].ravel() for n in names])
     return run.values[-1, 1:]
@@ -263,7 +273,9 @@ def run_one(spec: dict, run: dict) -> dict:
     row.update({m: math.nan for m in spec["metrics"]})
     try:
         scene_dict = _substitute(spec["scene"], run["parameters"])
-        scene = _core.parse_scene(json.dumps(scene_dict), f"run {run['index']}")
+        # Named by its file, so that its relative paths are found beside it.
+        label = spec.get("scene_file", f"run {run['index']}")
+        scene = _core.parse_scene(json.dumps(scene_dict), label)
         start = time.perf_counter()
         result = simulate(_core.make_system(scene), scene.dt, scene.steps,
                           output_every=scene.output_every,
@@ -281,7 +293,7 @@ def run_one(spec: dict, run: dict) -> dict:
         }
         if "final_pose_error" in spec["metrics"]:
             ref_dict = _substitute(scene_dict, spec["reference"])
-            ref_scene = _core.parse_scene(json.dumps(ref_dict), f"run {run['index']} reference")
+            ref_scene = _core.parse_scene(json.dumps(ref_dict), label)
             ref = simulate(_core.make_system(ref_scene), ref_scene.dt, ref_scene.steps,
                            output_every=ref_scene.steps)
             values["final_pose_error"] = (

@@ -68,9 +68,10 @@ std::unique_ptr<control::Ocp> parse_generated_rdp_problem(const JsonNode& root,
     if (const auto n = init->find("locked_velocity")) numbers_into(*n, nb, s.w0);
   }
 
-  // Final state: each pose entry given is fixed; shape entries given (not null) likewise.
+  // Final state: each pose entry given is fixed; shape entries given (not null) likewise;
+  // shape_velocity: the last segment's shape velocity (all n_r entries).
   if (const auto fin = root.find("final_state")) {
-    fin->expect_keys({"theta", "x", "y", "shape", "at_rest"});
+    fin->expect_keys({"theta", "x", "y", "shape", "shape_velocity", "at_rest"});
     parse_final_pose(*fin, s);
     if (const auto n = fin->find("shape")) {
       const auto v = numbers_or_null(*n, size, std::numeric_limits<double>::quiet_NaN());
@@ -84,6 +85,12 @@ std::unique_ptr<control::Ocp> parse_generated_rdp_problem(const JsonNode& root,
       s.final_shape = r;
     }
     if (const auto r = fin->find("at_rest")) s.final_at_rest = r->boolean();
+    if (const auto n = fin->find("shape_velocity")) {
+      if (s.final_at_rest) n->fail("give \"at_rest\" or a shape velocity, not both");
+      ShapeVec u = ShapeVec::Zero(nr);
+      numbers_into(*n, nr, u);
+      s.final_shape_velocity = u;
+    }
   }
 
   if (const auto b = root.find("bounds")) {

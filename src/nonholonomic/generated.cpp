@@ -17,6 +17,8 @@ using QFn = int (*)(const double*, double*);
 using IndexFn = int (*)(int, const double*, double*);
 using Index2Fn = int (*)(int, int, const double*, double*);
 using PotentialFn = int (*)(const double*, double*, double*, double*);
+using BodyAxesFn = int (*)(int, double*);
+using BodyPoseFn = int (*)(int, const double*, double*, double*);
 
 struct GeneratedNonholonomicModel::Library : detail::SharedObject {
   unsigned prescribed = 0;  // bit i: coordinate i
@@ -25,6 +27,8 @@ struct GeneratedNonholonomicModel::Library : detail::SharedObject {
   IndexFn mass_derivative = nullptr, constraint_derivative = nullptr;
   Index2Fn mass_second_derivative = nullptr;
   PotentialFn potential = nullptr;
+  std::vector<GeneratedNhBody> bodies;
+  BodyPoseFn body_pose = nullptr;
 };
 
 namespace {
@@ -37,6 +41,36 @@ using detail::generated_where;
 
 std::string shape_text(Eigen::Index rows, Eigen::Index cols) {
   return std::to_string(rows) + " x " + std::to_string(cols);
+}
+
+// The optional body entries: all of them or none (an object generated before they existed).
+void load_bodies(Library& lib) {
+  const auto count = reinterpret_cast<CountFn>(
+      detail::shared_object_find(lib, "marsden_nh_num_bodies"));
+  if (!count) return;
+  const int num_bodies = count();
+  if (num_bodies < 0 || num_bodies > kNhMaxBodies)
+    throw InputError(generated_where(lib.path) + ": " + std::to_string(num_bodies) +
+                     " bodies, at most " + std::to_string(kNhMaxBodies));
+  const auto name = entry<NameFn>(lib, "marsden_nh_body_name");
+  const auto shape = entry<NameFn>(lib, "marsden_nh_body_shape");
+  const auto semi_axes = entry<BodyAxesFn>(lib, "marsden_nh_body_semi_axes");
+  lib.body_pose = entry<BodyPoseFn>(lib, "marsden_nh_body_pose");
+  for (int b = 0; b < num_bodies; ++b) {
+    GeneratedNhBody body;
+    const char* n = name(b);
+    const char* s = shape(b);
+    body.name = n ? n : "";
+    body.shape = s ? s : "";
+    const std::string where = generated_where(lib.path) + ": body " + std::to_string(b);
+    if (body.shape != "box" && body.shape != "cylinder" && body.shape != "ellipsoid")
+      throw InputError(where + ": shape \"" + body.shape +
+                       "\", expected box, cylinder or ellipsoid");
+    if (semi_axes(b, body.semi_axes.data()) != 0 || !body.semi_axes.allFinite() ||
+        !(body.semi_axes.minCoeff() > 0.0))
+      throw InputError(where + ": semi-axes are not three positive numbers");
+    lib.bodies.push_back(std::move(body));
+  }
 }
 
 }  // namespace
@@ -77,6 +111,7 @@ std::shared_ptr<const GeneratedNonholonomicModel> GeneratedNonholonomicModel::lo
   lib->constraint = entry<QFn>(*lib, "marsden_nh_constraint");
   lib->constraint_derivative = entry<IndexFn>(*lib, "marsden_nh_constraint_derivative");
   lib->control = entry<QFn>(*lib, "marsden_nh_control_directions");
+  load_bodies(*lib);
   return std::shared_ptr<const GeneratedNonholonomicModel>(
       new GeneratedNonholonomicModel(lib, n, m, c));
 }
@@ -148,6 +183,18 @@ void GeneratedNonholonomicModel::control_directions(const NhVec& q, NhMat& B) co
   B.resize(dof(), num_controls());
   if (num_controls() == 0) return;
   check_status(lib_->control(q.data(), B.data()), *lib_, "marsden_nh_control_directions");
+}
+
+const std::vector<GeneratedNhBody>& GeneratedNonholonomicModel::bodies() const {
+  return lib_->bodies;
+}
+
+void GeneratedNonholonomicModel::body_pose(int b, const NhVec& q, Vec3& x_b, Mat3& R_b) const {
+  if (b < 0 || b >= static_cast<int>(lib_->bodies.size()))
+    throw InputError(generated_where(lib_->path) + ": no body " + std::to_string(b) + " (it has " +
+                     std::to_string(lib_->bodies.size()) + ")");
+  check_status(lib_->body_pose(b, q.data(), x_b.data(), R_b.data()), *lib_,
+               "marsden_nh_body_pose");
 }
 
 void GeneratedNonholonomicModel::check_at(const NhVec& q, const std::string& at) const {

@@ -54,8 +54,8 @@ void set_run_fields(Json& summary, const Scene& scene, const SceneRunSummary& su
 }
 
 // Runs the system under the scene's timing, output and failure policy (sim::simulate),
-// streaming OUT_DIR/trajectory.csv and .npz, writes OUT_DIR/model.json (and a tree's
-// frames.npz) for the player (run/view.hpp) and OUT_DIR/summary.json: scene,
+// streaming OUT_DIR/trajectory.csv and .npz, writes OUT_DIR/model.json (and a tree's or a
+// generated system's frames.npz) for the player (run/view.hpp) and OUT_DIR/summary.json: scene,
 // system, status, message, integrator (with the failure policy added), the shared run
 // fields, what extra adds, wall time and files.
 SceneRunSummary run_system(const Scene& scene, sim::System& system, double t0,
@@ -98,7 +98,7 @@ SceneRunSummary run_system(const Scene& scene, sim::System& system, double t0,
   if (extra) extra(summary, sum);
   Json files_written = Json::array();
   files_written.push_back("trajectory.csv").push_back("trajectory.npz").push_back("model.json");
-  if (std::holds_alternative<TreeScene>(scene.system)) files_written.push_back("frames.npz");
+  if (writes_frames(scene)) files_written.push_back("frames.npz");
   summary.set("wall_time_s", sum.wall_time_s)
       .set("files", std::move(files_written));
   summary.write_file(out_dir / "summary.json");

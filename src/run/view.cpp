@@ -12,6 +12,7 @@
 #include <Eigen/Geometry>
 
 #include "marsden/io/urdf.hpp"
+#include "marsden/nonholonomic/generated.hpp"
 #include "marsden/tree/dynamics.hpp"
 #include "marsden/vehicle/models.hpp"
 
@@ -81,10 +82,54 @@ Json planar_vehicle_model(const io::Scene& scene) {
       .set("bodies", Json::array().push_back(std::move(body)));
 }
 
+// The coordinates (theta, x, y) of a generated system in full coordinates, by name: the
+// pose of the board drawn when it has no bodies; empty where it lacks one of them.
+std::vector<int> planar_pose_coordinates(const GeneratedNonholonomicModel& model) {
+  std::vector<int> out;
+  for (const char* name : {"theta", "x", "y"})
+    for (int i = 0; i < model.dof(); ++i)
+      if (model.coordinate_name(i) == name) out.push_back(i);
+  return out.size() == 3 ? out : std::vector<int>{};
+}
+
+// A generated system in full coordinates: its bodies, each at its frame in frames.npz; with
+// none, a board at (theta, x, y) where the coordinates have these names, else the ground
+// only and a warning that says how to give bodies.
+Json generated_nonholonomic_model(const io::Scene& scene, Json& warnings, bool& warned) {
+  const GeneratedNonholonomicModel& model =
+      *std::get<io::NonholonomicScene>(scene.system).full_coordinates;
+  Json bodies = Json::array();
+  int frame = 0;
+  for (const GeneratedNhBody& b : model.bodies()) {
+    InertiaShape s;
+    s.semi_axes = b.semi_axes;
+    bodies.push_back(Json::object()
+                         .set("name", b.name)
+                         .set("pose", Json::object().set("frame", frame++))
+                         .set("geometry", Json::array().push_back(
+                                              shape_json(b.shape.c_str(), s, Vec3::Zero())
+                                                  .set("visual", true))));
+  }
+  if (model.bodies().empty() && !planar_pose_coordinates(model).empty()) {
+    InertiaShape board;
+    board.semi_axes = Vec3(0.3, 0.15, 0.05);
+    bodies.push_back(Json::object()
+                         .set("name", scene.system_type)
+                         .set("pose", Json::object().set("frame", 0))
+                         .set("geometry", Json::array().push_back(
+                                              shape_json("box", board, Vec3(0, 0, 0.05)))));
+  }
+  if (model.bodies().empty() && planar_pose_coordinates(model).empty()) {
+    warned = true;
+    warnings.push_back("the system " + model.library().filename().string() +
+                       " has no bodies to draw (give NonholonomicSystem(..., bodies=[Body(...)]), "
+                       "or name coordinates theta, x, y for a board at that pose)");
+  }
+  return Json::object().set("ground", true).set("bodies", std::move(bodies));
+}
+
 Json nonholonomic_model(const io::Scene& scene) {
   const auto& nh = std::get<io::NonholonomicScene>(scene.system);
-  // A generated system's coordinates have no known geometry: the ground only.
-  if (nh.full_coordinates) return Json::object().set("ground", true).set("bodies", Json::array());
   Json vehicle = Json::object();
   switch (nh.vehicle) {
     case sim::NonholonomicVehicle::Car:  // pose at the rear axle; shape (psi, tan(steering))
@@ -300,52 +345,104 @@ Json maximal_model(const io::Scene& scene, const UrdfVisuals& visuals) {
   return Json::object().set("bodies", std::move(bodies)).set("joints", std::move(joints));
 }
 
-// Tree frames: every row's q through the frame kinematics, each frame's pose streamed into
-// frames.npz (position (rows, frames, 3), quaternion (rows, frames, 4)) as the trajectory is,
-// so memory stays flat however long the run.
-class TreeFrameRecorder final : public sim::Recorder {
+// Poses streamed into frames.npz (position (rows, frames, 3), quaternion (rows, frames, 4))
+// as the trajectory is, so memory stays flat however long the run; `poses` gives a row's
+// (x, y, z, qw, qx, qy, qz) per frame from the trajectory row.
+class FrameRecorder : public sim::Recorder {
  public:
-  TreeFrameRecorder(const tree::Model& model, sim::Recorder& inner, std::filesystem::path out)
-      : model_(model), data_(model), inner_(inner), frames_(std::move(out), "frames", false) {}
+  FrameRecorder(std::size_t frames, sim::Recorder& inner, std::filesystem::path out)
+      : frames_(frames), inner_(inner), file_(std::move(out), "frames", false) {}
   void begin(const sim::Layout& layout) override {
     inner_.begin(layout);
-    const std::size_t f = std::size_t(model_.num_frames());
     sim::Layout poses;
-    poses.columns.assign(1 + 7 * f, "");
+    poses.columns.assign(1 + 7 * frames_, "");
     poses.columns[0] = std::string("t");  // moved: GCC 12 -Wrestrict misfires on assign
-    sim::ArrayLayout position{"position", {f, 3}, {}}, quaternion{"quaternion", {f, 4}, {}};
-    for (std::size_t k = 0; k < f; ++k) {
+    sim::ArrayLayout position{"position", {frames_, 3}, {}};
+    sim::ArrayLayout quaternion{"quaternion", {frames_, 4}, {}};
+    for (std::size_t k = 0; k < frames_; ++k) {
       for (int i = 0; i < 3; ++i) position.columns.push_back(int(1 + 7 * k) + i);
       for (int i = 3; i < 7; ++i) quaternion.columns.push_back(int(1 + 7 * k) + i);
     }
     poses.arrays = {std::move(position), std::move(quaternion)};
     row_.assign(poses.columns.size(), 0.0);
-    frames_.begin(poses);
+    file_.begin(poses);
   }
   void row(std::span<const double> values) override {
     inner_.row(values);
-    const int n = model_.num_coords();
-    const tree::VecX q = Eigen::Map<const tree::VecX>(values.data() + 1, n);
-    tree::frame_kinematics(model_, data_, q, tree::VecX::Zero(n), 0);
     row_[0] = values[0];
-    std::size_t i = 1;
-    for (const SE3& g : data_.g_s) {
-      const Eigen::Quaterniond r(g.R);
-      for (const double v : {g.x.x(), g.x.y(), g.x.z(), r.w(), r.x(), r.y(), r.z()}) row_[i++] = v;
-    }
-    frames_.row(row_);
+    poses(values, std::span<double>(row_).subspan(1));
+    file_.row(row_);
   }
   void finish(bool ok) override {
     inner_.finish(ok);
-    frames_.finish(ok);
+    file_.finish(ok);
+  }
+
+ protected:
+  virtual void poses(std::span<const double> values, std::span<double> out) = 0;
+  static void put(const Vec3& x, const Mat3& R, double* out) {
+    const Eigen::Quaterniond r(R);
+    for (const double v : {x.x(), x.y(), x.z(), r.w(), r.x(), r.y(), r.z()}) *out++ = v;
+  }
+
+ private:
+  std::size_t frames_;
+  sim::Recorder& inner_;
+  record::FileRecorder file_;
+  std::vector<double> row_;
+};
+
+// Tree frames: every row's q through the frame kinematics.
+class TreeFrameRecorder final : public FrameRecorder {
+ public:
+  TreeFrameRecorder(const tree::Model& model, sim::Recorder& inner, std::filesystem::path out)
+      : FrameRecorder(std::size_t(model.num_frames()), inner, std::move(out)),
+        model_(model), data_(model) {}
+
+ protected:
+  void poses(std::span<const double> values, std::span<double> out) override {
+    const int n = model_.num_coords();
+    const tree::VecX q = Eigen::Map<const tree::VecX>(values.data() + 1, n);
+    tree::frame_kinematics(model_, data_, q, tree::VecX::Zero(n), 0);
+    std::size_t i = 0;
+    for (const SE3& g : data_.g_s) put(g.x, g.R, out.data() + 7 * i++);
   }
 
  private:
   const tree::Model& model_;
   tree::Data data_;
-  sim::Recorder& inner_;
-  record::FileRecorder frames_;
-  std::vector<double> row_;
+};
+
+// A generated system's bodies (nonholonomic/generated.hpp) at every row's q (the columns
+// after t), or the board at its planar pose.
+class GeneratedBodyRecorder final : public FrameRecorder {
+ public:
+  GeneratedBodyRecorder(const GeneratedNonholonomicModel& model, sim::Recorder& inner,
+                        std::filesystem::path out)
+      : FrameRecorder(std::max<std::size_t>(model.bodies().size(), 1), inner, std::move(out)),
+        model_(model), planar_(planar_pose_coordinates(model)) {}
+
+ protected:
+  void poses(std::span<const double> values, std::span<double> out) override {
+    const NhVec q = NhVec::Map(values.data() + 1, model_.dof());
+    Vec3 x_b;
+    Mat3 R_b;
+    if (model_.bodies().empty()) {
+      const double theta = q[planar_[0]];
+      x_b = Vec3(q[planar_[1]], q[planar_[2]], 0.0);
+      R_b = Eigen::AngleAxisd(theta, Vec3::UnitZ()).toRotationMatrix();
+      put(x_b, R_b, out.data());
+      return;
+    }
+    for (std::size_t b = 0; b < model_.bodies().size(); ++b) {
+      model_.body_pose(int(b), q, x_b, R_b);
+      put(x_b, R_b, out.data() + 7 * b);
+    }
+  }
+
+ private:
+  const GeneratedNonholonomicModel& model_;
+  std::vector<int> planar_;
 };
 
 class Forward final : public sim::Recorder {
@@ -376,11 +473,22 @@ InertiaShape inertia_shape(double mass, const Mat3& inertia) {
   return s;
 }
 
+bool writes_frames(const io::Scene& scene) {
+  if (std::holds_alternative<io::TreeScene>(scene.system)) return true;
+  const auto* nh = std::get_if<io::NonholonomicScene>(&scene.system);
+  return nh && nh->full_coordinates &&
+         (!nh->full_coordinates->bodies().empty() ||
+          !planar_pose_coordinates(*nh->full_coordinates).empty());
+}
+
 Json view_model(const io::Scene& scene) {
   Json m;
   UrdfVisuals visuals{scene};
+  const auto* nh = std::get_if<io::NonholonomicScene>(&scene.system);
   if (std::holds_alternative<io::VehicleScene>(scene.system)) m = vehicle_model(scene);
-  else if (std::holds_alternative<io::NonholonomicScene>(scene.system)) m = nonholonomic_model(scene);
+  else if (nh && nh->full_coordinates) {
+    m = generated_nonholonomic_model(scene, visuals.warnings, visuals.warned);
+  } else if (nh) m = nonholonomic_model(scene);
   else if (std::holds_alternative<io::TreeScene>(scene.system)) m = tree_model(scene, visuals);
   else if (std::holds_alternative<io::PlanarVehicleScene>(scene.system))
     m = planar_vehicle_model(scene);
@@ -391,7 +499,7 @@ Json view_model(const io::Scene& scene) {
       .set("source", scene.source)
       .set("scene", scene.file)
       .set("trajectory", "trajectory.npz");
-  if (std::holds_alternative<io::TreeScene>(scene.system)) out.set("frames_file", "frames.npz");
+  if (writes_frames(scene)) out.set("frames_file", "frames.npz");
   out.set("model", std::move(m));
   if (visuals.warned) out.set("warnings", std::move(visuals.warnings));
   if (!scene.view_obstacles.empty() || !scene.view_goal_kind.empty()) {
@@ -427,6 +535,9 @@ std::unique_ptr<sim::Recorder> view_recorder(const io::Scene& scene, sim::Record
                                              const std::filesystem::path& out_dir) {
   if (const auto* t = std::get_if<io::TreeScene>(&scene.system))
     return std::make_unique<TreeFrameRecorder>(*t->model, inner, out_dir);
+  if (writes_frames(scene))
+    return std::make_unique<GeneratedBodyRecorder>(
+        *std::get<io::NonholonomicScene>(scene.system).full_coordinates, inner, out_dir);
   return std::make_unique<Forward>(inner);
 }
 

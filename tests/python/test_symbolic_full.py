@@ -4,7 +4,8 @@ The sleigh and the snakeboard written symbolically against the hand-written mode
 same trajectories and residual Jacobians), the car against the hand-written car's
 continuous equations; the vertical rolling disk against finite differences, its energy and
 its exact solution (order 2); a ball on a turntable (its centre circles at 2/7 of the
-table's rate); a holonomic constraint's drift; errors before stepping.
+table's rate); a holonomic constraint's drift; errors before stepping; the bodies the
+viewer draws (their compiled poses against CasADi and the rolling contact).
 
 Imports the package from $PYTHONPATH (the build tree's python/ folder, as ctest sets it).
 Compiled models go to a fresh cache folder per test session.
@@ -285,6 +286,84 @@ def test_ball_on_a_turntable_circles_at_two_sevenths_of_the_table_rate():
         assert drift < 1e-6, (method, drift)
 
 
+# --- bodies to draw ---------------------------------------------------------------------------
+
+def contact_velocity(system, b, q, qdot, contact, h=1e-6):
+    """The velocity of body b's material point at the world point `contact` (at q), by
+    central differences of its pose along qdot: x_dot + R_dot R^T (contact - x)."""
+    (xp, Rp), (xm, Rm) = system.body_pose(q + h * qdot, b), system.body_pose(q - h * qdot, b)
+    x, R = system.body_pose(q, b)
+    return (xp - xm) / (2 * h) + (Rp - Rm) / (2 * h) @ R.T @ (contact - x)
+
+
+def test_body_poses_are_the_expressions_and_roll_on_their_contact(disk):
+    rng = np.random.default_rng(7)
+    ball = full.ball_on_turntable()
+    R_disk = 0.5
+    for system in (disk, ball):
+        for _ in range(5):
+            q = rng.uniform(-1.2, 1.2, system.dof)
+            for b, body in enumerate(system.bodies):
+                x, R = system.body_pose(q, b)
+                # The compiled code against the expressions evaluated by CasADi.
+                f = ca.Function("pose", [system.q], [body.position, body.rotation])
+                x_ca, R_ca = (np.array(v, dtype=float) for v in f(q))
+                np.testing.assert_allclose(x, x_ca.ravel(), rtol=0, atol=1e-15)
+                np.testing.assert_allclose(R, R_ca, rtol=0, atol=1e-15)
+                assert np.abs(R.T @ R - np.eye(3)).max() < 1e-14
+                assert abs(np.linalg.det(R) - 1) < 1e-14
+            # A velocity allowed by the constraints (their null space).
+            mu = system.constraint(q)
+            qdot = np.linalg.svd(mu)[2][mu.shape[0]:].T @ rng.normal(size=system.dof - mu.shape[0])
+            if system is disk:
+                x, R = disk.body_pose(q, 0)
+                axle = R[:, 2]  # the cylinder's axis
+                np.testing.assert_allclose(axle, [-np.sin(q[3]), np.cos(q[3]), 0], atol=1e-15)
+                # The rim's lowest point is the contact (x, y, 0) ...
+                down = np.array([0, 0, -1.0]) - axle * -axle[2]
+                contact = x + R_disk * down / np.linalg.norm(down)
+                np.testing.assert_allclose(contact, [q[0], q[1], 0.0], rtol=0, atol=1e-15)
+                # ... and the disk's material point there is at rest: it rolls.
+                v = contact_velocity(disk, 0, q, qdot, contact)
+                assert np.abs(v).max() < 1e-8 * np.abs(qdot).max(), v
+            else:
+                x, R = ball.body_pose(q, 0)
+                contact = x - [0, 0, 0.1]
+                assert abs(contact[2]) < 1e-15  # the ball stands on the table's top
+                # The ball's material point at the contact moves with the table's.
+                v_table = qdot[5] * np.cross([0, 0, 1.0], contact)
+                np.testing.assert_allclose(contact_velocity(ball, 0, q, qdot, contact), v_table,
+                                           rtol=0, atol=1e-8 * np.abs(qdot).max())
+                np.testing.assert_allclose(contact_velocity(ball, 1, q, qdot, contact), v_table,
+                                           rtol=0, atol=1e-8 * np.abs(qdot).max())
+
+
+def test_bad_bodies_are_clear_errors_naming_the_body():
+    q, qd = ca.SX.sym("q", 3), ca.SX.sym("qdot", 3)
+    ok = dict(q=q, qdot=qd, lagrangian=0.5 * ca.dot(qd, qd), constraints=ca.horzcat(1, 0, 0))
+    I3 = np.eye(3)
+    cases = [
+        (lambda: sym.Body("b", position=[0, 0, 0], rotation=2 * I3, shape=("sphere", 1.0)),
+         "body 'b': rotation (3 x 3) is not a rotation"),
+        (lambda: sym.Body("b", position=[0, 0, qd[0]], rotation=I3, shape=("sphere", 1.0)),
+         "body 'b': uses symbols other than q"),
+        (lambda: sym.Body("b", position=[0, 0], rotation=I3, shape=("sphere", 1.0)),
+         "body 'b': position: expected shape 3 x 1, got 2 x 1"),
+        (lambda: sym.Body("b", pose=[q[0], q[1], q[2]], rotation=I3, shape=("sphere", 1.0)),
+         "body 'b': give either pose or position and rotation"),
+        (lambda: sym.Body("b", position=[0, 0, 0], rotation=I3, shape=("cone", 1.0)),
+         "body 'b': shape: expected (kind, sizes...)"),
+        (lambda: sym.Body("b", position=[0, 0, 0], rotation=I3, shape=("cylinder", 1.0, -2)),
+         "body 'b': shape 'cylinder': expected 2 positive sizes"),
+    ]
+    for make, message in cases:
+        with pytest.raises(marsden.InputError, match=re.escape(message)):
+            sym.NonholonomicSystem("bad_body", **ok, bodies=[make()])
+    planar = sym.Body("board", pose=[q[0], q[1], q[2]], shape=("box", 0.6, 0.3, 0.1))
+    with pytest.raises(marsden.InputError, match="two bodies have the same name"):
+        sym.NonholonomicSystem("bad_body", **ok, bodies=[planar, planar])
+
+
 # --- holonomic constraints --------------------------------------------------------------------
 
 def test_a_holonomic_constraint_enters_as_its_differential_and_drifts_little():
@@ -391,3 +470,90 @@ def test_a_scene_file_names_the_generated_system(disk, tmp_path):
                                rtol=0, atol=1e-3)
     header = (tmp_path / "out" / "trajectory.csv").read_text().splitlines()[0]
     assert header.startswith("t,x,y,theta,phi,x_dot,y_dot,theta_dot,phi_dot,energy")
+    # What the viewer plays: the disk at its frame, whose poses are the compiled body pose at
+    # every row's q (quaternions w first, up to sign).
+    model = json.loads((tmp_path / "out" / "model.json").read_text())
+    assert model["frames_file"] == "frames.npz"
+    [body] = model["model"]["bodies"]
+    assert body["pose"] == {"frame": 0} and body["geometry"][0]["shape"] == "cylinder"
+    np.testing.assert_allclose(body["geometry"][0]["semi_axes"], [0.5, 0.5, 0.05])
+    frames, q = np.load(tmp_path / "out" / "frames.npz"), np.load(tmp_path / "out" / "trajectory.npz")["q"]
+    assert frames["position"].shape == (len(q), 1, 3)
+    for k in range(0, len(q), 10):
+        x, R = disk.body_pose(q[k], 0)
+        np.testing.assert_allclose(frames["position"][k, 0], x, rtol=0, atol=1e-14)
+        w, v = frames["quaternion"][k, 0, 0], frames["quaternion"][k, 0, 1:]
+        R_frame = (w * w - v @ v) * np.eye(3) + 2 * np.outer(v, v) + 2 * w * np.array(
+            [[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
+        np.testing.assert_allclose(R_frame, R, rtol=0, atol=1e-14)
+
+
+def test_a_sweep_runs_over_the_initial_states_of_generated_systems(disk, tmp_path):
+    # The sweep's own run (sweep.run_one, as a Dask worker calls it) of a scene file whose
+    # library is named relative to it, over the disk's initial heading rate and over the
+    # hovercraft's (SE(2)) initial heading: every row is the run of the scene alone.
+    from marsden import sweep as sw
+    craft = sym.hovercraft(drag=0.5)
+    scenes = {
+        "disk": ({"system": {"type": "generated_nonholonomic", "library": disk.library.name},
+                  "integrator": {"method": "rattle"}, "dt": 0.01, "duration": 0.2,
+                  "initial_state": {"q": DISK_Q0, "qdot": disk_qdot0()}},
+                 "initial_state.qdot.3", disk.library),
+        "craft": ({"system": {"type": "generated", "library": craft.library.name}, "dt": 0.01,
+                   "duration": 0.2, "initial_state": {"theta": 0.0},
+                   "controls": {"type": "constant", "value": [1.0, 0.6]}},
+                  "initial_state.theta", craft.library)}
+    for name, (scene, axis, library) in scenes.items():
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / library.name).write_bytes(library.read_bytes())
+        (folder / "scene.json").write_text(json.dumps(scene))
+        (folder / "sweep.json").write_text(json.dumps({
+            "scene": "scene.json", "parameters": {axis: [0.5, 1.3]},
+            "metrics": ["energy_drift_abs", "constraint_violation", "final_pose_error"],
+            "reference": {"dt": 0.005}}))
+        spec = sw.load_spec(folder / "sweep.json")
+        for r in sw.runs(spec):
+            row = sw.run_one(spec, r)
+            assert row["status"] == "ok", row["error"]
+            alone = json.loads(json.dumps(scene))
+            if name == "disk":
+                alone["initial_state"]["qdot"][3] = r["parameters"][axis]
+            else:
+                alone["initial_state"]["theta"] = r["parameters"][axis]
+            (folder / "alone.json").write_text(json.dumps(alone))
+            s = marsden.load_scene(folder / "alone.json")
+            out = marsden.simulate(marsden.make_system(s), dt=s.dt, steps=s.steps)
+            assert row["energy_drift_abs"] == out.summary["energy"]["max_abs_drift"]
+            # Against the half step: the distance of the final q, or of the planar pose.
+            ref = marsden.simulate(marsden.make_system(s), dt=0.005, steps=2 * s.steps)
+            final = "q" if name == "disk" else "pose"
+            assert row["final_pose_error"] == np.linalg.norm(out[final][-1] - ref[final][-1])
+            assert 0 < row["final_pose_error"] < 1e-2
+
+
+def test_the_viewer_draws_a_board_or_says_there_is_nothing_to_draw(sleigh, tmp_path):
+    # No bodies: the sleigh's coordinates (theta, x, y) place a board; coordinates without
+    # these names give a warning that says how to give bodies.
+    q, qd = ca.SX.sym("q", 3), ca.SX.sym("qdot", 3)
+    bare = sym.NonholonomicSystem("bare_sleigh", q=q, qdot=qd, lagrangian=0.5 * ca.dot(qd, qd),
+                                  constraints=ca.horzcat(0.4, -ca.sin(q[0]), ca.cos(q[0])))
+    for system, name in ((sleigh, "board"), (bare, "none")):
+        scene = {"system": system.scene_system(), "dt": 0.01, "duration": 0.1,
+                 "initial_state": {"q": [0.3, 1.0, -2.0], "qdot": [1.0, 0.0, 0.4]}}
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(scene))
+        assert marsden.run_scene(marsden.load_scene(path), tmp_path / name)["ok"]
+        model = json.loads((tmp_path / name / "model.json").read_text())
+        if name == "board":
+            [body] = model["model"]["bodies"]
+            frames = np.load(tmp_path / name / "frames.npz")
+            q_run = np.load(tmp_path / name / "trajectory.npz")["q"]
+            np.testing.assert_allclose(frames["position"][:, 0, :2], q_run[:, 1:], atol=1e-14)
+            np.testing.assert_allclose(2 * np.arctan2(frames["quaternion"][:, 0, 3],
+                                                      frames["quaternion"][:, 0, 0]),
+                                       q_run[:, 0], atol=1e-14)
+        else:
+            assert model["model"]["bodies"] == [] and "frames_file" not in model
+            assert "has no bodies to draw" in model["warnings"][0]
+            assert not (tmp_path / name / "frames.npz").exists()

@@ -11,6 +11,7 @@ Compiled models go to a fresh cache folder per test session.
 """
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -254,6 +255,31 @@ def test_roller_racer_changes_lane_by_dmoc(racer, tmp_path):
     pose = run["final_pose"]
     assert abs(pose["theta"]) < 1e-6 and abs(pose["y"] - 0.5) < 1e-6, pose
     assert pose["x"] > 1.0  # it rolled on while it moved over
+
+
+def test_roller_racer_ends_at_a_final_shape_velocity_by_dmoc(racer, tmp_path):
+    """A problem file's final_state.shape_velocity: rolling at 0.5 m/s, the joint ends
+    turning at 0.4 rad/s; the re-simulation by RDP from the scene run_problem writes ends
+    with that shape velocity (its last segment's, and (r_N - r_N-1) / dt)."""
+    spec = {"dt": 0.1, "steps": 30,
+            "initial_state": {"shape": [0.0], "locked_velocity": [5.0]},
+            "final_state": {"shape_velocity": [0.4]},
+            "bounds": {"controls": {"lower": [-5.0], "upper": [5.0]}},
+            "cost": {"control_weights": [1.0]}}
+    out = tmp_path / "turning"
+    summary = marsden.run_problem(racer.problem(spec), out)
+    assert summary["ok"], summary["message"]
+    assert summary["resimulation_error"] < 1e-6
+    marsden.run_scene(marsden.load_scene(out / "resimulate.json"), out / "again")
+    run = np.load(out / "again" / "trajectory.npz")
+    assert abs(run["shape_velocity"][-1, 0] - 0.4) < 1e-6
+    assert abs((run["shape"][-1, 0] - run["shape"][-2, 0]) / 0.1 - 0.4) < 1e-6
+    assert abs(run["shape_velocity"][0, 0] - 0.4) > 0.1  # it did change
+    for final, message in [({"shape_velocity": [0.4, 0.1]}, "expected an array of 1 numbers"),
+                           ({"shape_velocity": [0.4], "at_rest": True},
+                            'give "at_rest" or a shape velocity, not both')]:
+        with pytest.raises(marsden.InputError, match=re.escape(message)):
+            racer.problem({**spec, "final_state": final})
 
 
 def roller_racer_momentum_equation(m1=1.0, I1=0.1, m2=0.8, I2=0.08, d1=0.5, d2=0.4):

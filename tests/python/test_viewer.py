@@ -502,6 +502,40 @@ def check_page_plays(driver, page, kind):
     assert not [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
 
 
+@pytest.fixture(scope="module")
+def generated_pages(tmp_path_factory):
+    """Runs with --view of systems from marsden.symbolic: the vertical rolling disk (full
+    coordinates, its body from the generated pose) and the hovercraft (SE(2))."""
+    if not BIN.exists():
+        pytest.skip(f"marsden binary not built: {BIN}")
+    pytest.importorskip("casadi")
+    from marsden import symbolic as sym
+    from marsden.symbolic import full
+    base = tmp_path_factory.mktemp("generated")
+    scenes = {
+        "rolling_disk": {"system": full.rolling_disk().scene_system(),
+                         "integrator": {"method": "rattle"}, "dt": 0.01, "duration": 2.0,
+                         "initial_state": {"q": [0, 0, 0, 0.4],
+                                           "qdot": [1.5 * np.cos(0.4), 1.5 * np.sin(0.4), 3.0, 1.3]}},
+        "hovercraft": {"system": sym.hovercraft(drag=0.5).scene_system(), "dt": 0.01,
+                       "duration": 2.0, "initial_state": {"theta": 0.3},
+                       "controls": {"type": "constant", "value": [1.0, 0.6]}},
+    }
+    out = {}
+    for kind, scene in scenes.items():
+        path = base / f"{kind}.json"
+        path.write_text(json.dumps(scene))
+        r = marsden("simulate", path, "--out", base / kind, "--view")
+        assert r.returncode == 0, r.stderr
+        out[kind] = base / kind
+    return out
+
+
+@pytest.mark.parametrize("kind", ["rolling_disk", "hovercraft"])
+def test_generated_systems_play_in_browser(generated_pages, driver, kind):
+    check_page_plays(driver, generated_pages[kind] / "view.html", kind)
+
+
 @needs_bin
 def test_optimize_view_draws_the_problems_obstacles(tmp_path, driver):
     # The car's tunnel problem: its obstacles reach the re-simulation's model.json as the

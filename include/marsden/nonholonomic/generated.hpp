@@ -23,6 +23,16 @@
 //   int marsden_nh_control_directions(const double* q, double* B)       (n x c)
 // The int results of the functions of q are 0 on success, nonzero for an index out of range
 // or an internal failure.
+//
+// Optional entry points (an object without them loads, with no bodies): the rigid bodies
+// the viewer draws (marsden.symbolic.Body), b = 0..B-1.
+//   int marsden_nh_num_bodies(void)           B, 0..kNhMaxBodies
+//   const char* marsden_nh_body_name(int b)
+//   const char* marsden_nh_body_shape(int b)  "box", "cylinder" (axis along the body z)
+//                                             or "ellipsoid", centred at the body origin
+//   int marsden_nh_body_semi_axes(int b, double* semi_axes)                (3)
+//   int marsden_nh_body_pose(int b, const double* q, double* x, double* R)
+//                                  world position x (3), rotation body to world R (3 x 3)
 #pragma once
 
 #include <filesystem>
@@ -30,11 +40,19 @@
 #include <string>
 #include <vector>
 
+#include "marsden/lie/types.hpp"
 #include "marsden/nonholonomic/model.hpp"
 
 namespace marsden {
 
 inline constexpr int kGeneratedNhAbiVersion = 1;
+inline constexpr int kNhMaxBodies = 16;
+
+// A body the viewer draws: its name, shape and semi-axes (m) in its frame.
+struct GeneratedNhBody {
+  std::string name, shape;
+  Vec3 semi_axes = Vec3::Zero();
+};
 
 class GeneratedNonholonomicModel final : public NonholonomicModel {
  public:
@@ -55,6 +73,11 @@ class GeneratedNonholonomicModel final : public NonholonomicModel {
   void constraint_derivative(const NhVec& q, int i, NhMat& dmu) const override;
   void control_directions(const NhVec& q, NhMat& B) const override;
   bool prescribed(int i) const override;
+
+  // The bodies to draw (none where the object has no body entries) and body b's pose at q:
+  // world position x_b and rotation R_b (body to world).
+  const std::vector<GeneratedNhBody>& bodies() const;
+  void body_pose(int b, const NhVec& q, Vec3& x_b, Mat3& R_b) const;
 
   // Errors before stepping at the state q: a mass matrix that is not symmetric positive
   // definite, constraint rows that are dependent (rank of mu < m), non-finite values.

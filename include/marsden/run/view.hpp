@@ -25,10 +25,15 @@ struct InertiaShape {
 };
 InertiaShape inertia_shape(double mass, const Mat3& inertia);
 
-// Forwards every row to `inner` and, for a tree scene, keeps the world pose of every frame
-// at that row; finish() writes OUT_DIR/frames.npz ("position": rows x frames x 3,
-// "quaternion": rows x frames x 4, w first), published whole. For other families it only
-// forwards (their trajectories hold the poses).
+// Whether a run of the scene writes frames.npz: a tree's frames, or the bodies of a
+// generated system in full coordinates (or its board at (theta, x, y)).
+bool writes_frames(const io::Scene& scene);
+
+// Forwards every row to `inner` and, where writes_frames, keeps the world pose of every
+// frame (a tree's frames, a generated system's bodies) at that row; finish() writes
+// OUT_DIR/frames.npz ("position": rows x frames x 3, "quaternion": rows x frames x 4,
+// w first), published whole. For other families it only forwards (their trajectories
+// hold the poses).
 std::unique_ptr<sim::Recorder> view_recorder(const io::Scene& scene, sim::Recorder& inner,
                                              const std::filesystem::path& out_dir);
 

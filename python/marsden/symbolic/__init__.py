@@ -27,7 +27,8 @@ Holonomic vehicles on SE(2): ``PlanarVehicle`` with the symbols of ``se2`` (thet
 omega, v1, v2), wrenches (torque, f1, f2); ``hovercraft()`` is an example.
 
 Systems in full coordinates for GNI and RATTLE (nonholonomic paper §4):
-``NonholonomicSystem(name, q=..., qdot=..., lagrangian=L, constraints=mu)`` (full.py).
+``NonholonomicSystem(name, q=..., qdot=..., lagrangian=L, constraints=mu)`` (full.py), with
+``bodies=[Body(name, position=..., rotation=..., shape=...)]`` to draw in the viewer.
 
 Tree elements: ``TreePotential(name, coordinates=[...], potential=V)`` and
 ``TreeForce(name, coordinates=[...], velocities=[...], force=Q)`` (tree.py), a potential or
@@ -43,14 +44,15 @@ except ImportError as e:  # casadi is in requirements.txt, not a dependency of t
                       "(or casadi)") from e
 
 from ._codegen import MAX_INPUTS, cache_dir, compiler, hat
-from .full import NH_ABI_VERSION, NH_MAX_DOF, NonholonomicSystem
+from .full import NH_ABI_VERSION, NH_MAX_BODIES, NH_MAX_DOF, Body, NonholonomicSystem
 from .holonomic import (ABI_VERSION, HolonomicVehicle, PlanarVehicle, R, helicopter, hovercraft,
                         omega, p, quadrotor, se2, shape, t, underwater_vehicle, v)
 from . import rdp
 from .rdp import RdpVehicle
 from .tree import TREE_ABI_VERSION, TREE_MAX_COORDS, TreeForce, TreePotential
 
-__all__ = ["ABI_VERSION", "MAX_INPUTS", "NH_ABI_VERSION", "NH_MAX_DOF", "HolonomicVehicle",
+__all__ = ["ABI_VERSION", "MAX_INPUTS", "NH_ABI_VERSION", "NH_MAX_BODIES", "NH_MAX_DOF", "Body",
+           "HolonomicVehicle",
            "NonholonomicSystem", "PlanarVehicle", "R", "cache_dir", "compiler",
            "hat", "helicopter", "hovercraft", "omega", "p", "quadrotor", "se2", "shape", "t",
            "underwater_vehicle", "v", "rdp", "RdpVehicle", "TREE_ABI_VERSION",

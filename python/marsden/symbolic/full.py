@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ctypes
 import json
+import math
 import re
 
 import numpy as np
@@ -19,6 +20,7 @@ from ._codegen import _as_sx, _check_shape, _compile, _function, scene_system
 
 NH_ABI_VERSION = 1  # kGeneratedNhAbiVersion of include/marsden/nonholonomic/generated.hpp
 NH_MAX_DOF = 8      # kNhMaxDof of include/marsden/nonholonomic/model.hpp
+NH_MAX_BODIES = 16  # kNhMaxBodies of include/marsden/nonholonomic/generated.hpp
 
 
 def _symbols(value, what: str) -> ca.SX:
@@ -50,6 +52,59 @@ def _static_call(f: ca.Function) -> str:
                                n_out=f.n_out())
 
 
+# The shapes a Body can have: its name in the viewer and the semi-axes from the sizes given.
+_SHAPES = {"box": (3, lambda a, b, c: [a / 2, b / 2, c / 2]),
+           "cylinder": (2, lambda r, w: [r, r, w / 2]),
+           "sphere": (1, lambda r: [r, r, r])}
+
+
+class Body:
+    """A rigid body to draw, its pose a function of the coordinates q: ``position`` (a
+    3-vector expression, m) and ``rotation`` (3 x 3, body to world), or ``pose`` a planar
+    pose (theta, x, y) on the ground (position (x, y, 0), rotation Rz(theta)). ``shape``:
+    ("box", length_x, length_y, length_z), ("cylinder", radius, width) along the body's z,
+    or ("sphere", radius); centred at the body frame's origin. Given to NonholonomicSystem
+    (``bodies=[...]``), which checks the expressions and compiles their poses."""
+
+    def __init__(self, name: str, *, position=None, rotation=None, pose=None, shape):
+        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_ .-]{0,63}", name):
+            raise InputError(f"Body name: expected letters, digits, '_', ' ', '.' or '-', "
+                             f"got {name!r}")
+        self.name = name
+        where = f"body {name!r}"
+        if pose is not None:
+            if position is not None or rotation is not None:
+                raise InputError(f"{where}: give either pose or position and rotation")
+            pose = _as_sx(pose, f"{where}: pose")
+            if pose.size2() != 1:
+                pose = pose.T
+            _check_shape(pose, 3, 1, f"{where}: pose (theta, x, y)")
+            c, s = ca.cos(pose[0]), ca.sin(pose[0])
+            position = ca.vertcat(pose[1], pose[2], 0)
+            rotation = ca.vertcat(ca.horzcat(c, -s, 0), ca.horzcat(s, c, 0), ca.horzcat(0, 0, 1))
+        if position is None or rotation is None:
+            raise InputError(f"{where}: needs position and rotation, or pose")
+        position = _as_sx(position, f"{where}: position")
+        if position.size2() != 1:
+            position = position.T
+        _check_shape(position, 3, 1, f"{where}: position")
+        rotation = _as_sx(rotation, f"{where}: rotation")
+        _check_shape(rotation, 3, 3, f"{where}: rotation")
+        self.position, self.rotation = position, rotation
+        if not (isinstance(shape, (tuple, list)) and shape and shape[0] in _SHAPES):
+            raise InputError(f"{where}: shape: expected (kind, sizes...) with kind one of "
+                             f"{sorted(_SHAPES)}, got {shape!r}")
+        count, semi_axes = _SHAPES[shape[0]]
+        sizes = list(shape[1:])
+        if len(sizes) != count or not all(isinstance(x, (int, float, np.floating)) and
+                                          not isinstance(x, bool) and math.isfinite(x) and x > 0
+                                          for x in sizes):
+            raise InputError(f"{where}: shape {shape[0]!r}: expected {count} positive sizes, "
+                             f"got {sizes!r}")
+        self.shape = "ellipsoid" if shape[0] == "sphere" else shape[0]
+        self.semi_axes = [float(x) for x in semi_axes(*sizes)]
+
+
 class NonholonomicSystem:
     """A mechanical system in full coordinates from expressions (module docstring). Validates
     and compiles at construction (InputError naming the symbol or argument and its shape):
@@ -65,13 +120,17 @@ class NonholonomicSystem:
       in a scene each takes its rate as a control after u;
     - ``probe``: the point q where M must be positive definite and mu of full row rank
       (default q_i = 0.3 + 0.17 i);
-    - ``coordinate_names``: column names (default the names of the symbols of q).
+    - ``coordinate_names``: column names (default the names of the symbols of q);
+    - ``bodies``: ``Body`` objects to draw in the viewer, their poses expressions of q
+      (at most 16; none: the viewer draws a board at (theta, x, y) where the coordinates
+      have these names, else only the ground).
 
     ``library`` is the compiled shared object, ``compiled`` whether this construction ran
     the compiler and ``compile_seconds`` how long it took."""
 
     def __init__(self, name: str, *, q, qdot, lagrangian, constraints, holonomic=None,
-                 control_directions=None, prescribed=(), probe=None, coordinate_names=None):
+                 control_directions=None, prescribed=(), probe=None, coordinate_names=None,
+                 bodies=()):
         if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]{0,63}", name):
             raise InputError(f"name: expected a letter then letters, digits or _, got {name!r}")
         self.name = name
@@ -157,6 +216,16 @@ class NonholonomicSystem:
                                   [ca.densify(ca.reshape(ca.jacobian(ca.vec(mu), q[i]), m, n))])
                       for i in range(n)]
         functions.append(ca.Function("mx_nh_B", [q], [ca.densify(B)]))
+        self.bodies = list(bodies)
+        if len(self.bodies) > NH_MAX_BODIES or not all(isinstance(b, Body) for b in self.bodies):
+            raise InputError(f"bodies: expected at most {NH_MAX_BODIES} marsden.symbolic.Body "
+                             "objects")
+        if len({b.name for b in self.bodies}) != len(self.bodies):
+            raise InputError("bodies: two bodies have the same name")
+        for k, b in enumerate(self.bodies):
+            _function("body", [q], [b.position, b.rotation], f"body {b.name!r}", "q")
+            functions.append(ca.Function(f"mx_nh_body_{k}", [q], [ca.densify(b.position),
+                                                                  ca.densify(b.rotation)]))
         self._functions = {f.name(): f for f in functions}
 
         self.probe = np.array([0.3 + 0.17 * i for i in range(n)]) if probe is None \
@@ -199,6 +268,14 @@ class NonholonomicSystem:
         if rank < m:
             raise InputError(f"constraints: the {m} x {n} constraint matrix (holonomic rows dh/dq "
                              f"included) has dependent rows {at} (rank {rank} < {m})")
+        for k, b in enumerate(self.bodies):
+            x, R = (np.array(v, dtype=float) for v in f[f"mx_nh_body_{k}"](q0))
+            if not (np.all(np.isfinite(x)) and np.all(np.isfinite(R))):
+                raise InputError(f"body {b.name!r}: position or rotation is not finite {at}")
+            error = np.abs(R.T @ R - np.eye(3)).max()
+            if error > 1e-9 or np.linalg.det(R) < 0:
+                raise InputError(f"body {b.name!r}: rotation (3 x 3) is not a rotation {at} "
+                                 f"(|R^T R - I| = {error:.3g}, det {np.linalg.det(R):.3g})")
 
     def _wrapper(self, functions: list) -> str:
         n, f = self.dof, self._functions
@@ -258,6 +335,43 @@ CASADI_SYMBOL_EXPORT int marsden_nh_constraint_derivative(int i, const double* q
 CASADI_SYMBOL_EXPORT int marsden_nh_control_directions(const double* q, double* B) {
   const casadi_real* a[1] = {q}; casadi_real* r[1] = {B};
   return call_mx_nh_B(a, r);
+}
+""")
+        out.append(self._body_entries())
+        return "".join(out)
+
+    def _body_entries(self) -> str:
+        """The optional body entries of the ABI: count, names, shapes, semi-axes, poses."""
+        bodies = self.bodies
+        count = max(len(bodies), 1)  # C has no empty arrays
+        names = ", ".join(json.dumps(b.name) for b in bodies) or "0"
+        shapes = ", ".join(json.dumps(b.shape) for b in bodies) or "0"
+        axes = ", ".join(f"{{{', '.join(repr(x) for x in b.semi_axes)}}}" for b in bodies) or \
+            "{0, 0, 0}"
+        out = [f"""
+CASADI_SYMBOL_EXPORT int marsden_nh_num_bodies(void) {{ return {len(bodies)}; }}
+CASADI_SYMBOL_EXPORT const char* marsden_nh_body_name(int b) {{
+  static const char* names[{count}] = {{{names}}};
+  return b >= 0 && b < {len(bodies)} ? names[b] : 0;
+}}
+CASADI_SYMBOL_EXPORT const char* marsden_nh_body_shape(int b) {{
+  static const char* shapes[{count}] = {{{shapes}}};
+  return b >= 0 && b < {len(bodies)} ? shapes[b] : 0;
+}}
+CASADI_SYMBOL_EXPORT int marsden_nh_body_semi_axes(int b, double* semi_axes) {{
+  static const double axes[{count}][3] = {{{axes}}};
+  int k;
+  if (b < 0 || b >= {len(bodies)}) return 1;
+  for (k = 0; k < 3; ++k) semi_axes[k] = axes[b][k];
+  return 0;
+}}
+CASADI_SYMBOL_EXPORT int marsden_nh_body_pose(int b, const double* q, double* x, double* R) {{
+  const casadi_real* a[1] = {{q}}; casadi_real* r[2] = {{x, R}};
+  switch (b) {{
+"""]
+        out += [f"    case {k}: return call_mx_nh_body_{k}(a, r);\n" for k in range(len(bodies))]
+        out.append("""    default: return 1;
+  }
 }
 """)
         return "".join(out)
@@ -334,6 +448,15 @@ CASADI_SYMBOL_EXPORT int marsden_nh_control_directions(const double* q, double* 
         return self._call("control_directions", self._ptr(self._q(q)),
                           shape=(self.dof, self.num_controls))
 
+    def body_pose(self, q, b: int) -> tuple[np.ndarray, np.ndarray]:
+        """Body b's position (3) and rotation (3 x 3) at q from the compiled code."""
+        x, R = np.zeros(3), np.zeros((3, 3), order="F")
+        status = self._entry("body_pose")(ctypes.c_int(b), self._ptr(self._q(q)), self._ptr(x),
+                                          self._ptr(R))
+        if status != 0:
+            raise InputError(f"body_pose: returned status {status} for body {b}")
+        return x, R
+
     def holonomic(self, q) -> np.ndarray:
         """h(q) (k), evaluated by CasADi (empty without holonomic constraints)."""
         if self.holonomic_function is None:
@@ -398,18 +521,40 @@ def rolling_disk(mass: float = 1.0, radius: float = 0.5, name: str = "rolling_di
     """The vertical rolling disk (nonholonomic paper §4) in q = (x, y, theta, phi): contact
     point (x, y), rolling angle theta, heading phi; a uniform disk, I = m R^2 / 2 about its
     axle, J = m R^2 / 4 about the vertical. It rolls without slipping:
-    xdot = R cos(phi) thetadot, ydot = R sin(phi) thetadot."""
+    xdot = R cos(phi) thetadot, ydot = R sin(phi) thetadot. Drawn as a cylinder of width
+    R / 5 centred at (x, y, R), its axis (the body z) along the axle: rotation
+    Rz(phi) Ry(theta) Rx(-pi/2) (Rx(-pi/2) turns the body z to the heading frame's y, the
+    axle, about which the disk turns by theta)."""
     q, qd = ca.SX.sym("q", 4), ca.SX.sym("qdot", 4)
-    R, phi = radius, q[3]
+    R, theta, phi = radius, q[2], q[3]
     I, J = 0.5 * mass * R ** 2, 0.25 * mass * R ** 2
     L = 0.5 * (mass * (qd[0] ** 2 + qd[1] ** 2) + I * qd[2] ** 2 + J * qd[3] ** 2)
     mu = ca.vertcat(ca.horzcat(1, 0, -R * ca.cos(phi), 0), ca.horzcat(0, 1, -R * ca.sin(phi), 0))
+    rotation = _rotation_z(phi) @ _rotation_y(theta) @ _rotation_x(-math.pi / 2)
+    disk = Body("disk", position=ca.vertcat(q[0], q[1], R), rotation=rotation,
+                shape=("cylinder", R, 0.2 * R))
     return NonholonomicSystem(name, q=q, qdot=qd, lagrangian=L, constraints=mu,
-                              coordinate_names=["x", "y", "theta", "phi"])
+                              coordinate_names=["x", "y", "theta", "phi"], bodies=[disk])
+
+
+def _rotation_x(a) -> ca.SX:
+    c, s = ca.cos(a), ca.sin(a)
+    return ca.vertcat(ca.horzcat(1, 0, 0), ca.horzcat(0, c, -s), ca.horzcat(0, s, c))
+
+
+def _rotation_y(a) -> ca.SX:
+    c, s = ca.cos(a), ca.sin(a)
+    return ca.vertcat(ca.horzcat(c, 0, s), ca.horzcat(0, 1, 0), ca.horzcat(-s, 0, c))
+
+
+def _rotation_z(a) -> ca.SX:
+    c, s = ca.cos(a), ca.sin(a)
+    return ca.vertcat(ca.horzcat(c, -s, 0), ca.horzcat(s, c, 0), ca.horzcat(0, 0, 1))
 
 
 def ball_on_turntable(mass: float = 1.0, radius: float = 0.1, table_inertia: float = 1.0e3,
-                      name: str = "ball_turntable") -> NonholonomicSystem:
+                      table_radius: float = 1.0, name: str = "ball_turntable"
+                      ) -> NonholonomicSystem:
     """A uniform ball (I = 2/5 m r^2) rolling without slipping on a free turntable of inertia
     ``table_inertia`` about its axle, in q = (x, y, a_z, a_y, a_x, alpha): the ball's centre
     (x, y), its orientation R = Rz(a_z) Ry(a_y) Rx(a_x) (singular at a_y = +-pi/2) and the
@@ -417,13 +562,11 @@ def ball_on_turntable(mass: float = 1.0, radius: float = 0.1, table_inertia: flo
     xdot - r omega_y + alpha_dot y = 0,  ydot + r omega_x - alpha_dot x = 0,  omega the
     spatial angular velocity. For a table much heavier than the ball (its rate Omega
     then nearly constant) the centre moves on a circle at the rate 2/7 Omega
-    (I / (I + m r^2) Omega)."""
+    (I / (I + m r^2) Omega). Drawn as the ball at (x, y, r) and the table, a disk of radius
+    ``table_radius`` whose top is the ground, turned by alpha."""
     q, qd = ca.SX.sym("q", 6), ca.SX.sym("qdot", 6)
     az, ay = q[2], q[3]
-    Rz = ca.vertcat(ca.horzcat(ca.cos(az), -ca.sin(az), 0), ca.horzcat(ca.sin(az), ca.cos(az), 0),
-                    ca.horzcat(0, 0, 1))
-    Ry = ca.vertcat(ca.horzcat(ca.cos(ay), 0, ca.sin(ay)), ca.horzcat(0, 1, 0),
-                    ca.horzcat(-ca.sin(ay), 0, ca.cos(ay)))
+    Rz, Ry = _rotation_z(az), _rotation_y(ay)
     ez, ey, ex = ca.DM([0, 0, 1]), ca.DM([0, 1, 0]), ca.DM([1, 0, 0])
     # omega = W(q) (a_z, a_y, a_x)_dot: the columns are the spatial rotation axes.
     W = ca.horzcat(ez, Rz @ ey, Rz @ Ry @ ex)
@@ -435,5 +578,11 @@ def ball_on_turntable(mass: float = 1.0, radius: float = 0.1, table_inertia: flo
     # The rolling conditions are linear in qdot: mu is their Jacobian in qdot.
     rows = ca.vertcat(qd[0] - r * omega[1] + qd[5] * q[1], qd[1] + r * omega[0] - qd[5] * q[0])
     mu = ca.jacobian(rows, qd)
+    thickness = 0.02 * table_radius
+    bodies = [Body("ball", position=ca.vertcat(q[0], q[1], r), rotation=Rz @ Ry @ _rotation_x(q[4]),
+                   shape=("sphere", r)),
+              Body("table", position=[0, 0, -thickness / 2], rotation=_rotation_z(q[5]),
+                   shape=("cylinder", table_radius, thickness))]
     return NonholonomicSystem(name, q=q, qdot=qd, lagrangian=L, constraints=mu,
-                              coordinate_names=["x", "y", "a_z", "a_y", "a_x", "alpha"])
+                              coordinate_names=["x", "y", "a_z", "a_y", "a_x", "alpha"],
+                              bodies=bodies)
