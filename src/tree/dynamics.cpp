@@ -446,7 +446,8 @@ void check_generated_constraints(const Model& model, Data& data, const VecX& q) 
     for (int a = 0; a < g.size; ++a) {
       if (model.dynamic_index(g.coords[a]) < 0) continue;
       Dh_dyn.conservativeResize(g.rows, Dh_dyn.cols() + 1);
-      for (int i = 0; i < g.rows; ++i) Dh_dyn(i, Dh_dyn.cols() - 1) = data.Dh(c.first_row + i, g.coords[a]);
+      for (int i = 0; i < g.rows; ++i)
+        Dh_dyn(i, Dh_dyn.cols() - 1) = data.Dh(c.first_row + i, g.coords[a]);
     }
     // Singular values below 1e-9 of the largest count as zero: rows dependent up to
     // round-off make the Newton matrix numerically singular.

@@ -103,7 +103,8 @@ void ModelBuilder::add_generated_force(const std::string& library) {
 void ModelBuilder::add_generated_constraint(const std::string& library) {
   GeneratedConstraint g = load_element<GeneratedConstraint>(library, model_, "constraint");
   const marsden::detail::SharedObject so{library, g.handle};
-  const char* name = marsden::detail::entry<const char* (*)()>(so, "marsden_tree_constraint_name")();
+  using NameOfFn = const char* (*)();
+  const char* name = marsden::detail::entry<NameOfFn>(so, "marsden_tree_constraint_name")();
   Constraint c;
   c.name = name ? name : "constraint" + std::to_string(model_.constraints_.size());
   c.kind = ConstraintKind::Generated;

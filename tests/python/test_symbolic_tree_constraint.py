@@ -187,6 +187,11 @@ def test_scene_field_and_initial_state_off_the_constraint(tether, tmp_path):
     with pytest.raises(marsden.InputError,
                        match=r"the constraint 'tether' does not hold at the initial"):
         marsden.parse_scene(json.dumps(scene))
+    # In Python, off the constraint, the first step fails as the built-in constraint's does.
+    for model in (tree.with_constraints(double_pendulum().build(), tether),
+                  double_pendulum(anchor=True).build()):
+        off = marsden.simulate(tree.system(model, [Q0[0], 0.0]), dt=0.01, steps=3)
+        assert not off.ok and off.summary["failed_step"]["step"] == 0
 
 
 def test_dmoc_with_the_constraint_resimulates(tmp_path):

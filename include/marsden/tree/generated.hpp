@@ -3,8 +3,9 @@
 // over a few of a tree's coordinates, written as a CasADi expression, differentiated,
 // compiled into a shared object and loaded at run time by
 // ModelBuilder::add_generated_potential (add_generated_force, add_generated_constraint)
-// into a GeneratedPotential (GeneratedForce, GeneratedConstraint, model.hpp). The core calls the object's plain C entry
-// points; it does not link CasADi. An object holds one element.
+// into a GeneratedPotential (GeneratedForce, GeneratedConstraint, model.hpp). The core
+// calls the object's plain C entry points; it does not link CasADi. An object holds one
+// element.
 //
 // Tree ABI version 1: every entry point is a C function; q_c has n_c entries in the
 // object's coordinate order, the Hessian is dense and column-major (n_c x n_c).
