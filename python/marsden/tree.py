@@ -12,9 +12,10 @@ built-in zoo and URDF files, and their systems.
     model = b.build()
     system = tree.system(model, q0={"theta1": 0.5}, controls=marsden.Signal.constant([0.2]))
 
-Potentials and forces of your own, written as CasADi expressions and compiled, come from
-``marsden.symbolic.TreePotential`` and ``TreeForce`` (``Builder.potential``,
-``Builder.force``, ``with_potentials``, ``with_forces``).
+Potentials, forces and constraints of your own, written as CasADi expressions and
+compiled, come from ``marsden.symbolic.TreePotential``, ``TreeForce`` and
+``TreeConstraint`` (``Builder.potential``, ``Builder.force``, ``Builder.constraint``,
+``with_potentials``, ``with_forces``, ``with_constraints``).
 
 Units: m, rad, kg, kg m^2, N, N m; the world's z axis points up (gravity (0, 0, -9.81) by
 default).
@@ -115,6 +116,11 @@ class Builder:
         library), over the coordinates it names; they must exist by now."""
         self._b.add_generated_force(str(getattr(force, "library", force)))
 
+    def constraint(self, constraint) -> None:
+        """A holonomic constraint compiled by ``marsden.symbolic.TreeConstraint`` (or the
+        path of its library), over the coordinates it names; they must exist by now."""
+        self._b.add_generated_constraint(str(getattr(constraint, "library", constraint)))
+
     def damper(self, coordinate: str, damping: float) -> None:
         """A viscous damper on a coordinate (N s/m or N m s/rad)."""
         self._b.add_coordinate_damper(self._coord(coordinate), damping)
@@ -170,6 +176,13 @@ def with_forces(model: Model, *forces) -> Model:
     """A copy of ``model`` with generalized forces compiled by ``marsden.symbolic.TreeForce``
     (or their libraries' paths) added."""
     return _tree.with_generated_forces(model, [str(getattr(f, "library", f)) for f in forces])
+
+
+def with_constraints(model: Model, *constraints) -> Model:
+    """A copy of ``model`` with holonomic constraints compiled by
+    ``marsden.symbolic.TreeConstraint`` (or their libraries' paths) added."""
+    return _tree.with_generated_constraints(
+        model, [str(getattr(c, "library", c)) for c in constraints])
 
 
 def _vector(model: Model, values, name: str) -> np.ndarray:

@@ -169,6 +169,12 @@ void bind_tree(nb::module_ m) {
             b.add_generated_force(library.string());
           },
           nb::arg("library"))
+      .def(
+          "add_generated_constraint",
+          [](ModelBuilder& b, const std::filesystem::path& library) {
+            b.add_generated_constraint(library.string());
+          },
+          nb::arg("library"))
       .def("add_coordinate_damper", &ModelBuilder::add_coordinate_damper, nb::arg("coord"),
            nb::arg("damping"))
       .def("add_frame_damper", &ModelBuilder::add_frame_damper, nb::arg("frame_a"),
@@ -211,6 +217,18 @@ void bind_tree(nb::module_ m) {
       },
       nb::arg("model"), nb::arg("libraries"),
       "A copy of the model with the forces compiled by marsden.symbolic.TreeForce added.");
+  m.def(
+      "with_generated_constraints",
+      [](const std::shared_ptr<const Model>& model,
+         const std::vector<std::filesystem::path>& libraries) {
+        if (!model) throw InputError("model: none given");
+        ModelBuilder b(*model);
+        for (const auto& library : libraries) b.add_generated_constraint(library.string());
+        return shared(b.build());
+      },
+      nb::arg("model"), nb::arg("libraries"),
+      "A copy of the model with the constraints compiled by marsden.symbolic.TreeConstraint "
+      "added.");
   m.def(
       "n_link_pendulum",
       [](int n, double length, double mass, double damping) {

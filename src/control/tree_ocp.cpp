@@ -100,6 +100,7 @@ TreeOcp::TreeOcp(TreeOcpSpec spec)
       data_(*spec_.model),
       blocks_(spec_.steps) {
   const tree::Model& model = *spec_.model;
+  tree::check_generated_constraints(model, data_, spec_.q0);
   x0_ = tree::midpoint_initial_state(model, data_, 0.0, spec_.q0, spec_.qd0);
   if (m_ > 0) {
     // The first step imposes h on q_1 only: q0 must already be assembled.

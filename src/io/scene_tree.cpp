@@ -70,7 +70,8 @@ struct BuiltinModel {
 };
 
 BuiltinModel builtin_model(const JsonNode& sys, const std::string& name) {
-  sys.expect_keys({"type", "model", "parameters", "potentials", "forces"});
+  sys.expect_keys({"type", "model", "parameters", "potentials", "forces",
+                   "generated_constraints"});
   // Without "parameters" every default applies (sys has none of their keys).
   const std::optional<JsonNode> given = sys.find("parameters");
   const JsonNode params = given ? *given : sys;
@@ -180,7 +181,7 @@ void parse_frame(ModelBuilder& b, const JsonNode& f) {
 
 std::shared_ptr<const Model> inline_model(const JsonNode& sys) {
   sys.expect_keys({"type", "frames", "gravity", "springs", "dampers", "constraints", "inputs",
-                   "potentials", "forces"});
+                   "potentials", "forces", "generated_constraints"});
   ModelBuilder b;
   if (const auto g = sys.find("gravity")) {
     const Vec3 gravity = g->vec3();
@@ -271,7 +272,7 @@ std::shared_ptr<const Model> inline_model(const JsonNode& sys) {
 
 std::shared_ptr<const Model> urdf_model(const JsonNode& sys, Scene& scene) {
   sys.expect_keys({"type", "urdf", "gravity", "base", "massless_joints", "potentials",
-                   "forces"});
+                   "forces", "generated_constraints"});
   const SceneUrdf in = read_scene_urdf(sys, scene.file);
   scene.urdf = std::make_shared<const UrdfModel>(in.urdf);
   scene.urdf_file = in.file;
@@ -284,15 +285,16 @@ std::shared_ptr<const Model> urdf_model(const JsonNode& sys, Scene& scene) {
   });
 }
 
-// The model with the generated elements of "potentials" and "forces": [{"library": path},
-// ...] added, each path relative to the scene file (marsden.symbolic.TreePotential and
-// TreeForce, docs/own-system.md).
+// The model with the generated elements of "potentials", "forces" and
+// "generated_constraints": [{"library": path}, ...] added, each path relative to the scene
+// file (marsden.symbolic.TreePotential, TreeForce and TreeConstraint, docs/own-system.md).
 std::shared_ptr<const Model> with_generated_elements(std::shared_ptr<const Model> model,
                                                      const JsonNode& sys,
                                                      const std::string& file) {
-  if (!sys.has("potentials") && !sys.has("forces")) return model;
+  if (!sys.has("potentials") && !sys.has("forces") && !sys.has("generated_constraints"))
+    return model;
   ModelBuilder b(*model);
-  for (const char* key : {"potentials", "forces"}) {
+  for (const char* key : {"potentials", "forces", "generated_constraints"}) {
     const auto elements = sys.find(key);
     if (!elements) continue;
     if (!elements->is_array()) elements->fail("expected an array of {\"library\": path}");
@@ -304,8 +306,10 @@ std::shared_ptr<const Model> with_generated_elements(std::shared_ptr<const Model
       with_field(library, [&] {
         if (std::string(key) == "potentials")
           b.add_generated_potential(path.string());
-        else
+        else if (std::string(key) == "forces")
           b.add_generated_force(path.string());
+        else
+          b.add_generated_constraint(path.string());
       });
     }
   }

@@ -97,6 +97,7 @@ class TreeSystem final : public sim::System {
     qd_ = ts.qd0;
     x_.q = ts.q0;
     path_.at(0.0, x_.q, &qd_, nullptr);
+    tree::check_generated_constraints(model_, data_, x_.q);
     if (variational_) {
       x_ = tree::midpoint_initial_state(model_, data_, 0.0, x_.q, qd_);
     } else {

@@ -1,15 +1,18 @@
 #include "marsden/tree/dynamics.hpp"
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <utility>
 
 #include <Eigen/LU>
+#include <Eigen/SVD>
 
 #include "marsden/error.hpp"
 #include "marsden/sim/rk.hpp"
 #include "marsden/sim/simulate.hpp"
 #include "tree/detail.hpp"
+#include "vehicle/shared_object.hpp"
 
 namespace marsden::tree {
 
@@ -307,12 +310,43 @@ void rk4_step(const Model& model, Data& data, double dt, const VecX& u, VecX& q,
 
 namespace detail {
 
+namespace {
+
+// A generated constraint's rows from row on: h, Dh and, with weights, its share of
+// h_qq_w = sum_c w_c d2h_c/dq2; the object's outputs go through work arrays on the stack.
+void add_generated_constraint_terms(const GeneratedConstraint& g, int row, Data& data,
+                                    const VecX& q, const VecX* weight) {
+  constexpr int kMax = kGeneratedElementMaxCoords;
+  std::array<double, kMax> q_c, w, h;
+  std::array<double, kMax * kMax> Dh, h_qq_w;
+  for (int a = 0; a < g.size; ++a) q_c[a] = q[g.coords[a]];
+  if (weight)
+    for (int i = 0; i < g.rows; ++i) w[i] = (*weight)[row + i];
+  marsden::detail::check_status(g.evaluate(q_c.data(), weight ? w.data() : nullptr, h.data(),
+                                           Dh.data(), weight ? h_qq_w.data() : nullptr),
+                                g.library, "marsden_tree_constraint");
+  for (int i = 0; i < g.rows; ++i) data.h[row + i] = h[i];
+  for (int b = 0; b < g.size; ++b)
+    for (int i = 0; i < g.rows; ++i) data.Dh(row + i, g.coords[b]) = Dh[i + g.rows * b];
+  if (!weight) return;
+  for (int b = 0; b < g.size; ++b)
+    for (int a = 0; a < g.size; ++a)
+      data.h_qq_w(g.coords[a], g.coords[b]) += h_qq_w[a + g.size * b];
+}
+
+}  // namespace
+
 void constraints_at_current_kinematics(const Model& model, Data& data, const VecX& q,
                                        const VecX* weight) {
   data.Dh.setZero();
   if (weight) data.h_qq_w.setZero();
   for (const Constraint& c : model.constraints()) {
     const int row = c.first_row;
+    if (c.kind == ConstraintKind::Generated) {
+      add_generated_constraint_terms(model.generated_constraints()[c.generated], row, data, q,
+                                     weight);
+      continue;
+    }
     if (c.kind == ConstraintKind::CoordinateCoupling) {  // linear: no second derivative
       data.h[row] = q[c.coord_a] - c.multiplier * q[c.coord_b] - c.offset;
       data.Dh(row, c.coord_a) = 1.0;
@@ -370,7 +404,8 @@ void constraints_at_current_kinematics(const Model& model, Data& data, const Vec
         }
         break;
       }
-      case ConstraintKind::CoordinateCoupling: break;
+      case ConstraintKind::CoordinateCoupling:
+      case ConstraintKind::Generated: break;
     }
   }
 }
@@ -393,6 +428,39 @@ std::pair<double, std::string> worst_constraint(const Model& model, Data& data, 
       if (std::abs(data.h[c.first_row + r]) >= worst.first)
         worst = {std::abs(data.h[c.first_row + r]), c.name};
   return worst;
+}
+
+void check_generated_constraints(const Model& model, Data& data, const VecX& q) {
+  if (model.generated_constraints().empty()) return;
+  constraint_terms(model, data, q, nullptr);
+  constexpr int kMax = kGeneratedElementMaxCoords;
+  for (const Constraint& c : model.constraints()) {
+    if (c.kind != ConstraintKind::Generated) continue;
+    const GeneratedConstraint& g = model.generated_constraints()[c.generated];
+    const std::string what = "tree constraint '" + c.name + "' (" + g.library + ")";
+    if (!data.h.segment(c.first_row, g.rows).allFinite() ||
+        !data.Dh.middleRows(c.first_row, g.rows).allFinite())
+      throw InputError(what + ": h or Dh is not finite at the initial configuration");
+    // Dh over the coordinates the step solves for: the prescribed ones' columns are given.
+    Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, kMax, kMax> Dh_dyn(g.rows, 0);
+    for (int a = 0; a < g.size; ++a) {
+      if (model.dynamic_index(g.coords[a]) < 0) continue;
+      Dh_dyn.conservativeResize(g.rows, Dh_dyn.cols() + 1);
+      for (int i = 0; i < g.rows; ++i)
+        Dh_dyn(i, Dh_dyn.cols() - 1) = data.Dh(c.first_row + i, g.coords[a]);
+    }
+    // Singular values below 1e-9 of the largest count as zero: rows dependent up to
+    // round-off make the Newton matrix numerically singular.
+    Eigen::JacobiSVD<decltype(Dh_dyn)> svd(Dh_dyn);
+    svd.setThreshold(1e-9);
+    const int rank = Dh_dyn.cols() == 0 ? 0 : static_cast<int>(svd.rank());
+    if (rank < g.rows)
+      throw InputError(what + ": its " + std::to_string(g.rows) +
+                       " rows are dependent at the initial configuration (Dh over its " +
+                       std::to_string(Dh_dyn.cols()) + " dynamic coordinates has rank " +
+                       std::to_string(rank) + " of " + std::to_string(g.rows) +
+                       "); drop a redundant row or start elsewhere");
+  }
 }
 
 }  // namespace marsden::tree

@@ -1,9 +1,11 @@
-// Loading the potentials and forces of marsden.symbolic.TreePotential and TreeForce
-// (tree/generated.hpp) and binding their coordinates to a model's.
+// Loading the potentials, forces and constraints of marsden.symbolic.TreePotential,
+// TreeForce and TreeConstraint (tree/generated.hpp) and binding their coordinates to a model's.
 #include "marsden/tree/generated.hpp"
 
 #include <array>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 #include "marsden/error.hpp"
 #include "marsden/tree/model.hpp"
@@ -17,8 +19,8 @@ using CountFn = int (*)();
 using NameFn = const char* (*)(int);
 using IndexFn = int (*)(int);
 
-// Checks the object's ABI and binds the coordinates of its element (kind "potential" or
-// "force"), named or indexed, to the model's; returns n_c.
+// Checks the object's ABI and kind and binds the coordinates of its element (kind
+// "potential", "force" or "constraint"), named or indexed, to the model's; returns n_c.
 int bind_coordinates(const marsden::detail::SharedObject& so, const Model& model,
                      const std::string& kind,
                      std::array<int, kGeneratedElementMaxCoords>& coords) {
@@ -30,6 +32,12 @@ int bind_coordinates(const marsden::detail::SharedObject& so, const Model& model
                      std::to_string(kGeneratedTreeAbiVersion) +
                      "; rebuild it with marsden.symbolic");
   const std::string prefix = "marsden_tree_" + kind;
+  if (!marsden::detail::shared_object_find(so, (prefix + "_size").c_str()))
+    for (const char* other : {"potential", "force", "constraint"})
+      if (marsden::detail::shared_object_find(
+              so, ("marsden_tree_" + std::string(other) + "_size").c_str()))
+        throw InputError(where + ": a tree " + other + ", not a " + kind + "; add it as a " +
+                         other);
   const int size = entry<CountFn>(so, (prefix + "_size").c_str())();
   if (size < 1 || size > kGeneratedElementMaxCoords)
     throw InputError(where + ": a " + kind + " of " + std::to_string(size) +
@@ -59,7 +67,7 @@ int bind_coordinates(const marsden::detail::SharedObject& so, const Model& model
   return size;
 }
 
-// The element of kind "potential" or "force" in the object at `library`, bound to the
+// The element of kind "potential", "force" or "constraint" in the object at `library`, bound to the
 // model's coordinates, with its entry point marsden_tree_<kind>.
 template <class Element>
 Element load_element(const std::string& library, const Model& model, const std::string& kind) {
@@ -69,6 +77,15 @@ Element load_element(const std::string& library, const Model& model, const std::
   e.library = library;
   e.evaluate = marsden::detail::entry<decltype(e.evaluate)>(so, ("marsden_tree_" + kind).c_str());
   e.handle = so.handle;
+  if constexpr (std::is_same_v<Element, GeneratedConstraint>) {
+    using marsden::detail::entry;
+    e.rows = entry<CountFn>(so, "marsden_tree_constraint_rows")();
+    if (e.rows < 1 || e.rows > e.size)
+      throw InputError(marsden::detail::generated_where(so.path) + ": a constraint of " +
+                       std::to_string(e.rows) + " rows on " + std::to_string(e.size) +
+                       " coordinates; it takes 1.." + std::to_string(e.size) +
+                       " (independent rows)");
+  }
   return e;
 }
 
@@ -81,6 +98,21 @@ void ModelBuilder::add_generated_potential(const std::string& library) {
 
 void ModelBuilder::add_generated_force(const std::string& library) {
   model_.generated_forces_.push_back(load_element<GeneratedForce>(library, model_, "force"));
+}
+
+void ModelBuilder::add_generated_constraint(const std::string& library) {
+  GeneratedConstraint g = load_element<GeneratedConstraint>(library, model_, "constraint");
+  const marsden::detail::SharedObject so{library, g.handle};
+  using NameOfFn = const char* (*)();
+  const char* name = marsden::detail::entry<NameOfFn>(so, "marsden_tree_constraint_name")();
+  Constraint c;
+  c.name = name ? name : "constraint" + std::to_string(model_.constraints_.size());
+  c.kind = ConstraintKind::Generated;
+  c.frame_a = c.frame_b = kWorld;
+  c.generated = static_cast<int>(model_.generated_constraints_.size());
+  c.generated_rows = g.rows;
+  model_.generated_constraints_.push_back(std::move(g));
+  model_.constraints_.push_back(c);
 }
 
 }  // namespace marsden::tree

@@ -410,6 +410,9 @@ void ModelBuilder::check_coordinates_move_mass(const Model& m) {
   for (const Constraint& c : m.constraints_) {
     if (c.kind == ConstraintKind::CoordinateCoupling) {
       constrained[m.coord_joint_[c.coord_a]] = constrained[m.coord_joint_[c.coord_b]] = true;
+    } else if (c.kind == ConstraintKind::Generated) {
+      const GeneratedConstraint& g = m.generated_constraints_[c.generated];
+      for (int a = 0; a < g.size; ++a) constrained[m.coord_joint_[g.coords[a]]] = true;
     } else {
       mark_path(c.frame_a);
       mark_path(c.frame_b);

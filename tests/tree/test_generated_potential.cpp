@@ -3,7 +3,8 @@
 // spring k/2 (q2 - rest)^2 and the damper -c qd3 must step a 30-link chain (the
 // articulated-body Newton path) as the built-in CoordinateSpring and CoordinateDamper do,
 // with the same step derivatives and without allocating; bad objects and bad coordinates
-// are refused naming the file.
+// are refused naming the file. A hand-written coupling constraint steps a chain as the
+// built-in CoordinateCoupling does; dependent rows and objects of the wrong kind are refused.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include "marsden/error.hpp"
 #include "marsden/tree/builtin_models.hpp"
 #include "marsden/tree/data.hpp"
+#include "marsden/tree/dynamics.hpp"
 #include "marsden/tree/generated.hpp"
 #include "marsden/tree/midpoint.hpp"
 #include "support/allocation_counter.hpp"
@@ -55,6 +57,27 @@ int marsden_tree_force(const double* q, const double* qd, double* Q, double* Q_q
 }
 )";
 
+// The coupling q2 = 0.5 q3 + 0.1 (by name) as a generated constraint of ROWS rows: the
+// second row, when there is one, repeats the first twice over (dependent everywhere).
+constexpr const char* kCoupling = R"(
+int marsden_tree_abi_version(void) { return 1; }
+int marsden_tree_constraint_size(void) { return 2; }
+const char* marsden_tree_constraint_coordinate(int i) { return i == 0 ? "q2" : "q3"; }
+int marsden_tree_constraint_coordinate_index(int i) { return -1; }
+int marsden_tree_constraint_rows(void) { return ROWS; }
+const char* marsden_tree_constraint_name(void) { return "gear"; }
+int marsden_tree_constraint(const double* q, const double* w, double* h, double* Dh,
+                            double* H) {
+  int i, r;
+  for (r = 0; r < ROWS; ++r) {
+    if (h) h[r] = (r + 1) * (q[0] - 0.5 * q[1] - 0.1);
+    if (Dh) { Dh[r] = r + 1; Dh[r + ROWS] = -0.5 * (r + 1); }
+  }
+  if (H) for (i = 0; i < 4; ++i) H[i] = 0.0;
+  return 0;
+}
+)";
+
 struct TempDir {
   fs::path path = fs::temp_directory_path() /
                   ("marsden-test-generated-tree-" + std::to_string(::getpid()) + "-" +
@@ -78,6 +101,16 @@ fs::path compile(const TempDir& dir, const std::string& file, int abi, int size,
 fs::path compile_damper(const TempDir& dir) {
   const fs::path c_file = dir.path / "damper.c", library = dir.path / "damper.so";
   std::ofstream(c_file) << kDamper;
+  const std::string command =
+      "cc -O2 -fPIC -shared -o '" + library.string() + "' '" + c_file.string() + "'";
+  EXPECT_EQ(std::system(command.c_str()), 0) << command;
+  return library;
+}
+
+fs::path compile_coupling(const TempDir& dir, int rows) {
+  const std::string file = "coupling" + std::to_string(rows);
+  const fs::path c_file = dir.path / (file + ".c"), library = dir.path / (file + ".so");
+  std::ofstream(c_file) << "#define ROWS " << rows << "\n" << kCoupling;
   const std::string command =
       "cc -O2 -fPIC -shared -o '" + library.string() + "' '" + c_file.string() + "'";
   EXPECT_EQ(std::system(command.c_str()), 0) << command;
@@ -158,6 +191,93 @@ TEST(GeneratedTreePotential, BadObjectsAndCoordinatesAreRefusedNamingTheFile) {
                  "its coordinate 0 is index 5, but the model has coordinates 0..1");
   std::ofstream(dir.path / "junk.so") << "not a shared object";
   expect_refused(dir.path / "junk.so", "cannot be loaded");
+}
+
+// The generated coupling steps a 5-link chain as the built-in CoordinateCoupling does:
+// the same trajectory (a linear h: the same multipliers too), the same step derivatives,
+// no allocation in a step.
+TEST(GeneratedTreeConstraint, HandWrittenCouplingIsTheCoordinateCoupling) {
+  const TempDir dir;
+  const Model chain = n_link_pendulum(5);
+  ModelBuilder built_in(chain), generated(chain);
+  built_in.add_coordinate_coupling_constraint("gear", chain.coord_index("q2"),
+                                              chain.coord_index("q3"), 0.5, 0.1);
+  generated.add_generated_constraint(compile_coupling(dir, 1));
+  const Model a = built_in.build(), b = generated.build();
+  ASSERT_EQ(b.num_constraint_rows(), 1);
+  EXPECT_EQ(b.constraints()[0].name, "gear");
+  ASSERT_EQ(b.generated_constraints().size(), 1u);
+  EXPECT_EQ(b.generated_constraints()[0].coords[1], 2);
+
+  const MidpointOptions options;
+  const int n = chain.num_coords();
+  VecX q0 = VecX::Constant(n, 0.2), qd0 = VecX::Zero(n);
+  q0[1] = 0.5 * q0[2] + 0.1;
+  qd0[0] = 0.4;
+  const VecX u(0), k(0);
+  Data data_a(a), data_b(b);
+  check_generated_constraints(b, data_b, q0);
+  TreeState x_a = midpoint_initial_state(a, data_a, 0.0, q0, qd0);
+  TreeState x_b = midpoint_initial_state(b, data_b, 0.0, q0, qd0);
+  TreeState next_a = x_a, next_b = x_b;
+  for (int step = 0; step < 40; ++step) {
+    ASSERT_TRUE(midpoint_step(a, data_a, options, 0.01, x_a, u, k, next_a).converged);
+    long allocations = test_support::allocations_during([&] {
+      ASSERT_TRUE(midpoint_step(b, data_b, options, 0.01, x_b, u, k, next_b).converged);
+    });
+    EXPECT_EQ(allocations, 0) << step;
+    EXPECT_LE((next_a.q - next_b.q).lpNorm<Eigen::Infinity>(), 1e-12) << step;
+    EXPECT_LE((next_a.p - next_b.p).lpNorm<Eigen::Infinity>(), 1e-12) << step;
+    EXPECT_LE(std::abs(next_b.q[1] - 0.5 * next_b.q[2] - 0.1), 1e-12) << step;
+    std::swap(x_a, next_a);
+    std::swap(x_b, next_b);
+  }
+  EXPECT_LE((data_a.lambda - data_b.lambda).lpNorm<Eigen::Infinity>(), 1e-10);
+  StepDerivatives d_a, d_b;
+  midpoint_step(a, data_a, options, 0.01, x_a, u, k, next_a);
+  midpoint_step(b, data_b, options, 0.01, x_b, u, k, next_b);
+  midpoint_step_derivatives(a, data_a, options, 0.01, x_a, u, k, next_a, d_a);
+  midpoint_step_derivatives(b, data_b, options, 0.01, x_b, u, k, next_b, d_b);
+  EXPECT_LE((d_a.dq_dq - d_b.dq_dq).lpNorm<Eigen::Infinity>(), 1e-10);
+  EXPECT_LE((d_a.dp_dq - d_b.dp_dq).lpNorm<Eigen::Infinity>(), 1e-10);
+  EXPECT_LE((d_a.dq_dp - d_b.dq_dp).lpNorm<Eigen::Infinity>(), 1e-10);
+  EXPECT_LE((d_a.dp_dp - d_b.dp_dp).lpNorm<Eigen::Infinity>(), 1e-10);
+}
+
+TEST(GeneratedTreeConstraint, DependentRowsAndWrongKindsAreRefusedNamingThem) {
+  const TempDir dir;
+  const Model chain = n_link_pendulum(3);
+  ModelBuilder b(chain);
+  b.add_generated_constraint(compile_coupling(dir, 2));
+  const Model m = b.build();
+  Data data(m);
+  VecX q0 = VecX::Zero(3);
+  q0[1] = 0.1;
+  try {
+    check_generated_constraints(m, data, q0);
+    ADD_FAILURE() << "dependent rows accepted";
+  } catch (const InputError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("tree constraint 'gear'"), std::string::npos) << message;
+    EXPECT_NE(message.find("has rank 1 of 2"), std::string::npos) << message;
+  }
+  // A potential's object added as a constraint, and a constraint's as a potential.
+  ModelBuilder wrong(chain);
+  try {
+    wrong.add_generated_constraint(compile(dir, "spring", 1, 1, "\"q2\"", -1));
+    ADD_FAILURE() << "a potential loaded as a constraint";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("a tree potential, not a constraint"),
+              std::string::npos) << e.what();
+  }
+  expect_refused(compile_coupling(dir, 1), "a tree constraint, not a potential");
+  try {
+    wrong.add_generated_constraint(compile_coupling(dir, 3));
+    ADD_FAILURE() << "3 rows on 2 coordinates accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("a constraint of 3 rows on 2 coordinates"),
+              std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

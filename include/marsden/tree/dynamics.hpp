@@ -43,6 +43,11 @@ double energy(const Model& model, Data& data, const VecX& q, const VecX& qd);
 // name of that constraint ({0, ""} without constraints).
 double max_constraint_violation(const Model& model, Data& data, const VecX& q);
 std::pair<double, std::string> worst_constraint(const Model& model, Data& data, const VecX& q);
+// Refuses (InputError naming the constraint, its object and its rank) a generated
+// constraint whose h or Dh is not finite at q, or whose rows are dependent there: Dh over
+// its dynamic coordinates of rank below its m rows, which would leave the step's multipliers
+// undetermined. The runs and tree DMOC call it at the initial configuration, before any step.
+void check_generated_constraints(const Model& model, Data& data, const VecX& q);
 
 // The continuous dynamics, eq. (14), with constraint forces Dh^T lambda: solves
 //   M qdd = L_q - L_vq qd + Q + Dh^T lambda,   Dh qdd + d/dt(Dh) qd = 0

@@ -87,6 +87,21 @@ struct GeneratedForce {
   GeneratedForceFn evaluate = nullptr;
   std::shared_ptr<void> handle;
 };
+// A holonomic constraint h(q_c) = 0 of m rows, 1 <= m <= n_c
+// (marsden.symbolic.TreeConstraint): it enters h, Dh and sum_i w_i d2h_i/dq2 as the
+// built-in constraints do (ConstraintKind::Generated). Outputs h (m), Dh (m x n_c) and
+// h_qq_w = sum_i w_i d2h_i/dq_c2 (n_c x n_c) for the weights w (m), column-major; a null
+// output is skipped, w is read only for h_qq_w.
+using GeneratedConstraintFn = int (*)(const double* q_c, const double* w, double* h,
+                                      double* Dh, double* h_qq_w);
+struct GeneratedConstraint {
+  std::string library;
+  int size = 0;
+  int rows = 0;                   // m
+  std::array<int, kGeneratedElementMaxCoords> coords{};
+  GeneratedConstraintFn evaluate = nullptr;
+  std::shared_ptr<void> handle;
+};
 // Inputs (the vector u of a step): a generalized force on a coordinate (1 input), or a
 // wrench at a frame's origin (6 inputs, (torque, force)) in the frame's axes (body) or in
 // the world's axes.
@@ -99,7 +114,8 @@ enum class ConstraintKind {
   PointOnPlane,  // n_b . (p_a - p_b): frame a's origin on the plane through frame b's
                  // origin with normal n (in b's axes)
   PointToPoint,  // p_a - p_b in world axes (3 rows)
-  CoordinateCoupling  // q_a - (multiplier q_b + offset): URDF's <mimic>
+  CoordinateCoupling,  // q_a - (multiplier q_b + offset): URDF's <mimic>
+  Generated            // Model::generated_constraints()[generated] (m rows)
 };
 struct Constraint {
   std::string name;
@@ -110,8 +126,13 @@ struct Constraint {
   Vec3 normal = Vec3::UnitZ();
   int coord_a = -1, coord_b = -1;  // CoordinateCoupling: follower and leader
   double multiplier = 1.0, offset = 0.0;
+  int generated = -1, generated_rows = 0;  // Generated: the element and its m
   int first_row = 0;
-  int rows() const { return kind == ConstraintKind::PointToPoint ? 3 : 1; }
+  int rows() const {
+    return kind == ConstraintKind::PointToPoint ? 3
+           : kind == ConstraintKind::Generated  ? generated_rows
+                                                : 1;
+  }
 };
 
 class ModelBuilder;
@@ -137,6 +158,9 @@ class Model {
     return generated_potentials_;
   }
   const std::vector<GeneratedForce>& generated_forces() const { return generated_forces_; }
+  const std::vector<GeneratedConstraint>& generated_constraints() const {
+    return generated_constraints_;
+  }
   const std::vector<Input>& inputs() const { return inputs_; }
   const Vec3& gravity() const { return gravity_; }
 
@@ -190,6 +214,7 @@ class Model {
   std::vector<FrameDamper> frame_dampers_;
   std::vector<GeneratedPotential> generated_potentials_;
   std::vector<GeneratedForce> generated_forces_;
+  std::vector<GeneratedConstraint> generated_constraints_;
   std::vector<Input> inputs_;
   Vec3 gravity_ = Vec3(0.0, 0.0, -9.81);
   int num_inputs_ = 0;
@@ -232,6 +257,9 @@ class ModelBuilder {
   void add_generated_potential(const std::string& library);
   // The same for a force compiled by marsden.symbolic.TreeForce.
   void add_generated_force(const std::string& library);
+  // The same for a constraint compiled by marsden.symbolic.TreeConstraint: a constraint
+  // named as the object names it, of its m rows.
+  void add_generated_constraint(const std::string& library);
   // Each returns the index of its first entry in the input vector u.
   int add_coordinate_force_input(int coord);
   int add_wrench_input(int frame, bool body_axes);

@@ -30,9 +30,11 @@ Systems in full coordinates for GNI and RATTLE (nonholonomic paper §4):
 ``NonholonomicSystem(name, q=..., qdot=..., lagrangian=L, constraints=mu)`` (full.py), with
 ``bodies=[Body(name, position=..., rotation=..., shape=...)]`` to draw in the viewer.
 
-Tree elements: ``TreePotential(name, coordinates=[...], potential=V)`` and
-``TreeForce(name, coordinates=[...], velocities=[...], force=Q)`` (tree.py), a potential or
-a generalized force on some of a tree system's coordinates, added with ``marsden.tree``.
+Tree elements: ``TreePotential(name, coordinates=[...], potential=V)``,
+``TreeForce(name, coordinates=[...], velocities=[...], force=Q)`` and
+``TreeConstraint(name, coordinates=[...], constraint=h)`` (tree.py), a potential, a
+generalized force or a holonomic constraint on some of a tree system's coordinates, added
+with ``marsden.tree``.
 """
 
 from __future__ import annotations
@@ -49,11 +51,11 @@ from .holonomic import (ABI_VERSION, HolonomicVehicle, PlanarVehicle, R, helicop
                         omega, p, quadrotor, se2, shape, t, underwater_vehicle, v)
 from . import rdp
 from .rdp import RdpVehicle
-from .tree import TREE_ABI_VERSION, TREE_MAX_COORDS, TreeForce, TreePotential
+from .tree import TREE_ABI_VERSION, TREE_MAX_COORDS, TreeConstraint, TreeForce, TreePotential
 
 __all__ = ["ABI_VERSION", "MAX_INPUTS", "NH_ABI_VERSION", "NH_MAX_BODIES", "NH_MAX_DOF", "Body",
            "HolonomicVehicle",
            "NonholonomicSystem", "PlanarVehicle", "R", "cache_dir", "compiler",
            "hat", "helicopter", "hovercraft", "omega", "p", "quadrotor", "se2", "shape", "t",
            "underwater_vehicle", "v", "rdp", "RdpVehicle", "TREE_ABI_VERSION",
-           "TREE_MAX_COORDS", "TreeForce", "TreePotential"]
+           "TREE_MAX_COORDS", "TreeConstraint", "TreeForce", "TreePotential"]

@@ -1,11 +1,12 @@
 """Tree elements from expressions (docs/own-system.md, "Tree elements"): a potential
-V(q_c) or a generalized force Q(q_c, qdot_c) over a few coordinates of a tree system
-(marsden.tree), written as a CasADi expression. Marsden derives dV/dq_c and d2V/dq_c2
-(dQ/dq_c and dQ/dqdot_c), generates C code, compiles it into a cached shared object and
+V(q_c), a generalized force Q(q_c, qdot_c) or a holonomic constraint h(q_c) = 0 over a few
+coordinates of a tree system (marsden.tree), written as a CasADi expression. Marsden
+derives dV/dq_c and d2V/dq_c2 (dQ/dq_c and dQ/dqdot_c; Dh and the weighted Hessian
+sum_i w_i d2h_i/dq_c2), generates C code, compiles it into a cached shared object and
 loads it into the tree model as an element that enters the Lagrangian as a coordinate
-spring does (the forces as a coordinate damper does), for the midpoint and Galerkin
-variational integrators, RK4 and tree DMOC alike. The C side is
-include/marsden/tree/generated.hpp.
+spring does (the forces as a coordinate damper does, the constraints as the built-in ones
+do), for the midpoint and Galerkin variational integrators, RK4 and tree DMOC alike. The C
+side is include/marsden/tree/generated.hpp.
 
     import casadi as ca
     from marsden import symbolic as sym, tree
@@ -262,3 +263,79 @@ CASADI_SYMBOL_EXPORT int marsden_tree_force(const double* q_c, const double* qd_
         Q, Q_q, Q_v = np.zeros(n), np.zeros((n, n), order="F"), np.zeros((n, n), order="F")
         _call(self._lib, "marsden_tree_force", self.name, (q, qd, Q, Q_q, Q_v))
         return Q, Q_q, Q_v
+
+
+class TreeConstraint:
+    """A holonomic constraint h(q_c) = 0 of m rows on some of a tree's coordinates (a closed
+    loop written in coordinates, a point kept on a curve, a coupling). Validates and
+    compiles at construction (InputError naming the argument, the symbol and the shape):
+
+    - ``coordinates``: the coordinates' symbols, as for ``TreePotential``;
+    - ``constraint`` h (m x 1, 1 <= m <= n_c; a scalar for one row), of those symbols only;
+    - ``probe``: the point q_c where h, Dh and the Hessians must be finite (default
+      0.3 + 0.17 i).
+
+    Marsden derives Dh (m x n_c) and sum_i w_i d2h_i/dq_c2 for weights w (the multipliers
+    in the midpoint step's Jacobian). The constraint enters the model as the built-in ones
+    do (``tree.Builder.constraint``, ``tree.with_constraints``, a scene's
+    ``"generated_constraints"``), named ``name`` in messages and in the constraint residual.
+    Runs and tree DMOC refuse, before any step, an initial configuration where its rows are
+    dependent (Dh over its dynamic coordinates of rank below m), naming it and the rank."""
+
+    def __init__(self, name: str, *, coordinates, constraint, probe=None):
+        self.name = _name(name)
+        symbols, self.coordinates = _coordinates(coordinates)
+        n = self.size = len(symbols)
+        q_c = ca.vertcat(*symbols)
+        h = _as_sx(constraint, "constraint")
+        if h.size1() == 1 and h.size2() > 1:
+            h = h.T
+        if h.size2() != 1 or not 1 <= h.size1() <= n:
+            raise InputError(f"constraint: expected a column of 1..{n} rows (at most one per "
+                             f"coordinate), got shape {h.size1()} x {h.size2()}")
+        m = self.rows = h.size1()
+        names = ", ".join(s.name() for s in symbols)
+        _function("constraint", [q_c], [h], "constraint", names)
+        w = ca.SX.sym("w", m)
+        h_qq_w = ca.hessian(ca.dot(w, h), q_c)[0]
+        f = ca.Function("mx_tree_constraint", [q_c, w],
+                        [ca.densify(e) for e in (h, ca.jacobian(h, q_c), h_qq_w)])
+        self._function = f
+        self.probe = _probe(probe, [0.3 + 0.17 * i for i in range(n)], "probe")
+        at = f"at the probe point ({names}) = {np.array2string(self.probe, precision=3)}"
+        # Unit weights: a non-finite row Hessian shows in their sum.
+        for what, value in zip((f"h ({m} x 1)", f"Dh ({m} x {n})",
+                                f"sum_i d2h_i/dq_c2 ({n} x {n})"),
+                               f.call([self.probe, np.ones(m)])):
+            if not np.all(np.isfinite(np.array(value, dtype=float))):
+                raise InputError(f"constraint: {what} is not finite {at}")
+        codegen = ca.CodeGenerator(f"{name}.c", {"with_header": False})
+        codegen.add(f)
+        self.source = codegen.dump() + _element_wrapper("constraint", f, self.coordinates) + f"""
+CASADI_SYMBOL_EXPORT int marsden_tree_constraint_rows(void) {{ return {m}; }}
+CASADI_SYMBOL_EXPORT const char* marsden_tree_constraint_name(void) {{ return "{name}"; }}
+CASADI_SYMBOL_EXPORT int marsden_tree_constraint(const double* q_c, const double* w, double* h,
+                                                 double* Dh, double* h_qq_w) {{
+  const casadi_real* a[2] = {{q_c, w}}; casadi_real* r[3] = {{h, Dh, h_qq_w}};
+  return call_mx_tree_constraint(a, r);
+}}
+"""
+        self.library, self.compiled, self.compile_seconds = _compile(self.source, name)
+        self._lib = None
+
+    def scene_element(self) -> dict:
+        """The entry of a tree scene's ``"system": {"generated_constraints": [...]}`` for
+        this constraint."""
+        return {"library": str(self.library)}
+
+    def constraint(self, q_c, w=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(h (m), Dh (m x n_c), sum_i w_i d2h_i/dq_c2 (n_c x n_c), w default zeros) from the
+        compiled code."""
+        if self._lib is None:
+            self._lib = ctypes.CDLL(str(self.library))
+        n, m = self.size, self.rows
+        q = np.ascontiguousarray(q_c, dtype=float).reshape(n)
+        weights = np.ascontiguousarray(np.zeros(m) if w is None else w, dtype=float).reshape(m)
+        h, Dh, H = np.zeros(m), np.zeros((m, n), order="F"), np.zeros((n, n), order="F")
+        _call(self._lib, "marsden_tree_constraint", self.name, (q, weights, h, Dh, H))
+        return h, Dh, H
