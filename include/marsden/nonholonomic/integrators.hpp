@@ -64,8 +64,8 @@
 // relative at h = 0.1 on the sleigh before it settles, 3.4e-2 at h = 0.05).
 //
 // Continuous reference (Lagrange-d'Alembert): M qddot + c(q, qdot) + grad V = mu^T lambda
-// + B u + Q(q, qdot) with c_i = sum_j qdot_j (dM/dq_j qdot)_i - 1/2 qdot^T dM/dq_i qdot, and lambda from
-// mu qddot + (d mu/dt) qdot = 0; integrated by classical RK4.
+// + B u + Q(q, qdot) with c_i = sum_j qdot_j (dM/dq_j qdot)_i - 1/2 qdot^T dM/dq_i qdot, and
+// lambda from mu qddot + (d mu/dt) qdot = 0; integrated by classical RK4.
 #pragma once
 
 #include "marsden/nonholonomic/model.hpp"

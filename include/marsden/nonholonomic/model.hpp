@@ -2,8 +2,8 @@
 // NOTES.md "Simulating nonholonomic dynamics"):
 //   L(q, qdot) = 1/2 qdot^T M(q) qdot - V(q),   mu(q) qdot = 0   (mu: m x n, full rank),
 // with optional control forces B(q) u (B: n x c) and an optional generalized force
-// Q(q, qdot) (n): d/dt dL/dqdot - dL/dq = Q + B u + mu^T lambda. Sizes are run-time, at most kNhMaxDof,
-// and every matrix is fixed-max-size so that nothing allocates inside a step.
+// Q(q, qdot) (n): d/dt dL/dqdot - dL/dq = Q + B u + mu^T lambda. Sizes are run-time, at
+// most kNhMaxDof, and every matrix is fixed-max-size so that nothing allocates inside a step.
 #pragma once
 
 #include <Eigen/Core>

@@ -359,8 +359,8 @@ CASADI_SYMBOL_EXPORT int marsden_nh_control_directions(const double* q, double* 
 }
 """)
         if self.has_force:
-            out.append("""CASADI_SYMBOL_EXPORT int marsden_nh_force(const double* q, const double* qdot,
-                                           double* Q, double* dQ_dq, double* dQ_dqdot) {
+            out.append("""CASADI_SYMBOL_EXPORT int marsden_nh_force(
+    const double* q, const double* qdot, double* Q, double* dQ_dq, double* dQ_dqdot) {
   const casadi_real* a[2] = {q, qdot}; casadi_real* r[3] = {Q, dQ_dq, dQ_dqdot};
   return call_mx_nh_force(a, r);
 }
