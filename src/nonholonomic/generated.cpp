@@ -19,6 +19,7 @@ using Index2Fn = int (*)(int, int, const double*, double*);
 using PotentialFn = int (*)(const double*, double*, double*, double*);
 using BodyAxesFn = int (*)(int, double*);
 using BodyPoseFn = int (*)(int, const double*, double*, double*);
+using ForceFn = int (*)(const double*, const double*, double*, double*, double*);
 
 struct GeneratedNonholonomicModel::Library : detail::SharedObject {
   unsigned prescribed = 0;  // bit i: coordinate i
@@ -29,6 +30,7 @@ struct GeneratedNonholonomicModel::Library : detail::SharedObject {
   PotentialFn potential = nullptr;
   std::vector<GeneratedNhBody> bodies;
   BodyPoseFn body_pose = nullptr;
+  ForceFn force = nullptr;  // optional: none for an object generated without a force
 };
 
 namespace {
@@ -112,6 +114,7 @@ std::shared_ptr<const GeneratedNonholonomicModel> GeneratedNonholonomicModel::lo
   lib->constraint_derivative = entry<IndexFn>(*lib, "marsden_nh_constraint_derivative");
   lib->control = entry<QFn>(*lib, "marsden_nh_control_directions");
   load_bodies(*lib);
+  lib->force = reinterpret_cast<ForceFn>(detail::shared_object_find(*lib, "marsden_nh_force"));
   return std::shared_ptr<const GeneratedNonholonomicModel>(
       new GeneratedNonholonomicModel(lib, n, m, c));
 }
@@ -185,6 +188,22 @@ void GeneratedNonholonomicModel::control_directions(const NhVec& q, NhMat& B) co
   check_status(lib_->control(q.data(), B.data()), *lib_, "marsden_nh_control_directions");
 }
 
+bool GeneratedNonholonomicModel::has_force() const { return lib_->force != nullptr; }
+
+void GeneratedNonholonomicModel::force(const NhVec& q, const NhVec& qdot, NhVec& Q,
+                                       NhMat* dQ_dq, NhMat* dQ_dqdot) const {
+  if (!lib_->force) {
+    NonholonomicModel::force(q, qdot, Q, dQ_dq, dQ_dqdot);
+    return;
+  }
+  Q.resize(dof());
+  if (dQ_dq) dQ_dq->resize(dof(), dof());
+  if (dQ_dqdot) dQ_dqdot->resize(dof(), dof());
+  check_status(lib_->force(q.data(), qdot.data(), Q.data(), dQ_dq ? dQ_dq->data() : nullptr,
+                           dQ_dqdot ? dQ_dqdot->data() : nullptr),
+               *lib_, "marsden_nh_force");
+}
+
 const std::vector<GeneratedNhBody>& GeneratedNonholonomicModel::bodies() const {
   return lib_->bodies;
 }
@@ -197,7 +216,8 @@ void GeneratedNonholonomicModel::body_pose(int b, const NhVec& q, Vec3& x_b, Mat
                "marsden_nh_body_pose");
 }
 
-void GeneratedNonholonomicModel::check_at(const NhVec& q, const std::string& at) const {
+void GeneratedNonholonomicModel::check_at(const NhVec& q, const std::string& at,
+                                          const NhVec* qdot) const {
   const int n = dof(), m = num_constraints();
   const std::string here = generated_where(lib_->path) + " at " + at;
   if (q.size() != n)
@@ -230,6 +250,15 @@ void GeneratedNonholonomicModel::check_at(const NhVec& q, const std::string& at)
   if (!B.allFinite())
     throw InputError(here + ": control directions B (" + shape_text(n, num_controls()) +
                      ") are not finite");
+  if (!has_force()) return;
+  if (qdot && (qdot->size() != n || !qdot->allFinite()))
+    throw InputError(here + ": qdot is not " + std::to_string(n) + " finite numbers");
+  NhVec Q;
+  NhMat dQ_dq, dQ_dqdot;
+  force(q, qdot ? *qdot : NhVec(NhVec::Zero(n)), Q, &dQ_dq, &dQ_dqdot);
+  if (!Q.allFinite() || !dQ_dq.allFinite() || !dQ_dqdot.allFinite())
+    throw InputError(here + ": force Q (" + shape_text(n, 1) +
+                     ") or its derivatives are not finite");
 }
 
 }  // namespace marsden

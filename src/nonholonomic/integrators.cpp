@@ -99,14 +99,22 @@ void ld_derivatives(const NonholonomicModel& model, double dt, const NhVec& q0,
   model.mass(qm, M);
   mass_derivative_times(model, qm, v, W);
   model.potential_gradient(qm, gradV);
-  // dt/2 dL/dq(q_m, v), with dL/dq_i = 1/2 v^T dM/dq_i v - dV/dq_i.
-  const NhVec half_dt_g = 0.5 * dt * (0.5 * (W.transpose() * v) - gradV);
+  const bool jacobians = J_D1_q1 || J_D2_q1;
+  NhVec Q;
+  NhMat dQ_dq, dQ_dv;
+  if (model.has_force())
+    model.force(qm, v, Q, jacobians ? &dQ_dq : nullptr, jacobians ? &dQ_dv : nullptr);
+  else
+    Q.setZero(n);
+  // dt/2 (dL/dq(q_m, v) + Q(q_m, v)), with dL/dq_i = 1/2 v^T dM/dq_i v - dV/dq_i: the
+  // discrete forces f-_d = f+_d = dt/2 Q(q_m, v) enter exactly where -dt/2 grad V does.
+  const NhVec half_dt_g = 0.5 * dt * (0.5 * (W.transpose() * v) - gradV + Q);
   const NhVec Mv = M * v;
   D1 = half_dt_g - Mv;
   D2 = half_dt_g + Mv;
-  if (!J_D1_q1 && !J_D2_q1) return;
-  // d(dt/2 g)/dq1 = dt/4 (1/2 v^T d2M/dq_i dq_j v - d2V/dq_i dq_j) + 1/2 W^T (q_m moves by
-  // half of q1, v by 1/dt of it); d(M v)/dq1 = 1/2 W + M/dt.
+  if (!jacobians) return;
+  // d(dt/2 g)/dq1 = dt/4 (1/2 v^T d2M/dq_i dq_j v - d2V/dq_i dq_j + dQ/dq) + 1/2 W^T
+  // + 1/2 dQ/dqdot (q_m moves by half of q1, v by 1/dt of it); d(M v)/dq1 = 1/2 W + M/dt.
   NhMat A(n, n), ddM, H;
   model.potential_hessian(qm, H);
   for (int i = 0; i < n; ++i)
@@ -115,6 +123,7 @@ void ld_derivatives(const NonholonomicModel& model, double dt, const NhVec& q0,
       A(i, j) = 0.25 * dt * (0.5 * v.dot(ddM * v) - H(i, j));
     }
   A += 0.5 * W.transpose();
+  if (model.has_force()) A += 0.25 * dt * dQ_dq + 0.5 * dQ_dv;
   const NhMat J_Mv = 0.5 * W + M / dt;
   if (J_D1_q1) *J_D1_q1 = A - J_Mv;
   if (J_D2_q1) *J_D2_q1 = A + J_Mv;
@@ -353,6 +362,11 @@ void nh_acceleration(const NonholonomicModel& model, const NhVec& q, const NhVec
   control_force(model, 1.0, q, u, f);
   // Coriolis/centrifugal c = (dM/dt) qdot - dL_kin/dq.
   f -= W * qdot - 0.5 * (W.transpose() * qdot) + gradV;
+  if (model.has_force()) {
+    NhVec Q;
+    model.force(q, qdot, Q, nullptr, nullptr);
+    f += Q;
+  }
   model.constraint(q, mu);
   mudot.setZero(model.num_constraints(), n);
   for (int i = 0; i < n; ++i) {

@@ -27,6 +27,12 @@ void NonholonomicModel::mass_second_derivative(const NhVec&, int, int, NhMat& dd
 void NonholonomicModel::potential_gradient(const NhVec&, NhVec& g) const { g.setZero(n_); }
 void NonholonomicModel::potential_hessian(const NhVec&, NhMat& H) const { H.setZero(n_, n_); }
 void NonholonomicModel::control_directions(const NhVec&, NhMat& B) const { B.setZero(n_, c_); }
+void NonholonomicModel::force(const NhVec&, const NhVec&, NhVec& Q, NhMat* dQ_dq,
+                              NhMat* dQ_dqdot) const {
+  Q.setZero(n_);
+  if (dQ_dq) dQ_dq->setZero(n_, n_);
+  if (dQ_dqdot) dQ_dqdot->setZero(n_, n_);
+}
 bool NonholonomicModel::has_prescribed() const {
   for (int i = 0; i < n_; ++i)
     if (prescribed(i)) return true;

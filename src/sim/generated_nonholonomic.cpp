@@ -211,7 +211,8 @@ std::unique_ptr<System> make_generated_nonholonomic_system(const NonholonomicSet
   if (setup.method == NonholonomicMethod::Rk4 && inputs != model->num_controls())
     throw InputError("generated nonholonomic system: method rk4 does not take prescribed "
                      "coordinates; use gni or rattle");
-  model->check_at(NhVec::Map(setup.q0.data(), n), "the initial state");
+  const NhVec qdot0 = NhVec::Map(setup.qdot0.data(), n);
+  model->check_at(NhVec::Map(setup.q0.data(), n), "the initial state", &qdot0);
   return std::make_unique<GeneratedNhSystem>(setup, InputVec::Zero(inputs));
 }
 

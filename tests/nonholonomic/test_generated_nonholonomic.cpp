@@ -11,6 +11,8 @@
 #include <fstream>
 #include <string>
 
+#include <Eigen/Cholesky>
+
 #include "marsden/error.hpp"
 #include "marsden/nonholonomic/generated.hpp"
 #include "marsden/nonholonomic/integrators.hpp"
@@ -46,6 +48,18 @@ int marsden_nh_constraint_derivative(int i, const double* q, double* dmu) {
   return i < 0 || i > 2;
 }
 int marsden_nh_control_directions(const double* q, double* B) { return 0; }
+#ifdef FORCE
+/* Viscous drag Q = -FORCE M qdot (FORCE = NAN: a force that is not finite). */
+int marsden_nh_force(const double* q, const double* qdot, double* Q, double* dQ_dq,
+                     double* dQ_dqdot) {
+  const double m[3] = {0.3, 2, 2};
+  int i;
+  for (i = 0; i < 3; ++i) Q[i] = -FORCE * m[i] * qdot[i];
+  if (dQ_dq) zero(dQ_dq, 9);
+  if (dQ_dqdot) { zero(dQ_dqdot, 9); for (i = 0; i < 3; ++i) dQ_dqdot[4 * i] = -FORCE * m[i]; }
+  return 0;
+}
+#endif
 )";
 
 struct TempDir {
@@ -56,9 +70,11 @@ struct TempDir {
   ~TempDir() { fs::remove_all(path); }
 };
 
-fs::path compile(const TempDir& dir, const std::string& name, int abi, int dof) {
+fs::path compile(const TempDir& dir, const std::string& name, int abi, int dof,
+                 const std::string& defines = "") {
   const fs::path c_file = dir.path / (name + ".c"), library = dir.path / (name + ".so");
-  std::ofstream(c_file) << "#define ABI " << abi << "\n#define DOF " << dof << "\n" << kSleigh;
+  std::ofstream(c_file) << "#define ABI " << abi << "\n#define DOF " << dof << "\n" << defines
+                        << kSleigh;
   const std::string command =
       "cc -O2 -fPIC -shared -o '" + library.string() + "' '" + c_file.string() + "' -lm";
   EXPECT_EQ(std::system(command.c_str()), 0) << command;
@@ -74,6 +90,7 @@ TEST(GeneratedNonholonomic, HandWrittenObjectIsTheSleigh) {
   EXPECT_EQ(model->coordinate_name(0), "theta");
   EXPECT_EQ(model->coordinate_name(1), "q1");  // no name given
   EXPECT_FALSE(model->has_prescribed());
+  EXPECT_FALSE(model->has_force());  // an object without marsden_nh_force loads, unforced
   NhVec q(3), p(3), q1, p1, q1_hand, p1_hand;
   q << 0.7, 1.0, -2.0;
   NhMat A, B;
@@ -111,6 +128,52 @@ TEST(GeneratedNonholonomic, HandWrittenObjectIsTheSleigh) {
   rattle_step(hand, 0.01, q, p, u, q1_hand, p1_hand);
   EXPECT_EQ(q1, q1_hand);
   EXPECT_EQ(p1, p1_hand);
+}
+
+// The optional force entry: Q(q, qdot) and its derivatives as the object computes them, a
+// dragged sleigh that loses energy; a force that is not finite is refused before stepping.
+TEST(GeneratedNonholonomic, OptionalForceEntry) {
+  const TempDir dir;
+  const auto model =
+      GeneratedNonholonomicModel::load(compile(dir, "dragged", 1, 3, "#define FORCE 0.5\n"));
+  ASSERT_TRUE(model->has_force());
+  NhVec q(3), qdot(3), Q;
+  q << 0.7, 1.0, -2.0;
+  qdot << 1.0, 0.5, -0.3;
+  NhMat M, dQ_dq, dQ_dqdot;
+  model->mass(q, M);
+  model->force(q, qdot, Q, &dQ_dq, &dQ_dqdot);
+  EXPECT_EQ(Q, NhVec(-0.5 * (M * qdot)));
+  EXPECT_EQ(dQ_dq, NhMat(NhMat::Zero(3, 3)));
+  EXPECT_EQ(dQ_dqdot, NhMat(-0.5 * M));
+  model->check_at(q, "q", &qdot);
+  const auto bad =
+      GeneratedNonholonomicModel::load(compile(dir, "nan_force", 1, 3, "#define FORCE NAN\n"));
+  try {
+    bad->check_at(q, "the initial state", &qdot);
+    ADD_FAILURE() << "a force that is not finite passed check_at";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("force Q (3 x 1)"), std::string::npos) << e.what();
+  }
+  // RATTLE with the drag: the energy falls, the constraint holds.
+  const double c = std::cos(0.7), s = std::sin(0.7);
+  qdot << 1.0, 0.8 * c + 0.4 * s, 0.8 * s - 0.4 * c;
+  NhVec p = M * qdot, q1, p1;
+  double E = nh_energy(*model, q, qdot);
+  for (int k = 0; k < 10; ++k) {
+    q1 = q + 0.05 * qdot;
+    ASSERT_TRUE(rattle_step(*model, 0.05, q, p, NhVec::Zero(0), q1, p1).converged);
+    model->mass(q1, M);
+    qdot = M.llt().solve(p1);
+    const double E1 = nh_energy(*model, q1, qdot);
+    EXPECT_LT(E1, E) << k;
+    NhMat mu;
+    model->constraint(q1, mu);
+    EXPECT_LE((mu * qdot).lpNorm<Eigen::Infinity>(), 1e-14) << k;
+    q = q1;
+    p = p1;
+    E = E1;
+  }
 }
 
 void expect_refused(const fs::path& library, const std::string& what) {

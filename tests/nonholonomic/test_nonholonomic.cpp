@@ -194,6 +194,12 @@ void check_residual_jacobians(const Named& named_model, bool with_prescription) 
     q01 << q0, q1;
     Eigen::VectorXd D12(2 * n);
     D12 << D1, D2;
+    if (model->has_force()) {  // D1, D2 carry f-_d = f+_d = dt/2 Q(q_m, v) (integrators.hpp)
+      NhVec Q;
+      model->force(NhVec(0.5 * (q0 + q1)), NhVec((q1 - q0) / dt), Q, nullptr, nullptr);
+      D12.head(n) -= 0.5 * dt * Q;
+      D12.tail(n) -= 0.5 * dt * Q;
+    }
     expect_close(D12.transpose(), central_difference(ld, q01, 1e-6), 1e-7, "D L_d",
                  named().name);
     // GNI.
@@ -1148,6 +1154,261 @@ TEST(Car, GniLosesTheRollingMotionOnLongSteeredRuns) {
 TEST(NonholonomicModel, RejectsBadSizesAndParameters) {
   EXPECT_THROW(ChaplyginSleigh(-1.0, 1.0, 0.5), InputError);
   EXPECT_THROW(Snakeboard(1.0, 0.1, 1.0, 0.5), InputError);  // m l^2 < I: M not SPD
+}
+
+// Forces Q(q, qdot) ----------------------------------------------------------------------
+
+// TestModel with a generalized force (model.hpp), has_force() true in every kind:
+//   Zero: Q = 0;
+//   Conservative: V moved into the force, Q = -grad V and V = 0;
+//   Damped: Q = -s(q) (1 + 0.3 w) D qdot, w = qdot^T D qdot, s = 1 + 0.5 sin(q_0), D SPD:
+//   dissipative (Q . qdot <= 0) and nonlinear in q and qdot, so every force term of the
+//   Jacobians is exercised.
+enum class ForceKind { Zero, Conservative, Damped };
+
+class ForcedTestModel final : public NonholonomicModel {
+ public:
+  explicit ForcedTestModel(ForceKind kind) : NonholonomicModel(4, 2, 1), kind_(kind) {
+    D_.setZero(4, 4);
+    D_.diagonal() << 0.8, 0.5, 0.6, 0.4;
+    D_(0, 2) = D_(2, 0) = 0.1;
+  }
+  void mass(const NhVec& q, NhMat& M) const override { base_.mass(q, M); }
+  void mass_derivative(const NhVec& q, int i, NhMat& dM) const override {
+    base_.mass_derivative(q, i, dM);
+  }
+  void mass_second_derivative(const NhVec& q, int i, int j, NhMat& ddM) const override {
+    base_.mass_second_derivative(q, i, j, ddM);
+  }
+  double potential(const NhVec& q) const override {
+    return kind_ == ForceKind::Conservative ? 0.0 : base_.potential(q);
+  }
+  void potential_gradient(const NhVec& q, NhVec& g) const override {
+    if (kind_ == ForceKind::Conservative) g.setZero(4); else base_.potential_gradient(q, g);
+  }
+  void potential_hessian(const NhVec& q, NhMat& H) const override {
+    if (kind_ == ForceKind::Conservative) H.setZero(4, 4); else base_.potential_hessian(q, H);
+  }
+  void constraint(const NhVec& q, NhMat& mu) const override { base_.constraint(q, mu); }
+  void constraint_derivative(const NhVec& q, int i, NhMat& dmu) const override {
+    base_.constraint_derivative(q, i, dmu);
+  }
+  void control_directions(const NhVec& q, NhMat& B) const override {
+    base_.control_directions(q, B);
+  }
+  bool has_force() const override { return true; }
+  void force(const NhVec& q, const NhVec& qdot, NhVec& Q, NhMat* dQ_dq,
+             NhMat* dQ_dqdot) const override {
+    if (kind_ == ForceKind::Zero) {
+      NonholonomicModel::force(q, qdot, Q, dQ_dq, dQ_dqdot);
+      return;
+    }
+    if (kind_ == ForceKind::Conservative) {
+      base_.potential_gradient(q, Q);
+      Q = -Q;
+      if (dQ_dq) {
+        base_.potential_hessian(q, *dQ_dq);
+        *dQ_dq = -*dQ_dq;
+      }
+      if (dQ_dqdot) dQ_dqdot->setZero(4, 4);
+      return;
+    }
+    const NhVec Dv = D_ * qdot;
+    const double s = 1.0 + 0.5 * std::sin(q[0]), w = qdot.dot(Dv);
+    Q = -s * (1.0 + 0.3 * w) * Dv;
+    if (dQ_dq) {
+      dQ_dq->setZero(4, 4);
+      dQ_dq->col(0) = -0.5 * std::cos(q[0]) * (1.0 + 0.3 * w) * Dv;
+    }
+    if (dQ_dqdot) *dQ_dqdot = -s * ((1.0 + 0.3 * w) * D_ + 0.6 * Dv * Dv.transpose());
+  }
+
+ private:
+  TestModel base_;
+  ForceKind kind_;
+  NhMat D_;
+};
+
+TEST(NonholonomicForce, ForceAndResidualJacobiansMatchCentralDifferences) {
+  const ForcedTestModel model(ForceKind::Damped);
+  std::mt19937 rng(5);
+  const NhVec q = random_vec(rng, 4, 1.0), qd = random_vec(rng, 4, 1.0);
+  NhVec Q;
+  NhMat dQ_dq, dQ_dqdot;
+  model.force(q, qd, Q, &dQ_dq, &dQ_dqdot);
+  auto of_q = [&](const Eigen::VectorXd& x) {
+    NhVec r;
+    model.force(NhVec(x), qd, r, nullptr, nullptr);
+    return Eigen::VectorXd(r);
+  };
+  auto of_qdot = [&](const Eigen::VectorXd& x) {
+    NhVec r;
+    model.force(q, NhVec(x), r, nullptr, nullptr);
+    return Eigen::VectorXd(r);
+  };
+  expect_close(dQ_dq, central_difference(of_q, q, 1e-6), 1e-8, "dQ/dq", "test_damped");
+  expect_close(dQ_dqdot, central_difference(of_qdot, qd, 1e-6), 1e-8, "dQ/dqdot", "test_damped");
+  for (const ForceKind kind : {ForceKind::Conservative, ForceKind::Damped})
+    check_residual_jacobians({kind == ForceKind::Damped ? "test_damped" : "test_conservative",
+                              [kind] { return std::make_shared<const ForcedTestModel>(kind); }},
+                             false);
+}
+
+// Q = 0 adds exact zeros: every method steps the unforced trajectory bit for bit.
+TEST(NonholonomicForce, ZeroForceStepsTheUnforcedTrajectoryBitForBit) {
+  const TestModel plain;
+  const ForcedTestModel zero(ForceKind::Zero);
+  std::mt19937 rng(17);
+  NhVec q0, qd0;
+  initial_state(plain, rng, q0, qd0);
+  const NhVec u = some_controls(plain);
+  for (int method : {0, 1, 2, 3, 4}) {
+    const NhVec a = run_to(plain, method, 0.5, 10, q0, qd0, u);
+    const NhVec b = run_to(zero, method, 0.5, 10, q0, qd0, u);
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(a[i], b[i]) << "method " << method << ", q" << i;
+  }
+}
+
+// Q = -grad V(q_m) is how V enters D1 L_d and D2 L_d, so a conservative force written as a
+// force is the scheme of the same V written as a potential: the residuals agree bit for bit,
+// the trajectories to the Newton tolerance (the Jacobians differ in rounding only).
+TEST(NonholonomicForce, ConservativeForceIsThePotentialScheme) {
+  const TestModel potential;
+  const ForcedTestModel conservative(ForceKind::Conservative);
+  std::mt19937 rng(19);
+  NhVec q0, qd0;
+  initial_state(potential, rng, q0, qd0);
+  const NhVec u = some_controls(potential);
+  for (int method : {0, 1, 2, 3, 4}) {
+    const NhVec a = run_to(potential, method, 1.0, 20, q0, qd0, u);
+    const NhVec b = run_to(conservative, method, 1.0, 20, q0, qd0, u);
+    EXPECT_LE((a - b).lpNorm<Eigen::Infinity>(), 1e-12) << "method " << method;
+  }
+  const NhVec q1 = q0 + 0.1 * qd0, p = random_vec(rng, 4, 1.0);
+  NhVec r_a, r_b;
+  gni_residual(potential, 0.1, q0, p, u, q1, r_a, nullptr);
+  gni_residual(conservative, 0.1, q0, p, u, q1, r_b, nullptr);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(r_a[i], r_b[i]) << i;
+}
+
+// The damped TestModel: GNI, SHAKE and RATTLE converge at order 2 to a tiny-step RK4
+// reference of the Lagrange-d'Alembert equations with Q, and RATTLE keeps the constraints.
+TEST(NonholonomicForce, DampedObservedOrderAgainstRk4Reference) {
+  const ForcedTestModel model(ForceKind::Damped);
+  std::mt19937 rng(23);
+  NhVec q0, qd0;
+  initial_state(model, rng, q0, qd0);
+  const NhVec u = some_controls(model);
+  const double T = 1.0;
+  const NhVec ref = run_to(model, 3, T, 4000, q0, qd0, u);
+  EXPECT_LE((run_to(model, 3, T, 2000, q0, qd0, u) - ref).lpNorm<Eigen::Infinity>(), 1e-11);
+  const char* names[] = {"GNI", "SHAKE", "RATTLE"};
+  for (int method : {0, 1, 2}) {
+    double e[3];
+    const int steps[3] = {20, 40, 80};
+    for (int i = 0; i < 3; ++i)
+      e[i] = (run_to(model, method, T, steps[i], q0, qd0, u) - ref).lpNorm<Eigen::Infinity>();
+    std::printf("[damped] %s errors %.3e %.3e %.3e, observed order %.2f %.2f\n", names[method],
+                e[0], e[1], e[2], std::log2(e[0] / e[1]), std::log2(e[1] / e[2]));
+    EXPECT_NEAR(std::log2(e[1] / e[2]), 2.0, 0.25) << names[method];
+  }
+  // RATTLE's momentum satisfies mu M^-1 p = 0 and its midpoint velocity mu(q_m) v = 0.
+  const double dt = 0.05;
+  NhMat M;
+  model.mass(q0, M);
+  NhVec q = q0, p = M * qd0, q1, p1;
+  for (int k = 0; k < 20; ++k) {
+    q1 = q + dt * velocity_of(model, q, p);
+    ASSERT_TRUE(rattle_step(model, dt, q, p, u, q1, p1).converged);
+    EXPECT_LE(constraint_of(model, q1, velocity_of(model, q1, p1)).lpNorm<Eigen::Infinity>(),
+              1e-14);
+    EXPECT_LE(constraint_of(model, NhVec(0.5 * (q + q1)), NhVec((q1 - q) / dt))
+                  .lpNorm<Eigen::Infinity>(), 1e-12);
+    q = q1;
+    p = p1;
+  }
+}
+
+// The sleigh with viscous drag Q = -c M qdot (c in 1/s): since mu qdot = 0, the continuous
+// energy is E0 exp(-2 c t). GNI's midpoint velocities obey
+// (1 + c dt/2) v_k+1/2 = (1 - c dt/2) (P - Q) v_k-1/2 (the reflection of the unforced
+// sleigh, scaled), so their energy falls by ((1 - c dt/2)/(1 + c dt/2))^2 every step;
+// RATTLE's energy decreases monotonically, its constraints hold to round-off, and both
+// reach E0 exp(-2 c T) at order 2.
+class DraggedSleigh final : public NonholonomicModel {
+ public:
+  DraggedSleigh(double inertia, double mass, double a, double c)
+      : NonholonomicModel(3, 1, 0), sleigh_(inertia, mass, a), c_(c) {}
+  void mass(const NhVec& q, NhMat& M) const override { sleigh_.mass(q, M); }
+  void constraint(const NhVec& q, NhMat& mu) const override { sleigh_.constraint(q, mu); }
+  void constraint_derivative(const NhVec& q, int i, NhMat& dmu) const override {
+    sleigh_.constraint_derivative(q, i, dmu);
+  }
+  bool has_force() const override { return true; }
+  void force(const NhVec& q, const NhVec& qdot, NhVec& Q, NhMat* dQ_dq,
+             NhMat* dQ_dqdot) const override {
+    NhMat M;
+    sleigh_.mass(q, M);
+    Q = -c_ * (M * qdot);
+    if (dQ_dq) dQ_dq->setZero(3, 3);
+    if (dQ_dqdot) *dQ_dqdot = -c_ * M;
+  }
+  const ChaplyginSleigh& sleigh() const { return sleigh_; }
+
+ private:
+  ChaplyginSleigh sleigh_;
+  double c_;
+};
+
+TEST(NonholonomicForce, SleighWithDragLosesEnergyAtTheContinuousRate) {
+  const double c = 0.5, T = 2.0;
+  const DraggedSleigh model(1.0, 2.0, 0.5, c);
+  NhVec q0, qd0;
+  sleigh_start(model.sleigh(), 1.0, 0.8, q0, qd0);
+  const double E0 = nh_energy(model, q0, qd0), E_T = E0 * std::exp(-2.0 * c * T);
+  double gni_error[2], rattle_error[2];
+  for (int level = 0; level < 2; ++level) {
+    const int steps = 40 << level;
+    const double dt = T / steps, factor = std::pow((1 - 0.5 * c * dt) / (1 + 0.5 * c * dt), 2);
+    GniRun s = gni_start(model, q0, qd0);
+    NhVec q_prev = q0;
+    double E_prev = 0.0;
+    for (int k = 0; k < steps; ++k) {
+      ASSERT_TRUE(gni_advance(model, dt, NhVec(), s).converged);
+      const double E = nh_energy(model, s.q, NhVec((s.q - q_prev) / dt));
+      if (k > 0) {
+        EXPECT_NEAR(E / E_prev, factor, 1e-13) << k;
+      }
+      q_prev = s.q;
+      E_prev = E;
+    }
+    // p+_N = M qdot(T) + O(dt) along mu^T only, which the energy does not see to O(dt^2).
+    gni_error[level] = std::abs(nh_energy(model, s.q, velocity_of(model, s.q, s.p_plus)) - E_T);
+    NhMat M;
+    model.mass(q0, M);
+    NhVec q = q0, p = M * qd0, q1, p1;
+    double E = E0, worst_constraint = 0.0;
+    for (int k = 0; k < steps; ++k) {
+      q1 = q + dt * velocity_of(model, q, p);
+      ASSERT_TRUE(rattle_step(model, dt, q, p, NhVec(), q1, p1).converged);
+      const NhVec v1 = velocity_of(model, q1, p1);
+      const double E1 = nh_energy(model, q1, v1);
+      EXPECT_LT(E1, E) << k;
+      worst_constraint = std::max(worst_constraint,
+                                  constraint_of(model, q1, v1).lpNorm<Eigen::Infinity>());
+      q = q1;
+      p = p1;
+      E = E1;
+    }
+    EXPECT_LE(worst_constraint, 1e-14);
+    rattle_error[level] = std::abs(E - E_T);
+  }
+  std::printf("sleigh with drag c = %.1f: energy error at T = %.0f, dt = %.3f, %.3f: GNI %.3e "
+              "%.3e (order %.2f), RATTLE %.3e %.3e (order %.2f)\n", c, T, T / 40, T / 80,
+              gni_error[0], gni_error[1], std::log2(gni_error[0] / gni_error[1]),
+              rattle_error[0], rattle_error[1], std::log2(rattle_error[0] / rattle_error[1]));
+  EXPECT_NEAR(std::log2(gni_error[0] / gni_error[1]), 2.0, 0.25);
+  EXPECT_NEAR(std::log2(rattle_error[0] / rattle_error[1]), 2.0, 0.25);
 }
 
 }  // namespace

@@ -393,6 +393,94 @@ def test_a_holonomic_constraint_enters_as_its_differential_and_drifts_little():
     print("holonomic drift max |h|:", drift)
 
 
+# --- forces Q(q, qdot) ------------------------------------------------------------------------
+
+def disk_with(name, potential=None, force=None):
+    """The rolling disk of full.rolling_disk (m = 1, R = 0.5), with a potential V(q) in its
+    Lagrangian and/or a force Q(q, qdot), both given as functions of the symbols."""
+    q, qd = ca.SX.sym("q", 4), ca.SX.sym("qdot", 4)
+    R, phi = 0.5, q[3]
+    L = 0.5 * (qd[0] ** 2 + qd[1] ** 2 + 0.5 * R ** 2 * qd[2] ** 2 + 0.25 * R ** 2 * qd[3] ** 2)
+    mu = ca.vertcat(ca.horzcat(1, 0, -R * ca.cos(phi), 0), ca.horzcat(0, 1, -R * ca.sin(phi), 0))
+    return sym.NonholonomicSystem(name, q=q, qdot=qd,
+                                  lagrangian=L - (0 if potential is None else potential(q)),
+                                  constraints=mu, force=None if force is None else force(q, qd),
+                                  coordinate_names=["x", "y", "theta", "phi"])
+
+
+def busy_force(q, qd):
+    return -(1 + 0.5 * ca.sin(q[3])) * (1 + 0.1 * ca.dot(qd, qd)) * qd \
+        + ca.vertcat(0, 0, 0.2 * ca.cos(q[0]), 0)
+
+
+def test_the_generated_force_is_its_expression_and_its_derivatives_match_finite_differences(disk):
+    busy = disk_with("disk_busy_force", force=busy_force)
+    assert busy.has_force and not disk.has_force
+    with pytest.raises(marsden.InputError, match="has no force"):
+        disk.force(np.zeros(4), np.zeros(4))
+    q, qd = np.array([0.3, -0.2, 1.1, 0.7]), np.array([0.5, -0.4, 0.9, 1.3])
+    Q, dQ_dq, dQ_dqdot = busy.force(q, qd)
+    expected = -(1 + 0.5 * np.sin(q[3])) * (1 + 0.1 * qd @ qd) * qd + [0, 0, 0.2 * np.cos(q[0]), 0]
+    np.testing.assert_allclose(Q, expected, rtol=0, atol=1e-15)
+    for i in range(4):
+        fd = central_difference(lambda x: busy.force(x, qd)[0], q, i)
+        np.testing.assert_allclose(dQ_dq[:, i], fd, rtol=0, atol=1e-8)
+        fd = central_difference(lambda x: busy.force(q, x)[0], qd, i)
+        np.testing.assert_allclose(dQ_dqdot[:, i], fd, rtol=0, atol=1e-8)
+
+
+def test_a_zero_force_steps_the_unforced_trajectory_bit_for_bit(sleigh):
+    zero = full.chaplygin_sleigh(inertia=0.3, mass=2.0, a=0.4, drag=0.0, name="sleigh_zero_drag")
+    assert zero.has_force
+    for method in ("gni", "rattle"):
+        a, b = (run(s.system(q0=[0.3, 1.0, -2.0], qdot0=[1.0, 0.8, -0.1],
+                             integrator={"method": method}), 0.05, 40) for s in (sleigh, zero))
+        np.testing.assert_array_equal(a["q"], b["q"])
+        np.testing.assert_array_equal(a["energy"], b["energy"])
+
+
+def test_a_conservative_force_is_the_scheme_of_its_potential():
+    # V(q_m) enters the midpoint discrete Lagrangian as -dt/2 grad V(q_m) in D1 and D2, and a
+    # force as dt/2 Q(q_m, v): with Q = -grad V both write the same equations, so the
+    # trajectories agree to Newton's tolerance rather than only converge to one limit.
+    def V(q):
+        return 1.5 * (q[0] ** 2 + q[1] ** 2) + 0.8 * (1 - ca.cos(q[3]))
+
+    spring = disk_with("disk_spring_potential", potential=V)
+    q = ca.SX.sym("q", 4)
+    grad_V = ca.Function("grad_V", [q], [ca.gradient(V(q), q)])
+    pushed = disk_with("disk_spring_force", force=lambda q, qd: -grad_V(q))
+    for method in ("gni", "rattle", "rk4"):
+        a, b = (run(s.system(q0=DISK_Q0, qdot0=disk_qdot0(), integrator={"method": method}),
+                    0.02, 100) for s in (spring, pushed))
+        np.testing.assert_allclose(a["q"], b["q"], rtol=0, atol=1e-12)
+        assert np.ptp(a["q"][:, 3]) > 0.5  # the spring turned it
+
+
+def test_the_sleigh_with_drag_loses_energy_monotonically_at_order_two():
+    c, T = 0.5, 4.0
+    dragged = full.chaplygin_sleigh(inertia=0.3, mass=2.0, a=0.4, drag=c, name="sleigh_drag")
+    q0, qdot0 = [0.3, 1.0, -2.0], [1.0, 0.8 * np.cos(0.3) + 0.4 * np.sin(0.3),
+                                   0.8 * np.sin(0.3) - 0.4 * np.cos(0.3)]
+    tiny = run(dragged.system(q0=q0, qdot0=qdot0, integrator={"method": "rk4"}), 0.001, 4000)
+    E0 = tiny["energy"][0]
+    # mu qdot = 0, so the drag -c M qdot takes the energy at the rate 2 c E.
+    np.testing.assert_allclose(tiny["energy"], E0 * np.exp(-2 * c * tiny["t"]), rtol=1e-11)
+    for method in ("gni", "rattle"):
+        q_errors, energy_errors = [], []
+        for dt in (0.04, 0.02):
+            out = run(dragged.system(q0=q0, qdot0=qdot0, integrator={"method": method}), dt,
+                      int(round(T / dt)))
+            assert np.all(np.diff(out["energy"]) < 0), method
+            if method == "rattle":
+                assert out["constraint_violation"].max() < 1e-13
+            q_errors.append(np.abs(out["q"][-1] - tiny["q"][-1]).max())
+            energy_errors.append(abs(out["energy"][-1] - tiny["energy"][-1]))
+        for errors in (q_errors, energy_errors):
+            assert abs(np.log2(errors[0] / errors[1]) - 2.0) < 0.2, (method, errors)
+        print(f"sleigh with drag, {method}: q errors {q_errors}, energy errors {energy_errors}")
+
+
 # --- errors before stepping -------------------------------------------------------------------
 
 def test_bad_systems_are_clear_errors_naming_the_symbol():
@@ -416,6 +504,10 @@ def test_bad_systems_are_clear_errors_naming_the_symbol():
         ({"q": 2 * q}, "q: expected a column of 2..8 distinct CasADi symbols"),
         ({"qdot": ca.SX.sym("qdot", 2)}, "qdot: expected shape 3 x 1, got 2 x 1"),
         ({"prescribed": [5]}, "prescribed: 5 is neither an index in 0..2 nor a symbol of q"),
+        ({"force": ca.vertcat(qd[0], qd[1])}, "force: expected shape 3 x 1, got 2 x 1"),
+        ({"force": ca.vertcat(0, 0, ca.SX.sym("c"))}, "force: uses symbols other than q, qdot"),
+        ({"force": ca.vertcat(0, 0, 1 / (qd[0] - 0.1))},
+         "force: Q (3 x 1) or its derivatives are not finite at the probe point"),
     ]
     for kwargs, message in cases:
         with pytest.raises(marsden.InputError, match=re.escape(message)):

@@ -33,6 +33,10 @@
 //   int marsden_nh_body_semi_axes(int b, double* semi_axes)                (3)
 //   int marsden_nh_body_pose(int b, const double* q, double* x, double* R)
 //                                  world position x (3), rotation body to world R (3 x 3)
+// Optional entry point (an object without it has no force, has_force() false): the
+// generalized force Q(q, qdot) of model.hpp and its derivatives; a null output is skipped.
+//   int marsden_nh_force(const double* q, const double* qdot, double* Q, double* dQ_dq,
+//                        double* dQ_dqdot)                    (n), (n x n), (n x n)
 #pragma once
 
 #include <filesystem>
@@ -73,6 +77,9 @@ class GeneratedNonholonomicModel final : public NonholonomicModel {
   void constraint_derivative(const NhVec& q, int i, NhMat& dmu) const override;
   void control_directions(const NhVec& q, NhMat& B) const override;
   bool prescribed(int i) const override;
+  bool has_force() const override;
+  void force(const NhVec& q, const NhVec& qdot, NhVec& Q, NhMat* dQ_dq,
+             NhMat* dQ_dqdot) const override;
 
   // The bodies to draw (none where the object has no body entries) and body b's pose at q:
   // world position x_b and rotation R_b (body to world).
@@ -80,9 +87,10 @@ class GeneratedNonholonomicModel final : public NonholonomicModel {
   void body_pose(int b, const NhVec& q, Vec3& x_b, Mat3& R_b) const;
 
   // Errors before stepping at the state q: a mass matrix that is not symmetric positive
-  // definite, constraint rows that are dependent (rank of mu < m), non-finite values.
-  // Throws InputError naming the symbol, the shape and `where`.
-  void check_at(const NhVec& q, const std::string& where) const;
+  // definite, constraint rows that are dependent (rank of mu < m), non-finite values (the
+  // force at (q, *qdot), or at qdot = 0 without one). Throws InputError naming the symbol,
+  // the shape and `where`.
+  void check_at(const NhVec& q, const std::string& where, const NhVec* qdot = nullptr) const;
 
   struct Library;  // the loaded object and its entry points (generated.cpp)
 

@@ -6,6 +6,17 @@
 // dL/dq_i = 1/2 v^T dM/dq_i v - dV/dq_i. Discrete momenta p+_k = D2 L_d(q_k-1, q_k),
 // p-_k = -D1 L_d(q_k, q_k+1).
 //
+// A generalized force Q(q, qdot) of the model (model.hpp) enters by the discrete
+// Lagrange-d'Alembert principle with the midpoint discrete forces
+//   f-_d(q0, q1) = f+_d(q0, q1) = h/2 Q(q_m, v),
+// added to D1 L_d and D2 L_d wherever they appear below (the forced discrete Legendre
+// transforms p-_k = -D1 L_d(q_k, q_k+1) - f-_d, p+_k+1 = D2 L_d(q_k, q_k+1) + f+_d). So GNI's
+// jump P*(p+_k - p-_k) = 0 is the projected forced discrete Euler-Lagrange equation, its
+// averaged constraint and RATTLE's (a) and (c) carry the half-step forces, and Newton's
+// Jacobians gain d f-_d/dq1 = h/4 dQ/dq + 1/2 dQ/dqdot. A conservative Q = -grad V gives the
+// scheme of the potential V itself (V enters D1 and D2 as -h/2 grad V(q_m)). The controls
+// are discretised at the nodes instead (B(q_k) u_k below), as before.
+//
 // GNI (paper eqs. (5), (6)): unknown q_k+1,
 //   P*(q_k) (p+_k - p-_k + h B(q_k) u_k) = 0,   Q*(q_k) (p+_k + p-_k) = 0,
 // solved in the momentum-jump form
@@ -53,8 +64,8 @@
 // relative at h = 0.1 on the sleigh before it settles, 3.4e-2 at h = 0.05).
 //
 // Continuous reference (Lagrange-d'Alembert): M qddot + c(q, qdot) + grad V = mu^T lambda
-// + B u with c_i = sum_j qdot_j (dM/dq_j qdot)_i - 1/2 qdot^T dM/dq_i qdot, and lambda from
-// mu qddot + (d mu/dt) qdot = 0; integrated by classical RK4.
+// + B u + Q(q, qdot) with c_i = sum_j qdot_j (dM/dq_j qdot)_i - 1/2 qdot^T dM/dq_i qdot, and
+// lambda from mu qddot + (d mu/dt) qdot = 0; integrated by classical RK4.
 #pragma once
 
 #include "marsden/nonholonomic/model.hpp"
@@ -67,7 +78,8 @@ inline constexpr int kNhMaxUnknowns = 2 * kNhMaxDof;
 using NhUnknown = SmallVec<kNhMaxUnknowns>;
 using NhJacobian = SmallMat<kNhMaxUnknowns>;
 
-// D1 L_d and D2 L_d at (q0, q1) with optional Jacobians with respect to q1 (n x n).
+// D1 L_d and D2 L_d at (q0, q1) with optional Jacobians with respect to q1 (n x n). For a
+// model with a force these are D1 L_d + f-_d and D2 L_d + f+_d (above).
 void midpoint_ld_derivatives(const NonholonomicModel& model, double dt, const NhVec& q0,
                              const NhVec& q1, NhVec& D1, NhVec& D2, NhMat* J_D1_q1,
                              NhMat* J_D2_q1);

@@ -1,8 +1,9 @@
 // Nonholonomic mechanical systems in full coordinates q in R^n (nonholonomic paper §4,
 // NOTES.md "Simulating nonholonomic dynamics"):
 //   L(q, qdot) = 1/2 qdot^T M(q) qdot - V(q),   mu(q) qdot = 0   (mu: m x n, full rank),
-// with optional control forces B(q) u (B: n x c). Sizes are run-time, at most kNhMaxDof,
-// and every matrix is fixed-max-size so that nothing allocates inside a step.
+// with optional control forces B(q) u (B: n x c) and an optional generalized force
+// Q(q, qdot) (n): d/dt dL/dqdot - dL/dq = Q + B u + mu^T lambda. Sizes are run-time, at
+// most kNhMaxDof, and every matrix is fixed-max-size so that nothing allocates inside a step.
 #pragma once
 
 #include <Eigen/Core>
@@ -38,6 +39,12 @@ class NonholonomicModel {
   virtual void constraint(const NhVec& q, NhMat& mu) const = 0;              // (m x n)
   virtual void constraint_derivative(const NhVec& q, int i, NhMat& dmu) const = 0;
   virtual void control_directions(const NhVec& q, NhMat& B) const;           // (n x c)
+  // Generalized force Q(q, qdot) (n; N or N m per coordinate, like dL/dq) and, where the
+  // pointers are given, dQ/dq and dQ/dqdot (n x n). Default: none; has_force() is false and
+  // the integrators never call force(), so a model without one costs nothing.
+  virtual bool has_force() const { return false; }
+  virtual void force(const NhVec& q, const NhVec& qdot, NhVec& Q, NhMat* dQ_dq,
+                     NhMat* dQ_dqdot) const;
   // Coordinates whose trajectory is an input (e.g. a steering angle whose rate is
   // commanded). In every discrete step the equation of motion of such a coordinate is
   // replaced by q_k+1[i] = q_prescribed[i] (integrators.hpp). Default: none.

@@ -1,8 +1,8 @@
 """Mechanical systems in full coordinates q in R^n for the GNI and RATTLE integrators
 (nonholonomic paper §4): L(q, qdot) = 1/2 qdot^T M(q) qdot - V(q), nonholonomic constraints
 mu(q) qdot = 0, holonomic constraints h(q) = 0 (entering as their differentials
-dh/dq qdot = 0, appended to mu), control forces B(q) u and prescribed coordinates. The C
-side is include/marsden/nonholonomic/generated.hpp."""
+dh/dq qdot = 0, appended to mu), control forces B(q) u, a generalized force Q(q, qdot) and
+prescribed coordinates. The C side is include/marsden/nonholonomic/generated.hpp."""
 
 from __future__ import annotations
 
@@ -116,6 +116,11 @@ class NonholonomicSystem:
     - ``holonomic`` h(q) (k, or None): holonomic constraints, imposed as dh/dq qdot = 0
       (rows appended to mu), so h itself drifts at the integrator's error level;
     - ``control_directions`` B(q) (n x c, or None): the control force is B(q) u;
+    - ``force`` Q(q, qdot) (n, or None): a generalized force of q and qdot (N or N m per
+      coordinate, like dL/dq; e.g. drag -c M(q) qdot) in
+      d/dt dL/dqdot - dL/dq = Q + B u + mu^T lambda; GNI and RATTLE take it at the step's
+      midpoint, dt/2 Q(q_m, (q_k+1 - q_k)/dt) on each side (include/marsden/nonholonomic/
+      integrators.hpp). It must be finite at the probe point with qdot_i = 0.1 + 0.05 i;
     - ``prescribed``: coordinates (indices or the symbols of q) whose trajectory is an input;
       in a scene each takes its rate as a control after u;
     - ``probe``: the point q where M must be positive definite and mu of full row rank
@@ -129,8 +134,8 @@ class NonholonomicSystem:
     the compiler and ``compile_seconds`` how long it took."""
 
     def __init__(self, name: str, *, q, qdot, lagrangian, constraints, holonomic=None,
-                 control_directions=None, prescribed=(), probe=None, coordinate_names=None,
-                 bodies=()):
+                 control_directions=None, force=None, prescribed=(), probe=None,
+                 coordinate_names=None, bodies=()):
         if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]{0,63}", name):
             raise InputError(f"name: expected a letter then letters, digits or _, got {name!r}")
         self.name = name
@@ -185,6 +190,13 @@ class NonholonomicSystem:
                                  f"{B.size2()}")
             _function("control_directions", [q], [B], "control_directions", "q")
         self.num_constraints, self.num_controls = m, B.size2()
+        if force is not None:
+            Q = _as_sx(force, "force")
+            if Q.size2() != 1:
+                Q = Q.T
+            _check_shape(Q, n, 1, "force")
+            _function("force", [q, qdot], [Q], "force", "q, qdot")
+        self.has_force = force is not None
 
         flags = [False] * n
         symbols = ca.vertsplit(q)
@@ -216,6 +228,9 @@ class NonholonomicSystem:
                                   [ca.densify(ca.reshape(ca.jacobian(ca.vec(mu), q[i]), m, n))])
                       for i in range(n)]
         functions.append(ca.Function("mx_nh_B", [q], [ca.densify(B)]))
+        if self.has_force:
+            functions.append(ca.Function("mx_nh_force", [q, qdot], [ca.densify(e) for e in (
+                Q, ca.jacobian(Q, q), ca.jacobian(Q, qdot))]))
         self.bodies = list(bodies)
         if len(self.bodies) > NH_MAX_BODIES or not all(isinstance(b, Body) for b in self.bodies):
             raise InputError(f"bodies: expected at most {NH_MAX_BODIES} marsden.symbolic.Body "
@@ -253,6 +268,12 @@ class NonholonomicSystem:
             for value in f[name].call([q0]):
                 if not np.all(np.isfinite(np.array(value, dtype=float))):
                     raise InputError(f"{symbol}: is not finite {at}")
+        if self.has_force:
+            qdot0 = np.array([0.1 + 0.05 * i for i in range(n)])
+            for value in f["mx_nh_force"].call([q0, qdot0]):
+                if not np.all(np.isfinite(np.array(value, dtype=float))):
+                    raise InputError(f"force: Q ({n} x 1) or its derivatives are not finite {at}"
+                                     f" and qdot = {np.array2string(qdot0, precision=3)}")
         M = np.array(f["mx_nh_mass"](q0), dtype=float)
         lin = np.array(linear(q0), dtype=float)
         if np.abs(lin).max(initial=0.0) > 1e-12 * max(1.0, np.abs(M).max()):
@@ -335,6 +356,13 @@ CASADI_SYMBOL_EXPORT int marsden_nh_constraint_derivative(int i, const double* q
 CASADI_SYMBOL_EXPORT int marsden_nh_control_directions(const double* q, double* B) {
   const casadi_real* a[1] = {q}; casadi_real* r[1] = {B};
   return call_mx_nh_B(a, r);
+}
+""")
+        if self.has_force:
+            out.append("""CASADI_SYMBOL_EXPORT int marsden_nh_force(
+    const double* q, const double* qdot, double* Q, double* dQ_dq, double* dQ_dqdot) {
+  const casadi_real* a[2] = {q, qdot}; casadi_real* r[3] = {Q, dQ_dq, dQ_dqdot};
+  return call_mx_nh_force(a, r);
 }
 """)
         out.append(self._body_entries())
@@ -448,6 +476,18 @@ CASADI_SYMBOL_EXPORT int marsden_nh_body_pose(int b, const double* q, double* x,
         return self._call("control_directions", self._ptr(self._q(q)),
                           shape=(self.dof, self.num_controls))
 
+    def force(self, q, qdot) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(Q (n), dQ/dq (n x n), dQ/dqdot (n x n)) at (q, qdot) from the compiled code."""
+        if not self.has_force:
+            raise InputError(f"{self.name}: has no force (NonholonomicSystem(..., force=...))")
+        n = self.dof
+        Q, dQ_dq, dQ_dqdot = np.zeros(n), np.zeros((n, n), order="F"), np.zeros((n, n), order="F")
+        status = self._entry("force")(*(self._ptr(a) for a in (self._q(q), self._q(qdot), Q,
+                                                                 dQ_dq, dQ_dqdot)))
+        if status != 0:
+            raise InputError(f"force: returned status {status}")
+        return Q, dQ_dq, dQ_dqdot
+
     def body_pose(self, q, b: int) -> tuple[np.ndarray, np.ndarray]:
         """Body b's position (3) and rotation (3 x 3) at q from the compiled code."""
         x, R = np.zeros(3), np.zeros((3, 3), order="F")
@@ -467,14 +507,18 @@ CASADI_SYMBOL_EXPORT int marsden_nh_body_pose(int b, const double* q, double* x,
 # --- systems written this way (tests, docs/own-system.md) -----------------------------------
 
 def chaplygin_sleigh(inertia: float = 0.1, mass: float = 1.0, a: float = 0.5,
-                     name: str = "sleigh_full") -> NonholonomicSystem:
+                     name: str = "sleigh_full", drag: float | None = None) -> NonholonomicSystem:
     """The Chaplygin sleigh in q = (theta, x, y), (x, y) the centre of mass, skate at a on the
-    body x axis (the built-in "sleigh"): -sin(theta) xdot + cos(theta) ydot + a thetadot = 0."""
+    body x axis (the built-in "sleigh"): -sin(theta) xdot + cos(theta) ydot + a thetadot = 0.
+    With ``drag`` c (1/s), viscous drag Q = -c M qdot (force -c m v on the centre of mass,
+    torque -c J omega): as mu qdot = 0, the energy is E0 exp(-2 c t)."""
     q, qd = ca.SX.sym("q", 3), ca.SX.sym("qdot", 3)
     th = q[0]
     L = 0.5 * (inertia * qd[0] ** 2 + mass * (qd[1] ** 2 + qd[2] ** 2))
     mu = ca.horzcat(a, -ca.sin(th), ca.cos(th))
-    return NonholonomicSystem(name, q=q, qdot=qd, lagrangian=L, constraints=mu,
+    force = None if drag is None else -drag * ca.vertcat(inertia * qd[0], mass * qd[1],
+                                                         mass * qd[2])
+    return NonholonomicSystem(name, q=q, qdot=qd, lagrangian=L, constraints=mu, force=force,
                               coordinate_names=["theta", "x", "y"])
 
 
