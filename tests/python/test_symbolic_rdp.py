@@ -240,6 +240,10 @@ def test_roller_racer_changes_lane_by_dmoc(racer, tmp_path):
     """DMOC: rolling straight ahead at 0.5 m/s, a sideways displacement of 0.5 m at the same
     heading and joint angle within 6 s, the joint torque bounded; the optimum re-simulated
     by RDP from the scene run_problem writes."""
+    assert_changes_lane_by_dmoc(racer, tmp_path)
+
+
+def assert_changes_lane_by_dmoc(racer, tmp_path):
     problem = racer.problem({
         "dt": 0.1, "steps": 60,
         "initial_state": {"shape": [0.0], "locked_velocity": [5.0]},
@@ -529,6 +533,12 @@ def test_joint_damper_dissipates_and_spring_keeps_energy(racer_joint, racer_spri
     assert balance[0] < 1e-2 and spread[0] < 1e-2, (balance, spread)
     assert 3.0 < balance[0] / balance[1] < 5.0, balance  # O(dt^2)
     assert 3.0 < spread[0] / spread[1] < 5.0, spread
+
+
+def test_roller_racer_with_joint_forces_changes_lane_by_dmoc(racer_joint, tmp_path):
+    """DMOC's constraints carry the shape force as the simulation does: the lane change
+    of the plain racer, against the joint's spring and damper, re-simulated by RDP."""
+    assert_changes_lane_by_dmoc(racer_joint, tmp_path)
 
 
 def test_roller_racer_with_joint_forces_converges_with_order_two(racer_joint):
