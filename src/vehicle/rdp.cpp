@@ -43,8 +43,9 @@ void eval_segment(const RdpModel<G>& model, const ShapeVec& rho, const ShapeVec&
   model.lagrangian(rho, u, seg.xi, &seg.grad, jac ? &seg.hess : nullptr);
   // The shape force enters every equation where dl/dr does, at the same point and with the
   // same weights (header comment), so it is added to dl/dr: grad's head is lr + f_r.
+  const bool forced = model.has_shape_force();
   ShapeForceJac J_f;
-  if (model.has_shape_force()) {
+  if (forced) {
     ShapeVec f;
     model.shape_force(rho, u, seg.xi, f, jac ? &J_f : nullptr);
     seg.grad.head(nr) += f;
@@ -64,7 +65,7 @@ void eval_segment(const RdpModel<G>& model, const ShapeVec& rho, const ShapeVec&
   seg.Z.block(2 * nr, 0, dG, nr) -= seg.A;
   seg.Z.block(2 * nr, nr, dG, nb) = seg.E;
   seg.dgrad.noalias() = seg.hess * seg.Z;
-  if (model.has_shape_force()) seg.dgrad.topRows(nr).noalias() += J_f * seg.Z;
+  if (forced) seg.dgrad.topRows(nr).noalias() += J_f * seg.Z;
 }
 
 }  // namespace
