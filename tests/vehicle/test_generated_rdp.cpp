@@ -132,7 +132,8 @@ TEST(GeneratedRdpVehicle, OptionalShapeForceEntry) {
   EXPECT_FALSE(GeneratedRdpVehicle::load(compile(dir, "car", 1, 2, 2))->has_shape_force());
   const auto model = GeneratedRdpVehicle::load(compile(dir, "forced", 1, 2, 2, true));
   ASSERT_TRUE(model->has_shape_force());
-  const ShapeVec r = (ShapeVec(2) << 0.3, -0.4).finished(), u = (ShapeVec(2) << 1.2, 0.5).finished();
+  const ShapeVec r = (ShapeVec(2) << 0.3, -0.4).finished();
+  const ShapeVec u = (ShapeVec(2) << 1.2, 0.5).finished();
   const Vec3 xi(0.2, -0.7, 0.1);
   ShapeVec f;
   ShapeForceJac J;
