@@ -11,12 +11,14 @@ using CountFn = int (*)();
 using LagrangianFn = int (*)(const double*, const double*, const double*, double*, double*,
                              double*);
 using ShapeMatrixFn = int (*)(const double*, double*, double*);
+using ShapeForceFn = int (*)(const double*, const double*, const double*, double*, double*);
 
 struct GeneratedRdpVehicle::Library : detail::SharedObject {
   int nr = 0, nb = 0;
   unsigned prescribed = 0;
   LagrangianFn lagrangian = nullptr;
   ShapeMatrixFn connection = nullptr, symmetry_basis = nullptr;
+  ShapeForceFn shape_force = nullptr;  // optional: null when the object has none
 };
 
 using detail::check_status;
@@ -47,6 +49,8 @@ std::shared_ptr<const GeneratedRdpVehicle> GeneratedRdpVehicle::load(
   lib->lagrangian = entry<LagrangianFn>(*lib, "marsden_rdp_lagrangian");
   lib->connection = entry<ShapeMatrixFn>(*lib, "marsden_rdp_connection");
   lib->symmetry_basis = entry<ShapeMatrixFn>(*lib, "marsden_rdp_symmetry_basis");
+  lib->shape_force =
+      reinterpret_cast<ShapeForceFn>(detail::shared_object_find(*lib, "marsden_rdp_shape_force"));
   return std::shared_ptr<const GeneratedRdpVehicle>(new GeneratedRdpVehicle(lib));
 }
 
@@ -71,6 +75,22 @@ double GeneratedRdpVehicle::lagrangian(const ShapeVec& r, const ShapeVec& u, con
                                 hess ? hess->data() : nullptr),
                *lib_, "marsden_rdp_lagrangian");
   return l;
+}
+
+bool GeneratedRdpVehicle::has_shape_force() const { return lib_->shape_force != nullptr; }
+
+void GeneratedRdpVehicle::shape_force(const ShapeVec& r, const ShapeVec& u, const Vec3& xi,
+                                      ShapeVec& f, ShapeForceJac* J) const {
+  const int nr = lib_->nr;
+  f.resize(nr);
+  if (J) J->resize(nr, 2 * nr + 3);
+  if (!lib_->shape_force) {
+    f.setZero();
+    if (J) J->setZero();
+    return;
+  }
+  check_status(lib_->shape_force(r.data(), u.data(), xi.data(), f.data(), J ? J->data() : nullptr),
+               *lib_, "marsden_rdp_shape_force");
 }
 
 namespace {

@@ -21,14 +21,14 @@ using LagCols = LagMat;  // (2 n_r + dim G) x (n + n_r), fits in the Lagrangian 
 template <class G>
 struct Segment {
   typename G::Tangent xi;
-  LagVec grad;
   LagMat hess;
   ConnectionMat<G> A;
   SymBasisMat<G> E;
   std::array<ConnectionMat<G>, kRdpMaxShape> dA;
   std::array<SymBasisMat<G>, kRdpMaxShape> dE;
   LagCols Z;      // d(rho, u, xi) / d(u, w, r_k)
-  LagCols dgrad;  // d(dl/dr, dl/du, dl/dxi) / d(u, w, r_k) = hess Z
+  LagVec grad;    // (dl/dr + f_r, dl/du, dl/dxi): the shape force rides with dl/dr
+  LagCols dgrad;  // grad's derivatives by (u, w, r_k) = hess Z (+ df_r Z)
 };
 
 template <class G>
@@ -41,6 +41,15 @@ void eval_segment(const RdpModel<G>& model, const ShapeVec& rho, const ShapeVec&
   seg.xi.noalias() = seg.E * w;
   seg.xi.noalias() -= seg.A * u;
   model.lagrangian(rho, u, seg.xi, &seg.grad, jac ? &seg.hess : nullptr);
+  // The shape force enters every equation where dl/dr does, at the same point and with the
+  // same weights (header comment), so it is added to dl/dr: grad's head is lr + f_r.
+  const bool forced = model.has_shape_force();
+  ShapeForceJac J_f;
+  if (forced) {
+    ShapeVec f;
+    model.shape_force(rho, u, seg.xi, f, jac ? &J_f : nullptr);
+    seg.grad.head(nr) += f;
+  }
   if (!jac) return;
   seg.Z.setZero(2 * nr + dG, n + nr);
   for (int j = 0; j < nr; ++j) {
@@ -56,6 +65,7 @@ void eval_segment(const RdpModel<G>& model, const ShapeVec& rho, const ShapeVec&
   seg.Z.block(2 * nr, 0, dG, nr) -= seg.A;
   seg.Z.block(2 * nr, nr, dG, nb) = seg.E;
   seg.dgrad.noalias() = seg.hess * seg.Z;
+  if (forced) seg.dgrad.topRows(nr).noalias() += J_f * seg.Z;
 }
 
 }  // namespace

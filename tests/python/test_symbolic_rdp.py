@@ -3,8 +3,10 @@ RDP integrator written as CasADi expressions, compiled and loaded into the C++ c
 car, the snakeboard and the sleigh written symbolically against the hand-written models;
 the roller racer (an example system) against finite differences, its energy, its
 convergence order, its nonholonomic momentum (why it cannot park from rest) and DMOC (a
-lane change, reverse parking); the differential-drive robot against finite differences,
-closed-form straight runs and spins, its energy and order; errors before stepping.
+lane change, reverse parking); its joint damper and spring as shape forces (derivatives,
+the spring as a force against the spring in l, energy balance, order); the
+differential-drive robot against finite differences, closed-form straight runs and spins,
+its energy and order; errors before stepping.
 
 Imports the package from $PYTHONPATH (the build tree's python/ folder, as ctest sets it).
 Compiled models go to a fresh cache folder per test session.
@@ -238,6 +240,10 @@ def test_roller_racer_changes_lane_by_dmoc(racer, tmp_path):
     """DMOC: rolling straight ahead at 0.5 m/s, a sideways displacement of 0.5 m at the same
     heading and joint angle within 6 s, the joint torque bounded; the optimum re-simulated
     by RDP from the scene run_problem writes."""
+    assert_changes_lane_by_dmoc(racer, tmp_path)
+
+
+def assert_changes_lane_by_dmoc(racer, tmp_path):
     problem = racer.problem({
         "dt": 0.1, "steps": 60,
         "initial_state": {"shape": [0.0], "locked_velocity": [5.0]},
@@ -385,12 +391,22 @@ def test_errors_name_the_symbol_and_shape():
          r"symmetry_basis: its 2 columns \(3 x 2\) are dependent"),
         (dict(lagrangian=good + 1 / (r[0] - 0.3)), r"lagrangian: l is not finite"),
         (dict(lagrangian=good, prescribed=[2]), r"prescribed: indices must lie in 0..1"),
+        (dict(lagrangian=good, shape_force=[u[0]]),
+         r"shape_force: expected shape 2 x 1, got 1 x 1"),
+        (dict(lagrangian=good, shape_force=[-u[0], ca.SX.sym("c")]),
+         r"shape_force: uses symbols other than r, u, xi: c"),
+        (dict(lagrangian=good, shape_force=[1 / (r[0] - 0.3), 0]),
+         r"shape_force: f_r is not finite at the probe point"),
     ]
     for kwargs, pattern in cases:
         with pytest.raises(marsden.InputError, match=pattern):
             sym.RdpVehicle("bad", shape=(r, u), **kwargs)
     with pytest.raises(marsden.InputError, match=r"shape: expected a number .* 1..4"):
         rdp.shape(5)
+    with pytest.raises(marsden.InputError, match=r"shape_force: the vehicle has no shape"):
+        sym.RdpVehicle("bad", lagrangian=ca.sumsqr(rdp.xi), shape_force=[0.0])
+    with pytest.raises(marsden.InputError, match=r"roller_racer: damping .* must not be negative"):
+        rdp.roller_racer(damping=-1.0)
     big = ca.SX.sym("r", 5), ca.SX.sym("u", 5)
     with pytest.raises(marsden.InputError, match=r"shape: n_r = 5, RDP takes at most 4"):
         sym.RdpVehicle("bad", shape=big, lagrangian=ca.sumsqr(big[1]) + ca.sumsqr(rdp.xi))
@@ -418,6 +434,125 @@ def test_scene_errors_name_the_field(racer, car, tmp_path):
                         "dt": 0.01, "duration": 0.1})
     with pytest.raises(marsden.InputError, match=r"no entry point 'marsden_rdp_abi_version'"):
         marsden.parse_scene(wrong, "s.json")
+
+
+# --- the roller racer with a damper and a spring at its joint (shape forces) -----------------
+
+JOINT = dict(damping=0.3, stiffness=2.0, rest_angle=0.1)
+
+
+@pytest.fixture(scope="module")
+def racer_joint():
+    return rdp.roller_racer(**JOINT, name="roller_racer_joint")
+
+
+@pytest.fixture(scope="module")
+def racer_springs():
+    """The same spring as a shape force -dV/dr and as a potential in l - V."""
+    spring = dict(stiffness=2.0, rest_angle=0.1)
+    return (rdp.roller_racer(**spring, name="roller_racer_spring_force"),
+            rdp.roller_racer(**spring, joint_potential=True, name="roller_racer_spring_potential"))
+
+
+def joint_potential(run, dt):
+    """V = k/2 (r - r0)^2 where a run's energy is evaluated: at the last segment's
+    quadrature point r_k + alpha dt u_k = r_k+1 - (1 - alpha) dt u_k (alpha = 1/2), r_0 at
+    the start."""
+    r = np.asarray(run["shape"]).reshape(-1).copy()
+    r[1:] -= 0.5 * dt * np.asarray(run["shape_velocity"]).reshape(-1)[1:]
+    return 0.5 * JOINT["stiffness"] * (r - JOINT["rest_angle"]) ** 2
+
+
+def test_shape_force_derivatives_and_residual_jacobians(racer_joint, racer):
+    """The generated f_r and df_r/d(r, u, xi) against the expression and central
+    differences; the residual's Jacobians with the force; an object without the optional
+    entry (the plain racer) reports none."""
+    assert "marsden_rdp_shape_force" not in racer.source and not racer.has_shape_force
+    f, J = racer.shape_force([0.3], [0.2], [0.1, 0.5, -0.2])
+    assert f.shape == (1,) and J.shape == (1, 5) and not f.any() and not J.any()
+    rng, h = np.random.default_rng(5), 1e-6
+    for _ in range(3):
+        z = rng.normal(size=5)
+        split = lambda z: (z[:1], z[1:2], z[2:])  # noqa: E731
+        f, J = racer_joint.shape_force(*split(z))
+        c, k, r0 = JOINT["damping"], JOINT["stiffness"], JOINT["rest_angle"]
+        assert abs(f[0] - (-c * z[1] - k * (z[0] - r0))) <= 1e-14
+        for col in range(5):
+            e = np.eye(5)[col] * h
+            fd = (racer_joint.shape_force(*split(z + e))[0]
+                  - racer_joint.shape_force(*split(z - e))[0]) / (2 * h)
+            np.testing.assert_allclose(J[:, col], fd, rtol=0, atol=1e-8)
+    assert_step_jacobians_after_three_steps(racer_joint, RACER_STATE, racer_controls)
+
+
+def test_spring_as_shape_force_equals_spring_as_potential(racer_springs):
+    """Both enter RDP's shape equation at r_k+alpha with the same weights: the same
+    trajectory to the Newton tolerance; the reported energies differ by V(r) exactly as
+    l does."""
+    as_force, as_potential = racer_springs
+    runs = [marsden.simulate(v.system(initial_state=RACER_STATE, controls=racer_controls),
+                             dt=0.02, steps=200) for v in racer_springs]
+    assert all(run.ok for run in runs)
+    for column in ("pose", "shape", "shape_velocity", "body_velocity"):
+        np.testing.assert_allclose(runs[0][column], runs[1][column], rtol=0, atol=1e-10,
+                                   err_msg=column)
+    E_force = np.asarray(runs[0]["energy"]).reshape(-1)
+    E_potential = np.asarray(runs[1]["energy"]).reshape(-1)
+    np.testing.assert_allclose(E_force + joint_potential(runs[0], 0.02), E_potential,
+                               rtol=0, atol=1e-10)
+    assert np.ptp(runs[0]["shape"]) > 0.2  # the spring swung the joint
+
+
+def test_joint_damper_dissipates_and_spring_keeps_energy(racer_joint, racer_springs):
+    """Unforced: with the damper, E + V falls by the dissipated work int c u^2 dt (the
+    balance holds to O(dt^2)); with the spring alone, E + V stays within O(dt^2) of its
+    start without drift."""
+    balance, spread = [], []
+    for dt in (0.02, 0.01):
+        steps = int(round(10.0 / dt))
+        run = marsden.simulate(racer_joint.system(initial_state=RACER_STATE), dt=dt, steps=steps)
+        assert run.ok
+        total = np.asarray(run["energy"]).reshape(-1) + joint_potential(run, dt)
+        u = np.asarray(run["shape_velocity"]).reshape(-1)
+        # row k > 0 holds segment k-1's velocities and energy, at its midpoint (k - 1/2) dt:
+        # the dissipated work up to there by the trapezoidal rule over those times
+        t = np.concatenate([[0.0], (np.arange(1, u.size) - 0.5) * dt])
+        power = JOINT["damping"] * u ** 2
+        dissipated = np.concatenate([[0.0], np.cumsum(0.5 * (power[1:] + power[:-1]) * np.diff(t))])
+        # the damper takes a third of the energy (the rolling motion it cannot reach stays)
+        assert dissipated[-1] > 0.3 * total[0]
+        balance.append(np.abs(total + dissipated - total[0]).max() / total[0])
+
+        run = marsden.simulate(racer_springs[0].system(initial_state=RACER_STATE), dt=dt,
+                               steps=steps)
+        assert run.ok
+        total = np.asarray(run["energy"]).reshape(-1) + joint_potential(run, dt)
+        half = total.size // 2
+        assert np.ptp(total[half:]) <= 1.5 * np.ptp(total[:half]) + 1e-12
+        spread.append(np.abs(total - total[0]).max() / total[0])
+    assert balance[0] < 1e-2 and spread[0] < 1e-2, (balance, spread)
+    assert 3.0 < balance[0] / balance[1] < 5.0, balance  # O(dt^2)
+    assert 3.0 < spread[0] / spread[1] < 5.0, spread
+
+
+def test_roller_racer_with_joint_forces_changes_lane_by_dmoc(racer_joint, tmp_path):
+    """DMOC's constraints carry the shape force as the simulation does: the lane change
+    of the plain racer, against the joint's spring and damper, re-simulated by RDP."""
+    assert_changes_lane_by_dmoc(racer_joint, tmp_path)
+
+
+def test_roller_racer_with_joint_forces_converges_with_order_two(racer_joint):
+    def final(dt):
+        run = marsden.simulate(racer_joint.system(initial_state=RACER_STATE,
+                                                  controls=racer_controls),
+                               dt=dt, steps=int(round(2.0 / dt)))
+        assert run.ok
+        return np.concatenate([run["pose"][-1], run["shape"][-1]])
+
+    reference = final(5e-4)
+    errors = [np.abs(final(dt) - reference).max() for dt in (0.04, 0.02, 0.01)]
+    orders = np.log2(np.array(errors[:-1]) / np.array(errors[1:]))
+    assert np.all(orders > 1.8), orders
 
 
 # --- the differential-drive robot -----------------------------------------------------------

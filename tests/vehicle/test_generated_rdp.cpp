@@ -1,7 +1,8 @@
 // Loading a generated RDP vehicle (vehicle/generated_rdp.hpp) without CasADi: a shared
 // object written by hand to the RDP ABI, compiled here with the system C compiler, must give
-// the hand-written car's Lagrangian, connection and RDP steps (same layouts); steps do not
-// allocate; bad objects are refused naming the file and the problem.
+// the hand-written car's Lagrangian, connection and RDP steps (same layouts); the optional
+// shape-force entry arrives in its layout; steps do not allocate; bad objects are refused
+// naming the file and the problem.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -47,6 +48,17 @@ int marsden_rdp_connection(const double* r, double* A, double* dA) {
   return 0;
 }
 int marsden_rdp_symmetry_basis(const double* r, double* E, double* dE) { return 0; }
+#ifdef FORCE
+/* optional entry: f = (-0.5 u0 - 2 r0, 0.7 v1), J (2 x 7) column-major */
+int marsden_rdp_shape_force(const double* r, const double* u, const double* xi, double* f,
+                            double* J) {
+  int i;
+  f[0] = -0.5 * u[0] - 2.0 * r[0];
+  f[1] = 0.7 * xi[1];
+  if (J) { for (i = 0; i < 14; ++i) J[i] = 0.0; J[0] = -2.0; J[4] = -0.5; J[11] = 0.7; }
+  return 0;
+}
+#endif
 )";
 
 struct TempDir {
@@ -57,11 +69,12 @@ struct TempDir {
   ~TempDir() { fs::remove_all(path); }
 };
 
-fs::path compile(const TempDir& dir, const std::string& name, int abi, int nr, int mask) {
+fs::path compile(const TempDir& dir, const std::string& name, int abi, int nr, int mask,
+                 bool shape_force = false) {
   const fs::path c_file = dir.path / (name + ".c"), library = dir.path / (name + ".so");
   std::ofstream(c_file) << "#define ABI " << abi << "\n#define NR " << nr << "\n#define MASK "
                         << mask << "\n"
-                        << kCar;
+                        << (shape_force ? "#define FORCE\n" : "") << kCar;
   const std::string command =
       "cc -O2 -fPIC -shared -o '" + library.string() + "' '" + c_file.string() + "'";
   EXPECT_EQ(std::system(command.c_str()), 0) << command;
@@ -110,6 +123,35 @@ TEST(GeneratedRdpVehicle, HandWrittenObjectGivesTheCar) {
   EXPECT_LE(std::abs(a.g.angle() - b.g.angle()), 1e-12);
   EXPECT_LE((a.r - b.r).norm(), 1e-12);
   EXPECT_GT((a.g.x - Vec2(1.0, -1.0)).norm(), 0.5);  // it drove somewhere
+}
+
+// The optional entry: absent, no shape force (the car above); present, f_r and its
+// Jacobian arrive in their places (n_r x (2 n_r + 3), column-major) and steps do not allocate.
+TEST(GeneratedRdpVehicle, OptionalShapeForceEntry) {
+  const TempDir dir;
+  EXPECT_FALSE(GeneratedRdpVehicle::load(compile(dir, "car", 1, 2, 2))->has_shape_force());
+  const auto model = GeneratedRdpVehicle::load(compile(dir, "forced", 1, 2, 2, true));
+  ASSERT_TRUE(model->has_shape_force());
+  const ShapeVec r = (ShapeVec(2) << 0.3, -0.4).finished();
+  const ShapeVec u = (ShapeVec(2) << 1.2, 0.5).finished();
+  const Vec3 xi(0.2, -0.7, 0.1);
+  ShapeVec f;
+  ShapeForceJac J;
+  model->shape_force(r, u, xi, f, &J);
+  EXPECT_EQ(f, (ShapeVec(2) << -0.5 * 1.2 - 2.0 * 0.3, 0.7 * -0.7).finished());
+  ShapeForceJac J_expected = ShapeForceJac::Zero(2, 7);
+  J_expected(0, 0) = -2.0;
+  J_expected(0, 2) = -0.5;
+  J_expected(1, 5) = 0.7;
+  EXPECT_EQ(J, J_expected);
+  const RdpOptions opt;
+  const ShapeVec f_in = (ShapeVec(2) << 0.4, 0.0).finished();
+  const ShapeVec u_in = (ShapeVec(2) << 0.0, 0.3).finished();
+  RdpState<SE2> s = rdp_initial_state<SE2>(*model, r, SE2::identity(), u, RdpVec(0));
+  EXPECT_EQ(test_support::allocations_during([&] {
+              for (int k = 0; k < 20; ++k) rdp_advance<SE2>(*model, opt, 0.05, f_in, u_in, s, k);
+            }),
+            0);
 }
 
 TEST(GeneratedRdpVehicle, BadObjectsAreRefusedNamingTheFile) {

@@ -31,8 +31,9 @@ class GenericTestModel final : public RdpModel<G> {
   // Inline storage, so that the model itself can run under the no-malloc check.
   using ZVec = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 2 + dG, 1>;
   using ZMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 2 + dG, 2 + dG>;
-  GenericTestModel(int nb, bool prescribe_second, unsigned seed)
-      : nb_(nb), prescribe_(prescribe_second) {
+  // k: stiffness of the potential k |r|^2 / 2 in l.
+  GenericTestModel(int nb, bool prescribe_second, unsigned seed, double k = 0.7)
+      : nb_(nb), prescribe_(prescribe_second), k_(k) {
     std::mt19937 rng(seed);
     std::normal_distribution<double> n(0.0, 1.0);
     const int nz = 2 + dG;
@@ -114,10 +115,58 @@ class GenericTestModel final : public RdpModel<G> {
  private:
   int nb_;
   bool prescribe_;
-  double k_ = 0.7;
+  double k_;
   ZMat M_;
   ConnectionMat<G> A0_, A1_, A2_;
   SymBasisMat<G> E0_, E1_, E2_;
+};
+
+// `base` with a shape force depending on all of (r, u, xi), scaled by `scale`:
+//   f_i = scale (-c u_i - k r_i + b xi_0 r_j u_i),  j = i + 1 mod n_r,
+// a damper, a spring and a coupling to the body velocity. scale = 0 gives a
+// model that evaluates a shape force of zero (has_shape_force() stays true).
+template <class G>
+class WithShapeForce final : public RdpModel<G> {
+ public:
+  using Tangent = typename G::Tangent;
+  WithShapeForce(const RdpModel<G>& base, double scale, double c = 0.4, double k = 0.9,
+                 double b = 0.3)
+      : base_(base), scale_(scale), c_(c), k_(k), b_(b) {}
+  int num_shape() const override { return base_.num_shape(); }
+  int num_symmetry() const override { return base_.num_symmetry(); }
+  bool prescribed(int i) const override { return base_.prescribed(i); }
+  double lagrangian(const ShapeVec& r, const ShapeVec& u, const Tangent& xi, LagVec* grad,
+                    LagMat* hess) const override {
+    return base_.lagrangian(r, u, xi, grad, hess);
+  }
+  void connection(const ShapeVec& r, ConnectionMat<G>& A,
+                  std::array<ConnectionMat<G>, kRdpMaxShape>* dA) const override {
+    base_.connection(r, A, dA);
+  }
+  void symmetry_basis(const ShapeVec& r, SymBasisMat<G>& E,
+                      std::array<SymBasisMat<G>, kRdpMaxShape>* dE) const override {
+    base_.symmetry_basis(r, E, dE);
+  }
+  bool has_shape_force() const override { return true; }
+  void shape_force(const ShapeVec& r, const ShapeVec& u, const Tangent& xi, ShapeVec& f,
+                   ShapeForceJac* J) const override {
+    const int nr = num_shape();
+    f.resize(nr);
+    if (J) J->setZero(nr, 2 * nr + G::kDim);
+    for (int i = 0; i < nr; ++i) {
+      const int j = (i + 1) % nr;
+      f[i] = scale_ * (-c_ * u[i] - k_ * r[i] + b_ * xi[0] * r[j] * u[i]);
+      if (!J) continue;
+      (*J)(i, i) += -scale_ * k_;
+      (*J)(i, j) += scale_ * b_ * xi[0] * u[i];
+      (*J)(i, nr + i) = scale_ * (-c_ + b_ * xi[0] * r[j]);
+      (*J)(i, 2 * nr) = scale_ * b_ * r[j] * u[i];
+    }
+  }
+
+ private:
+  const RdpModel<G>& base_;
+  double scale_, c_, k_, b_;
 };
 
 #ifdef EIGEN_RUNTIME_NO_MALLOC
@@ -162,6 +211,9 @@ TEST(RdpNoMalloc, VehicleStepsDoNotAllocate) {
   steps_without_malloc<SE3>(GenericTestModel<SE3>(3, false, 4), r2, 0.1 * u2,
                             RdpVec::Constant(3, 0.1), f2, up2);
   steps_without_malloc<SE3>(GenericTestModel<SE3>(3, true, 4), r2, 0.1 * u2,
+                            RdpVec::Constant(3, 0.1), f2, up2);
+  const GenericTestModel<SE3> generic(3, false, 4);
+  steps_without_malloc<SE3>(WithShapeForce<SE3>(generic, 1.0), r2, 0.1 * u2,
                             RdpVec::Constant(3, 0.1), f2, up2);
 }
 #endif  // EIGEN_RUNTIME_NO_MALLOC
@@ -309,6 +361,36 @@ TEST(RdpJacobians, GenericModelSE2) {
 TEST(RdpJacobians, GenericModelSE3) {
   check_model_blocks(GenericTestModel<SE3>(2, false, 3), 13);
   check_model_blocks(GenericTestModel<SE3>(3, true, 4), 14);
+}
+
+// The test model's own shape-force derivatives, then every residual block with the force.
+TEST(RdpJacobians, ShapeForce) {
+  const GenericTestModel<SE2> se2(2, true, 2);
+  const GenericTestModel<SE3> se3(3, false, 3);
+  const SnakeboardModel board(SnakeboardParams{}, false);
+  const WithShapeForce<SE2> forced_se2(se2, 1.0), forced_board(board, 1.0);
+  const WithShapeForce<SE3> forced_se3(se3, 1.0);
+  std::mt19937 rng(31);
+  const ShapeVec r = random_vec(rng, 2, 0.5), u = random_vec(rng, 2, 0.8);
+  const Vec3 xi = random_vec(rng, 3, 0.8);
+  ShapeVec f;
+  ShapeForceJac J;
+  forced_se2.shape_force(r, u, xi, f, &J);
+  Eigen::VectorXd z(7);
+  z << r, u, xi;
+  expect_close(J,
+               fd_jacobian(
+                   [&](const Eigen::VectorXd& v) {
+                     ShapeVec fv;
+                     forced_se2.shape_force(ShapeVec(v.head(2)), ShapeVec(v.segment(2, 2)),
+                                            Vec3(v.tail(3)), fv, nullptr);
+                     return Eigen::VectorXd(fv);
+                   },
+                   z),
+               2e-8, "df_r/d(r, u, xi)");
+  check_model_blocks(forced_se2, 41);
+  check_model_blocks(forced_board, 42);
+  check_model_blocks(forced_se3, 43);
 }
 
 TEST(RdpJacobians, VehicleModels) {
@@ -635,6 +717,70 @@ TEST(RdpSnakeboard, TorqueDrivenShapeSteps) {
   }
   EXPECT_TRUE(s.g.x.allFinite());
   EXPECT_GT(std::abs(s.r[0]), 1e-3);
+}
+
+// ------------------------------------------------------------------------- shape forces
+
+template <class G>
+RdpState<G> run_forced(const RdpModel<G>& model, int steps, const ShapeVec& r0,
+                       const ShapeVec& u0, const RdpVec& w0) {
+  const RdpOptions opt;
+  const double dt = 0.05;
+  RdpState<G> s = rdp_initial_state<G>(model, r0, G::identity(), u0, w0);
+  ShapeVec f(r0.size()), u_prescribed(r0.size());
+  for (int k = 0; k < steps; ++k) {
+    const double t = (k + opt.alpha) * dt;
+    for (int i = 0; i < r0.size(); ++i) {
+      f[i] = 0.3 * std::sin(1.7 * t + i);
+      u_prescribed[i] = 0.4 * std::cos(1.3 * t + i);
+    }
+    rdp_advance(model, opt, dt, f, u_prescribed, s, k);
+  }
+  return s;
+}
+
+// A shape force that evaluates to zero adds exact zeros: the trajectory of the model
+// without one, bit for bit (car: prescribed steering row; snakeboard: both rows forced).
+TEST(RdpShapeForce, ZeroForceGivesTheBuiltInTrajectoryBitForBit) {
+  ShapeVec r0(2), u0(2);
+  r0 << 0.1, 0.3;
+  u0 << 1.0, 0.2;
+  const CarModel car(CarParams{});
+  const SnakeboardModel board(SnakeboardParams{}, false);
+  const GenericTestModel<SE3> generic(2, false, 6);
+  const auto same = [](const auto& a, const auto& b) {
+    EXPECT_TRUE((a.r.array() == b.r.array()).all());
+    EXPECT_TRUE((a.x.array() == b.x.array()).all());
+    EXPECT_TRUE((a.g.matrix().array() == b.g.matrix().array()).all());
+    EXPECT_TRUE((a.left.p.array() == b.left.p.array()).all());
+    EXPECT_TRUE((a.left.mu.array() == b.left.mu.array()).all());
+  };
+  same(run_forced<SE2>(car, 40, r0, u0, RdpVec(0)),
+       run_forced<SE2>(WithShapeForce<SE2>(car, 0.0), 40, r0, u0, RdpVec(0)));
+  same(run_forced<SE2>(board, 40, r0, u0, RdpVec::Ones(1)),
+       run_forced<SE2>(WithShapeForce<SE2>(board, 0.0), 40, r0, u0, RdpVec::Ones(1)));
+  same(run_forced<SE3>(generic, 40, r0, 0.1 * u0, RdpVec::Constant(2, 0.1)),
+       run_forced<SE3>(WithShapeForce<SE3>(generic, 0.0), 40, r0, 0.1 * u0,
+                       RdpVec::Constant(2, 0.1)));
+}
+
+// A spring written as the shape force -k r equals the same spring written as the potential
+// k |r|^2 / 2 in l: both enter eq. (16) at r_k+alpha with the same weights, so the
+// trajectories agree to the Newton tolerance.
+TEST(RdpShapeForce, SpringForceEqualsSpringPotential) {
+  ShapeVec r0(2), u0(2);
+  r0 << 0.4, -0.3;
+  u0 << 0.5, 0.2;
+  for (int nb : {1, 2}) {
+    const GenericTestModel<SE2> with_potential(nb, false, 7, 0.7), without(nb, false, 7, 0.0);
+    const WithShapeForce<SE2> with_force(without, 1.0, 0.0, 0.7, 0.0);
+    const RdpState<SE2> a = run_forced<SE2>(with_potential, 60, r0, u0, RdpVec::Constant(nb, 0.3));
+    const RdpState<SE2> b = run_forced<SE2>(with_force, 60, r0, u0, RdpVec::Constant(nb, 0.3));
+    EXPECT_LT((a.r - b.r).lpNorm<Eigen::Infinity>(), 1e-10);
+    EXPECT_LT((a.x - b.x).lpNorm<Eigen::Infinity>(), 1e-10);
+    EXPECT_LT((a.g.matrix() - b.g.matrix()).lpNorm<Eigen::Infinity>(), 1e-10);
+    EXPECT_GT((a.r - r0).lpNorm<Eigen::Infinity>(), 0.1);  // the spring moved the shape
+  }
 }
 
 }  // namespace

@@ -17,7 +17,11 @@
 //           double* dA (3 x n_r x n_r: dA/dr_0, then dA/dr_1, ...))
 //   int marsden_rdp_symmetry_basis(const double* r (n_r), double* E (3 x n_b),
 //           double* dE (3 x n_b x n_r: dE/dr_0, then dE/dr_1, ...))
-// The int results of the last three are 0 on success.
+// Optional (objects without it still load, same ABI version; absent: no shape force):
+//   int marsden_rdp_shape_force(const double* r (n_r), const double* u (n_r),
+//           const double* xi (3), double* f (n_r), double* J (n_r x (2 n_r + 3)))
+//           f_r(r, u, xi) and its derivatives by (r, u, xi)
+// The int results of the last three (four) are 0 on success.
 #pragma once
 
 #include <filesystem>
@@ -45,7 +49,10 @@ class GeneratedRdpVehicle final : public RdpModel<SE2> {
                   std::array<ConnectionMat<SE2>, kRdpMaxShape>* dA) const override;
   void symmetry_basis(const ShapeVec& r, SymBasisMat<SE2>& E,
                       std::array<SymBasisMat<SE2>, kRdpMaxShape>* dE) const override;
-  // Energy <dl/du, u> + <dl/dxi, xi> - l: conserved without forces.
+  bool has_shape_force() const override;
+  void shape_force(const ShapeVec& r, const ShapeVec& u, const Vec3& xi, ShapeVec& f,
+                   ShapeForceJac* J) const override;
+  // Energy <dl/du, u> + <dl/dxi, xi> - l: conserved without forces (controls or shape force).
   double energy(const ShapeVec& r, const ShapeVec& u, const Vec3& xi) const;
 
   struct Library;  // the loaded object and its entry points (generated_rdp.cpp)

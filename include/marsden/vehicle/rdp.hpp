@@ -13,6 +13,10 @@
 // and the system is square. Residual rows (shape rows first, then symmetry rows):
 //   shape: p_k - p_k-1 - h(alpha lr_k-1 + (1-alpha) lr_k)
 //          - A(r_k)^T DEP(k) - h(alpha f_k-1+alpha + (1-alpha) f_k+alpha)     (eq. (16))
+// f_k+alpha is the control force of segment k plus the model's shape force f_r(r, u, xi)
+// at the segment's point (r_k+alpha, u_k, xi_k), where lr_k is taken: the same discrete
+// Lagrange-d'Alembert force with the same quadrature, so a force -dV/dr is the potential
+// V(r) written into l.
 //   sym:   E(r_k)^T DEP(k)                                                    (eq. (16))
 //   DEP(k) = C(h xi_k)^T mu_k - C(-h xi_k-1)^T mu_k-1                         (eq. (17))
 // Shape coordinates whose velocity is an input (e.g. the car's steering rate) replace their
@@ -49,6 +53,9 @@ using RdpShapeRows =
 using LagVec = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kRdpMaxLagrangian, 1>;
 using LagMat =
     Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, kRdpMaxLagrangian, kRdpMaxLagrangian>;
+// (n_r x (2 n_r + dim G)): a shape force's derivatives by (r, u, xi).
+using ShapeForceJac =
+    Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, kRdpMaxShape, kRdpMaxLagrangian>;
 template <class G>
 using ConnectionMat = Eigen::Matrix<double, G::kDim, Eigen::Dynamic, 0, G::kDim, kRdpMaxShape>;
 template <class G>
@@ -78,6 +85,17 @@ class RdpModel {
   // Basis E(r) = [e_1 .. e_nb] of s_r (dim G x n_b), and dE[j] = dE/dr_j.
   virtual void symmetry_basis(const ShapeVec& r, SymBasisMat<G>& E,
                               std::array<SymBasisMat<G>, kRdpMaxShape>* dE) const = 0;
+
+  // Optional shape force f_r(r, u, xi) (n_r; N or N m per shape coordinate, like the
+  // controls it is added to), e.g. a joint's damper or spring. Only called when
+  // has_shape_force(), so models without one pay nothing. J (n_r x (2 n_r + dim G)) its
+  // derivatives by (r, u, xi) in the Lagrangian's order, when not null.
+  virtual bool has_shape_force() const { return false; }
+  virtual void shape_force(const ShapeVec& /*r*/, const ShapeVec& /*u*/, const Tangent& /*xi*/,
+                           ShapeVec& f, ShapeForceJac* J) const {
+    f.setZero(num_shape());
+    if (J) J->setZero(num_shape(), 2 * num_shape() + G::kDim);
+  }
 };
 
 struct RdpOptions {

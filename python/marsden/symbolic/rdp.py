@@ -97,12 +97,16 @@ class RdpVehicle:
       velocity fixed by the shape's);
     - ``prescribed``: the shape dofs whose velocity is an input (a kinematic actuator, the
       car's steering rate); the other dofs take forces.
+    - ``shape_force`` f_r(r, u, xi), n_r expressions (None: no shape force): a force (N or
+      N m per shape coordinate) added to the controls of the free shape dofs, e.g. a
+      joint's damper and spring -c u - k (r - r0); the generated object exports it with
+      its derivatives (the optional ABI entry marsden_rdp_shape_force).
 
     ``library`` is the compiled shared object, ``compiled`` whether this construction ran
     the compiler and ``compile_seconds`` how long it took."""
 
     def __init__(self, name: str, *, lagrangian, shape=None, connection=None,
-                 symmetry_basis=None, prescribed=()):
+                 symmetry_basis=None, prescribed=(), shape_force=None):
         if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]{0,63}", name):
             raise InputError(f"name: expected a letter then letters, digits or _, got {name!r}")
         self.name = name
@@ -137,6 +141,16 @@ class RdpVehicle:
 
         z = ca.vertcat(r, u, xi)
         H, g = ca.hessian(l_sx, z)
+        self.has_shape_force = shape_force is not None
+        if self.has_shape_force:
+            if nr == 0:
+                raise InputError("shape_force: the vehicle has no shape (shape=None), so no "
+                                 "shape force")
+            f_sx = _as_sx(shape_force, "shape_force")
+            if f_sx.shape == (1, nr):
+                f_sx = f_sx.T
+            _check_shape(f_sx, nr, 1, "shape_force")
+            _function("shape_force", [r, u, xi], [f_sx], "shape_force", "r, u, xi")
         functions = {
             "rdp_lagrangian": ca.Function("mx_rdp_lagrangian", [r, u, xi],
                                           [ca.densify(e) for e in (l_sx, g, H)]),
@@ -146,6 +160,10 @@ class RdpVehicle:
                 "mx_rdp_symmetry_basis", [r],
                 [ca.densify(E), ca.densify(ca.jacobian(ca.vec(E), r))]),
         }
+        if self.has_shape_force:
+            functions["rdp_shape_force"] = ca.Function(
+                "mx_rdp_shape_force", [r, u, xi],
+                [ca.densify(f_sx), ca.densify(ca.jacobian(f_sx, z))])
         self._check_at_probe(functions)
 
         codegen = ca.CodeGenerator(f"{name}.c", {"with_header": False})
@@ -160,6 +178,9 @@ class RdpVehicle:
                                 ["A", "dA"])
         source += _wrapper_call(functions["rdp_symmetry_basis"], "rdp_symmetry_basis", ["r"],
                                 ["E", "dE"])
+        if self.has_shape_force:
+            source += _wrapper_call(functions["rdp_shape_force"], "rdp_shape_force",
+                                    ["r", "u", "xi"], ["f", "J"])
         self.source = source
         self.library, self.compiled, self.compile_seconds = _compile(source, name)
         self._lib = None
@@ -174,6 +195,9 @@ class RdpVehicle:
                     functions["rdp_lagrangian"](r0, u0, xi0)),
                    ("connection", ("A", "dA/dr"), functions["rdp_connection"](r0)),
                    ("symmetry_basis", ("E", "dE/dr"), functions["rdp_symmetry_basis"](r0))]
+        if "rdp_shape_force" in functions:
+            outputs.append(("shape_force", ("f_r", "df_r/d(r, u, xi)"),
+                            functions["rdp_shape_force"](r0, u0, xi0)))
         for what, names, values in outputs:
             for output, value in zip(names, values):
                 if not np.all(np.isfinite(np.array(value, dtype=float))):
@@ -251,6 +275,15 @@ class RdpVehicle:
         E, dE = self._call("rdp_symmetry_basis", [r], [(3, nb), (3 * nb, max(nr, 1))])
         return E, [dE[:, j].reshape(3, nb, order="F") for j in range(nr)]
 
+    def shape_force(self, r, u, xi_):
+        """(f_r (n_r), df_r/d(r, u, xi) (n_r x (2 n_r + 3))) at (r, u, xi) from the
+        compiled code; zeros when the vehicle has no shape force."""
+        nr = self.num_shape
+        if not self.has_shape_force:
+            return np.zeros(nr), np.zeros((nr, 2 * nr + 3))
+        f, J = self._call("rdp_shape_force", [r, u, xi_], [nr, (nr, 2 * nr + 3)])
+        return f, J
+
     def momentum(self, r, u, xi_):
         """The nonholonomic momentum p_b = <dl/dxi, e_b(r)> (n_b), at (r, u, xi), of the
         symmetry directions the constraints leave free (vehicles §3.2): the momentum
@@ -295,7 +328,9 @@ def sleigh(m: float = 1.0, J: float = 0.1, a: float = 0.5, name: str = "sleigh_r
 
 
 def roller_racer(m1: float = 1.0, I1: float = 0.1, m2: float = 0.8, I2: float = 0.08,
-                 d1: float = 0.5, d2: float = 0.4, name: str = "roller_racer") -> RdpVehicle:
+                 d1: float = 0.5, d2: float = 0.4, damping: float = 0.0, stiffness: float = 0.0,
+                 rest_angle: float = 0.0, joint_potential: bool = False,
+                 name: str = "roller_racer") -> RdpVehicle:
     """The roller racer (after Krishnaprasad and Tsakiris): two bodies joined by a revolute
     joint, each on a wheel pair that cannot slip sideways; the rider drives the joint.
 
@@ -308,16 +343,37 @@ def roller_racer(m1: float = 1.0, I1: float = 0.1, m2: float = 0.8, I2: float = 
     v2 = 0 and V2 . (-sin phi, cos phi) = 0, i.e. (d1 cos phi - d2) omega - sin phi v1 =
     d2 u: s_r is spanned by e1 = (sin phi, d1 cos phi - d2, 0), and -A u is the solution
     along the constraint normal n = (d1 cos phi - d2, -sin phi, 0):
-    A = -d2 n / |n|^2 (|n| > 0 when d1 != d2)."""
+    A = -d2 n / |n|^2 (|n| > 0 when d1 != d2).
+
+    The joint may carry a damper (damping c, N m s/rad) and a spring (stiffness k, N m/rad,
+    rest angle r0): the shape force f_r = -c u - k (phi - r0), added to the rider's torque.
+    With joint_potential the spring is instead written into the Lagrangian as l - V,
+    V = k/2 (phi - r0)^2 (the damper stays a force): the same dynamics, used as the
+    independent formulation in the tests."""
     if not all(x > 0 for x in (m1, I1, m2, I2, d1, d2)) or d1 == d2:
         raise InputError("roller_racer: m1, I1, m2, I2, d1, d2 must be positive, d1 != d2")
+    for key, value in (("damping", damping), ("stiffness", stiffness),
+                       ("rest_angle", rest_angle)):
+        if not isinstance(value, (int, float)) or not np.isfinite(value):
+            raise InputError(f"roller_racer: {key} must be a finite number, got {value!r}")
+    if damping < 0 or stiffness < 0:
+        raise InputError(f"roller_racer: damping ({damping!r}) and stiffness ({stiffness!r}) "
+                         "must not be negative")
     r, u = shape(1)
     phi, w2 = r[0], omega + u[0]
     V2 = ca.vertcat(v1 + d2 * w2 * ca.sin(phi), v2 + d1 * omega - d2 * w2 * ca.cos(phi))
     lag = 0.5 * (m1 * (v1 ** 2 + v2 ** 2) + I1 * omega ** 2 + m2 * ca.dot(V2, V2) + I2 * w2 ** 2)
     n = ca.vertcat(d1 * ca.cos(phi) - d2, -ca.sin(phi), 0)
+    spring = stiffness * (phi - rest_angle)
+    if joint_potential:
+        lag -= 0.5 * spring * (phi - rest_angle)
+        force = -damping * u[0]
+    else:
+        force = -damping * u[0] - spring
     return RdpVehicle(name, shape=(r, u), lagrangian=lag, connection=-d2 * n / ca.dot(n, n),
-                      symmetry_basis=ca.vertcat(ca.sin(phi), d1 * ca.cos(phi) - d2, 0))
+                      symmetry_basis=ca.vertcat(ca.sin(phi), d1 * ca.cos(phi) - d2, 0),
+                      shape_force=force if damping or (stiffness and not joint_potential)
+                      else None)
 
 
 def differential_drive(m: float = 2.0, I: float = 0.05, I_w: float = 0.002, rho: float = 0.05,
