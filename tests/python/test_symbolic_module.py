@@ -30,31 +30,41 @@ def marsden_cli(*args, env=None):
                           env=env)
 
 
-def scene_system_of(module: pathlib.Path) -> dict:
-    """The "system" object of the module's vehicle, built here (not by the reader)."""
+def vehicle_of(module: pathlib.Path):
+    """The module's vehicle, built here (not by the reader)."""
     namespace: dict = {}
     exec(compile(module.read_text(), str(module), "exec"), namespace)
-    return namespace["quad"].scene_system()
+    return namespace["quad"]
 
 
 @needs_cli
 def test_cli_runs_a_scene_naming_a_module_as_the_scene_naming_its_library(tmp_path):
     """The example scene runs through the module (the Python the build was configured with,
     $MARSDEN_PYTHON unset) and writes, bit for bit, what the same scene naming the library
-    writes; the quadrotor drifts with the wind (2, -1, 0) m/s."""
+    writes, and what the package's simulate gives for the vehicle built here; the
+    quadrotor drifts with the wind (2, -1, 0) m/s."""
     env = {k: v for k, v in os.environ.items() if k != "MARSDEN_PYTHON"}
     scene = ROOT / "examples" / "scenes" / "own_quadrotor.json"
     r = marsden_cli("simulate", scene, "--out", tmp_path / "module", env=env)
     assert r.returncode == 0, r.stderr
     by_library = json.loads(scene.read_text())
-    by_library["system"] = scene_system_of(QUAD_MODULE)
+    quad = vehicle_of(QUAD_MODULE)
+    by_library["system"] = quad.scene_system()
     (tmp_path / "library.json").write_text(json.dumps(by_library))
     r = marsden_cli("simulate", tmp_path / "library.json", "--out", tmp_path / "library")
     assert r.returncode == 0, r.stderr
     for f in ("trajectory.csv", "trajectory.npz"):
         assert (tmp_path / "module" / f).read_bytes() == (tmp_path / "library" / f).read_bytes()
     with np.load(tmp_path / "module" / "trajectory.npz") as z:
-        x, y, _ = z["position"][-1]
+        position = z["position"]
+    c = by_library["controls"]
+    run = marsden.simulate(
+        quad.system(initial_state=by_library["initial_state"],
+                    controls=marsden.Signal.sinusoid(c["offset"], c["amplitude"],
+                                                     c["frequency_hz"])),
+        dt=by_library["dt"], steps=round(by_library["duration"] / by_library["dt"]))
+    assert np.abs(run["position"] - position).max() <= 1e-12
+    x, y, _ = position[-1]
     assert x > 0.5 and y < -0.25, (x, y)
 
 
