@@ -16,7 +16,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 BIN = pathlib.Path(os.environ.get("MARSDEN_BIN", ROOT / "build" / "release" / "apps" / "marsden"))
 # Scenes naming a Python module need the package, which this test does not have on its
 # path: tests/python/test_symbolic_module.py runs them.
-MODULE_SCENES = {"own_quadrotor"}
+MODULE_SCENES = {"own_quadrotor", "own_differential_drive"}
 SCENES = sorted(p for p in (ROOT / "examples" / "scenes").glob("*.json")
                 if p.stem not in MODULE_SCENES)
 EXPECTED_SCENES = {"rigid_body", "helicopter_hover", "helicopter_turn", "boat_thrust",

@@ -69,6 +69,28 @@ def test_cli_runs_a_scene_naming_a_module_as_the_scene_naming_its_library(tmp_pa
 
 
 @needs_cli
+def test_cli_runs_an_rdp_vehicle_named_by_its_module(tmp_path):
+    """The differential-drive robot's example scene ("generated_rdp" through the module)
+    drives the curve that the package's simulate of the robot built here drives, and turns
+    left (the right wheel pushed harder)."""
+    scene = ROOT / "examples" / "scenes" / "own_differential_drive.json"
+    r = marsden_cli("simulate", scene, "--out", tmp_path / "out")
+    assert r.returncode == 0, r.stderr
+    namespace: dict = {}
+    module = ROOT / "examples" / "systems" / "differential_drive.py"
+    exec(compile(module.read_text(), str(module), "exec"), namespace)
+    spec = json.loads(scene.read_text())
+    run = marsden.simulate(namespace["robot"].system(initial_state=spec["initial_state"],
+                                                     controls=spec["controls"]["value"]),
+                           dt=spec["dt"], steps=round(spec["duration"] / spec["dt"]))
+    with np.load(tmp_path / "out" / "trajectory.npz") as z:
+        pose = z["pose"]
+    assert np.abs(run["pose"] - pose).max() <= 1e-12
+    theta, _, y = pose[-1]
+    assert theta > 0.1 and y > 0.01, pose[-1]
+
+
+@needs_cli
 def test_cli_solves_a_problem_naming_a_module_and_resimulates_it(tmp_path):
     """DMOC through the window of examples/problems/own_quadrotor_window.json; the
     re-simulation scene names the compiled library (absolute), so it runs without Python."""
