@@ -32,6 +32,10 @@ Systems in full coordinates for GNI and RATTLE (nonholonomic paper §4):
 Tree elements: ``TreePotential(name, coordinates=[...], potential=V)`` and
 ``TreeForce(name, coordinates=[...], velocities=[...], force=Q)`` (tree.py), a potential or
 a generalized force on some of a tree system's coordinates, added with ``marsden.tree``.
+
+Scene and problem files name the compiled object (``scene_system()``, ``scene_element()``)
+or the Python file that builds it, ``{"module": path}``, which the reader runs with
+``python -m marsden.symbolic.module`` (module.py).
 """
 
 from __future__ import annotations
