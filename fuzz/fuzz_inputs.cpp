@@ -2,7 +2,8 @@
 // layer, scenes, problems and URDF files. An input may be refused with InputError (or a
 // SolverError when a setup cannot be solved); anything else that escapes, a crash, a
 // sanitizer report, a hang or an out-of-memory is a finding. One binary per reader,
-// selected by MARSDEN_FUZZ_TARGET at compile time.
+// selected by MARSDEN_FUZZ_TARGET at compile time. Fuzzed input never starts a process: a
+// "module" field (a Python file to run) is refused as bad input.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -12,6 +13,7 @@
 
 #include "marsden/error.hpp"
 #include "marsden/io/problem.hpp"
+#include "marsden/io/python_modules.hpp"
 #include "marsden/io/scene.hpp"
 #include "marsden/io/urdf.hpp"
 #include "io/json_access.hpp"
@@ -31,6 +33,11 @@ void parse(std::string_view text) {
 }
 
 }  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  marsden::io::set_python_modules(marsden::io::PythonModules::Refuse);
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {

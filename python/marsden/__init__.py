@@ -9,7 +9,16 @@ are plain Python. Units are SI throughout; shapes are given in each docstring.
     run = marsden.simulate(system, dt=scene.dt, steps=scene.steps)
     run["position"]          # (rows, 3) numpy array
     run.summary["energy"]    # drift figures of the run
+
+Scene and problem files may name a Python module that builds a ``marsden.symbolic`` object
+(docs/own-system.md); the reader runs it with $MARSDEN_PYTHON, which importing this package
+sets to this interpreter when it is unset, so that files read from Python use it too.
 """
+
+import os as _os
+import sys as _sys
+
+_os.environ.setdefault("MARSDEN_PYTHON", _sys.executable)
 
 from ._core import (
     InputError,

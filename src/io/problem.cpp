@@ -10,6 +10,7 @@
 
 #include "json_access.hpp"
 #include "problem_detail.hpp"
+#include "python_module.hpp"
 #include "scene_detail.hpp"
 #include "marsden/control/holonomic_ocp.hpp"
 #include "marsden/error.hpp"
@@ -313,9 +314,10 @@ std::unique_ptr<control::Ocp> parse_holonomic(const JsonNode& root, const std::s
   });
 }
 
-Problem build_problem(const detail::JsonDocument& doc) {
+Problem build_problem(detail::JsonDocument doc) {
   const JsonNode root(doc);
   if (!root.is_object()) root.fail("a problem file must be a JSON object");
+  detail::resolve_python_modules(doc);
   Problem p;
   p.file = doc.file;
   p.name = root.has("name") ? root.at("name").string() : std::string("problem");

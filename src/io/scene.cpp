@@ -10,6 +10,7 @@
 
 #include "json_access.hpp"
 #include "problem_detail.hpp"
+#include "python_module.hpp"
 #include "scene_detail.hpp"
 #include "marsden/error.hpp"
 #include "marsden/io/urdf.hpp"
@@ -372,7 +373,8 @@ void parse_timing_and_output(const JsonNode& root, Scene& scene) {
   }
 }
 
-Scene build_scene(const detail::JsonDocument& doc) {
+Scene build_scene(detail::JsonDocument doc) {
+  detail::resolve_python_modules(doc);
   const JsonNode root(doc);
   root.expect_keys({"description", "system", "integrator", "dt", "duration", "initial_state",
                     "controls", "shape", "kinematic", "output", "limits", "view"});

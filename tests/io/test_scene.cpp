@@ -1,6 +1,8 @@
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -11,6 +13,7 @@
 #include "io/temp_dir.hpp"
 #include "marsden/error.hpp"
 #include "marsden/io/problem.hpp"
+#include "marsden/io/python_modules.hpp"
 #include "marsden/io/scene.hpp"
 #include "marsden/io/urdf.hpp"
 #include "marsden/run/run.hpp"
@@ -609,6 +612,79 @@ TEST(SceneErrors, LongKeysAndValuesAreShownCut) {
   EXPECT_LT(msg2.size(), 1000u);
   expect_message(dir, msg2, "integrator.method", "(got \"" + value.substr(0, 60) +
                                                      "\u2026(5000000 bytes)\")");
+}
+
+// ------------------------------------------------------------------------ "module" fields
+// Errors found before any Python runs; tests/python/test_symbolic_module.py runs modules.
+
+std::string module_scene(const std::string& system) {
+  return R"({"system": )" + system + R"(, "dt": 0.01, "duration": 0.1})";
+}
+
+TEST(SceneModuleErrors, MissingFileBothModuleAndLibraryAndStrayKeys) {
+  TempDir dir;
+  expect_message(dir, load_error(dir, module_scene(R"({"module": "nowhere.py"})")),
+                 "system.module", "no such Python file: " + (dir / "nowhere.py").string());
+  dir.write("m.py", "");
+  expect_message(dir, load_error(dir, module_scene(R"({"module": "m.py", "library": "m.so"})")),
+                 "system", "give either \"module\" or \"library\", not both");
+  expect_message(dir, load_error(dir, module_scene(R"({"type": "generated", "module": "m.py"})")),
+                 "system.type", "unknown key; allowed keys here: module, object");
+  expect_message(dir, load_error(dir, module_scene(R"({"module": "m.py", "object": "a b"})")),
+                 "system.object", "expected a Python attribute name, got 'a b'");
+  expect_message(dir,
+                 load_error(dir, module_scene(R"({"type": "tree", "model": "double_pendulum",
+                                                  "forces": [{"module": "gone.py"}]})")),
+                 "system.forces[0].module", "no such Python file");
+}
+
+// A scoped $MARSDEN_PYTHON.
+class PythonVariable {
+ public:
+  explicit PythonVariable(const std::string& value) {
+    if (const char* old = std::getenv("MARSDEN_PYTHON")) old_ = old;
+    ::setenv("MARSDEN_PYTHON", value.c_str(), 1);
+  }
+  ~PythonVariable() {
+    if (old_) ::setenv("MARSDEN_PYTHON", old_->c_str(), 1);
+    else ::unsetenv("MARSDEN_PYTHON");
+  }
+
+ private:
+  std::optional<std::string> old_;
+};
+
+TEST(SceneModuleErrors, PythonNotFoundNamesWhereItsNameCameFrom) {
+  TempDir dir;
+  dir.write("m.py", "");
+  const PythonVariable python((dir / "no-python").string());
+  expect_message(dir, load_error(dir, module_scene(R"({"module": "m.py"})")), "system.module",
+                 "Python module 'm.py': cannot run Python '" + (dir / "no-python").string() +
+                     "' ($MARSDEN_PYTHON): No such file or directory; set MARSDEN_PYTHON");
+}
+
+// The fuzz targets' setting: a "module" is bad input, refused before anything runs (the
+// Python named here does not exist, so a reader that tried would say so instead).
+TEST(SceneModuleErrors, ReadersThatStartNoProcessRefuseModules) {
+  TempDir dir;
+  dir.write("m.py", "");
+  const PythonVariable python((dir / "no-python").string());
+  set_python_modules(PythonModules::Refuse);
+  const std::string scene = load_error(dir, module_scene(R"({"module": "m.py"})"));
+  const std::string element = load_error(dir, module_scene(R"({"type": "tree",
+      "model": "double_pendulum", "potentials": [{"module": "m.py"}]})"));
+  std::string problem;
+  try {
+    parse_problem_text(R"({"system": {"module": "m.py", "object": "quad"}})",
+                       (dir / "scene.json").string());
+  } catch (const InputError& e) {
+    problem = e.what();
+  }
+  set_python_modules(PythonModules::Run);
+  const std::string refused = "names a Python module ('m.py'), which this reader does not run";
+  expect_message(dir, scene, "system.module", refused);
+  expect_message(dir, element, "system.potentials[0].module", refused);
+  expect_message(dir, problem, "system.module", refused);
 }
 
 }  // namespace

@@ -35,6 +35,10 @@ Tree elements: ``TreePotential(name, coordinates=[...], potential=V)``,
 ``TreeConstraint(name, coordinates=[...], constraint=h)`` (tree.py), a potential, a
 generalized force or a holonomic constraint on some of a tree system's coordinates, added
 with ``marsden.tree``.
+
+Scene and problem files name the compiled object (``scene_system()``, ``scene_element()``)
+or the Python file that builds it, ``{"module": path}``, which the reader runs with
+``python -m marsden.symbolic.module`` (module.py).
 """
 
 from __future__ import annotations
