@@ -1,5 +1,6 @@
 // "module" fields of scene and problem files: the reader runs
-//   PYTHON -m marsden.symbolic.module FILE --kind system|potential|force [--object NAME]
+//   PYTHON -m marsden.symbolic.module FILE --kind system|potential|force|constraint
+//          [--object NAME]
 // (python/marsden/symbolic/module.py) as a child process, its arguments an argv vector (no
 // shell), and reads the JSON object it prints in place of the field's object.
 #include "python_module.hpp"
@@ -169,7 +170,8 @@ bool is_identifier(std::string_view s) {
 }
 
 // The object that stands in for `field` ({"module": path, "object": name}): the "system"
-// object (kind "system") or a tree element {"library": path} ("potential", "force").
+// object (kind "system") or a tree element {"library": path} ("potential", "force",
+// "constraint").
 nlohmann::json run_module(const JsonNode& field, const std::string& kind) {
   if (field.has("library")) field.fail("give either \"module\" or \"library\", not both");
   field.expect_keys({"module", "object"});
@@ -235,8 +237,8 @@ void resolve_python_modules(JsonDocument& doc) {
     return;
   }
   if (sys.raw().value("type", nlohmann::json()) != "tree") return;
-  constexpr std::pair<const char*, const char*> kElements[] = {{"potentials", "potential"},
-                                                               {"forces", "force"}};
+  constexpr std::pair<const char*, const char*> kElements[] = {
+      {"potentials", "potential"}, {"forces", "force"}, {"generated_constraints", "constraint"}};
   std::vector<std::pair<std::pair<const char*, std::size_t>, nlohmann::json>> resolved;
   for (const auto& [key, kind] : kElements) {
     const auto elements = sys.find(key);

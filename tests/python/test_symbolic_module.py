@@ -113,15 +113,18 @@ def test_cli_solves_a_problem_naming_a_module_and_resimulates_it(tmp_path):
 SPRING_AND_DAMPER = """
 import casadi as ca
 from marsden import symbolic as sym
-q1, qd1 = ca.SX.sym("q1"), ca.SX.sym("qd1")
+q1, q2, qd1 = ca.SX.sym("q1"), ca.SX.sym("q2"), ca.SX.sym("qd1")
 spring = sym.TreePotential("module_spring", coordinates=[q1], potential=2.0 * q1 ** 2)
 damper = sym.TreeForce("module_damper", coordinates=[q1], velocities=[qd1], force=-0.3 * qd1)
+coupling = sym.TreeConstraint("module_coupling", coordinates=[q1, q2],
+                              constraint=q2 - 0.5 * q1 + 0.85)
 """
 
 
 def test_tree_elements_named_by_module_pick_their_kind(tmp_path):
-    """One module with a potential and a force: "potentials" takes the one, "forces" the
-    other; the run equals the scene naming both libraries, and differs from the bare tree."""
+    """One module with a potential, a force and a constraint: "potentials",
+    "forces" and "generated_constraints" each take theirs; the run equals the scene naming
+    the three libraries, keeps the constraint, and differs from the bare tree."""
     (tmp_path / "elements.py").write_text(SPRING_AND_DAMPER)
     namespace: dict = {}
     exec(SPRING_AND_DAMPER, namespace)
@@ -135,12 +138,15 @@ def test_tree_elements_named_by_module_pick_their_kind(tmp_path):
         return marsden.simulate(marsden.make_system(s), dt=s.dt, steps=s.steps)
 
     by_module = run({"potentials": [{"module": "elements.py"}],
-                     "forces": [{"module": "elements.py"}]})
+                     "forces": [{"module": "elements.py"}],
+                     "generated_constraints": [{"module": "elements.py"}]})
     by_library = run({"potentials": [namespace["spring"].scene_element()],
-                      "forces": [namespace["damper"].scene_element()]})
+                      "forces": [namespace["damper"].scene_element()],
+                      "generated_constraints": [namespace["coupling"].scene_element()]})
     bare = run({})
     assert np.array_equal(by_module["q1"], by_library["q1"])
     assert np.array_equal(by_module["energy"], by_library["energy"])
+    assert np.abs(by_module["q2"] - 0.5 * by_module["q1"] + 0.85).max() < 1e-10
     assert np.abs(by_module["q1"] - bare["q1"]).max() > 1e-2
 
 

@@ -1,7 +1,7 @@
 """The "module" fields of scene and problem files (docs/own-system.md, "In scene and problem
 files"): the C++ reader runs
 
-    python -m marsden.symbolic.module FILE --kind system|potential|force [--object NAME]
+    python -m marsden.symbolic.module FILE --kind system|potential|force|constraint [--object NAME]
 
 which imports the Python file FILE (its code runs, compiling its symbolic objects as they
 are built, from the cache when they are there), takes the symbolic object of that kind it
@@ -22,12 +22,14 @@ import sys
 import traceback
 from pathlib import Path
 
-from . import HolonomicVehicle, NonholonomicSystem, RdpVehicle, TreeForce, TreePotential
+from . import (HolonomicVehicle, NonholonomicSystem, RdpVehicle, TreeConstraint, TreeForce,
+               TreePotential)
 
 # What each kind of field accepts (PlanarVehicle is a HolonomicVehicle).
 KINDS = {"system": (HolonomicVehicle, RdpVehicle, NonholonomicSystem),
          "potential": (TreePotential,),
-         "force": (TreeForce,)}
+         "force": (TreeForce,),
+         "constraint": (TreeConstraint,)}
 
 
 class ModuleError(Exception):
