@@ -11,9 +11,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -91,26 +96,58 @@ Pipe make_pipe() {
   return {Fd(fds[0]), Fd(fds[1])};
 }
 
-// What the child wrote and how it ended; start_error is the errno of a failed start.
+// What the child wrote and how it ended; start_error is the errno of a failed start,
+// timed_out says it was killed at its time limit.
 struct ChildResult {
   int start_error = 0;
   int wait_status = 0;
+  bool timed_out = false;
   std::string out, err;
 };
+
+// How long a module may run (compiling its objects included): $MARSDEN_MODULE_TIMEOUT
+// seconds, else 600 s, so that a module that never returns cannot hold the reader.
+struct TimeLimit {
+  double seconds;
+  std::string origin;
+  std::string text() const {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%g s", seconds);
+    return buffer;
+  }
+};
+
+TimeLimit module_time_limit() {
+  if (const char* env = std::getenv("MARSDEN_MODULE_TIMEOUT"); env != nullptr && *env != '\0') {
+    char* end = nullptr;
+    const double s = std::strtod(env, &end);
+    if (end == env || *end != '\0' || !(s > 0.0) || !std::isfinite(s))
+      throw InputError("MARSDEN_MODULE_TIMEOUT: expected a positive number of seconds, got '" +
+                       std::string(env).substr(0, 100) + "'");
+    return {s, "$MARSDEN_MODULE_TIMEOUT"};
+  }
+  return {600.0, "the default; set MARSDEN_MODULE_TIMEOUT to change it"};
+}
 
 // The answer is one short JSON object; more is kept only to say so. Of stderr the tail
 // is what a message shows.
 constexpr std::size_t kMaxStdout = std::size_t{1} << 20;
 constexpr std::size_t kKeptStderr = std::size_t{64} << 10;
 
-// Reads both pipes to their end (polling, so that neither fills while the other is read).
-void drain(Fd& out, Fd& err, ChildResult& r) {
+// Reads both pipes to their end (polling, so that neither fills while the other is read);
+// false when the deadline comes first.
+bool drain(Fd& out, Fd& err, ChildResult& r, std::chrono::steady_clock::time_point deadline) {
   char buffer[4096];
   while (out.get() >= 0 || err.get() >= 0) {
     pollfd fds[2] = {{out.get(), POLLIN, 0}, {err.get(), POLLIN, 0}};
-    if (::poll(fds, 2, -1) < 0) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    const int ready = ::poll(fds, 2, static_cast<int>(std::min<long long>(left.count(), 60000)));
+    if (ready == 0) continue;
+    if (ready < 0) {
       if (errno == EINTR) continue;
-      return;
+      return true;
     }
     for (int i = 0; i < 2; ++i) {
       Fd& fd = i == 0 ? out : err;
@@ -127,9 +164,10 @@ void drain(Fd& out, Fd& err, ChildResult& r) {
       if (i == 1 && text.size() > 2 * kKeptStderr) text.erase(0, text.size() - kKeptStderr);
     }
   }
+  return true;
 }
 
-ChildResult run_child(const std::vector<std::string>& args) {
+ChildResult run_child(const std::vector<std::string>& args, double time_limit_s) {
   std::vector<char*> argv;
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -146,7 +184,13 @@ ChildResult run_child(const std::vector<std::string>& args) {
   if (r.start_error != 0) return r;
   out.write.reset();
   err.write.reset();
-  drain(out.read, err.read, r);
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                            std::chrono::duration<double>(time_limit_s));
+  if (!drain(out.read, err.read, r, deadline)) {
+    ::kill(pid, SIGKILL);
+    r.timed_out = true;
+  }
   while (::waitpid(pid, &r.wait_status, 0) < 0)
     if (errno != EINTR) break;
   return r;
@@ -196,7 +240,12 @@ nlohmann::json run_module(const JsonNode& field, const std::string& kind) {
   }
 
   const std::string what = "Python module '" + shown(written) + "'";
-  const ChildResult r = run_child(args);
+  const TimeLimit limit = module_time_limit();
+  const ChildResult r = run_child(args, limit.seconds);
+  if (r.timed_out)
+    module.fail(what + ": Python ('" + shown(python.executable, 300) + "') did not finish within " +
+                limit.text() + " (" + limit.origin + ") and was stopped\n" +
+                tail(r.err));
   if (r.start_error != 0 ||
       (WIFEXITED(r.wait_status) && WEXITSTATUS(r.wait_status) == 127 && r.err.empty()))
     module.fail(what + ": cannot run Python '" + shown(python.executable, 300) + "' (" +

@@ -12,6 +12,7 @@ import os
 import pathlib
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -206,3 +207,18 @@ def test_a_python_without_the_package_is_named(tmp_path):
         in r.stderr
     assert "this Python cannot import marsden: set PYTHONPATH" in r.stderr
     assert "No module named 'marsden'" in r.stderr
+
+
+def test_a_module_that_does_not_return_is_stopped_at_its_time_limit(tmp_path, monkeypatch):
+    """A module that never returns cannot hold the reader: past $MARSDEN_MODULE_TIMEOUT it
+    is killed and the error says so, with what the module had written."""
+    monkeypatch.setenv("MARSDEN_MODULE_TIMEOUT", "1")
+    start = time.monotonic()
+    message = module_error(tmp_path, "import sys, time\nprint('thinking', file=sys.stderr, "
+                                     "flush=True)\ntime.sleep(600)\n")
+    assert time.monotonic() - start < 60
+    assert "did not finish within 1 s ($MARSDEN_MODULE_TIMEOUT) and was stopped" in message
+    assert "thinking" in message
+    monkeypatch.setenv("MARSDEN_MODULE_TIMEOUT", "soon")
+    with pytest.raises(marsden.InputError, match="MARSDEN_MODULE_TIMEOUT: expected a positive"):
+        marsden.load_scene(str(tmp_path / "scene.json"))
