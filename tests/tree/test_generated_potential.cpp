@@ -117,6 +117,52 @@ fs::path compile_coupling(const TempDir& dir, int rows) {
   return library;
 }
 
+// A model with built-in elements (a) and one with the same elements generated (b), stepped
+// side by side by the midpoint VI at dt = 0.01 s from (q0, qd0), unforced.
+struct SideBySide {
+  const Model &a, &b;
+  Data data_a, data_b;
+  TreeState x_a, x_b, next_a, next_b;
+  const MidpointOptions options;
+  const VecX u, k;
+
+  SideBySide(const Model& a_, const Model& b_, const VecX& q0, const VecX& qd0)
+      : a(a_), b(b_), data_a(a_), data_b(b_),
+        x_a(midpoint_initial_state(a_, data_a, 0.0, q0, qd0)),
+        x_b(midpoint_initial_state(b_, data_b, 0.0, q0, qd0)), next_a(x_a), next_b(x_b) {}
+
+  // `count` steps: the same q and p to 1e-12 at each, no allocation in b's step, and
+  // `each(x_b)` after each.
+  template <class Each>
+  void steps(int count, Each each) {
+    for (int step = 0; step < count; ++step) {
+      ASSERT_TRUE(midpoint_step(a, data_a, options, 0.01, x_a, u, k, next_a).converged);
+      const long allocations = test_support::allocations_during([&] {
+        ASSERT_TRUE(midpoint_step(b, data_b, options, 0.01, x_b, u, k, next_b).converged);
+      });
+      EXPECT_EQ(allocations, 0) << step;
+      EXPECT_LE((next_a.q - next_b.q).lpNorm<Eigen::Infinity>(), 1e-12) << step;
+      EXPECT_LE((next_a.p - next_b.p).lpNorm<Eigen::Infinity>(), 1e-12) << step;
+      std::swap(x_a, next_a);
+      std::swap(x_b, next_b);
+      each(x_b);
+    }
+  }
+
+  // The next step's derivatives agree to 1e-10.
+  void expect_same_step_derivatives() {
+    StepDerivatives d_a, d_b;
+    midpoint_step(a, data_a, options, 0.01, x_a, u, k, next_a);
+    midpoint_step(b, data_b, options, 0.01, x_b, u, k, next_b);
+    midpoint_step_derivatives(a, data_a, options, 0.01, x_a, u, k, next_a, d_a);
+    midpoint_step_derivatives(b, data_b, options, 0.01, x_b, u, k, next_b, d_b);
+    EXPECT_LE((d_a.dq_dq - d_b.dq_dq).lpNorm<Eigen::Infinity>(), 1e-10);
+    EXPECT_LE((d_a.dp_dq - d_b.dp_dq).lpNorm<Eigen::Infinity>(), 1e-10);
+    EXPECT_LE((d_a.dq_dp - d_b.dq_dp).lpNorm<Eigen::Infinity>(), 1e-10);
+    EXPECT_LE((d_a.dp_dp - d_b.dp_dp).lpNorm<Eigen::Infinity>(), 1e-10);
+  }
+};
+
 TEST(GeneratedTreePotential, HandWrittenSpringIsTheCoordinateSpring) {
   const TempDir dir;
   const Model chain = n_link_pendulum(30);
@@ -134,36 +180,13 @@ TEST(GeneratedTreePotential, HandWrittenSpringIsTheCoordinateSpring) {
   EXPECT_EQ(b.generated_forces()[0].coords[0], 2);
   EXPECT_EQ(c.generated_potentials()[0].coords[0], 1);
 
-  const MidpointOptions options;
   const int n = chain.num_coords();
-  VecX q0 = VecX::Constant(n, 0.1), qd0 = VecX::Zero(n);
+  VecX q0 = VecX::Constant(n, 0.1);
   q0[1] = 0.9;
-  const VecX u(0), k(0);
-  Data data_a(a), data_b(b);
-  TreeState x_a = midpoint_initial_state(a, data_a, 0.0, q0, qd0);
-  TreeState x_b = midpoint_initial_state(b, data_b, 0.0, q0, qd0);
-  TreeState next_a = x_a, next_b = x_b;
-  for (int step = 0; step < 50; ++step) {
-    ASSERT_TRUE(midpoint_step(a, data_a, options, 0.01, x_a, u, k, next_a).converged);
-    long allocations = test_support::allocations_during([&] {
-      ASSERT_TRUE(midpoint_step(b, data_b, options, 0.01, x_b, u, k, next_b).converged);
-    });
-    EXPECT_EQ(allocations, 0) << step;
-    EXPECT_LE((next_a.q - next_b.q).lpNorm<Eigen::Infinity>(), 1e-12) << step;
-    EXPECT_LE((next_a.p - next_b.p).lpNorm<Eigen::Infinity>(), 1e-12) << step;
-    std::swap(x_a, next_a);
-    std::swap(x_b, next_b);
-  }
-  EXPECT_GT(std::abs(x_b.q[1] - q0[1]), 1e-2);  // the spring moved it
-  StepDerivatives d_a, d_b;
-  midpoint_step(a, data_a, options, 0.01, x_a, u, k, next_a);
-  midpoint_step(b, data_b, options, 0.01, x_b, u, k, next_b);
-  midpoint_step_derivatives(a, data_a, options, 0.01, x_a, u, k, next_a, d_a);
-  midpoint_step_derivatives(b, data_b, options, 0.01, x_b, u, k, next_b, d_b);
-  EXPECT_LE((d_a.dq_dq - d_b.dq_dq).lpNorm<Eigen::Infinity>(), 1e-10);
-  EXPECT_LE((d_a.dp_dq - d_b.dp_dq).lpNorm<Eigen::Infinity>(), 1e-10);
-  EXPECT_LE((d_a.dq_dp - d_b.dq_dp).lpNorm<Eigen::Infinity>(), 1e-10);
-  EXPECT_LE((d_a.dp_dp - d_b.dp_dp).lpNorm<Eigen::Infinity>(), 1e-10);
+  SideBySide run(a, b, q0, VecX::Zero(n));
+  run.steps(50, [](const TreeState&) {});
+  EXPECT_GT(std::abs(run.x_b.q[1] - q0[1]), 1e-2);  // the spring moved it
+  run.expect_same_step_derivatives();
 }
 
 void expect_refused(const fs::path& library, const std::string& what) {
@@ -209,39 +232,18 @@ TEST(GeneratedTreeConstraint, HandWrittenCouplingIsTheCoordinateCoupling) {
   ASSERT_EQ(b.generated_constraints().size(), 1u);
   EXPECT_EQ(b.generated_constraints()[0].coords[1], 2);
 
-  const MidpointOptions options;
   const int n = chain.num_coords();
   VecX q0 = VecX::Constant(n, 0.2), qd0 = VecX::Zero(n);
   q0[1] = 0.5 * q0[2] + 0.1;
   qd0[0] = 0.4;
-  const VecX u(0), k(0);
-  Data data_a(a), data_b(b);
-  check_generated_constraints(b, data_b, q0);
-  TreeState x_a = midpoint_initial_state(a, data_a, 0.0, q0, qd0);
-  TreeState x_b = midpoint_initial_state(b, data_b, 0.0, q0, qd0);
-  TreeState next_a = x_a, next_b = x_b;
-  for (int step = 0; step < 40; ++step) {
-    ASSERT_TRUE(midpoint_step(a, data_a, options, 0.01, x_a, u, k, next_a).converged);
-    long allocations = test_support::allocations_during([&] {
-      ASSERT_TRUE(midpoint_step(b, data_b, options, 0.01, x_b, u, k, next_b).converged);
-    });
-    EXPECT_EQ(allocations, 0) << step;
-    EXPECT_LE((next_a.q - next_b.q).lpNorm<Eigen::Infinity>(), 1e-12) << step;
-    EXPECT_LE((next_a.p - next_b.p).lpNorm<Eigen::Infinity>(), 1e-12) << step;
-    EXPECT_LE(std::abs(next_b.q[1] - 0.5 * next_b.q[2] - 0.1), 1e-12) << step;
-    std::swap(x_a, next_a);
-    std::swap(x_b, next_b);
-  }
-  EXPECT_LE((data_a.lambda - data_b.lambda).lpNorm<Eigen::Infinity>(), 1e-10);
-  StepDerivatives d_a, d_b;
-  midpoint_step(a, data_a, options, 0.01, x_a, u, k, next_a);
-  midpoint_step(b, data_b, options, 0.01, x_b, u, k, next_b);
-  midpoint_step_derivatives(a, data_a, options, 0.01, x_a, u, k, next_a, d_a);
-  midpoint_step_derivatives(b, data_b, options, 0.01, x_b, u, k, next_b, d_b);
-  EXPECT_LE((d_a.dq_dq - d_b.dq_dq).lpNorm<Eigen::Infinity>(), 1e-10);
-  EXPECT_LE((d_a.dp_dq - d_b.dp_dq).lpNorm<Eigen::Infinity>(), 1e-10);
-  EXPECT_LE((d_a.dq_dp - d_b.dq_dp).lpNorm<Eigen::Infinity>(), 1e-10);
-  EXPECT_LE((d_a.dp_dp - d_b.dp_dp).lpNorm<Eigen::Infinity>(), 1e-10);
+  Data check(b);
+  check_generated_constraints(b, check, q0);
+  SideBySide run(a, b, q0, qd0);
+  run.steps(40, [](const TreeState& x_b) {
+    EXPECT_LE(std::abs(x_b.q[1] - 0.5 * x_b.q[2] - 0.1), 1e-12);
+  });
+  EXPECT_LE((run.data_a.lambda - run.data_b.lambda).lpNorm<Eigen::Infinity>(), 1e-10);
+  run.expect_same_step_derivatives();
 }
 
 TEST(GeneratedTreeConstraint, DependentRowsAndWrongKindsAreRefusedNamingThem) {
