@@ -455,8 +455,10 @@ void check_generated_constraints(const Model& model, Data& data, const VecX& q) 
     svd.setThreshold(1e-9);
     const int rank = Dh_dyn.cols() == 0 ? 0 : static_cast<int>(svd.rank());
     if (rank < g.rows)
-      throw InputError(what + ": its " + std::to_string(g.rows) +
-                       " rows are dependent at the initial configuration (Dh over its " +
+      throw InputError(what + ": " +
+                       (g.rows == 1 ? std::string("its row is degenerate")
+                                    : "its " + std::to_string(g.rows) + " rows are dependent") +
+                       " at the initial configuration (Dh over its " +
                        std::to_string(Dh_dyn.cols()) + " dynamic coordinates has rank " +
                        std::to_string(rank) + " of " + std::to_string(g.rows) +
                        "); drop a redundant row or start elsewhere");

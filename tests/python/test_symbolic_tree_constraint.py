@@ -253,7 +253,7 @@ def test_errors_name_the_element_shape_and_rank(tether):
     flat = sym.TreeConstraint("flat", coordinates=[t1], constraint=t1 ** 2)
     model = tree.with_constraints(double_pendulum().build(), flat)
     with pytest.raises(marsden.InputError,
-                       match=r"tree constraint 'flat' .*rows are dependent at the initial "
+                       match=r"tree constraint 'flat' .*its row is degenerate at the initial "
                              r"configuration .*has rank 0 of 1"):
         tree.system(model, [0.0, 0.3])
     with pytest.raises(marsden.InputError, match=r"a tree constraint, not a potential"):
