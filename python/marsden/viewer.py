@@ -326,8 +326,10 @@ def scene_data(run_dir) -> dict:
     except (KeyError, TypeError, IndexError, ValueError) as e:
         raise ViewError(f"{model_path}: malformed body description ({e!r})") from None
 
+    poses = _hold_finite_poses(np.stack(poses, axis=1) if poses else np.zeros((rows, 0, 7)),
+                               [b["name"] for b in bodies], t, warnings)
     data = {"system": system, "title": f"{system}: {run_dir.resolve().name}", "t": t,
-            "bodies": bodies, "poses": np.stack(poses, axis=1) if poses else np.zeros((rows, 0, 7)),
+            "bodies": bodies, "poses": poses,
             "ground": bool(model.get("ground", False)), "chart": _chart(arrays),
             "parts": parts, "angles": np.stack(angles, axis=1) if angles else np.zeros((rows, 0)),
             "arrows": arrows, "warnings": warnings}
@@ -340,6 +342,29 @@ def scene_data(run_dir) -> dict:
     if "environment" in desc:
         data["environment"] = desc["environment"]
     return data
+
+
+def _hold_finite_poses(poses: np.ndarray, names: list, t: np.ndarray, warnings: list) -> np.ndarray:
+    """Poses (rows, bodies, 7) where a body's pose is not finite at some rows (a user's body
+    expression singular there) hold its nearest earlier finite pose (the first finite one
+    before any), or the origin where it has none; each such body is named in a warning."""
+    bad = ~np.isfinite(poses).all(axis=2)
+    if not bad.any():
+        return poses
+    poses = poses.copy()
+    for b in np.flatnonzero(bad.any(axis=0)):
+        good = np.flatnonzero(~bad[:, b])
+        if good.size == 0:
+            poses[:, b] = [0, 0, 0, 1, 0, 0, 0]
+        else:
+            # Index of the last finite row at or before each row (the first one before any).
+            last = np.maximum.accumulate(np.where(bad[:, b], -1, np.arange(len(t))))
+            poses[:, b] = poses[np.where(last < 0, good[0], last), b]
+        first = int(np.flatnonzero(bad[:, b])[0])
+        warnings.append(f"body {names[b]!r}: its pose is not finite at {int(bad[:, b].sum())} of "
+                        f"{len(t)} rows (first at t = {t[first]:.6g} s); the nearest earlier "
+                        "finite pose is shown there")
+    return poses
 
 
 def _rotor_parts(rotor: dict, body: dict, arrays: dict, where: Path):

@@ -674,3 +674,24 @@ def test_optimize_view_draws_the_goal(tmp_path, driver, problem, kind):
     bare = first_frame(driver, page_without(out / "resimulation", tmp_path, "bare", no_goal), f"{kind}-without")
     differ = np.any(np.abs(drawn - bare) > 30, axis=2).mean()
     assert differ > 0.001, f"the {kind} is not drawn ({differ:.4%} of the canvas differs)"
+
+
+def test_non_finite_poses_hold_the_last_finite_one_with_a_warning(tmp_path):
+    """A body whose pose is not finite at some rows (a user's body expression singular there)
+    is drawn at its nearest earlier finite pose, and the page says which body and when."""
+    run = fake_run(tmp_path / "run", bodies=3, seconds=1.0, fps=10)
+    with np.load(run / "trajectory.npz") as z:
+        arrays = {k: z[k] for k in z.files}
+    arrays["position"][4:7, 1, 0] = np.nan
+    arrays["quaternion"][0:2, 2, 3] = np.inf
+    np.savez(run / "trajectory.npz", **arrays)
+    data = viewer.scene_data(run)
+    assert np.isfinite(data["poses"]).all()
+    assert np.array_equal(data["poses"][4:7, 1, :3], np.tile(arrays["position"][3, 1], (3, 1)))
+    assert np.array_equal(data["poses"][0:2, 2, 3:], np.tile(arrays["quaternion"][2, 2], (2, 1)))
+    assert np.array_equal(data["poses"][:, 0, :3], arrays["position"][:, 0])
+    assert data["warnings"] == [
+        "body 'b1': its pose is not finite at 3 of 11 rows (first at t = 0.4 s); the nearest "
+        "earlier finite pose is shown there",
+        "body 'b2': its pose is not finite at 2 of 11 rows (first at t = 0 s); the nearest "
+        "earlier finite pose is shown there"]
