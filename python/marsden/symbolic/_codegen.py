@@ -3,6 +3,7 @@ fixed-signature C entry points over them, and compiling into a cached shared obj
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import json
 import os
@@ -19,6 +20,18 @@ import casadi as ca
 from .._core import InputError, System, make_system, parse_scene
 
 MAX_INPUTS = 8   # kMaxInputs of include/marsden/vehicle/controls.hpp
+
+
+class CompiledObject:
+    """A symbolic object whose compiled code (``self.library``) its checks call directly:
+    loaded by ctypes on the first such call, then kept."""
+
+    _lib = None
+
+    def _loaded(self) -> ctypes.CDLL:
+        if self._lib is None:
+            self._lib = ctypes.CDLL(str(self.library))
+        return self._lib
 
 
 def hat(w) -> ca.SX:

@@ -16,7 +16,7 @@ import casadi as ca
 
 from .._core import InputError, System
 from ..signals import as_signal
-from ._codegen import _as_sx, _check_shape, _compile, _function, scene_system
+from ._codegen import CompiledObject, _as_sx, _check_shape, _compile, _function, scene_system
 
 NH_ABI_VERSION = 1  # kGeneratedNhAbiVersion of include/marsden/nonholonomic/generated.hpp
 NH_MAX_DOF = 8      # kNhMaxDof of include/marsden/nonholonomic/model.hpp
@@ -105,7 +105,7 @@ class Body:
         self.semi_axes = [float(x) for x in semi_axes(*sizes)]
 
 
-class NonholonomicSystem:
+class NonholonomicSystem(CompiledObject):
     """A mechanical system in full coordinates from expressions (module docstring). Validates
     and compiles at construction (InputError naming the symbol or argument and its shape):
 
@@ -256,7 +256,6 @@ class NonholonomicSystem:
         source += self._wrapper(functions)
         self.source = source
         self.library, self.compiled, self.compile_seconds = _compile(source, name)
-        self._lib = None
 
     def _check_at_probe(self, linear: ca.Function) -> None:
         """Errors before stepping at the probe point, naming the symbol and its shape."""
@@ -420,9 +419,7 @@ CASADI_SYMBOL_EXPORT int marsden_nh_body_pose(int b, const double* q, double* x,
 
     # The compiled entry points called directly (ctypes), for checks and debugging.
     def _entry(self, name: str):
-        if self._lib is None:
-            self._lib = ctypes.CDLL(str(self.library))
-        return getattr(self._lib, f"marsden_nh_{name}")
+        return getattr(self._loaded(), f"marsden_nh_{name}")
 
     @staticmethod
     def _ptr(a: np.ndarray):

@@ -16,7 +16,7 @@ import casadi as ca
 
 from .._core import InputError, Problem, System, parse_problem
 from ..signals import as_signal
-from ._codegen import (MAX_INPUTS, _as_sx, _check_shape, _compile, _function, _wrapper_call,
+from ._codegen import (MAX_INPUTS, CompiledObject, _as_sx, _check_shape, _compile, _function, _wrapper_call,
                        hat, scene_system)
 
 ABI_VERSION = 1  # kGeneratedAbiVersion of include/marsden/vehicle/generated.hpp
@@ -128,7 +128,7 @@ _SE2 = SimpleNamespace(
     probe=(0.0, np.zeros(2)), rest=(0.0, np.zeros(2)), sizes=(1, 2, 1, 2))
 
 
-class HolonomicVehicle:
+class HolonomicVehicle(CompiledObject):
     """A holonomic vehicle on SE(3) from expressions (module docstring). Validates and
     compiles at construction (InputError naming the symbol or argument):
 
@@ -215,7 +215,6 @@ class HolonomicVehicle:
                                 ["V"])
         self.source = source
         self.library, self.compiled, self.compile_seconds = _compile(source, name)
-        self._lib = None
 
     def _check_finite(self, functions: dict) -> None:
         """Non-finite numbers (a NaN constant, 1/0, sqrt's slope at 0) found at the identity
@@ -255,9 +254,7 @@ class HolonomicVehicle:
 
     # The compiled entry points called directly (ctypes), for checks and debugging.
     def _entry(self, name: str):
-        if self._lib is None:
-            self._lib = ctypes.CDLL(str(self.library))
-        return getattr(self._lib, f"marsden_{name}")
+        return getattr(self._loaded(), f"marsden_{name}")
 
     @staticmethod
     def _ptr(a: np.ndarray):

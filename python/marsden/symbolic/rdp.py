@@ -28,7 +28,7 @@ import casadi as ca
 
 from .._core import InputError, Problem, System, parse_problem
 from ..signals import as_signal
-from ._codegen import (_as_sx, _check_shape, _compile, _function, _wrapper_call,
+from ._codegen import (CompiledObject, _as_sx, _check_shape, _compile, _function, _wrapper_call,
                        scene_system)
 
 ABI_VERSION = 1  # kGeneratedRdpAbiVersion of include/marsden/vehicle/generated_rdp.hpp
@@ -84,7 +84,7 @@ CASADI_SYMBOL_EXPORT int marsden_rdp_prescribed(void) {{ return {mask}; }}
 """
 
 
-class RdpVehicle:
+class RdpVehicle(CompiledObject):
     """A nonholonomic vehicle on SE(2) from expressions (module docstring). Validates and
     compiles at construction (InputError naming the symbol or argument):
 
@@ -183,7 +183,6 @@ class RdpVehicle:
                                     ["r", "u", "xi"], ["f", "J"])
         self.source = source
         self.library, self.compiled, self.compile_seconds = _compile(source, name)
-        self._lib = None
 
     def _check_at_probe(self, functions: dict) -> None:
         """Non-finite values, an indefinite or singular kinetic metric and dependent
@@ -247,11 +246,9 @@ class RdpVehicle:
 
     # The compiled entry points called directly (ctypes), for checks and debugging.
     def _call(self, entry: str, inputs: list, shapes: list):
-        if self._lib is None:
-            self._lib = ctypes.CDLL(str(self.library))
         ins = [np.ascontiguousarray(a, dtype=float).reshape(-1) for a in inputs]
         outs = [np.zeros(s, order="F") for s in shapes]
-        status = getattr(self._lib, f"marsden_{entry}")(
+        status = getattr(self._loaded(), f"marsden_{entry}")(
             *(a.ctypes.data_as(ctypes.POINTER(ctypes.c_double)) for a in (*ins, *outs)))
         if status != 0:
             raise RuntimeError(f"marsden_{entry} returned {status}")

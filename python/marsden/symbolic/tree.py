@@ -26,7 +26,7 @@ import numpy as np
 import casadi as ca
 
 from .._core import InputError
-from ._codegen import _as_sx, _check_shape, _compile, _function
+from ._codegen import CompiledObject, _as_sx, _check_shape, _compile, _function
 from .full import _static_call
 
 TREE_ABI_VERSION = 1      # kGeneratedTreeAbiVersion of include/marsden/tree/generated.hpp
@@ -116,7 +116,7 @@ def _call(lib, entry: str, name: str, arrays) -> None:
         raise InputError(f"{name}: {entry} returned status {status}")
 
 
-class TreePotential:
+class TreePotential(CompiledObject):
     """A potential V(q_c) of some of a tree's coordinates (module docstring). Validates and
     compiles at construction (InputError naming the argument, the symbol and the shape):
 
@@ -157,7 +157,6 @@ class TreePotential:
         codegen.add(f)
         self.source = codegen.dump() + self._wrapper()
         self.library, self.compiled, self.compile_seconds = _compile(self.source, name)
-        self._lib = None
 
     def _wrapper(self) -> str:
         return _element_wrapper("potential", self._function, self.coordinates) + """
@@ -175,16 +174,14 @@ CASADI_SYMBOL_EXPORT int marsden_tree_potential(const double* q_c, double* V, do
 
     def potential(self, q_c) -> tuple[float, np.ndarray, np.ndarray]:
         """(V, dV/dq_c (n_c), d2V/dq_c2 (n_c x n_c)) from the compiled code."""
-        if self._lib is None:
-            self._lib = ctypes.CDLL(str(self.library))
         n = self.size
         q = np.ascontiguousarray(q_c, dtype=float).reshape(n)
         V, g, H = np.zeros(1), np.zeros(n), np.zeros((n, n), order="F")
-        _call(self._lib, "marsden_tree_potential", self.name, (q, V, g, H))
+        _call(self._loaded(), "marsden_tree_potential", self.name, (q, V, g, H))
         return float(V[0]), g, H
 
 
-class TreeForce:
+class TreeForce(CompiledObject):
     """A generalized force Q(q_c, qdot_c) on some of a tree's coordinates (a nonlinear
     damper, drag, a follower torque). Validates and compiles at construction (InputError
     naming the argument, the symbol and the shape):
@@ -247,7 +244,6 @@ CASADI_SYMBOL_EXPORT int marsden_tree_force(const double* q_c, const double* qd_
 }
 """
         self.library, self.compiled, self.compile_seconds = _compile(self.source, name)
-        self._lib = None
 
     def scene_element(self) -> dict:
         """The entry of a tree scene's ``"system": {"forces": [...]}`` for this force."""
@@ -255,17 +251,15 @@ CASADI_SYMBOL_EXPORT int marsden_tree_force(const double* q_c, const double* qd_
 
     def force(self, q_c, qd_c) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(Q (n_c), dQ/dq_c, dQ/dqdot_c (n_c x n_c each)) from the compiled code."""
-        if self._lib is None:
-            self._lib = ctypes.CDLL(str(self.library))
         n = self.size
         q = np.ascontiguousarray(q_c, dtype=float).reshape(n)
         qd = np.ascontiguousarray(qd_c, dtype=float).reshape(n)
         Q, Q_q, Q_v = np.zeros(n), np.zeros((n, n), order="F"), np.zeros((n, n), order="F")
-        _call(self._lib, "marsden_tree_force", self.name, (q, qd, Q, Q_q, Q_v))
+        _call(self._loaded(), "marsden_tree_force", self.name, (q, qd, Q, Q_q, Q_v))
         return Q, Q_q, Q_v
 
 
-class TreeConstraint:
+class TreeConstraint(CompiledObject):
     """A holonomic constraint h(q_c) = 0 of m rows on some of a tree's coordinates (a closed
     loop written in coordinates, a point kept on a curve, a coupling). Validates and
     compiles at construction (InputError naming the argument, the symbol and the shape):
@@ -321,7 +315,6 @@ CASADI_SYMBOL_EXPORT int marsden_tree_constraint(const double* q_c, const double
 }}
 """
         self.library, self.compiled, self.compile_seconds = _compile(self.source, name)
-        self._lib = None
 
     def scene_element(self) -> dict:
         """The entry of a tree scene's ``"system": {"generated_constraints": [...]}`` for
@@ -331,11 +324,9 @@ CASADI_SYMBOL_EXPORT int marsden_tree_constraint(const double* q_c, const double
     def constraint(self, q_c, w=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(h (m), Dh (m x n_c), sum_i w_i d2h_i/dq_c2 (n_c x n_c), w default zeros) from the
         compiled code."""
-        if self._lib is None:
-            self._lib = ctypes.CDLL(str(self.library))
         n, m = self.size, self.rows
         q = np.ascontiguousarray(q_c, dtype=float).reshape(n)
         weights = np.ascontiguousarray(np.zeros(m) if w is None else w, dtype=float).reshape(m)
         h, Dh, H = np.zeros(m), np.zeros((m, n), order="F"), np.zeros((n, n), order="F")
-        _call(self._lib, "marsden_tree_constraint", self.name, (q, weights, h, Dh, H))
+        _call(self._loaded(), "marsden_tree_constraint", self.name, (q, weights, h, Dh, H))
         return h, Dh, H
