@@ -53,6 +53,26 @@ std::shared_ptr<const Model> shared(Model&& model) {
   return std::make_shared<const Model>(std::move(model));
 }
 
+// The builder's add_generated_potential / _force / _constraint, and a model copy with such
+// elements added, each taking the compiled objects as paths.
+using AddGenerated = void (ModelBuilder::*)(const std::string&);
+
+auto add_generated(AddGenerated add) {
+  return [add](ModelBuilder& b, const std::filesystem::path& library) {
+    (b.*add)(library.string());
+  };
+}
+
+auto with_generated(AddGenerated add) {
+  return [add](const std::shared_ptr<const Model>& model,
+               const std::vector<std::filesystem::path>& libraries) {
+    if (!model) throw InputError("model: none given");
+    ModelBuilder b(*model);
+    for (const auto& library : libraries) (b.*add)(library.string());
+    return shared(b.build());
+  };
+}
+
 std::unique_ptr<sim::System> make_tree_system(
     std::shared_ptr<const Model> model, const Eigen::VectorXd& q0, const Eigen::VectorXd& qd0,
     const std::string& method, std::shared_ptr<Signal> controls,
@@ -157,24 +177,12 @@ void bind_tree(nb::module_ m) {
            nb::arg("stiffness"), nb::arg("rest"))
       .def("add_frame_spring", &ModelBuilder::add_frame_spring, nb::arg("frame_a"),
            nb::arg("frame_b"), nb::arg("stiffness"), nb::arg("rest_length"))
-      .def(
-          "add_generated_potential",
-          [](ModelBuilder& b, const std::filesystem::path& library) {
-            b.add_generated_potential(library.string());
-          },
-          nb::arg("library"))
-      .def(
-          "add_generated_force",
-          [](ModelBuilder& b, const std::filesystem::path& library) {
-            b.add_generated_force(library.string());
-          },
-          nb::arg("library"))
-      .def(
-          "add_generated_constraint",
-          [](ModelBuilder& b, const std::filesystem::path& library) {
-            b.add_generated_constraint(library.string());
-          },
-          nb::arg("library"))
+      .def("add_generated_potential", add_generated(&ModelBuilder::add_generated_potential),
+           nb::arg("library"))
+      .def("add_generated_force", add_generated(&ModelBuilder::add_generated_force),
+           nb::arg("library"))
+      .def("add_generated_constraint", add_generated(&ModelBuilder::add_generated_constraint),
+           nb::arg("library"))
       .def("add_coordinate_damper", &ModelBuilder::add_coordinate_damper, nb::arg("coord"),
            nb::arg("damping"))
       .def("add_frame_damper", &ModelBuilder::add_frame_damper, nb::arg("frame_a"),
@@ -195,37 +203,16 @@ void bind_tree(nb::module_ m) {
            "Validates the model and returns it; the builder is left empty.");
 
   m.def(
-      "with_generated_potentials",
-      [](const std::shared_ptr<const Model>& model,
-         const std::vector<std::filesystem::path>& libraries) {
-        if (!model) throw InputError("model: none given");
-        ModelBuilder b(*model);
-        for (const auto& library : libraries) b.add_generated_potential(library.string());
-        return shared(b.build());
-      },
+      "with_generated_potentials", with_generated(&ModelBuilder::add_generated_potential),
       nb::arg("model"), nb::arg("libraries"),
       "A copy of the model with the potentials compiled by marsden.symbolic.TreePotential "
       "added.");
   m.def(
-      "with_generated_forces",
-      [](const std::shared_ptr<const Model>& model,
-         const std::vector<std::filesystem::path>& libraries) {
-        if (!model) throw InputError("model: none given");
-        ModelBuilder b(*model);
-        for (const auto& library : libraries) b.add_generated_force(library.string());
-        return shared(b.build());
-      },
+      "with_generated_forces", with_generated(&ModelBuilder::add_generated_force),
       nb::arg("model"), nb::arg("libraries"),
       "A copy of the model with the forces compiled by marsden.symbolic.TreeForce added.");
   m.def(
-      "with_generated_constraints",
-      [](const std::shared_ptr<const Model>& model,
-         const std::vector<std::filesystem::path>& libraries) {
-        if (!model) throw InputError("model: none given");
-        ModelBuilder b(*model);
-        for (const auto& library : libraries) b.add_generated_constraint(library.string());
-        return shared(b.build());
-      },
+      "with_generated_constraints", with_generated(&ModelBuilder::add_generated_constraint),
       nb::arg("model"), nb::arg("libraries"),
       "A copy of the model with the constraints compiled by marsden.symbolic.TreeConstraint "
       "added.");
