@@ -62,6 +62,7 @@ class BaselineStepper : public VehicleStepper<G> {
     s_ = s0;
   }
   VehicleState<G> state() const override { return s_; }
+  void set_time(double t) override { s_.t = t; }
   void save() override {
     saved_ = s_;
     saved_dt_ = this->dt_;

@@ -84,6 +84,8 @@ class VariationalStepper final : public VehicleStepper<G> {
     return st;
   }
 
+  void set_time(double t) override { t_ = t; }
+
   VehicleState<G> state() const override {
     return VehicleState<G>{
         t_, g_, model_->inertia_inv() * momentum_plus(*model_, opt_, this->dt_, xi_km1_)};

@@ -38,6 +38,9 @@ class VehicleStepper {
   // Explicit methods report converged with 0 iterations; a non-finite state is reported as
   // not converged and leaves the state unchanged.
   virtual NewtonStatus step(const Signal* gamma, const Signal* u) = 0;
+  // Sets the time of the current state (where the next step samples its inputs), so that a
+  // driver's t_0 + k dt is the time, not a running sum of steps.
+  virtual void set_time(double t) = 0;
   virtual VehicleState<G> state() const = 0;
   // Keep the whole internal state (histories included) and return to it: a step retried
   // with the same dt after restore() repeats the kept one to the bit.
