@@ -47,6 +47,7 @@ struct Workspace {
     s.setZero(n);
     for (Eigen::VectorXd& h : past) h.setZero(n);
     s_spare.setZero(n);
+    fresh_guess.setZero(n);
     weight.setOnes(n);
     next.resize(nb);
     R_k.resize(nb);
@@ -90,6 +91,10 @@ struct Workspace {
   // whether s and each of them are consecutive solutions at history_dt.
   std::array<Eigen::VectorXd, 3> past;
   Eigen::VectorXd s_spare;
+  // The last guess made fresh from a state (its velocities, the multipliers then last), so
+  // that a step repeated from that state after a rollback starts from it again.
+  Eigen::VectorXd fresh_guess;
+  bool fresh_valid = false;
   bool s_solved = false;
   std::array<bool, 3> past_solved{};
   double history_dt = 0.0;
@@ -705,7 +710,13 @@ Guess initial_guess(const Model& model, const Data& data, Workspace& ws, double 
                 solved[1] && solved[2] ? &past[2] : nullptr, ws.s);
     return Guess::Repeats;
   }
-  load_velocities(model, data, ws.s);
+  if (ws.fresh_valid && velocities_match(model, data, ws.fresh_guess)) {
+    ws.s = ws.fresh_guess;  // a repeat from the state of the last fresh guess: the same bits
+  } else {
+    load_velocities(model, data, ws.s);
+    ws.fresh_guess = ws.s;
+    ws.fresh_valid = true;
+  }
   solved = {false, false, false};
   return Guess::Fresh;
 }
