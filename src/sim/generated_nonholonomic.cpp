@@ -12,6 +12,7 @@
 #include "marsden/sim/inputs.hpp"
 #include "marsden/sim/nonholonomic.hpp"
 #include "sim/full_coordinates.hpp"
+#include "sim/state.hpp"
 
 namespace marsden::sim {
 
@@ -55,17 +56,46 @@ class GeneratedNhSystem final : public System {
 
   const Layout& layout() const override { return layout_; }
   void checkpoint() override {
+    saved_fresh_ = last_set_.fresh();
     saved_x_ = x_;
     saved_energy_ = energy_;
     saved_violation_ = violation_;
   }
   void rollback() override {
+    last_set_.restore(saved_fresh_);
     x_ = saved_x_;
     energy_ = saved_energy_;
     violation_ = saved_violation_;
   }
 
+  // q then qdot, named by the model's coordinates (their units).
+  int state_size() const override { return 2 * n_; }
+  std::vector<std::string> state_names() const override {
+    std::vector<std::string> names;
+    for (int i = 0; i < n_; ++i) names.push_back(model_->coordinate_name(i));
+    for (int i = 0; i < n_; ++i) names.push_back(model_->coordinate_name(i) + "_dot");
+    return names;
+  }
+  void get_state(std::span<double> x) const override {
+    if (last_set_.get(x)) return;
+    Eigen::Map<Eigen::VectorXd>(x.data(), n_) = x_.q;
+    Eigen::Map<Eigen::VectorXd>(x.data() + n_, n_) = velocity();
+  }
+  // As a scene's initial state: the model's checks at (q, qdot), p = M(q) qdot.
+  void set_state(std::span<const double> x) override {
+    check_state("generated nonholonomic", state_names(), x);
+    const NhVec q = NhVec::Map(x.data(), n_), qdot = NhVec::Map(x.data() + n_, n_);
+    model_->check_at(q, "the state", &qdot);
+    NhMat M;
+    model_->mass(q, M);
+    x_.q = q;
+    x_.p = method_ == NonholonomicMethod::Rk4 ? qdot : NhVec(M * qdot);
+    sample();
+    last_set_.set(x);
+  }
+
   StepStatus step(double t_k, double dt) override {
+    last_set_.moved();
     controls_.begin_step(t_k);
     auto controls_at = [&](double ts, NhVec& u_t) {
       InputVec v;
@@ -180,6 +210,8 @@ class GeneratedNhSystem final : public System {
   // p: momentum (GNI: p+, RATTLE: p), or qdot for RK4
   detail::FullCoordinateState x_, saved_x_;
   double energy_ = 0.0, violation_ = 0.0, saved_energy_ = 0.0, saved_violation_ = 0.0;
+  LastSetState last_set_;
+  bool saved_fresh_ = false;
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include "marsden/maximal/joints.hpp"
 #include "marsden/sim/inputs.hpp"
 #include "marsden/sim/simulate.hpp"
+#include "sim/state.hpp"
 
 namespace marsden::sim {
 namespace {
@@ -32,6 +33,9 @@ const char* failure_code(maximal::StepFailure f) {
 // momentum a step carries is the previous interval's (Data::last_dt), so a step retried in
 // substeps keeps the momentum balance exact.
 class MaximalSystem final : public sim::System {
+  // The largest joint violation set_state accepts (m, or the joint's own measure).
+  static constexpr double kConstraintTolerance = 1e-9;
+
  public:
   explicit MaximalSystem(const MaximalSetup& ms)
       : keep_(ms.model),
@@ -58,6 +62,7 @@ class MaximalSystem final : public sim::System {
     layout_.add("controls", numbered("u", static_cast<int>(input_joints_.size())),
                 {input_joints_.size()});
     saved_ = data_.state;
+    for (int b = 0; b < nb; ++b) quaternion_at_.push_back(13 * b + 3);
   }
 
   const sim::Layout& layout() const override { return layout_; }
@@ -88,6 +93,61 @@ class MaximalSystem final : public sim::System {
     return {false, st.newton.iterations, st.newton.residual_norm, std::move(why),
             failure_code(st.failure)};
   }
+  // Per body: position x (m, world), unit quaternion q (local to world), linear velocity v
+  // (m/s, world) and angular velocity omega (rad/s, body) of the interval ending now.
+  int state_size() const override { return 13 * model_.num_bodies(); }
+  std::vector<std::string> state_names() const override {
+    std::vector<std::string> names;
+    for (const maximal::Body& b : model_.bodies())
+      for (const char* c : {"_x", "_y", "_z", "_qw", "_qx", "_qy", "_qz", "_vx", "_vy", "_vz",
+                            "_wx", "_wy", "_wz"})
+        names.push_back(b.name + c);
+    return names;
+  }
+  std::span<const int> state_quaternions() const override { return quaternion_at_; }
+  void get_state(std::span<double> x) const override {
+    std::size_t c = 0;
+    for (const BodyState& s : data_.state) {
+      for (int i = 0; i < 3; ++i) x[c++] = s.x[i];
+      for (int i = 0; i < 4; ++i) x[c++] = s.q.q[i];
+      for (int i = 0; i < 3; ++i) x[c++] = s.v[i];
+      for (int i = 0; i < 3; ++i) x[c++] = s.omega[i];
+    }
+  }
+  // As a fresh start: the rotational momentum of the first step is taken at its own dt
+  // (Data::last_dt = 0) and Newton forgets its history. Poses must satisfy every joint.
+  void set_state(std::span<const double> x) override {
+    const std::vector<std::string> names = state_names();
+    check_state("maximal", names, x);
+    std::vector<BodyState> state(data_.state.size());
+    for (std::size_t b = 0; b < state.size(); ++b) {
+      const std::size_t c = 13 * b;
+      state[b].x = Vec3(x[c], x[c + 1], x[c + 2]);
+      state[b].q.q = state_quaternion("maximal", names, x, int(c) + 3);
+      state[b].v = Vec3(x[c + 7], x[c + 8], x[c + 9]);
+      state[b].omega = Vec3(x[c + 10], x[c + 11], x[c + 12]);
+    }
+    const BodyState world;
+    for (const maximal::Joint& joint : model_.joints()) {
+      const BodyState& parent =
+          joint.parent == maximal::kWorld ? world : state[std::size_t(joint.parent)];
+      const double g =
+          maximal::joint_residual(joint, parent, state[std::size_t(joint.child)]).lpNorm<Eigen::Infinity>();
+      if (!(g <= kConstraintTolerance))
+        throw InputError("maximal state: the bodies violate joint '" + joint.name + "' by " +
+                         number_text(g) + " (more than " + number_text(kConstraintTolerance) +
+                         ")");
+    }
+    const double coupled = maximal::max_constraint_violation(model_, state);
+    if (!(coupled <= kConstraintTolerance))
+      throw InputError("maximal state: the bodies violate a joint coupling by " +
+                       number_text(coupled) + " (more than " + number_text(kConstraintTolerance) +
+                       ")");
+    data_ = maximal::Data(model_, state);
+    data_.state = std::move(state);  // as given: a state read back sets the same bits
+    std::fill(last_q_.begin(), last_q_.end(), Vec4::Zero());
+  }
+
   double energy() const override { return maximal::energy(model_, data_.state); }
   bool has_constraint() const override { return true; }
   double constraint_violation() const override {
@@ -162,6 +222,7 @@ class MaximalSystem final : public sim::System {
   std::vector<BodyState> saved_;
   double saved_last_dt_ = 0.0;
   mutable std::vector<Vec4> last_q_;
+  std::vector<int> quaternion_at_;
 };
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "marsden/sim/inputs.hpp"
 #include "marsden/sim/rk.hpp"
 #include "sim/full_coordinates.hpp"
+#include "sim/state.hpp"
 
 namespace marsden::sim {
 
@@ -46,6 +47,7 @@ struct Sample {
   double theta = 0.0, x = 0.0, y = 0.0;
   ShapeVec r, rdot;
   Vec3 xi = Vec3::Zero();
+  RdpVec w;  // generated RDP vehicles: the locked velocity
   double energy = 0.0;
   double violation = 0.0;
 };
@@ -221,6 +223,7 @@ class RdpSim final : public Sim {
     s.y = state_.g.x[1];
     s.r = state_.r;
     s.rdot = state_.x.head(nr);
+    if (kind_ == NonholonomicVehicle::Generated) s.w = state_.x.tail(state_.x.size() - nr);
     // The velocity of the last segment, where RDP imposes the constraints: at the
     // quadrature point r + alpha dt u of that segment.
     s.xi = rdp_segment_velocity<SE2>(*model_, opt_, dt_seg_, r_seg_, state_.x);
@@ -542,16 +545,82 @@ class NhSystem final : public sim::System {
     if (!saved_) saved_ = sim_->clone();  // once; then copied in place
     sim_->copy_to(*saved_);
     saved_cur_ = cur_;
+    saved_setup_ = setup_;
+    saved_fresh_ = last_set_.fresh();
   }
   void rollback() override {
     saved_->copy_to(*sim_);
     cur_ = saved_cur_;
+    setup_ = saved_setup_;
+    last_set_.restore(saved_fresh_);
   }
   sim::StepStatus step(double t_k, double dt) override {
+    last_set_.moved();
     controls_.begin_step(t_k);
     const NewtonStatus st = sim_->step(t_k, dt, controls_);
     if (st.converged) cur_ = sim_->sample();
     return {st.converged, st.iterations, st.residual_norm, {}};
+  }
+
+  // The data a scene's initial state gives: pose (theta, x, y), shape and shape velocities
+  // (those the controls prescribe included: RDP carries the last segment's), and the body
+  // velocity components the vehicle takes as data (sleigh: omega, v1; snakeboard: v1;
+  // generated: the locked velocity w).
+  int state_size() const override { return int(state_names().size()); }
+  std::vector<std::string> state_names() const override {
+    std::vector<std::string> names = {"theta", "x", "y"};
+    const int nr = num_shape(*setup_);
+    for (int i = 0; i < nr; ++i) names.push_back(layout_.columns[std::size_t(4 + i)]);
+    for (int i = 0; i < nr; ++i) names.push_back(layout_.columns[std::size_t(4 + nr + i)]);
+    if (kind_ == NonholonomicVehicle::Sleigh) names.insert(names.end(), {"omega", "v1"});
+    if (kind_ == NonholonomicVehicle::Snakeboard) names.push_back("v1");
+    if (kind_ == NonholonomicVehicle::Generated)
+      for (const std::string& w : numbered("w", int(setup_->locked_velocity.size())))
+        names.push_back(w);
+    return names;
+  }
+  void get_state(std::span<double> x) const override {
+    if (last_set_.get(x)) return;
+    std::size_t c = 0;
+    x[c++] = cur_.theta;
+    x[c++] = cur_.x;
+    x[c++] = cur_.y;
+    const int nr = num_shape(*setup_);
+    for (int i = 0; i < nr; ++i) x[c++] = cur_.r[i];
+    for (int i = 0; i < nr; ++i) x[c++] = cur_.rdot[i];
+    if (kind_ == NonholonomicVehicle::Sleigh || kind_ == NonholonomicVehicle::Snakeboard) {
+      if (kind_ == NonholonomicVehicle::Sleigh) x[c++] = cur_.xi[0];
+      x[c++] = cur_.xi[1];
+    }
+    for (Eigen::Index i = 0; kind_ == NonholonomicVehicle::Generated && i < cur_.w.size(); ++i)
+      x[c++] = cur_.w[i];
+  }
+  // Starts the method anew from the setup with this initial state.
+  void set_state(std::span<const double> x) override {
+    check_state("nonholonomic", state_names(), x);
+    auto setup = std::make_shared<NonholonomicSetup>(*setup_);
+    std::size_t c = 0;
+    setup->theta = x[c++];
+    setup->x = x[c++];
+    setup->y = x[c++];
+    const int nr = num_shape(*setup_);
+    for (int i = 0; i < nr; ++i) setup->shape[i] = x[c++];
+    // The shape velocities the controls prescribe start as given, as inputs u0 would.
+    InputVec u0 = InputVec::Zero(nu_);
+    for (int i = 0; i < nr; ++i) {
+      setup->shape_velocity[i] = x[c++];
+      if (prescribed(i)) u0[i] = setup->shape_velocity[i];
+    }
+    if (kind_ == NonholonomicVehicle::Sleigh) setup->omega = x[c++];
+    if (kind_ == NonholonomicVehicle::Sleigh || kind_ == NonholonomicVehicle::Snakeboard)
+      setup->v1 = x[c++];
+    for (Eigen::Index i = 0; kind_ == NonholonomicVehicle::Generated && i < setup->locked_velocity.size(); ++i)
+      setup->locked_velocity[i] = x[c++];
+    std::unique_ptr<Sim> sim = make_sim(*setup, u0);
+    sim_ = std::move(sim);
+    setup_ = std::move(setup);
+    cur_ = sim_->sample();
+    last_set_.set(x);
   }
   bool has_residual() const override { return sim_->has_residual(); }
   ResidualPoint residual_point(double t_k, double dt) const override {
@@ -587,19 +656,37 @@ class NhSystem final : public sim::System {
   }
 
  private:
+  // Shape velocities the controls give (the car's steering rate; the snakeboard's with
+  // prescribe_shape; a generated vehicle's prescribed shape coordinates).
+  bool prescribed(int i) const {
+    switch (kind_) {
+      case NonholonomicVehicle::Car:
+        return i == 1;
+      case NonholonomicVehicle::Snakeboard:
+        return setup_->prescribe_shape;
+      case NonholonomicVehicle::Generated:
+        return setup_->generated->prescribed(i);
+      case NonholonomicVehicle::Sleigh:
+        return false;
+    }
+    return false;
+  }
   InputVec controls_at(double t) const {
     InputVec u;
     controls_.inner().eval(t, u);
     return u;
   }
 
-  std::shared_ptr<const NonholonomicSetup> setup_;
+  // The Sims point into the setup of their start: the checkpoint's is kept alive with it.
+  std::shared_ptr<const NonholonomicSetup> setup_, saved_setup_;
   NonholonomicVehicle kind_;
   StepSignal controls_;  // zero when the setup has none
   std::unique_ptr<Sim> sim_, saved_;
   int nu_;
   sim::Layout layout_;
   Sample cur_, saved_cur_;
+  LastSetState last_set_;
+  bool saved_fresh_ = false;
 };
 
 }  // namespace

@@ -6,7 +6,9 @@
 
 #include "marsden/error.hpp"
 #include "marsden/sim/rk.hpp"
+#include "marsden/sim/simulate.hpp"
 #include "marsden/tree/dynamics.hpp"
+#include "sim/state.hpp"
 
 namespace marsden::sim {
 namespace {
@@ -58,6 +60,9 @@ class PrescribedPath {
 // residual are completed after each step (velocity_from_momentum for the VIs). Prescribed
 // coordinates follow their path.
 class TreeSystem final : public sim::System {
+  // The largest constraint violation set_state accepts (m or rad).
+  static constexpr double kConstraintTolerance = 1e-9;
+
  public:
   explicit TreeSystem(const TreeSetup& ts)
       : ts_(ts),
@@ -97,15 +102,7 @@ class TreeSystem final : public sim::System {
     qd_ = ts.qd0;
     x_.q = ts.q0;
     path_.at(0.0, x_.q, &qd_, nullptr);
-    tree::check_generated_constraints(model_, data_, x_.q);
-    if (variational_) {
-      x_ = tree::midpoint_initial_state(model_, data_, 0.0, x_.q, qd_);
-    } else {
-      x_.t = 0.0;
-      x_.p = VecX::Zero(nd);
-    }
-    complete(0.0);
-    q_prescribed_next_ = x_.q;
+    start(0.0);
   }
 
   const sim::Layout& layout() const override { return layout_; }
@@ -113,6 +110,7 @@ class TreeSystem final : public sim::System {
   // Galerkin step's last polynomial) is kept too, so that a step retried after rollback()
   // repeats the first to the bit.
   void checkpoint() override {
+    saved_fresh_ = last_set_.fresh();
     if (galerkin_) saved_galerkin_warm_ = galerkin_->warm;
     saved_x_ = x_;
     saved_qd_ = qd_;
@@ -122,6 +120,7 @@ class TreeSystem final : public sim::System {
                    data_.lambda,     data_.have_prev, data_.have_prev2};
   }
   void rollback() override {
+    last_set_.restore(saved_fresh_);
     if (galerkin_) galerkin_->warm = saved_galerkin_warm_;
     x_ = saved_x_;
     qd_ = saved_qd_;
@@ -136,6 +135,7 @@ class TreeSystem final : public sim::System {
   }
 
   sim::StepStatus step(double t, double dt) override {
+    last_set_.moved();
     NewtonStatus status{true, 0, 0.0};
     if (midpoint_) {
       path_.at(t + dt, q_prescribed_next_, nullptr, nullptr);
@@ -216,6 +216,42 @@ class TreeSystem final : public sim::System {
     out.J_r_u = blocks.Ja_u;
   }
 
+  // q then qd of every coordinate (rad or m, rad/s or m/s), as a scene's initial state.
+  // Prescribed coordinates start from the values given and follow their paths from the
+  // next step on.
+  int state_size() const override { return 2 * model_.num_coords(); }
+  std::vector<std::string> state_names() const override {
+    std::vector<std::string> names;
+    for (const tree::Coordinate& c : model_.coords()) names.push_back(c.name);
+    for (const tree::Coordinate& c : model_.coords()) names.push_back("qd_" + c.name);
+    return names;
+  }
+  void get_state(std::span<double> x) const override {
+    if (last_set_.get(x)) return;  // the VIs' qd is completed from p: report what was set
+    const Eigen::Index n = model_.num_coords();
+    Eigen::Map<VecX>(x.data(), n) = x_.q;
+    Eigen::Map<VecX>(x.data() + n, n) = qd_;
+  }
+  // The VIs take p from (q, qd) by the Legendre transform, as at the start of a run, and
+  // forget their warm starts.
+  void set_state(std::span<const double> x) override {
+    const std::vector<std::string> names = state_names();
+    check_state("tree", names, x);
+    const Eigen::Index n = model_.num_coords();
+    const VecX q = Eigen::Map<const VecX>(x.data(), n), qd = Eigen::Map<const VecX>(x.data() + n, n);
+    const double violation = tree::max_constraint_violation(model_, data_, q);
+    if (violation > kConstraintTolerance)
+      throw InputError("tree state: q is off the model's constraints (largest violation " +
+                       sim::number_text(violation) + ", more than " +
+                       sim::number_text(kConstraintTolerance) + ")");
+    data_ = tree::Data(model_, ts_.memory_limit);
+    if (galerkin_) galerkin_.emplace(model_, ts_.galerkin);
+    x_.q = q;
+    qd_ = qd;
+    start(x_.t);
+    last_set_.set(x);
+  }
+
   double energy() const override { return energy_; }
   bool has_constraint() const override { return model_.num_constraint_rows() > 0; }
   double constraint_violation() const override { return residual_; }
@@ -267,9 +303,24 @@ class TreeSystem final : public sim::System {
     return controls_at(ts_.controls && ts_.controls->zero_order_hold() ? t_k : t);
   }
 
-  // Completes qd and p (whichever the method does not carry), the energy and the residual.
-  void complete(double t) {
-    path_.at(t, x_.q, &qd_, nullptr);
+  // The start of a run (or a restart) from x_.q, qd_ at time t, their prescribed entries as
+  // they are: p by the Legendre transform for the VIs.
+  void start(double t) {
+    tree::check_generated_constraints(model_, data_, x_.q);
+    if (variational_) {
+      x_ = tree::midpoint_initial_state(model_, data_, t, x_.q, qd_);
+    } else {
+      x_.t = t;
+      x_.p = VecX::Zero(model_.num_dynamic());
+    }
+    complete(t, false);
+    q_prescribed_next_ = x_.q;
+  }
+
+  // Completes qd and p (whichever the method does not carry), the energy and the residual;
+  // with on_path, the prescribed coordinates' q and qd first from their paths at t.
+  void complete(double t, bool on_path = true) {
+    if (on_path) path_.at(t, x_.q, &qd_, nullptr);
     const std::vector<int>& dyn = model_.dynamic_coords();
     if (variational_) {
       velocity_from_momentum();
@@ -344,6 +395,8 @@ class TreeSystem final : public sim::System {
   Eigen::PartialPivLU<MatX> lu_;
   VecX y_, q_stage_, v_stage_;  // the RK4 state and a stage's (q, qd)
   RkWorkspace<VecX> rk_;
+  LastSetState last_set_;
+  bool saved_fresh_ = false;
 };
 
 }  // namespace

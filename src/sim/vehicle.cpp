@@ -1,5 +1,6 @@
 #include "marsden/sim/vehicle.hpp"
 
+#include <Eigen/Geometry>
 #include <cmath>
 #include <numbers>
 #include <string>
@@ -8,6 +9,7 @@
 #include "marsden/error.hpp"
 #include "marsden/lie/quaternion.hpp"
 #include "marsden/sim/inputs.hpp"
+#include "sim/state.hpp"
 
 namespace marsden::sim {
 namespace {
@@ -23,6 +25,7 @@ class VehicleSystem final : public System {
       : setup_(s),
         stepper_(make_stepper<G>(s.method, s.model, s.options)),
         cur_(s.initial_state) {
+    if constexpr (!kSpatial) heading_.value = cur_.g.angle();
     const int nu = s.controls ? s.controls->size() : 0, ns = s.shape ? s.shape->size() : 0;
     if (nu != s.model->num_controls() || ns != s.model->num_shape())
       throw InputError("vehicle: controls or shape signal size does not match the system");
@@ -48,6 +51,7 @@ class VehicleSystem final : public System {
   void checkpoint() override {
     saved_ = cur_;
     saved_restart_ = restart_;
+    saved_heading_ = heading_;
     if (!restart_) stepper_->save();
   }
   // A step retried with the same length repeats the kept one to the bit; with another
@@ -56,6 +60,7 @@ class VehicleSystem final : public System {
   void rollback() override {
     cur_ = saved_;
     restart_ = saved_restart_;
+    heading_ = saved_heading_;
     if (!restart_) stepper_->restore();
   }
 
@@ -65,11 +70,67 @@ class VehicleSystem final : public System {
     // The VI starts (solving for xi_-1) inside a step, so a failed start is a failed step.
     if (restart_ || dt != stepper_->dt()) stepper_->reset(cur_, dt);
     restart_ = false;
+    stepper_->set_time(t_k);  // the driver's t_0 + k dt samples the inputs
     if (controls_) controls_->begin_step(t_k);
     if (shape_) shape_->begin_step(t_k);
     const NewtonStatus st = stepper_->step(shape_.get(), controls_.get());
-    if (st.converged) cur_ = stepper_->state();
+    if (st.converged) {
+      cur_ = stepper_->state();
+      if constexpr (!kSpatial)
+        heading_.value += std::remainder(cur_.g.angle() - heading_.value, 2.0 * std::numbers::pi);
+    }
     return StepStatus{st.converged, st.iterations, st.residual_norm, {}};
+  }
+
+  // SE(3): position, the unit quaternion of R (local to world), body angular and linear
+  // velocity; SE(2): the heading theta (unwrapped along the run), position, body velocity.
+  int state_size() const override { return kSpatial ? 13 : 6; }
+  std::vector<std::string> state_names() const override {
+    if constexpr (kSpatial)
+      return {"x", "y", "z", "qw", "qx", "qy", "qz", "wx", "wy", "wz", "vx", "vy", "vz"};
+    else
+      return {"theta", "x", "y", "omega", "v1", "v2"};
+  }
+  std::span<const int> state_quaternions() const override {
+    static constexpr int kAt[] = {3};
+    return kSpatial ? std::span<const int>(kAt) : std::span<const int>();
+  }
+  void get_state(std::span<double> x) const override {
+    std::size_t c = 0;
+    if constexpr (kSpatial) {
+      for (int i = 0; i < 3; ++i) x[c++] = cur_.g.x[i];
+      // The quaternion that was set, while R is still the rotation made from it.
+      const Vec4 q = cur_.g.R == heading_.R ? heading_.q : Quat::from_rotation(cur_.g.R).q;
+      for (int i = 0; i < 4; ++i) x[c++] = q[i];
+    } else {
+      x[c++] = heading_.value;
+      for (int i = 0; i < 2; ++i) x[c++] = cur_.g.x[i];
+    }
+    for (int i = 0; i < n; ++i) x[c++] = cur_.xi[i];
+  }
+  // As a scene's initial state: the rotation from the normalised quaternion as the scene
+  // reader makes it, the pose from the heading; the VI derives xi_k-1 anew at the next step.
+  void set_state(std::span<const double> x) override {
+    const std::vector<std::string> names = state_names();
+    check_state(kSpatial ? "vehicle" : "planar vehicle", names, x);
+    VehicleState<G> s = cur_;
+    std::size_t c = 0;
+    if constexpr (kSpatial) {
+      heading_.q = state_quaternion("vehicle", names, x, 3);
+      s.g.x = Vec3(x[0], x[1], x[2]);
+      s.g.R = Eigen::Quaterniond(x[3], x[4], x[5], x[6]).normalized().toRotationMatrix();
+      heading_.R = s.g.R;
+      c = 7;
+    } else {
+      heading_.value = x[0];
+      s.g = SE2::from_angle(x[0], Vec2(x[1], x[2]));
+      c = 3;
+    }
+    for (int i = 0; i < n; ++i) s.xi[i] = x[c++];
+    cur_ = s;
+    restart_ = true;
+    last_q_.setZero();
+    last_theta_ = 0.0;
   }
 
   double energy() const override { return vehicle_energy<G>(*setup_.model, cur_.g, cur_.xi); }
@@ -162,6 +223,13 @@ class VehicleSystem final : public System {
   std::unique_ptr<StepSignal> controls_, shape_;
   VehicleState<G> cur_, saved_;
   bool restart_ = true, saved_restart_ = true;
+  // What get_state reports of the orientation: on SE(2) the heading unwrapped along the run;
+  // on SE(3) the quaternion last set, while the rotation R made from it is unchanged.
+  struct Heading {
+    double value = 0.0;
+    Mat3 R = Mat3::Zero();
+    Vec4 q = Vec4::Zero();
+  } heading_, saved_heading_;
   mutable Vec4 last_q_ = Vec4::Zero();
   mutable double last_theta_ = 0.0;
   mutable InputVec u_, gamma_;

@@ -50,6 +50,16 @@ class Oscillator final : public System {
     if (t_k >= nan_from_t) x = std::nan("");
     return {true, 1, 0.0, {}};
   }
+  int state_size() const override { return 2; }
+  std::vector<std::string> state_names() const override { return {"x", "v"}; }
+  void get_state(std::span<double> out) const override {
+    out[0] = x;
+    out[1] = v;
+  }
+  void set_state(std::span<const double> in) override {
+    x = in[0];
+    v = in[1];
+  }
   double energy() const override { return 0.5 * (x * x + v * v); }
   int momentum_size() const override { return 1; }
   // Not conserved: its drift must show.

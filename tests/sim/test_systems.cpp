@@ -4,7 +4,9 @@
 // bit, a rerun giving bit-identical output, the failure policy (a step that cannot succeed
 // fails with a status, and the run keeps the last good state), subdivision agreeing with
 // the smaller step, no heap allocation inside a step, and the discrete residual's Jacobian
-// blocks against central differences.
+// blocks against central differences; and the state: get/set round trips, set_state as a
+// fresh start whatever came before, set-then-step as rollback, the tangent chart, bad states
+// refused.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -175,6 +177,11 @@ class Fussy final : public System {
     if (dt > limit_) return {false, 3, 1.0, {}};
     return inner_->step(t, dt);
   }
+  int state_size() const override { return inner_->state_size(); }
+  std::vector<std::string> state_names() const override { return inner_->state_names(); }
+  std::span<const int> state_quaternions() const override { return inner_->state_quaternions(); }
+  void get_state(std::span<double> x) const override { inner_->get_state(x); }
+  void set_state(std::span<const double> x) override { inner_->set_state(x); }
   double energy() const override { return inner_->energy(); }
   int momentum_size() const override { return inner_->momentum_size(); }
   void momentum(std::span<double> out) const override { inner_->momentum(out); }
@@ -325,6 +332,137 @@ TEST_P(ResidualContract, JacobiansMatchCentralDifferences) {
   check(&ResidualPoint::z, blocks.J_r_z, "J_r_z");
   check(&ResidualPoint::delta, blocks.J_r_state, "J_r_state");
   check(&ResidualPoint::u, blocks.J_r_u, "J_r_u");
+}
+
+// The state in the contract (System::get_state, set_state and the tangent chart), for every
+// family and method.
+std::vector<double> state_of(const System& s) {
+  std::vector<double> x(std::size_t(s.state_size()));
+  s.get_state(x);
+  return x;
+}
+
+std::vector<double> rows_of(System& s, double t0, int steps) {
+  RunOptions o = options(0.01, steps);
+  o.t0 = t0;
+  MemoryRecorder rec;
+  const RunSummary sum = simulate(s, o, rec);
+  EXPECT_TRUE(sum.ok) << sum.message;
+  return rec.values;
+}
+
+TEST_P(SystemContract, StateNamesAndSizes) {
+  auto sys = make(GetParam());
+  const std::vector<std::string> names = sys->state_names();
+  ASSERT_EQ(int(names.size()), sys->state_size());
+  for (const std::string& n : names) EXPECT_FALSE(n.empty());
+  for (int q : sys->state_quaternions()) {
+    ASSERT_LE(q + 4, sys->state_size());
+    EXPECT_TRUE(names[std::size_t(q)].ends_with("qw")) << names[std::size_t(q)];
+  }
+  EXPECT_EQ(sys->tangent_size(), sys->state_size() - int(sys->state_quaternions().size()));
+}
+
+TEST_P(SystemContract, StateRoundTripIsBitForBit) {
+  auto sys = make(GetParam());
+  for (int steps : {0, 5}) {
+    if (steps > 0) rows_of(*sys, 0.0, steps);
+    const std::vector<double> x = state_of(*sys);
+    for (double v : x) EXPECT_TRUE(std::isfinite(v));
+    sys->set_state(x);
+    EXPECT_TRUE(bit_equal(state_of(*sys), x)) << "after " << steps << " steps";
+  }
+}
+
+// set_state(x) restarts the method from x as a fresh system starts from its scene: the same
+// rows to the bit, whatever the system did before.
+TEST_P(SystemContract, SetStateStartsLikeAFreshSystem) {
+  auto fresh = make(GetParam());
+  auto used = make(GetParam());
+  const std::vector<double> x0 = state_of(*fresh);
+  used->set_state(x0);
+  EXPECT_TRUE(bit_equal(rows_of(*used, 0.0, 20), rows_of(*fresh, 0.0, 20)));
+
+  // Two systems with different pasts, both at t = 0.05, set to one state: one future.
+  auto a = make(GetParam());
+  auto b = make(GetParam());
+  rows_of(*a, 0.0, 5);
+  rows_of(*b, 0.02, 3);
+  const std::vector<double> x = state_of(*a);
+  a->set_state(x);
+  b->set_state(x);
+  EXPECT_TRUE(bit_equal(rows_of(*a, 0.05, 15), rows_of(*b, 0.05, 15)));
+}
+
+// A step from a state that was set, retried after rollback() or after setting the state
+// again, repeats to the bit.
+TEST_P(SystemContract, SetThenStepEqualsCheckpointAndRollback) {
+  auto sys = make(GetParam());
+  rows_of(*sys, 0.0, 5);
+  const std::vector<double> x = state_of(*sys);
+  sys->set_state(x);
+  sys->checkpoint();
+  ASSERT_TRUE(sys->step(0.05, 0.01).converged);
+  const std::vector<double> first = state_of(*sys), first_row = current_row(*sys, 0.06);
+  EXPECT_FALSE(bit_equal(first, x));
+  sys->rollback();
+  EXPECT_TRUE(bit_equal(state_of(*sys), x));
+  ASSERT_TRUE(sys->step(0.05, 0.01).converged);
+  EXPECT_TRUE(bit_equal(state_of(*sys), first));
+  sys->set_state(x);
+  ASSERT_TRUE(sys->step(0.05, 0.01).converged);
+  EXPECT_TRUE(bit_equal(state_of(*sys), first));
+  EXPECT_TRUE(bit_equal(current_row(*sys, 0.06), first_row));
+}
+
+TEST_P(SystemContract, DifferenceAndIntegrateInvertEachOther) {
+  auto sys = make(GetParam());
+  rows_of(*sys, 0.0, 5);
+  const std::vector<double> x = state_of(*sys);
+  const auto n = std::size_t(sys->tangent_size());
+  std::vector<double> dx(n), y(x.size()), back(n), zero(n, 0.0), same(x.size());
+  for (std::size_t i = 0; i < n; ++i) dx[i] = 0.3 * std::sin(1.0 + 2.0 * double(i));
+  sys->state_integrate(x, dx, y);
+  sys->state_difference(x, y, back);
+  for (std::size_t i = 0; i < n; ++i) EXPECT_NEAR(back[i], dx[i], 1e-12) << i;
+  sys->state_difference(x, x, back);
+  for (double b : back) EXPECT_EQ(b, 0.0);
+  sys->state_integrate(x, zero, same);
+  for (std::size_t i = 0; i < x.size(); ++i) EXPECT_NEAR(same[i], x[i], 1e-15) << i;
+  // A quaternion and its negative are one rotation: no difference between them.
+  for (int q : sys->state_quaternions()) {
+    std::vector<double> flipped = x;
+    for (int k = 0; k < 4; ++k) flipped[std::size_t(q + k)] = -x[std::size_t(q + k)];
+    sys->state_difference(x, flipped, back);
+    for (double b : back) EXPECT_NEAR(b, 0.0, 1e-15);
+  }
+  std::vector<double> wrong(n + 1);
+  EXPECT_THROW(sys->state_difference(x, y, wrong), InputError);
+}
+
+TEST_P(SystemContract, BadStatesAreRefusedNamingTheEntry) {
+  auto sys = make(GetParam());
+  const std::vector<double> x = state_of(*sys);
+  const std::vector<std::string> names = sys->state_names();
+  std::vector<double> longer = x;
+  longer.push_back(0.0);
+  EXPECT_THROW(sys->set_state(longer), InputError);
+  const std::size_t k = x.size() - 1;
+  std::vector<double> bad = x;
+  bad[k] = std::nan("");
+  try {
+    sys->set_state(bad);
+    ADD_FAILURE() << "NaN accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("(" + names[k] + ")"), std::string::npos) << e.what();
+  }
+  for (int q : sys->state_quaternions()) {
+    std::vector<double> zero = x;
+    for (int i = 0; i < 4; ++i) zero[std::size_t(q + i)] = 0.0;
+    EXPECT_THROW(sys->set_state(zero), InputError);
+  }
+  // The refused states left the system as it was.
+  EXPECT_TRUE(bit_equal(state_of(*sys), x));
 }
 
 INSTANTIATE_TEST_SUITE_P(Families, ResidualContract, ::testing::ValuesIn(implicit_cases()),

@@ -11,6 +11,9 @@
 //   energy, momentum, constraint_violation, row   what the driver records
 //   residual             the discrete residual the step solves, with its Jacobian blocks
 //                        (implicit methods): what optimal control and linearisation use
+//   get_state/set_state  the state a step advances, as a vector with named entries, and
+//                        its tangent chart (state_difference, state_integrate), as MuJoCo's
+//                        mj_getState/mj_setState and Crocoddyl's StateAbstract
 //
 // A virtual interface rather than a concept: the driver, the file writers and the Python
 // bindings are compiled once, not once per family, and a virtual call per step is noise
@@ -97,6 +100,33 @@ class System {
   virtual double constraint_violation() const { return 0.0; }
   // The output row of the current state at time t (layout().columns.size() values).
   virtual void row(double t, std::span<double> out) const = 0;
+
+  // The state (docs/architecture.md, "State"): the configuration and velocities a step
+  // advances, as state_size() numbers named by state_names() (units there). Unit
+  // quaternions (w, x, y, z) start at the entries state_quaternions() lists; every other
+  // entry is a coordinate of a vector space. get_state writes the current state.
+  // set_state makes x the current state and restarts the integrator from it as a scene's
+  // initial state would: what a step keeps of the past (a velocity or momentum of the last
+  // interval, a Newton warm start) is derived anew from x, so the steps that follow depend
+  // on x alone, as from a fresh system. It throws InputError naming the entry for a wrong
+  // size, a value that is not finite, a zero quaternion or a configuration off the
+  // family's holonomic constraints; a nonzero quaternion is normalised. Both allocate
+  // nothing the step needs; set_state may allocate.
+  virtual int state_size() const = 0;
+  virtual std::vector<std::string> state_names() const = 0;
+  virtual std::span<const int> state_quaternions() const { return {}; }
+  virtual void get_state(std::span<double> x) const = 0;
+  virtual void set_state(std::span<const double> x) = 0;
+  // The tangent chart of the state: state_size() less one per quaternion. dx = y (-) x is
+  // y - x on vector entries and, for a quaternion, the rotation vector
+  // log(q_x^-1 q_y) of the shorter way round (|dphi| <= pi; a right perturbation, as the
+  // residual's delta); state_integrate is its inverse, y = x (+) dx, with q_y = q_x exp(dphi).
+  // Neither allocates.
+  int tangent_size() const { return state_size() - int(state_quaternions().size()); }
+  void state_difference(std::span<const double> x, std::span<const double> y,
+                        std::span<double> dx) const;
+  void state_integrate(std::span<const double> x, std::span<const double> dx,
+                       std::span<double> y) const;
 
   // Implicit steps (the variational integrators) expose their residual; explicit methods
   // do not, and the two calls below then throw std::logic_error. Both allocate.
