@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "marsden/error.hpp"
+#include "marsden/sim/feedback.hpp"
 
 namespace marsden::sim {
 
@@ -149,6 +150,7 @@ RunSummary simulate(System& system, const RunOptions& o, Recorder& recorder) {
     return true;
   };
 
+  if (o.feedback) o.feedback->update(o.t0, system);
   sum.energy_initial = system.energy();
   if (!mu.empty()) {
     system.momentum(mu);
@@ -198,12 +200,15 @@ RunSummary simulate(System& system, const RunOptions& o, Recorder& recorder) {
     // substep's row and energy are checked; those of the last are the step's, kept in
     // `row` and `energy` for the statistics and the recorder.
     auto attempt = [&](int count, double dt) {
+      if (o.feedback) o.feedback->restore();
       try {
         for (int j = 0; j < count; ++j) {
           st = system.step(t_n + j * dt, dt);
           iterations += st.iterations;
           if (!st.converged) return false;
-          system.row(j + 1 == count ? t_next : t_n + (j + 1) * dt, row);
+          const double t_end = j + 1 == count ? t_next : t_n + (j + 1) * dt;
+          if (o.feedback) o.feedback->update(t_end, system);
+          system.row(t_end, row);
           energy = system.energy();
           if (!all_finite(row) || !std::isfinite(energy)) {
             st.converged = false;
@@ -220,6 +225,7 @@ RunSummary simulate(System& system, const RunOptions& o, Recorder& recorder) {
     };
 
     system.checkpoint();
+    if (o.feedback) o.feedback->save();
     int level = attempt(1, o.dt) ? 0 : -1;
     if (level < 0) {
       ++sum.failures;
@@ -233,6 +239,7 @@ RunSummary simulate(System& system, const RunOptions& o, Recorder& recorder) {
     }
     if (level < 0) {
       system.rollback();
+      if (o.feedback) o.feedback->restore();
       sum.failed_step = n;
       sum.failed_t = t_n;
       sum.failed_code = *st.code ? st.code : st.reason.empty() ? "not_converged" : "error";

@@ -14,6 +14,8 @@
 
 namespace marsden::sim {
 
+class Feedback;  // sim/feedback.hpp
+
 enum class OnFailure {
   Stop,      // stop at the failed step and keep what was computed
   Subdivide  // retry the step as 2^k substeps of dt / 2^k, k = 1..max_subdivisions
@@ -44,6 +46,10 @@ struct RunOptions {
   // call, and once at the end.
   std::function<void(const Progress&)> progress;
   double progress_interval_s = 1.0;
+  // A controller closing the loop (sim/feedback.hpp): updated at t_0 and after every
+  // (sub)step, so that each step holds u = pi(t_k, x_k) and each row shows the input of its
+  // state. The system's controls must be feedback->signal().
+  Feedback* feedback = nullptr;
 };
 
 // Receives the output rows of a run. begin() comes first, then one row() per recorded
