@@ -1,11 +1,8 @@
-// Scene batches (run/batch.hpp): each run's scene is the base scene with its initial state
-// and controls replaced, made into its system on the worker thread that runs it.
+// Scene batches (run/batch.hpp): each run's system is made from the base scene (its controls
+// replaced) on the worker thread that runs it, and started from its initial state by
+// System::set_state.
 #include "marsden/run/batch.hpp"
 
-#include <cmath>
-
-#include <Eigen/Geometry>
-#include <type_traits>
 #include <variant>
 
 #include "marsden/error.hpp"
@@ -14,50 +11,7 @@
 namespace marsden::run {
 
 std::vector<std::string> initial_state_names(const io::Scene& scene) {
-  if (std::holds_alternative<io::VehicleScene>(scene.system))
-    return {"x", "y", "z", "qw", "qx", "qy", "qz", "wx", "wy", "wz", "vx", "vy", "vz"};
-  if (std::holds_alternative<io::PlanarVehicleScene>(scene.system))
-    return {"theta", "x", "y", "omega", "v1", "v2"};
-  if (const auto* tree = std::get_if<io::TreeScene>(&scene.system)) {
-    std::vector<std::string> names;
-    for (const tree::Coordinate& c : tree->model->coords()) names.push_back(c.name);
-    for (const tree::Coordinate& c : tree->model->coords()) names.push_back("qd_" + c.name);
-    return names;
-  }
-  throw InputError(scene.file + ": initial states from arrays are taken by the holonomic "
-                   "vehicles and tree systems; a \"" + scene.system_type + "\" scene keeps its own");
-}
-
-void set_initial_state(io::Scene& scene, std::span<const double> state, const std::string& what) {
-  const std::vector<std::string> names = initial_state_names(scene);
-  if (state.size() != names.size())
-    throw InputError(what + ": expected " + std::to_string(names.size()) + " entries (" +
-                     names.front() + " .. " + names.back() + "), got " +
-                     std::to_string(state.size()));
-  for (std::size_t k = 0; k < state.size(); ++k)
-    if (!std::isfinite(state[k]))
-      throw InputError(what + ": entry " + std::to_string(k) + " (" + names[k] +
-                       ") is not finite");
-  if (auto* v = std::get_if<io::VehicleScene>(&scene.system)) {
-    // As the scene reader turns "quaternion" into a rotation, so that a state given here
-    // and the same state in a scene file give the same run to the bit.
-    const Eigen::Quaterniond q(state[3], state[4], state[5], state[6]);
-    if (!(q.norm() > 0.0)) throw InputError(what + ": the quaternion (qw, qx, qy, qz) is zero");
-    v->initial_state.g.x = Vec3(state[0], state[1], state[2]);
-    v->initial_state.g.R = q.normalized().toRotationMatrix();
-    for (int k = 0; k < 6; ++k) v->initial_state.xi[k] = state[7 + static_cast<std::size_t>(k)];
-    return;
-  }
-  if (auto* v = std::get_if<io::PlanarVehicleScene>(&scene.system)) {
-    // As the scene reader builds the pose from theta.
-    v->initial_state.g = SE2::from_angle(state[0], Vec2(state[1], state[2]));
-    for (int k = 0; k < 3; ++k) v->initial_state.xi[k] = state[3 + static_cast<std::size_t>(k)];
-    return;
-  }
-  auto& tree = std::get<io::TreeScene>(scene.system);
-  const Eigen::Index n = tree.model->num_coords();
-  tree.q0 = Eigen::Map<const Eigen::VectorXd>(state.data(), n);
-  tree.qd0 = Eigen::Map<const Eigen::VectorXd>(state.data() + n, n);
+  return make_system(scene)->state_names();
 }
 
 void set_controls(io::Scene& scene, std::shared_ptr<const Signal> controls) {
@@ -90,11 +44,16 @@ sim::BatchOutput rollout_scenes(const SceneBatch& batch, int threads,
   options.stop = stop;
   const sim::SystemFactory make = [&](std::size_t i) {
     io::Scene scene = batch.scenes.size() == 1 ? base : batch.scenes[i];
-    if (state_size > 0)
-      set_initial_state(scene, std::span(batch.initial_states).subspan(i * state_size, state_size),
-                        "initial_states[" + std::to_string(i) + "]");
     if (!batch.controls.empty()) set_controls(scene, batch.controls[i]);
-    return make_system(scene);
+    std::unique_ptr<sim::System> system = make_system(scene);
+    if (state_size > 0) {
+      try {
+        system->set_state(std::span(batch.initial_states).subspan(i * state_size, state_size));
+      } catch (const InputError& e) {
+        throw InputError("initial_states[" + std::to_string(i) + "]: " + e.what());
+      }
+    }
+    return system;
   };
   return sim::rollout(batch.runs, make, options, threads);
 }

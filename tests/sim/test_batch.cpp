@@ -1,6 +1,7 @@
 // Batch rollouts (sim/batch.hpp, run/batch.hpp): every run of a batch is bit for bit the
-// run sim::simulate gives alone, whatever the number of threads; failures and bad states
-// are reported per run.
+// run sim::simulate gives alone from the same System::set_state, whatever the number of
+// threads; failures and bad states are reported per run; maximal and nonholonomic scenes
+// take initial states as every family does.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -44,9 +45,9 @@ void expect_batch_equals_single_runs(const SceneBatch& batch, int threads) {
   const std::size_t columns = out.layout.columns.size();
   const std::size_t n = batch.initial_states.size() / batch.runs;
   for (std::size_t i = 0; i < batch.runs; ++i) {
-    io::Scene scene = batch.scenes.front();
-    set_initial_state(scene, std::span(batch.initial_states).subspan(i * n, n), "state");
+    const io::Scene& scene = batch.scenes.front();
     auto system = make_system(scene);
+    system->set_state(std::span(batch.initial_states).subspan(i * n, n));
     sim::RunOptions options;
     options.dt = scene.dt;
     options.steps = scene.steps;
@@ -98,7 +99,7 @@ TEST(Batch, BadStateNamesTheRunAndEntry) {
     rollout_scenes(batch, 2);
     FAIL() << "no error";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("run 2: initial_states[2]: entry 8 (wy)"),
+    EXPECT_NE(std::string(e.what()).find("run 2: initial_states[2]: vehicle state: entry 8 (wy)"),
               std::string::npos)
         << e.what();
   }

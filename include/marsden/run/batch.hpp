@@ -14,16 +14,10 @@
 
 namespace marsden::run {
 
-// The names of a scene's initial state vector, in order: the SE(3) vehicles x, y, z, qw,
-// qx, qy, qz, wx, wy, wz, vx, vy, vz (position m, unit quaternion local to world, body
-// angular velocity rad/s, body linear velocity m/s); tree systems q then qd_ per
-// coordinate (rad or m, rad/s or m/s). Throws InputError for the other families.
+// The names of a scene's initial state vector, in order: its system's
+// System::state_names() (for the SE(3) vehicles x, y, z, qw, qx, qy, qz, wx, wy, wz, vx, vy,
+// vz; for tree systems q then qd_ per coordinate; docs/architecture.md lists every family).
 std::vector<std::string> initial_state_names(const io::Scene& scene);
-
-// Replaces the scene's initial state by `state` (initial_state_names order). Throws
-// InputError naming `what` and the entry when the size is wrong, a value is not finite or
-// the quaternion is zero.
-void set_initial_state(io::Scene& scene, std::span<const double> state, const std::string& what);
 
 // Replaces the scene's controls; throws InputError when the family takes none.
 void set_controls(io::Scene& scene, std::shared_ptr<const Signal> controls);
@@ -31,7 +25,8 @@ void set_controls(io::Scene& scene, std::shared_ptr<const Signal> controls);
 struct SceneBatch {
   std::vector<io::Scene> scenes;  // one (every run) or one per run
   std::size_t runs = 0;
-  // runs x initial_state_names(scene).size(), row-major; empty: the scenes' own states.
+  // runs x initial_state_names(scene).size(), row-major, each row given to the run's
+  // System::set_state; empty: the scenes' own states.
   std::vector<double> initial_states;
   // One per run, or empty: the scenes' own controls.
   std::vector<std::shared_ptr<const Signal>> controls;
