@@ -23,7 +23,8 @@ ctest --preset release -j "$jobs"
 python -m pip install -q --disable-pip-version-check --no-build-isolation .
 ccache --show-stats | grep -iE "hits|misses" || true
 (cd /tmp && python -c "import marsden; print('installed marsden', marsden.__version__)")
-python -m pytest -q -p no:cacheprovider tests/python/test_package.py tests/python/test_robots.py \
+python -m pytest -q -p no:cacheprovider tests/python/test_package.py tests/python/test_state.py \
+  tests/python/test_robots.py \
   tests/python/test_sweep.py
 
 cmake --preset sanitize >/dev/null

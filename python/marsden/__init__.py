@@ -21,6 +21,7 @@ import sys as _sys
 _os.environ.setdefault("MARSDEN_PYTHON", _sys.executable)
 
 from ._core import (
+    Feedback,
     InputError,
     Problem,
     Scene,
@@ -55,6 +56,7 @@ from .viewer import ViewError, view
 
 __all__ = [
     "Batch",
+    "Feedback",
     "InputError",
     "as_signal",
     "Problem",

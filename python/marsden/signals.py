@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._core import Signal
+from ._core import Feedback, Signal
 
 
 def as_signal(value, hold: str = "sampled") -> Signal | None:
-    """``None`` stays None; a Signal is returned as it is; a callable f(t) becomes
+    """``None`` stays None; a Signal is returned as it is, a Feedback as its held input; a callable f(t) becomes
     ``Signal.function`` (its size from f(0)); a vector of numbers a constant; a pair
     ``(times, values)`` with values a 2-D (N, n) array a table with the given ``hold``."""
     if value is None or isinstance(value, Signal):
         return value
+    if isinstance(value, Feedback):
+        return value.signal()
     if callable(value):
         size = np.atleast_1d(np.asarray(value(0.0), dtype=float)).size
         return Signal.function(lambda t: np.atleast_1d(np.asarray(value(t), dtype=float)),

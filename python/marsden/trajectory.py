@@ -58,7 +58,7 @@ class Trajectory:
 def simulate(system: _core.System, dt: float, steps: int, *, t0: float = 0.0,
              output_every: int = 1, on_failure: str = "stop",
              max_subdivisions: int = 6, progress=None,
-             progress_interval: float = 1.0) -> Trajectory:
+             progress_interval: float = 1.0, feedback: _core.Feedback | None = None) -> Trajectory:
     """Runs ``system`` for ``steps`` steps of ``dt`` (s) from ``t0`` (s) with the C++ driver.
 
     ``on_failure`` is ``"stop"`` (a step that does not converge ends the run) or
@@ -71,8 +71,13 @@ def simulate(system: _core.System, dt: float, steps: int, *, t0: float = 0.0,
     time, and at the end, as ``progress(steps_done, steps, t, wall_seconds)`` (for example
     to update a tqdm bar). Ctrl-C ends the run at the next step: the rows computed are
     returned, with ``summary["status"] == "interrupted"``.
+
+    ``feedback``, a ``marsden.Feedback`` given to the system as its controls
+    (``make_system(scene, controls=feedback)``), closes the loop: its controller is called
+    at ``t0`` and after every step with the state (``System.state``), and each step holds
+    the value of its start. An exception the controller raises ends the run and propagates.
     """
     columns, values, arrays, summary = _core._simulate(
         system, float(t0), float(dt), int(steps), int(output_every), str(on_failure),
-        int(max_subdivisions), progress, float(progress_interval))
+        int(max_subdivisions), progress, float(progress_interval), feedback)
     return Trajectory(columns, values, arrays, summary)

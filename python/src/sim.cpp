@@ -6,7 +6,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <algorithm>
 #include <exception>
+#include <span>
 #include <thread>
 #include <cmath>
 #include <memory>
@@ -31,6 +33,7 @@
 #include "marsden/io/scene.hpp"
 #include "marsden/run/batch.hpp"
 #include "marsden/run/run.hpp"
+#include "marsden/sim/feedback.hpp"
 #include "marsden/sim/simulate.hpp"
 #include "module.hpp"
 
@@ -104,12 +107,46 @@ nb::dict summary_dict(const sim::RunSummary& s) {
   return d;
 }
 
+// A controller u = pi(t, x) from a Python callable, called with the GIL held (the driver
+// releases it while it runs) with t (s) and a copy of the state as a numpy array. A result
+// of the wrong size is an InputError naming t; an exception raised by pi propagates to the
+// caller of simulate, the rows so far kept by the driver.
+class CallableController final : public sim::Controller {
+ public:
+  explicit CallableController(nb::callable f) : f_(std::move(f)) {}
+  ~CallableController() override {
+    nb::gil_scoped_acquire acquire;
+    f_.reset();
+  }
+  void control(double t, std::span<const double> x, std::span<double> u) override {
+    nb::gil_scoped_acquire acquire;
+    std::vector<double> v;
+    const nb::object result = f_(t, to_numpy(std::vector<double>(x.begin(), x.end()), {x.size()}));
+    if (!nb::try_cast(result, v)) {
+      // A scalar for a system with one input.
+      double scalar = 0.0;
+      if (u.size() == 1 && nb::try_cast(result, scalar)) v = {scalar};
+    }
+    if (v.size() != u.size())
+      throw InputError("controller: pi(t, x) must return " + std::to_string(u.size()) +
+                       " numbers (one per input), got " +
+                       (v.empty() ? std::string("something else") : std::to_string(v.size())) +
+                       " at t = " + sim::time_text(t));
+    std::copy(v.begin(), v.end(), u.begin());
+  }
+
+ private:
+  nb::object f_;
+};
+
 // The run of sim::simulate with the rows kept in memory: (columns, values (rows x columns),
 // arrays [(name, shape, column indices)], summary). The GIL is released while it runs.
 nb::tuple simulate(sim::System& system, double t0, double dt, int steps, int output_every,
                    const std::string& on_failure, int max_subdivisions,
-                   const nb::object& progress, double progress_interval) {
+                   const nb::object& progress, double progress_interval,
+                   sim::Feedback* feedback) {
   sim::RunOptions options;
+  options.feedback = feedback;
   options.t0 = t0;
   options.dt = dt;
   options.steps = steps;
@@ -272,6 +309,57 @@ void bind_sim(nb::module_ m) {
             return to_numpy(std::move(out), {n});
           },
           nb::arg("t"), "The output row of the current state at time t.")
+      .def_prop_ro("state_size", &sim::System::state_size,
+                   "Entries of the state vector (System.state_names).")
+      .def_prop_ro("tangent_size", &sim::System::tangent_size,
+                   "Entries of a state difference: state_size less one per quaternion.")
+      .def_prop_ro("state_names", &sim::System::state_names,
+                   "Names of the state's entries, in order (units in docs/architecture.md).")
+      .def_prop_ro(
+          "state_quaternions",
+          [](const sim::System& s) {
+            const std::span<const int> q = s.state_quaternions();
+            return std::vector<int>(q.begin(), q.end());
+          },
+          "Where unit quaternions (w, x, y, z) start in the state; the rest are vectors.")
+      .def_prop_ro(
+          "state",
+          [](const sim::System& s) {
+            std::vector<double> x(std::size_t(s.state_size()));
+            s.get_state(x);
+            const std::size_t n = x.size();
+            return to_numpy(std::move(x), {n});
+          },
+          nb::rv_policy::move, "A copy of the current state (state_names order), float64 array.")
+      .def(
+          "set_state",
+          [](sim::System& s, const std::vector<double>& x) { s.set_state(x); },
+          nb::arg("x"),
+          "Makes x the current state and restarts the method from it as a scene's initial "
+          "state would. InputError names the entry of a wrong size, a NaN, a zero quaternion "
+          "or a configuration off the constraints.")
+      .def(
+          "state_difference",
+          [](const sim::System& s, const std::vector<double>& x, const std::vector<double>& y) {
+            std::vector<double> dx(std::size_t(s.tangent_size()));
+            s.state_difference(x, y, dx);
+            const std::size_t n = dx.size();
+            return to_numpy(std::move(dx), {n});
+          },
+          nb::arg("x"), nb::arg("y"),
+          "y (-) x in the state's tangent chart (tangent_size entries): y - x on vectors, "
+          "log(q_x^-1 q_y) on quaternions.")
+      .def(
+          "state_integrate",
+          [](const sim::System& s, const std::vector<double>& x, const std::vector<double>& dx) {
+            std::vector<double> y(std::size_t(s.state_size()));
+            s.state_integrate(x, dx, y);
+            const std::size_t n = y.size();
+            return to_numpy(std::move(y), {n});
+          },
+          nb::arg("x"), nb::arg("dx"),
+          "x (+) dx, the inverse of state_difference: x + dx on vectors, q exp(dphi) on "
+          "quaternions.")
       .def_prop_ro("has_residual", &sim::System::has_residual,
                    "Whether the method solves a discrete residual (implicit methods).")
       .def(
@@ -307,6 +395,35 @@ void bind_sim(nb::module_ m) {
           "The discrete residual R(z; x_k (+) delta, u) of the step from t_k and, with "
           "jacobians, its blocks J_r_z, J_r_state (at delta = 0) and J_r_u; a block the "
           "family does not provide has no columns.");
+
+  nb::class_<sim::Feedback>(
+      m, "Feedback",
+      "A controller u = pi(t, x) closing the loop on one system (docs/architecture.md, "
+      "Feedback): build the system with controls=feedback and pass feedback= to simulate. "
+      "pi is called once per step with the state at its start t_k and held over the step.")
+      .def(
+          "__init__",
+          [](sim::Feedback* self, nb::callable controller, int inputs,
+             std::optional<std::vector<double>> lower, std::optional<std::vector<double>> upper) {
+            new (self) sim::Feedback(std::make_shared<CallableController>(std::move(controller)),
+                                     inputs, lower.value_or(std::vector<double>{}),
+                                     upper.value_or(std::vector<double>{}));
+          },
+          nb::arg("controller"), nb::arg("inputs"), nb::arg("lower").none() = nb::none(),
+          nb::arg("upper").none() = nb::none(),
+          "controller(t, x) -> u (inputs numbers, or a float for one input); lower and upper "
+          "saturate each input (None: no limit).")
+      .def(
+          "signal",
+          [](const sim::Feedback& f) { return std::const_pointer_cast<Signal>(f.signal()); },
+          "The held input, to give a system as its controls.")
+      .def_prop_ro(
+          "value",
+          [](const sim::Feedback& f) {
+            const std::span<const double> u = f.value();
+            return to_numpy(std::vector<double>(u.begin(), u.end()), {u.size()});
+          },
+          nb::rv_policy::move, "The input held now (after saturation).");
 
   m.def(
       "make_system",
@@ -364,7 +481,8 @@ void bind_sim(nb::module_ m) {
   m.def("_initial_state_names", &run::initial_state_names, nb::arg("scene"));
   m.def("_simulate", &simulate, nb::arg("system"), nb::arg("t0"), nb::arg("dt"),
         nb::arg("steps"), nb::arg("output_every"), nb::arg("on_failure"),
-        nb::arg("max_subdivisions"), nb::arg("progress").none(), nb::arg("progress_interval"));
+        nb::arg("max_subdivisions"), nb::arg("progress").none(), nb::arg("progress_interval"),
+        nb::arg("feedback").none());
 }
 
 }  // namespace marsden::python
