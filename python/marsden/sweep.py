@@ -10,7 +10,9 @@ A sweep file (or dict) holds:
                   tree's model) start: set to the scene file's path when "scene" is one,
                   else the sweep file's (default: the working folder for a dict)
     "parameters"  {path: axis}: a path names a field of the scene ("dt",
-                  "integrator.method", "initial_state.angular_velocity.1"); an axis is a
+                  "integrator.method", "initial_state.angular_velocity.1") or, as
+                  "state.NAME", an entry of the system's state (System.state_names: "state.v1",
+                  "state.link0_wy"), set by System.set_state for every family; an axis is a
                   list of values, {"linspace" | "logspace" | "geomspace": [a, b, n]}
                   (a grid), or a random draw {"uniform": [a, b]}, {"normal": [mu, sigma]},
                   {"integers": [a, b]} (b excluded), {"choice": [v, ...]}
@@ -51,6 +53,9 @@ from pathlib import Path
 import numpy as np
 
 from . import _core, sweep_plot
+
+# A parameter path naming an entry of the system's state rather than a field of the scene.
+STATE_PREFIX = "state."
 
 # What a row can keep, each from the run's summary (or its reference run).
 METRICS = {
@@ -117,7 +122,8 @@ def load_spec(spec, where: str = "<sweep>") -> dict:
         _fail(where, "field 'parameters': expected an object {path: axis}")
     for path, axis in params.items():
         field = f"{where}: field 'parameters.{path}'"
-        _lookup(scene, path, field)
+        if not path.startswith(STATE_PREFIX):
+            _lookup(scene, path, field)
         if isinstance(axis, list):
             if not axis:
                 _fail(field, "an empty list of values")
@@ -187,6 +193,8 @@ def _lookup(tree, path: str, field: str):
 def _substitute(scene: dict, values: dict) -> dict:
     scene = copy.deepcopy(scene)
     for path, value in values.items():
+        if path.startswith(STATE_PREFIX):
+            continue
         *parents, last = path.split(".")
         node = scene
         for part in parents:
@@ -253,6 +261,23 @@ def _final_state(run):
     return run.values[-1, 1:]
 
 
+def _system(scene, values: dict):
+    """The scene's system, its initial state's entries named by "state.NAME" paths replaced
+    through System.set_state (every family; InputError for an unknown name)."""
+    system = _core.make_system(scene)
+    entries = {p[len(STATE_PREFIX):]: v for p, v in values.items() if p.startswith(STATE_PREFIX)}
+    if entries:
+        names = system.state_names
+        x = system.state
+        for name, value in entries.items():
+            if name not in names:
+                raise _core.InputError(f"parameter 'state.{name}': the system's state has no "
+                                       f"entry {name!r} (it has {names})")
+            x[names.index(name)] = value
+        system.set_state(x)
+    return system
+
+
 def run_one(spec: dict, run: dict) -> dict:
     """One run of the sweep as a row: its parameters, status ("ok", "failed": the run
     stopped early, "error": it could not run), error and metrics. Never raises for a bad
@@ -277,7 +302,7 @@ def run_one(spec: dict, run: dict) -> dict:
         label = spec.get("scene_file", f"run {run['index']}")
         scene = _core.parse_scene(json.dumps(scene_dict), label)
         start = time.perf_counter()
-        result = simulate(_core.make_system(scene), scene.dt, scene.steps,
+        result = simulate(_system(scene, run["parameters"]), scene.dt, scene.steps,
                           output_every=scene.output_every,
                           on_failure=scene.on_failure, max_subdivisions=scene.max_subdivisions)
         elapsed = time.perf_counter() - start
@@ -294,7 +319,7 @@ def run_one(spec: dict, run: dict) -> dict:
         if "final_pose_error" in spec["metrics"]:
             ref_dict = _substitute(scene_dict, spec["reference"])
             ref_scene = _core.parse_scene(json.dumps(ref_dict), label)
-            ref = simulate(_core.make_system(ref_scene), ref_scene.dt, ref_scene.steps,
+            ref = simulate(_system(ref_scene, run["parameters"]), ref_scene.dt, ref_scene.steps,
                            output_every=ref_scene.steps)
             values["final_pose_error"] = (
                 float(np.linalg.norm(_final_state(result) - _final_state(ref)))

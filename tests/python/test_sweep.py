@@ -309,3 +309,43 @@ def test_study_sweep_bad_input(tmp_path):
         marsden._core._study_row("rigid-body-accuracy", False, 0, 0, -1)
     with pytest.raises(marsden._core.InputError, match=r"row \(run 0, method 0, level 1\) missing"):
         marsden._core._study_claims("car-accuracy", True, [(0, 0, 0, {})])
+
+
+def test_maximal_and_nonholonomic_monte_carlo_sweeps(tmp_path):
+    """The example sweeps over a maximal chain (release angle, a scene field) and the
+    sleigh (spin and speed, entries of its state set by System.set_state), smaller: each
+    row equals the same run done by hand."""
+    root = Path(__file__).resolve().parents[2] / "examples" / "sweeps"
+    for name in ("maximal_chain_monte_carlo.json", "sleigh_monte_carlo.json"):
+        spec = sw.load_spec(root / name)
+        spec["draws"] = 2
+        spec["scene"]["duration"] = 0.2
+        table = sw.sweep(spec, tmp_path / name, workers=2, progress=False).to_pylist()
+        runs = sw.runs(spec)
+        assert len(table) == len(runs) > 0
+        for row, run in zip(table, runs):
+            assert row["status"] == "ok", row["error"]
+            p = run["parameters"]
+            scene_dict = copy.deepcopy(spec["scene"])
+            for path, value in p.items():
+                if path == "system.parameters.initial_angle":
+                    scene_dict["system"]["parameters"]["initial_angle"] = value
+                elif path == "integrator.method":
+                    scene_dict["integrator"]["method"] = value
+            scene = marsden.parse_scene(json.dumps(scene_dict))
+            system = marsden.make_system(scene)
+            if "state.omega" in p:
+                x = system.state
+                x[system.state_names.index("omega")] = p["state.omega"]
+                x[system.state_names.index("v1")] = p["state.v1"]
+                system.set_state(x)
+                assert system.state[system.state_names.index("omega")] == p["state.omega"]
+            alone = marsden.simulate(system, scene.dt, scene.steps)
+            assert row["energy_drift"] == alone.summary["energy"]["relative_drift"]
+            assert row["constraint_violation"] == alone.summary["constraint_violation_max"]
+    # An unknown state entry is a row's error naming it, not the end of the sweep.
+    spec = sw.load_spec(root / "sleigh_monte_carlo.json")
+    spec["parameters"] = {"state.spin": [1.0]}
+    spec["scene"]["duration"] = 0.05
+    row = sw.sweep(spec, tmp_path / "bad", workers=1, progress=False).to_pylist()[0]
+    assert row["status"] == "error" and "no entry 'spin'" in row["error"]
