@@ -12,3 +12,4 @@ cmake -S "$source_dir/examples/consumer" -B "$work/build" -DCMAKE_PREFIX_PATH="$
 cmake --build "$work/build" -j 2 >/dev/null
 "$work/build/spin_rigid_body"
 "$work/build/batch_rollout" "$source_dir/examples/scenes/rigid_body.json"
+"$work/build/feedback" "$source_dir/examples/scenes/cart_pole.json"
