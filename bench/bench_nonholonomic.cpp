@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "marsden/sim/rk.hpp"
+#include "marsden/solve/rk.hpp"
 #include "marsden/nonholonomic/integrators.hpp"
 #include "marsden/nonholonomic/model.hpp"
 #include "marsden/vehicle/rdp.hpp"
@@ -58,7 +58,7 @@ void BM_CarContinuous(benchmark::State& state) {
   for (auto _ : state) {
     const double us = steer_rate(k);
     auto f = [&](double, const CarContinuousState& s) { return car_continuous_rhs(p, s, 0.1, us); };
-    y = sim::rk_step(kRk4 ? sim::RungeKutta::Classic4 : sim::RungeKutta::Midpoint2, t, kDt, y, f);
+    y = rk_step(kRk4 ? RungeKutta::Classic4 : RungeKutta::Midpoint2, t, kDt, y, f);
     benchmark::DoNotOptimize(y);
     t += kDt;
     if (++k % kRestart == 0) y << 0, 0, 0, 0, 0, 2.0;
@@ -153,7 +153,7 @@ void BM_SleighContinuous(benchmark::State& state) {
   double t = 0.0;
   auto f = [&](double, const SleighContinuousState& s) { return sleigh_continuous_rhs(p, s); };
   for (auto _ : state) {
-    y = sim::rk_step(kRk4 ? sim::RungeKutta::Classic4 : sim::RungeKutta::Midpoint2, t, kDt, y, f);
+    y = rk_step(kRk4 ? RungeKutta::Classic4 : RungeKutta::Midpoint2, t, kDt, y, f);
     benchmark::DoNotOptimize(y);
     t += kDt;
     if (++k % kRestart == 0) y << 0, 0, 0, 1.0, 0.5;

@@ -131,7 +131,7 @@ class CallableController final : public sim::Controller {
       throw InputError("controller: pi(t, x) must return " + std::to_string(u.size()) +
                        " numbers (one per input), got " +
                        (v.empty() ? std::string("something else") : std::to_string(v.size())) +
-                       " at t = " + sim::time_text(t));
+                       " at t = " + time_text(t));
     std::copy(v.begin(), v.end(), u.begin());
   }
 
@@ -274,7 +274,7 @@ void bind_sim(nb::module_ m) {
       .def("__repr__", [](const sim::StepStatus& s) {
         return "StepStatus(converged=" + std::string(s.converged ? "True" : "False") +
                ", iterations=" + std::to_string(s.iterations) +
-               ", residual=" + sim::number_text(s.residual) + ")";
+               ", residual=" + number_text(s.residual) + ")";
       });
 
   nb::class_<sim::System>(

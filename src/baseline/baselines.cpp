@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "marsden/error.hpp"
-#include "marsden/sim/rk.hpp"
+#include "marsden/solve/rk.hpp"
 #include "marsden/lie/quaternion.hpp"
 #include "marsden/lie/tangent.hpp"
 
@@ -119,7 +119,7 @@ class ExplicitRK final : public BaselineStepper<G> {
       dy << C::rate(pose, xi), this->accel(ts, C::to_group(pose), xi, gamma, u);
       return dy;
     };
-    const Y y1 = sim::rk_step(order_ == 2 ? sim::RungeKutta::Heun2 : sim::RungeKutta::Classic4,
+    const Y y1 = rk_step(order_ == 2 ? RungeKutta::Heun2 : RungeKutta::Classic4,
                               t, dt, y0, f);
     Pose pose1 = y1.template head<np>();
     C::normalize(pose1);

@@ -27,10 +27,10 @@ inline void check_resimulated(const Eigen::Ref<const Eigen::VectorXd>& state,
   const std::string name = static_cast<std::size_t>(i) < names.size()
                                ? names[static_cast<std::size_t>(i)]
                                : "state[" + std::to_string(i) + "]";
-  throw SolverError("re-simulation: " + name + " became " + sim::number_text(state[i]) +
-                    " at step " + std::to_string(step) + " (t = " + sim::number_text(t) +
-                    " s); its last finite value was " + sim::number_text(previous[i]) +
-                    " at t = " + sim::number_text(t_previous) +
+  throw SolverError("re-simulation: " + name + " became " + number_text(state[i]) +
+                    " at step " + std::to_string(step) + " (t = " + number_text(t) +
+                    " s); its last finite value was " + number_text(previous[i]) +
+                    " at t = " + number_text(t_previous) +
                     " s. The solution's controls or step lengths drive the simulator out of "
                     "range: bound them (bounds.controls, final_time) or take more steps");
 }
@@ -50,9 +50,9 @@ inline double resimulation_difference(const Eigen::Ref<const Eigen::VectorXd>& s
                                    ? names[static_cast<std::size_t>(i)]
                                    : "state[" + std::to_string(i) + "]";
       throw SolverError("re-simulation: after step " + std::to_string(step) + " (t = " +
-                        sim::number_text(t) + " s) " + name + " is " +
-                        sim::number_text(simulated[i]) + " in the re-simulation and " +
-                        sim::number_text(solution[i]) + " in the solution; their difference " +
+                        number_text(t) + " s) " + name + " is " +
+                        number_text(simulated[i]) + " in the re-simulation and " +
+                        number_text(solution[i]) + " in the solution; their difference " +
                         "is not finite. The solution is no trajectory of the system: start "
                         "from a guess nearer one (initial_guess, --warm-start)");
     }

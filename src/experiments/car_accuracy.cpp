@@ -15,7 +15,7 @@
 #include "experiments/builtin.hpp"
 #include "experiments/statistics.hpp"
 #include "experiments/studies.hpp"
-#include "marsden/sim/rk.hpp"
+#include "marsden/solve/rk.hpp"
 #include "marsden/vehicle/rdp_models.hpp"
 
 namespace marsden::experiments {
@@ -100,7 +100,7 @@ std::vector<Pose> simulate_car(CarMethod method, const CarParams& p, const CarMo
       };
       const bool rk4 = method == CarMethod::RK4;
       for (int k = 0; k < n; ++k) {
-        y = sim::rk_step(rk4 ? sim::RungeKutta::Classic4 : sim::RungeKutta::Midpoint2, k * dt, dt,
+        y = rk_step(rk4 ? RungeKutta::Classic4 : RungeKutta::Midpoint2, k * dt, dt,
                          y, rhs);
         if ((k + 1) % every == 0) out.push_back({y[0], y[1], y[2]});
       }

@@ -22,7 +22,7 @@
 #include "marsden/maximal/integrator.hpp"
 #include "marsden/maximal/setup.hpp"
 #include "marsden/tree/dynamics.hpp"
-#include "marsden/tree/from_mechanism.hpp"
+#include "marsden/bridge/tree_from_mechanism.hpp"
 #include "marsden/tree/galerkin.hpp"
 #include "marsden/tree/midpoint.hpp"
 

@@ -50,7 +50,7 @@ void ExperimentContext::poll() {
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     throw Interrupted("interrupted" + (part_.empty() ? std::string() : " in part '" + part_ + "'") +
-                      " after " + sim::number_text(std::round(elapsed * 10.0) / 10.0) + " s");
+                      " after " + number_text(std::round(elapsed * 10.0) / 10.0) + " s");
   }
   report(false);
 }

@@ -267,23 +267,23 @@ double JsonNode::number() const {
 
 double JsonNode::number_greater(double lower) const {
   const double x = number();
-  if (!(x > lower)) fail("must be > " + sim::number_text(lower) + " (got " + sim::number_text(x) + ")");
+  if (!(x > lower)) fail("must be > " + number_text(lower) + " (got " + number_text(x) + ")");
   return x;
 }
 
 double JsonNode::number_at_least(double lower) const {
   const double x = number();
   if (!(x >= lower))
-    fail("must be >= " + sim::number_text(lower) + " (got " + sim::number_text(x) + ")");
+    fail("must be >= " + number_text(lower) + " (got " + number_text(x) + ")");
   return x;
 }
 
 int JsonNode::integer(int lo, int hi) const {
   const double x = number();
-  if (x != std::floor(x)) fail("expected an integer (got " + sim::number_text(x) + ")");
+  if (x != std::floor(x)) fail("expected an integer (got " + number_text(x) + ")");
   if (x < lo || x > hi)
     fail("must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "] (got " +
-         sim::number_text(x) + ")");
+         number_text(x) + ")");
   return static_cast<int>(x);
 }
 

@@ -14,7 +14,7 @@
 #include "scene_detail.hpp"
 #include "marsden/control/holonomic_ocp.hpp"
 #include "marsden/error.hpp"
-#include "marsden/record/writers.hpp"
+#include "marsden/support/text.hpp"
 #include "marsden/vehicle/generated.hpp"
 #include "marsden/vehicle/models.hpp"
 
@@ -49,8 +49,8 @@ void parse_range(const JsonNode& parent, std::string_view key, std::size_t size,
   }
   for (std::size_t i = 0; i < size; ++i)
     if (lower[i] > upper[i])
-      r->fail("lower bound " + sim::number_text(lower[i]) + " above upper bound " +
-              sim::number_text(upper[i]) + " at entry " + std::to_string(i));
+      r->fail("lower bound " + number_text(lower[i]) + " above upper bound " +
+              number_text(upper[i]) + " at entry " + std::to_string(i));
 }
 
 std::vector<control::Obstacle> parse_obstacles(const JsonNode& root, int dim) {
@@ -145,7 +145,7 @@ void parse_final_time(const JsonNode& root, double dt, int steps, bool& free, do
   dt_max = ft->has("upper") ? ft->at("upper").number_greater(0.0) / steps : kInf;
   if (const auto w = ft->find("weight")) weight = w->number_at_least(0.0);
   if (!(dt_min <= dt && dt <= dt_max))
-    ft->fail("the guess dt * steps = " + sim::number_text(dt * steps) +
+    ft->fail("the guess dt * steps = " + number_text(dt * steps) +
              " s must lie within [lower, upper]");
 }
 
@@ -166,8 +166,8 @@ void check_guess_magnitudes(const JsonNode& guess) {
   } else if (guess.raw().is_number()) {
     const double x = guess.number();
     if (std::abs(x) > kMaxGuessMagnitude)
-      guess.fail("an initial guess must be at most " + sim::number_text(kMaxGuessMagnitude) +
-                 " in magnitude (got " + sim::number_text(x) + "); beyond it the "
+      guess.fail("an initial guess must be at most " + number_text(kMaxGuessMagnitude) +
+                 " in magnitude (got " + number_text(x) + "); beyond it the "
                  "transcription's values overflow");
   }
 }
@@ -439,8 +439,8 @@ control::VecX read_decision_vector(const std::filesystem::path& path) {
                        ": expected one finite number");
     if (std::abs(x) > detail::kMaxGuessMagnitude)
       throw InputError(path.string() + ": line " + std::to_string(line_no) + ": " +
-                       sim::number_text(x) + " is beyond " +
-                       sim::number_text(detail::kMaxGuessMagnitude) +
+                       number_text(x) + " is beyond " +
+                       number_text(detail::kMaxGuessMagnitude) +
                        " in magnitude, more than a warm start may hold");
     v.push_back(x);
   }

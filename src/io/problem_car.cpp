@@ -78,9 +78,9 @@ std::unique_ptr<control::Ocp> parse_car_problem(const JsonNode& root) {
   const auto within = [&](const char* state, const char* key, double value,
                           const control::Interval& b, const std::string& bound) {
     if (b.lower <= value && value <= b.upper) return;
-    const std::string what = "lies outside " + bound + " (" + sim::number_text(value) +
-                             " not in [" + sim::number_text(b.lower) + ", " +
-                             sim::number_text(b.upper) + "])";
+    const std::string what = "lies outside " + bound + " (" + number_text(value) +
+                             " not in [" + number_text(b.lower) + ", " +
+                             number_text(b.upper) + "])";
     const auto node = root.find(state);
     if (node && node->has(key)) node->at(key).fail(what);
     root.at("bounds").fail(std::string(state) + "." + key + " (0 when absent) " + what);

@@ -14,7 +14,7 @@
 #include "scene_detail.hpp"
 #include "marsden/error.hpp"
 #include "marsden/io/urdf.hpp"
-#include "marsden/record/writers.hpp"
+#include "marsden/support/text.hpp"
 #include "marsden/lie/quaternion.hpp"
 #include "marsden/sim/vehicle.hpp"
 #include "marsden/vehicle/generated.hpp"
@@ -145,7 +145,7 @@ Mat3 parse_orientation(const JsonNode& o) {
     const double norm = quat.norm();
     // Accept a few digits of rounding in hand-written values; anything else is a mistake.
     if (std::abs(norm - 1.0) > 1e-3)
-      q->fail("must be a unit quaternion [w, x, y, z] (got norm " + sim::number_text(norm) + ")");
+      q->fail("must be a unit quaternion [w, x, y, z] (got norm " + number_text(norm) + ")");
     return quat.normalized().toRotationMatrix();
   }
   if (const auto r = o.find("rpy")) {
@@ -246,8 +246,8 @@ std::shared_ptr<const Signal> parse_signal_values(const JsonNode& sig, int expec
     if (times.empty()) times_node.fail("must not be empty");
     for (std::size_t i = 1; i < times.size(); ++i)
       if (!(times[i] > times[i - 1]))
-        times_node[i].fail("times must be strictly increasing (got " + sim::number_text(times[i]) +
-                           " after " + sim::number_text(times[i - 1]) + ")");
+        times_node[i].fail("times must be strictly increasing (got " + number_text(times[i]) +
+                           " after " + number_text(times[i - 1]) + ")");
     const JsonNode values_node = sig.at("values");
     if (values_node.array_size() != times.size())
       values_node.fail("expected " + std::to_string(times.size()) +
@@ -332,7 +332,7 @@ void parse_limits(const JsonNode& root, Scene& scene) {
   const auto whole = [](const JsonNode& n) {
     const double x = n.number_greater(0.0);
     if (x != std::floor(x) || x > 9007199254740992.0)
-      n.fail("expected a whole number in [1, 2^53] (got " + sim::number_text(x) + ")");
+      n.fail("expected a whole number in [1, 2^53] (got " + number_text(x) + ")");
     return x;
   };
   if (const auto m = limits->find("memory_bytes"))
@@ -346,11 +346,11 @@ void parse_timing_and_output(const JsonNode& root, Scene& scene) {
   scene.dt = dt.number_greater(0.0);
   scene.duration = root.at("duration").number_greater(0.0);
   if (scene.dt > scene.duration)
-    dt.fail("must be <= duration (got dt = " + sim::number_text(scene.dt) +
-            ", duration = " + sim::number_text(scene.duration) + ")");
+    dt.fail("must be <= duration (got dt = " + number_text(scene.dt) +
+            ", duration = " + number_text(scene.duration) + ")");
   const double steps = std::round(scene.duration / scene.dt);
   if (steps > static_cast<double>(INT_MAX))
-    dt.fail("duration / dt = " + sim::number_text(steps) + " steps is too many");
+    dt.fail("duration / dt = " + number_text(steps) + " steps is too many");
   scene.steps = static_cast<int>(steps);
 
   if (const auto out = root.find("output")) {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "marsden/error.hpp"
-#include "marsden/record/writers.hpp"
+#include "marsden/support/text.hpp"
 #include "marsden/sim/simulate.hpp"
 #include "marsden/maximal/integrator.hpp"
 #include "marsden/maximal/setup.hpp"
@@ -182,10 +182,10 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
   const double need_degenerate =
       (double(ms->model->topology().tree_rows) + 2.0 * degenerate) * degenerate * sizeof(double);
   if (need_degenerate > double(scene.memory_bytes)) {
-    sys.fail("its " + sim::number_text(degenerate) + " rows of bodies without mass or with a "
-             "singular inertia need about " + sim::bytes_text(need_degenerate) +
+    sys.fail("its " + number_text(degenerate) + " rows of bodies without mass or with a "
+             "singular inertia need about " + bytes_text(need_degenerate) +
              " for their exact treatment, over limits.memory_bytes = " +
-             sim::bytes_text(double(scene.memory_bytes)));
+             bytes_text(double(scene.memory_bytes)));
   }
   if (const auto in = sys.find("inputs")) {
     for (std::size_t i = 0; i < in->array_size(); ++i)
@@ -213,8 +213,8 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
       const double need = 2.0 * rows * rows * sizeof(double);
       if (ms->step.solver == maximal::LinearSolver::DenseLU && need > double(scene.memory_bytes)) {
         std::ostringstream msg;
-        msg << "the dense solver needs about " << sim::bytes_text(need) << " for " << rows
-            << " unknowns, over limits.memory_bytes = " << sim::bytes_text(double(scene.memory_bytes))
+        msg << "the dense solver needs about " << bytes_text(need) << " for " << rows
+            << " unknowns, over limits.memory_bytes = " << bytes_text(double(scene.memory_bytes))
             << "; the sparse solver (the default) needs O(n)";
         n->fail(msg.str());
       }

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "marsden/error.hpp"
-#include "marsden/record/writers.hpp"
+#include "marsden/support/text.hpp"
 #include "marsden/vehicle/generated_rdp.hpp"
 #include "scene_detail.hpp"
 
@@ -73,7 +73,7 @@ void parse_system(const JsonNode& sys, Kind kind, NonholonomicScene& nh,
       p.J = positive_if(sys, "wheel_inertia", p.J);
       if (!(p.m * p.l * p.l > p.I))
         sys.fail("needs mass * half_length^2 > rotor_inertia for a positive definite mass "
-                 "matrix (got " + sim::number_text(p.m * p.l * p.l) + " <= " + sim::number_text(p.I) +
+                 "matrix (got " + number_text(p.m * p.l * p.l) + " <= " + number_text(p.I) +
                  ")");
       if (const auto a = sys.find("actuation"))
         nh.prescribe_shape = a->one_of({"torque", "velocity"}) == "velocity";
@@ -118,7 +118,7 @@ void parse_integrator(const JsonNode& in, Kind kind, NonholonomicScene& nh,
     if (!rdp && nh.method != NhMethod::RdpExplicit)
       n->fail("applies to methods \"rdp\" and \"rdp_explicit\" only");
     nh.alpha = n->number_at_least(0.0);
-    if (nh.alpha > 1.0) n->fail("must be <= 1 (got " + sim::number_text(nh.alpha) + ")");
+    if (nh.alpha > 1.0) n->fail("must be <= 1 (got " + number_text(nh.alpha) + ")");
   }
   if (const auto n = in.find("map")) {
     if (!rdp) n->fail("applies to method \"rdp\" only (rdp_explicit uses exp)");

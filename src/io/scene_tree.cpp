@@ -16,7 +16,7 @@
 #include <Eigen/LU>
 
 #include "marsden/error.hpp"
-#include "marsden/record/writers.hpp"
+#include "marsden/support/text.hpp"
 #include "marsden/sim/simulate.hpp"
 #include "marsden/tree/builtin_models.hpp"
 #include "marsden/tree/dynamics.hpp"
@@ -344,7 +344,7 @@ void parse_integrator(const JsonNode& in, TreeScene& tree, sim::FailurePolicy& p
   if (const auto n = in.find("alpha")) {
     tree.midpoint.alpha = n->number_at_least(0.0);
     if (tree.midpoint.alpha > 1.0)
-      n->fail("must be <= 1 (got " + sim::number_text(tree.midpoint.alpha) + ")");
+      n->fail("must be <= 1 (got " + number_text(tree.midpoint.alpha) + ")");
   }
   if (const auto n = in.find("stages")) tree.galerkin.stages = n->integer(1, tree::kGalerkinMaxStages);
   if (const auto n = in.find("quadrature"))
@@ -414,7 +414,7 @@ void parse_initial_state(const JsonNode& root, TreeScene& tree, const std::strin
   // first step would have to jerk into place.
   if (h > 1e-8) {
     const std::string msg = "the constraint '" + name + "' does not hold at the initial "
-                            "configuration (|h| = " + sim::number_text(h) + ")" +
+                            "configuration (|h| = " + number_text(h) + ")" +
                             (four_bar ? "; give crank_angle (and crank_rate) instead" : "");
     if (s && s->has("q")) s->at("q").fail(msg);
     if (s) s->fail(msg);
@@ -432,8 +432,8 @@ void check_memory(const JsonNode& root, const JsonNode& sys, const TreeScene& tr
   if (need <= tree.memory_limit) return;
   std::ostringstream msg;
   msg << "the model (" << model.num_coords() << " coordinates, " << model.num_frames()
-      << " frames) needs about " << sim::bytes_text(double(need))
-      << " for a run, over limits.memory_bytes = " << sim::bytes_text(double(tree.memory_limit));
+      << " frames) needs about " << bytes_text(double(need))
+      << " for a run, over limits.memory_bytes = " << bytes_text(double(tree.memory_limit));
   if (cached && tree::data_memory_estimate(model, 0) <= tree.memory_limit)
     root.at("integrator").at("lagrangian").fail(msg.str() + " with the paper's cached "
                                                 "recursion (n^3 on a chain); use \"spatial\"");

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "marsden/error.hpp"
-#include "vehicle/shared_object.hpp"
+#include "support/shared_object.hpp"
 
 namespace marsden {
 

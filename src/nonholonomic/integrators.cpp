@@ -384,13 +384,13 @@ void nh_acceleration(const NonholonomicModel& model, const NhVec& q, const NhVec
 
 void nh_rk2_step(const NonholonomicModel& model, double dt, const NhVec& u, NhVec& q,
                  NhVec& qdot) {
-  nh_rk_step(model, sim::RungeKutta::Midpoint2, 0.0, dt, [&](double, NhVec& u_t) { u_t = u; }, q,
+  nh_rk_step(model, RungeKutta::Midpoint2, 0.0, dt, [&](double, NhVec& u_t) { u_t = u; }, q,
              qdot);
 }
 
 void nh_rk4_step(const NonholonomicModel& model, double dt, const NhVec& u, NhVec& q,
                  NhVec& qdot) {
-  nh_rk_step(model, sim::RungeKutta::Classic4, 0.0, dt, [&](double, NhVec& u_t) { u_t = u; }, q,
+  nh_rk_step(model, RungeKutta::Classic4, 0.0, dt, [&](double, NhVec& u_t) { u_t = u; }, q,
              qdot);
 }
 

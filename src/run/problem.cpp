@@ -72,7 +72,7 @@ OptimizeSummary solve_problem(io::Problem& problem, const control::IpoptOptions&
     Eigen::Index i = 0;
     while (std::isfinite(sol.x[i])) ++i;
     sum.message = std::string(to_string(sol.status)) + ", but the solver's point is not finite "
-                  "(" + ocp.variable_name(static_cast<int>(i)) + " is " + sim::number_text(sol.x[i]) +
+                  "(" + ocp.variable_name(static_cast<int>(i)) + " is " + number_text(sol.x[i]) +
                   "); no trajectory was written. Start from a guess nearer the solution "
                   "(initial_guess, --warm-start)";
     sum.resimulation_error = kInf;
@@ -90,7 +90,7 @@ OptimizeSummary solve_problem(io::Problem& problem, const control::IpoptOptions&
   sum.ok = sol.ok() && sum.resimulation_error < 1e-6;
   const std::string resimulation =
       sum.resimulation_message.empty()
-          ? "the re-simulation differs by " + sim::number_text(sum.resimulation_error)
+          ? "the re-simulation differs by " + number_text(sum.resimulation_error)
           : sum.resimulation_message;
   sum.message = sol.ok() ? (sum.ok ? "solved" : "solved, but " + resimulation)
                          : std::string(to_string(sol.status)) + ": " + sol.message;
@@ -126,7 +126,7 @@ OptimizeSummary run_problem(io::Problem& problem, const std::filesystem::path& o
     arrays.push_back(npy_vector("decision_vector", std::span<const double>(sol.x.data(), sol.x.size())));
     write_npz(out_dir / "trajectory.npz", arrays);
     std::string decision;
-    for (Eigen::Index j = 0; j < sol.x.size(); ++j) decision += sim::number_text(sol.x[j]) + '\n';
+    for (Eigen::Index j = 0; j < sol.x.size(); ++j) decision += number_text(sol.x[j]) + '\n';
     write_text(out_dir / "decision_vector.txt", decision);
     // The scene that re-simulates the solution, its controls held over each step.
     const control::Ocp::SceneInputs in = ocp.scene_inputs();

@@ -10,7 +10,7 @@
 #include "marsden/nonholonomic/integrators.hpp"
 #include "marsden/nonholonomic/model.hpp"
 #include "marsden/sim/inputs.hpp"
-#include "marsden/sim/rk.hpp"
+#include "marsden/solve/rk.hpp"
 #include "sim/full_coordinates.hpp"
 #include "sim/state.hpp"
 

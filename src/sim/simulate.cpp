@@ -1,8 +1,6 @@
 #include "marsden/sim/simulate.hpp"
 
 #include <algorithm>
-#include <charconv>
-#include <cstdio>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -106,20 +104,6 @@ struct FinishGuard {
 };
 
 }  // namespace
-
-std::string number_text(double x) {
-  char buf[32];
-  const auto res = std::to_chars(buf, buf + sizeof buf, x);
-  return std::string(buf, res.ptr);
-}
-
-std::string time_text(double t) { return number_text(t) + " s"; }
-
-std::string bytes_text(double bytes) {
-  char gib[32];
-  std::snprintf(gib, sizeof gib, "%.3g", bytes / double(1 << 30));
-  return number_text(std::round(bytes)) + " bytes (" + gib + " GiB)";
-}
 
 RunSummary simulate(System& system, const RunOptions& o, Recorder& recorder) {
   check(o);

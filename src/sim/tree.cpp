@@ -5,7 +5,7 @@
 #include <string>
 
 #include "marsden/error.hpp"
-#include "marsden/sim/rk.hpp"
+#include "marsden/solve/rk.hpp"
 #include "marsden/sim/simulate.hpp"
 #include "marsden/tree/dynamics.hpp"
 #include "sim/state.hpp"
@@ -242,8 +242,8 @@ class TreeSystem final : public sim::System {
     const double violation = tree::max_constraint_violation(model_, data_, q);
     if (violation > kConstraintTolerance)
       throw InputError("tree state: q is off the model's constraints (largest violation " +
-                       sim::number_text(violation) + ", more than " +
-                       sim::number_text(kConstraintTolerance) + ")");
+                       number_text(violation) + ", more than " +
+                       number_text(kConstraintTolerance) + ")");
     data_ = tree::Data(model_, ts_.memory_limit);
     if (galerkin_) galerkin_.emplace(model_, ts_.galerkin);
     x_.q = q;

@@ -9,10 +9,10 @@
 #include <Eigen/SVD>
 
 #include "marsden/error.hpp"
-#include "marsden/sim/rk.hpp"
-#include "marsden/sim/simulate.hpp"
+#include "marsden/solve/rk.hpp"
+#include "marsden/support/text.hpp"
 #include "tree/detail.hpp"
-#include "vehicle/shared_object.hpp"
+#include "support/shared_object.hpp"
 
 namespace marsden::tree {
 
@@ -64,11 +64,11 @@ void ensure_paper_cache(const Model& model, Data& data, int order) {
   if (built && first && second) return;
   const std::size_t need = data_memory_estimate(model, order);
   if (need > data.memory_limit) {
-    throw InputError("tree model: the paper's cached recursion needs about " + sim::bytes_text(double(need)) +
+    throw InputError("tree model: the paper's cached recursion needs about " + bytes_text(double(need)) +
                      " here (" + std::to_string(model.num_coords()) + " coordinates, " +
                      std::to_string(model.num_frames()) + " frames; its second derivatives "
                      "grow like n^3 on a chain), over the limit of " +
-                     sim::bytes_text(double(data.memory_limit)) +
+                     bytes_text(double(data.memory_limit)) +
                      "; the spatial algorithm (the default) needs O(n^2)");
   }
   if (!built) {
@@ -109,8 +109,8 @@ std::size_t checked_memory_limit(const Model& model, std::size_t limit) {
   if (need > limit) {
     throw InputError("tree model: " + std::to_string(model.num_coords()) + " coordinates and " +
                      std::to_string(model.num_constraint_rows()) + " constraint rows need about " +
-                     sim::bytes_text(double(need)) + " of dense work space, over the limit of " +
-                     sim::bytes_text(double(limit)));
+                     bytes_text(double(need)) + " of dense work space, over the limit of " +
+                     bytes_text(double(limit)));
   }
   return limit;
 }
@@ -299,7 +299,7 @@ void rk4_step(const Model& model, Data& data, double dt, const VecX& u, VecX& q,
   const Eigen::Index n = q.size();
   VecX y(2 * n);
   y << q, qd;
-  const VecX y1 = sim::rk_step(sim::RungeKutta::Classic4, 0.0, dt, y, [&](double, const VecX& s) {
+  const VecX y1 = rk_step(RungeKutta::Classic4, 0.0, dt, y, [&](double, const VecX& s) {
     VecX ds(2 * n);
     ds << s.tail(n), continuous_dynamics(model, data, s.head(n), s.tail(n), u, qdd_prescribed).qdd;
     return ds;

@@ -9,7 +9,7 @@
 
 #include "marsden/error.hpp"
 #include "marsden/tree/model.hpp"
-#include "vehicle/shared_object.hpp"
+#include "support/shared_object.hpp"
 
 namespace marsden::tree {
 

@@ -14,7 +14,7 @@
 #include <Eigen/Geometry>
 
 #include "tree/detail.hpp"
-#include "vehicle/shared_object.hpp"
+#include "support/shared_object.hpp"
 
 namespace marsden::tree::detail {
 

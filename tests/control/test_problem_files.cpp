@@ -391,10 +391,10 @@ TEST(ProblemFiles, ResimulationThatCannotBeComparedNamesTheStateStepAndTime) {
     ADD_FAILURE() << "no error";
   } catch (const SolverError& e) {
     const std::string msg = e.what();
-    const std::string t = sim::number_text(3 * ocp.time_step());
+    const std::string t = number_text(3 * ocp.time_step());
     EXPECT_NE(msg.find("re-simulation: after step 2 (t = " + t + " s) x is "), std::string::npos)
         << msg;
-    EXPECT_NE(msg.find(" in the re-simulation and " + sim::number_text(-std::numeric_limits<double>::infinity()) + " in the solution; their difference "
+    EXPECT_NE(msg.find(" in the re-simulation and " + number_text(-std::numeric_limits<double>::infinity()) + " in the solution; their difference "
                        "is not finite"), std::string::npos) << msg;
   }
 }

@@ -13,7 +13,7 @@
 
 #include <Eigen/Cholesky>
 
-#include "marsden/sim/rk.hpp"
+#include "marsden/solve/rk.hpp"
 #include "marsden/error.hpp"
 #include "marsden/nonholonomic/integrators.hpp"
 #include "marsden/vehicle/rdp_models.hpp"
@@ -927,7 +927,7 @@ CarContinuousState car_reference(const CarParams& p, const CarContinuousState& s
   auto rhs = [&](double t, const CarContinuousState& y) {
     return car_continuous_rhs(p, y, torque, sigma_rate(t));
   };
-  for (int k = 0; k < steps; ++k) s = sim::rk_step(sim::RungeKutta::Classic4, k * dt, dt, s, rhs);
+  for (int k = 0; k < steps; ++k) s = rk_step(RungeKutta::Classic4, k * dt, dt, s, rhs);
   return s;
 }
 

@@ -9,7 +9,7 @@
 #include "marsden/error.hpp"
 #include "marsden/maximal/integrator.hpp"
 #include "marsden/tree/dynamics.hpp"
-#include "marsden/tree/from_mechanism.hpp"
+#include "marsden/bridge/tree_from_mechanism.hpp"
 
 namespace marsden::tree {
 namespace {

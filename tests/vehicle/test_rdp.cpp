@@ -11,7 +11,7 @@
 #include <random>
 #include <vector>
 
-#include "marsden/sim/rk.hpp"
+#include "marsden/solve/rk.hpp"
 #include "marsden/lie/tangent.hpp"
 #include "marsden/vehicle/rdp_models.hpp"
 #include "support/allocation_counter.hpp"
@@ -447,7 +447,7 @@ CarPose run_car_reference(const CarParams& p, double T, double sigma0, double ps
   const int n = rk2 ? 200000 : 20000;
   const double dt = T / n;
   for (int k = 0; k < n; ++k)
-    y = sim::rk_step(rk2 ? sim::RungeKutta::Midpoint2 : sim::RungeKutta::Classic4, k * dt, dt, y,
+    y = rk_step(rk2 ? RungeKutta::Midpoint2 : RungeKutta::Classic4, k * dt, dt, y,
                      f);
   return {y[0], y[1], y[2], y[3], y[4]};
 }
@@ -568,7 +568,7 @@ TEST(RdpSleigh, SecondOrderAgainstContinuousReference) {
   y << 0.0, 0.0, 0.0, 1.0, 0.5;
   const int nref = 30000;
   for (int k = 0; k < nref; ++k)
-    y = sim::rk_step(sim::RungeKutta::Classic4, k * T / nref, T / nref, y,
+    y = rk_step(RungeKutta::Classic4, k * T / nref, T / nref, y,
                      [&](double, const SleighContinuousState& s) { return sleigh_continuous_rhs(p, s); });
   for (const Choice& c : kChoices) {
     RdpOptions opt;

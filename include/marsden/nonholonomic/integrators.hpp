@@ -69,7 +69,7 @@
 #pragma once
 
 #include "marsden/nonholonomic/model.hpp"
-#include "marsden/sim/rk.hpp"
+#include "marsden/solve/rk.hpp"
 #include "marsden/solve/newton.hpp"
 
 namespace marsden {
@@ -160,14 +160,14 @@ void nh_rk4_step(const NonholonomicModel& model, double dt, const NhVec& u, NhVe
 // from time t, with controls u(t) sampled at the stage times: u_at(t, u_t) fills u_t
 // (num_controls()). nh_rk2_step and nh_rk4_step are this with u held.
 template <class ControlsAt>
-void nh_rk_step(const NonholonomicModel& model, sim::RungeKutta method, double t, double dt,
+void nh_rk_step(const NonholonomicModel& model, RungeKutta method, double t, double dt,
                 ControlsAt&& u_at, NhVec& q, NhVec& qdot) {
   const int n = static_cast<int>(q.size());
   using Y = NhUnknown;
   Y y(2 * n);
   y << q, qdot;
   NhVec u_t(model.num_controls()), a;
-  const Y y1 = sim::rk_step(method, t, dt, y, [&](double ts, const Y& s) {
+  const Y y1 = rk_step(method, t, dt, y, [&](double ts, const Y& s) {
     u_at(ts, u_t);
     nh_acceleration(model, s.head(n), s.tail(n), u_t, a);
     Y ds(2 * n);

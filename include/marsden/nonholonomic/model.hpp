@@ -8,7 +8,7 @@
 
 #include <Eigen/Core>
 
-#include "marsden/vehicle/car_params.hpp"
+#include "marsden/description/car.hpp"
 
 namespace marsden {
 

@@ -10,7 +10,7 @@
 
 #include "marsden/sim/system.hpp"
 #include "marsden/solve/newton.hpp"
-#include "marsden/vehicle/car_params.hpp"
+#include "marsden/description/car.hpp"
 #include "marsden/vehicle/controls.hpp"
 #include "marsden/vehicle/generated_rdp.hpp"
 #include "marsden/vehicle/rdp.hpp"

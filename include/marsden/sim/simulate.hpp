@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "marsden/sim/system.hpp"
+#include "marsden/support/text.hpp"
 
 namespace marsden::sim {
 
@@ -116,11 +117,5 @@ struct RunSummary {
 // its start recorded; no row holds NaN or infinity. Throws InputError on bad options
 // (dt <= 0 or not finite, steps < 1, output_every < 1, max_subdivisions outside 0..30).
 RunSummary simulate(System& system, const RunOptions& options, Recorder& recorder);
-
-// x in the shortest form that reads back to the same double, for messages; "T s" for a time.
-std::string number_text(double x);
-std::string time_text(double t);
-// A memory size for messages: "4294967296 bytes (4 GiB)".
-std::string bytes_text(double bytes);
 
 }  // namespace marsden::sim

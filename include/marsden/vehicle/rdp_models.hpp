@@ -6,7 +6,7 @@
 //   - the Chaplygin sleigh (papers/NOTES.md).
 #pragma once
 
-#include "marsden/vehicle/car_params.hpp"
+#include "marsden/description/car.hpp"
 #include "marsden/vehicle/rdp.hpp"
 
 namespace marsden {
@@ -33,7 +33,7 @@ class ConstantMetricRdpModel : public RdpModel<SE2> {
 
 // ---------------------------------------------------------------- car (vehicles §5.2.1)
 
-// CarParams: marsden/vehicle/car_params.hpp (shared with the full-coordinate NhCar).
+// CarParams: marsden/description/car.hpp (shared with the full-coordinate NhCar).
 
 // Shape r = (psi, sigma) (rear wheel angle, tan of steering angle), u = (u_psi, u_sigma).
 // Controls: the torque f_psi (force on psi; f_sigma is ignored) and the steering rate

@@ -1,4 +1,4 @@
-#include "vehicle/shared_object.hpp"
+#include "support/shared_object.hpp"
 
 #include <dlfcn.h>
 

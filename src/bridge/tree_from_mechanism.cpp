@@ -1,5 +1,5 @@
 // The tree model of a maximal mechanism (tree/from_mechanism.hpp).
-#include "marsden/tree/from_mechanism.hpp"
+#include "marsden/bridge/tree_from_mechanism.hpp"
 
 #include <algorithm>
 #include <array>

@@ -9,7 +9,7 @@
 
 #include <Eigen/Core>
 
-namespace marsden::sim {
+namespace marsden {
 
 enum class RungeKutta {
   Midpoint2,  // explicit midpoint, order 2: k2 at t + dt/2
@@ -84,4 +84,4 @@ void rk_step_in_place(RungeKutta method, double t, double dt, Vec& y, F&& f,
   y += (dt / 6.0) * (k1 + 2.0 * k2 + 2.0 * k3 + k4);
 }
 
-}  // namespace marsden::sim
+}  // namespace marsden

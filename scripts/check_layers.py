@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""The layering rule of docs/architecture.md, checked: each folder of the library includes
+only its own headers and those of the folders below it, and no family includes another.
+Reads every #include "marsden/..." (and the private "FOLDER/..." headers of src/) in
+include/marsden/ and src/; prints each include that breaks a rule and exits 1 if any does.
+
+    python3 scripts/check_layers.py [--list]    (--list: the folders and their layers)
+"""
+
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Layer of each folder, bottom first. Folders on one layer may not include each other
+# unless listed in SAME_LAYER_ALLOWED (the families never).
+LAYERS = [
+    {"error.hpp"},                                       # the typed errors
+    {"lie", "solve", "geometry", "support"},             # math and plumbing, no mechanics
+    {"urdf", "description"},                             # what a system is, family-neutral
+    {"vehicle", "baseline", "nonholonomic", "tree", "maximal"},  # the families
+    {"bridge"},                                          # one family built from another
+    {"sim"},                                             # the contract, driver, inputs
+    {"control"},                                         # optimal control over sim
+    {"io", "record"},                                    # files in (parse only), files out
+    {"run"},                                             # running them
+    {"experiments"},                                     # users of everything below
+]
+# A family's own helpers that live beside it.
+SAME_LAYER_ALLOWED = {("baseline", "vehicle"), ("vehicle", "baseline")}
+
+LAYER = {name: i for i, names in enumerate(LAYERS) for name in names}
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def folder_of(path: Path, root: Path = ROOT) -> str | None:
+    """The library folder a file of include/marsden/ or src/ belongs to."""
+    rel = path.relative_to(root)
+    parts = rel.parts
+    if parts[0] == "include":
+        parts = parts[2:]  # include/marsden/...
+    elif parts[0] == "src":
+        parts = parts[1:]
+    else:
+        return None
+    if len(parts) == 1:  # a header at the top: error.hpp, urdf.hpp
+        return "error.hpp" if parts[0] == "error.hpp" else Path(parts[0]).stem
+    return parts[0]
+
+
+def included_folder(name: str) -> str | None:
+    parts = name.split("/")
+    if parts[0] == "marsden":
+        parts = parts[1:]
+    if len(parts) == 1:
+        return "error.hpp" if parts[0] == "error.hpp" else Path(parts[0]).stem
+    return parts[0] if parts[0] in LAYER else None
+
+
+def violations(root: Path = ROOT):
+    out = []
+    files = sorted(p for d in ("include/marsden", "src") for p in (root / d).rglob("*")
+                   if p.suffix in (".hpp", ".cpp", ".h"))
+    for path in files:
+        src = folder_of(path, root)
+        if src not in LAYER:
+            out.append(f"{path.relative_to(root)}: folder {src!r} has no layer in "
+                       f"scripts/check_layers.py")
+            continue
+        for name in INCLUDE.findall(path.read_text()):
+            dst = included_folder(name)
+            if dst is None or dst == src or (src, dst) in SAME_LAYER_ALLOWED:
+                continue
+            if dst not in LAYER:
+                continue
+            if LAYER[dst] >= LAYER[src]:
+                why = "the same layer" if LAYER[dst] == LAYER[src] else "a layer above"
+                out.append(f"{path.relative_to(root)}: includes {name} ({dst}, {why} "
+                           f"{src})")
+    return out
+
+
+def self_test():
+    """The check finds a family including another and a family including sim, and passes
+    an include of a lower layer: it can fail."""
+    cases = {"marsden/maximal/joints.hpp": 1, "marsden/sim/rk.hpp": 1, "marsden/lie/so3.hpp": 0,
+             "tree/private.hpp": 0}
+    for name, expected in cases.items():
+        with tempfile.TemporaryDirectory() as tmp:
+            f = Path(tmp) / "src" / "tree" / "a.cpp"
+            f.parent.mkdir(parents=True)
+            f.write_text(f'#include "{name}"\n')
+            found = violations(Path(tmp))
+            if len(found) != expected:
+                print(f"check_layers self-test: an include of {name} from tree/ gave {found}")
+                return False
+    return True
+
+
+def main(argv):
+    if "--list" in argv:
+        for i, names in enumerate(LAYERS):
+            print(i, " ".join(sorted(names)))
+        return 0
+    if not self_test():
+        return 2
+    found = violations()
+    for v in found:
+        print(v)
+    print(f"check_layers: {len(found)} include(s) break the layering rule")
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
