@@ -68,6 +68,15 @@ void bind_control(nb::module_ m) {
   nb::class_<io::Problem>(m, "Problem",
                           "An optimal-control problem (docs/dmoc.md), parsed and validated.")
       .def_ro("file", &io::Problem::file)
+      .def(
+          "__reduce__",
+          [](const io::Problem& p) {
+            if (p.text.empty())
+              throw nb::type_error("this Problem was not parsed from text and cannot be pickled");
+            return nb::make_tuple(nb::module_::import_("marsden._pickle").attr("parse_problem"),
+                                  nb::make_tuple(p.text, p.file));
+          },
+          "Pickle and copy: the problem's text and file, parsed again.")
       .def_ro("name", &io::Problem::name)
       .def_ro("system_type", &io::Problem::system_type)
       .def_prop_ro("num_variables", [](const io::Problem& p) { return p.ocp->num_variables(); })

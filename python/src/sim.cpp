@@ -36,6 +36,7 @@
 #include "marsden/sim/feedback.hpp"
 #include "marsden/sim/simulate.hpp"
 #include "module.hpp"
+#include "recorded.hpp"
 
 namespace nb = nanobind;
 
@@ -167,9 +168,21 @@ nb::tuple simulate(sim::System& system, double t0, double dt, int steps, int out
   };
   sim::MemoryRecorder recorder;
   sim::RunSummary summary;
-  {
+  auto* record = dynamic_cast<RecordedSystem*>(&system);
+  if (record) record->pause(true);
+  try {
     nb::gil_scoped_release release;
     summary = sim::simulate(system, options, recorder);
+  } catch (...) {
+    if (record) {
+      record->pause(false);
+      record->unreplayable("a run of it ended with an exception");
+    }
+    throw;
+  }
+  if (record) {
+    record->pause(false);
+    record->record_run(options, summary);
   }
   control.rethrow();
   const std::size_t columns = recorder.layout.columns.size();
@@ -244,6 +257,16 @@ void bind_sim(nb::module_ m) {
                         "A parsed scene file (docs/scene.md): timing, output, failure policy and "
                         "one family's system.")
       .def_ro("file", &io::Scene::file)
+      .def(
+          "__reduce__",
+          [](const io::Scene& s) {
+            if (s.text.empty())
+              throw nb::type_error("this Scene was not parsed from text and cannot be pickled");
+            return nb::make_tuple(nb::module_::import_("marsden._pickle").attr("parse_scene"),
+                                  nb::make_tuple(s.text, s.file));
+          },
+          "Pickle and copy: the scene's text and file, parsed again (relative paths resolve "
+          "from the file's folder).")
       .def_ro("system_type", &io::Scene::system_type)
       .def_ro("source", &io::Scene::source)
       .def_ro("dt", &io::Scene::dt, "Time step, s.")
@@ -394,7 +417,19 @@ void bind_sim(nb::module_ m) {
           nb::arg("jacobians") = true,
           "The discrete residual R(z; x_k (+) delta, u) of the step from t_k and, with "
           "jacobians, its blocks J_r_z, J_r_state (at delta = 0) and J_r_u; a block the "
-          "family does not provide has no columns.");
+          "family does not provide has no columns.")
+      .def(
+          "__reduce__",
+          [](const sim::System& s) {
+            const auto* r = dynamic_cast<const RecordedSystem*>(&s);
+            if (r == nullptr) throw nb::type_error("this System cannot be pickled");
+            return r->reduce();
+          },
+          "Pickle and copy.deepcopy: the factory that made the system, its arguments and "
+          "the calls since (from the last set_state), replayed on unpickling, so that the "
+          "copy continues bit for bit.");
+  m.def("_restore_system", &restore_system, nb::arg("factory"), nb::arg("args"),
+        nb::arg("calls"));
 
   nb::class_<sim::Feedback>(
       m, "Feedback",
@@ -428,7 +463,8 @@ void bind_sim(nb::module_ m) {
   m.def(
       "make_system",
       [](const io::Scene& scene, std::shared_ptr<Signal> controls, std::shared_ptr<Signal> shape) {
-        if (!controls && !shape) return run::make_system(scene);
+        const nb::tuple args = nb::make_tuple(scene, controls, shape);
+        if (!controls && !shape) return recorded(run::make_system(scene), "make_system", args);
         io::Scene copy = scene;
         std::visit(
             [&](auto& setup) {
@@ -442,7 +478,7 @@ void bind_sim(nb::module_ m) {
               }
             },
             copy.system);
-        return run::make_system(copy);
+        return recorded(run::make_system(copy), "make_system", args);
       },
       nb::arg("scene"), nb::arg("controls").none() = nullptr, nb::arg("shape").none() = nullptr,
       "The scene's system, at its initial state. controls (and, for the holonomic vehicles, "
@@ -463,11 +499,13 @@ void bind_sim(nb::module_ m) {
       "summary.json in out_dir. Returns the summary.");
   // Baselines for bench/python_bench.py: the same work timed inside C++ (thread CPU s).
   m.def("_time_steps", [](sim::System& system, double t0, double dt, int n) {
+    if (auto* r = dynamic_cast<RecordedSystem*>(&system)) r->unreplayable("a benchmark timed it");
     const double start = thread_seconds();
     for (int k = 0; k < n; ++k) system.step(t0 + k * dt, dt);
     return thread_seconds() - start;
   });
   m.def("_time_simulate", [](sim::System& system, double dt, int steps) {
+    if (auto* r = dynamic_cast<RecordedSystem*>(&system)) r->unreplayable("a benchmark timed it");
     sim::RunOptions options;
     options.dt = dt;
     options.steps = steps;

@@ -391,11 +391,13 @@ Problem build_problem(detail::JsonDocument doc) {
 }  // namespace
 
 Problem load_problem(const std::filesystem::path& path) {
-  return build_problem(detail::read_json_file(path));
+  return parse_problem_text(detail::read_input_file(path, "a JSON file"), path.string());
 }
 
 Problem parse_problem_text(std::string_view text, std::string file_label) {
-  return build_problem(detail::parse_json_text(text, std::move(file_label)));
+  Problem problem = build_problem(detail::parse_json_text(text, std::move(file_label)));
+  problem.text = std::string(text);
+  return problem;
 }
 
 std::string resimulation_scene(const Problem& problem, double dt,

@@ -467,11 +467,13 @@ Scene build_scene(detail::JsonDocument doc) {
 }  // namespace
 
 Scene parse_scene(std::string_view json_text, const std::string& file_label) {
-  return build_scene(detail::parse_json_text(json_text, file_label));
+  Scene scene = build_scene(detail::parse_json_text(json_text, file_label));
+  scene.text = std::string(json_text);
+  return scene;
 }
 
 Scene load_scene(const std::filesystem::path& path) {
-  return build_scene(detail::read_json_file(path));
+  return parse_scene(detail::read_input_file(path, "a JSON file"), path.string());
 }
 
 }  // namespace marsden::io

@@ -13,6 +13,7 @@ namespace marsden::io {
 
 struct Problem {
   std::string file;         // label used in messages
+  std::string text;         // the JSON text parsed (parse_problem_text(text, file) again)
   std::string name;
   std::string system_type;  // "helicopter", "boat", "car", "tree"
   std::unique_ptr<control::Ocp> ocp;

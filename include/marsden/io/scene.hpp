@@ -39,6 +39,7 @@ using MaximalScene = sim::MaximalSetup;
 // only: run::make_system builds the system to run, run::run_scene runs it.
 struct Scene {
   std::string file;         // where the scene was read from, for messages
+  std::string text;         // the JSON text parsed (parse_scene(text, file) reads it again)
   std::string system_type;  // "rigid_body", "helicopter", "boat", "car", "snakeboard",
                             // "sleigh", "tree", "maximal"
   std::string source;       // tree and maximal: the built-in model's name, "frames"
