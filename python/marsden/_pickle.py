@@ -13,6 +13,29 @@ def parse_problem(text: str, file: str) -> _core.Problem:
     return _core.parse_problem(text, file)
 
 
+def rebuild(function: str, args: tuple, kwargs: dict):
+    """function(*args, **kwargs), the function named by its dotted path in the marsden
+    package (a Model's or Mechanism's recipe)."""
+    import importlib
+
+    module, _, name = function.rpartition(".")
+    return getattr(importlib.import_module(module), name)(*args, **kwargs)
+
+
+def recorded(function):
+    """Wraps a function returning a Model or Mechanism so that what it returns remembers the
+    call (its recipe), which pickle and copy then repeat."""
+    import functools
+
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        made = function(*args, **kwargs)
+        made._recipe = (f"{wrapper.__module__}.{wrapper.__name__}", args, kwargs)
+        return made
+
+    return wrapper
+
+
 def restore_system(factory: str, args: tuple, calls: list) -> _core.System:
     """The system _core.<factory>(*args) makes, with the recorded calls replayed on it."""
     return _core._restore_system(factory, args, calls)

@@ -11,17 +11,60 @@ Units: m, kg, rad, N m; the world's z axis points up.
 
 from __future__ import annotations
 
+import os
+
+import numpy as np
+
 from ._core import Signal, System
 from ._core import maximal as _maximal
 from .signals import as_signal
+from ._pickle import recorded
 
 Mechanism = _maximal.Mechanism
-pendulum_chain = _maximal.pendulum_chain
-closed_chain = _maximal.closed_chain
-four_bar_chain = _maximal.four_bar_chain
-minitaur_leg = _maximal.minitaur_leg
-mechanism_from_urdf = _maximal.mechanism_from_urdf
 joint_coordinates = _maximal.joint_coordinates
+
+
+@recorded
+def pendulum_chain(n: int, joint: str = "revolute", link_length: float = 1.0,
+                   link_mass: float = 1.0, initial_angle: float = 0.5) -> Mechanism:
+    """n links (m, kg) hanging from the world, joints joint0..; the first at initial_angle
+    (rad)."""
+    return _maximal.pendulum_chain(n, joint, link_length, link_mass, initial_angle)
+
+
+@recorded
+def closed_chain(n: int, joint: str = "revolute") -> Mechanism:
+    """n links closing a regular (n + 1)-gon with the world."""
+    return _maximal.closed_chain(n, joint)
+
+
+@recorded
+def four_bar_chain(k: int, tilt: float = 0.3, gravity=(0.0, 0.0, -9.81)) -> Mechanism:
+    """k stacked parallelogram four-bar segments (redundant loop constraints)."""
+    return _maximal.four_bar_chain(k, tilt, np.asarray(gravity, dtype=float))
+
+
+@recorded
+def minitaur_leg(hip_half_angle: float = 0.5) -> Mechanism:
+    """The five-bar leg of the paper's Minitaur example."""
+    return _maximal.minitaur_leg(hip_half_angle)
+
+
+def mechanism_from_urdf(path, gravity=(0.0, 0.0, -9.81), floating_base: bool = False,
+                        weld_massless_joints: bool = False) -> Mechanism:
+    """A URDF file in maximal coordinates (docs/urdf.md), at its zero configuration: one body
+    per group of links welded by fixed joints; the root's group fixed to the world or, with
+    floating_base, free. A joint that moves no mass is an error, or with
+    weld_massless_joints a fixed joint."""
+    return _mechanism_from_urdf(os.path.abspath(path), tuple(float(g) for g in gravity),
+                                bool(floating_base), bool(weld_massless_joints))
+
+
+@recorded
+def _mechanism_from_urdf(path: str, gravity: tuple, floating_base: bool,
+                         weld_massless_joints: bool) -> Mechanism:
+    return _maximal.mechanism_from_urdf(path, np.asarray(gravity, dtype=float), floating_base,
+                                        weld_massless_joints)
 
 
 def _coordinates(values: dict | None) -> dict:

@@ -23,19 +23,55 @@ default).
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from ._core import tree as _tree
 from ._core import Signal, System
 from .signals import as_signal
+from ._pickle import recorded
 
 Model = _tree.Model
-n_link_pendulum = _tree.n_link_pendulum
-four_bar = _tree.four_bar
 four_bar_state = _tree.four_bar_state
-marionette = _tree.marionette
 marionette_configuration = _tree.marionette_configuration
-model_from_urdf = _tree.model_from_urdf
+
+
+@recorded
+def n_link_pendulum(n: int, length: float = 1.0, mass: float = 1.0,
+                    damping: float = 0.0) -> Model:
+    """The planar chain of the tree paper's Fig. 3: coordinates q1..qn (rad), point masses
+    (kg) at the links' ends (m), hanging along -z."""
+    return _tree.n_link_pendulum(n, length, mass, damping)
+
+
+@recorded
+def four_bar() -> Model:
+    """The crank-rocker four-bar linkage (coordinates crank, coupler, rocker)."""
+    return _tree.four_bar()
+
+
+@recorded
+def marionette() -> Model:
+    """The marionette of the tree paper §VIII (15 prescribed string coordinates)."""
+    return _tree.marionette()
+
+
+def model_from_urdf(path, gravity=(0.0, 0.0, -9.81), floating_base: bool = False,
+                    weld_massless_joints: bool = False) -> Model:
+    """A URDF file as a tree model (docs/urdf.md): one coordinate per moving joint, named as
+    the joint; with floating_base six more for the root (ROOT_x, _y, _z, _yaw, _pitch,
+    _roll: world position and Z-Y-X Euler angles). A joint that moves no mass is an error,
+    or with weld_massless_joints a fixed joint (no coordinate)."""
+    return _model_from_urdf(os.path.abspath(path), tuple(float(g) for g in gravity),
+                            bool(floating_base), bool(weld_massless_joints))
+
+
+@recorded
+def _model_from_urdf(path: str, gravity: tuple, floating_base: bool,
+                     weld_massless_joints: bool) -> Model:
+    return _tree.model_from_urdf(path, np.asarray(gravity, dtype=float), floating_base,
+                                 weld_massless_joints)
 lagrangian_terms = _tree.lagrangian_terms
 continuous_dynamics = _tree.continuous_dynamics
 
@@ -50,6 +86,21 @@ class Builder:
     def __init__(self, gravity=(0.0, 0.0, -9.81)):
         self._b = _tree.ModelBuilder()
         self._b.set_gravity(np.asarray(gravity, dtype=float))
+        # The calls made, which the model's pickle repeats (_replay_builder).
+        self._gravity = tuple(float(g) for g in gravity)
+        self._calls = []
+
+    def __getattribute__(self, name):
+        attribute = object.__getattribute__(self, name)
+        if name.startswith("_") or name == "build" or not callable(attribute):
+            return attribute
+
+        def call(*args, **kwargs):
+            result = attribute(*args, **kwargs)
+            object.__getattribute__(self, "_calls").append((name, args, kwargs))
+            return result
+
+        return call
 
     def _frame(self, name: str) -> int:
         return -1 if name == "world" else self._b.frame_index(name)
@@ -162,9 +213,21 @@ class Builder:
 
     def build(self) -> Model:
         """Validates the model and returns it; the builder is left empty."""
-        return self._b.build()
+        model = self._b.build()
+        model._recipe = ("marsden.tree._replay_builder", (self._gravity, self._calls), {})
+        self._calls = []
+        return model
 
 
+def _replay_builder(gravity, calls) -> Model:
+    """The model a Builder made with these calls (a built model's recipe)."""
+    builder = Builder(gravity)
+    for name, args, kwargs in calls:
+        getattr(builder, name)(*args, **kwargs)
+    return builder.build()
+
+
+@recorded
 def with_potentials(model: Model, *potentials) -> Model:
     """A copy of ``model`` (built-in, URDF or built) with potentials compiled by
     ``marsden.symbolic.TreePotential`` (or their libraries' paths) added."""
@@ -172,12 +235,14 @@ def with_potentials(model: Model, *potentials) -> Model:
         model, [str(getattr(p, "library", p)) for p in potentials])
 
 
+@recorded
 def with_forces(model: Model, *forces) -> Model:
     """A copy of ``model`` with generalized forces compiled by ``marsden.symbolic.TreeForce``
     (or their libraries' paths) added."""
     return _tree.with_generated_forces(model, [str(getattr(f, "library", f)) for f in forces])
 
 
+@recorded
 def with_constraints(model: Model, *constraints) -> Model:
     """A copy of ``model`` with holonomic constraints compiled by
     ``marsden.symbolic.TreeConstraint`` (or their libraries' paths) added."""

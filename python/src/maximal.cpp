@@ -24,6 +24,7 @@
 #include "marsden/sim/maximal.hpp"
 #include "marsden/urdf.hpp"
 #include "module.hpp"
+#include "recorded.hpp"
 
 namespace nb = nanobind;
 
@@ -46,12 +47,13 @@ int joint_index(const maximal::Model& model, const std::string& name, const char
 }
 
 std::unique_ptr<sim::System> make_maximal_system(
-    const Mechanism& mech, const std::vector<std::string>& inputs,
+    nb::object mechanism, const std::vector<std::string>& inputs,
     std::shared_ptr<Signal> controls, const std::map<std::string, std::pair<double, double>>& springs,
     const std::map<std::string, double>& dampers,
     const std::map<std::string, std::vector<double>>& q,
     const std::map<std::string, std::vector<double>>& qd, double dt, const std::string& solver,
     double tolerance) {
+  const Mechanism& mech = nb::cast<const Mechanism&>(mechanism);
   std::vector<maximal::Joint> joints = mech.model.joints();
   auto one_dof = [&](const std::string& name, const char* what) -> maximal::Joint& {
     maximal::Joint& joint = joints[std::size_t(joint_index(mech.model, name, what))];
@@ -102,15 +104,29 @@ std::unique_ptr<sim::System> make_maximal_system(
                                          : maximal::LinearSolver::DenseLU;
   setup.step.newton.tolerance = tolerance;
   for (const std::string& name : inputs) setup.input_joints.push_back(joint_index(model, name, "inputs"));
-  setup.controls = std::move(controls);
-  return sim::make_maximal_system(setup);
+  setup.controls = controls;
+  return recorded(sim::make_maximal_system(setup), "maximal.make_system",
+                  nb::make_tuple(mechanism, inputs, controls, springs, dampers, q, qd, dt,
+                                 solver, tolerance));
 }
 
 }  // namespace
 
 void bind_maximal(nb::module_ m) {
-  nb::class_<Mechanism>(m, "Mechanism",
+  nb::class_<Mechanism>(m, "Mechanism", nb::dynamic_attr(),
                         "Bodies joined by joints, with a state consistent with the joints.")
+      .def(
+          "__reduce__",
+          [](nb::handle self) {
+            nb::object recipe = nb::getattr(self, "_recipe", nb::none());
+            if (recipe.is_none())
+              throw nb::type_error(
+                  ("this " + std::string(nb::type_name(self.type()).c_str()) +
+                   " was not made by a function of the marsden package and cannot be pickled")
+                      .c_str());
+            return nb::make_tuple(nb::module_::import_("marsden._pickle").attr("rebuild"), recipe);
+          },
+          "Pickle and copy: the function of the marsden package that made it, called again.")
       .def_prop_ro("bodies",
                    [](const Mechanism& mech) {
                      std::vector<std::string> names;

@@ -25,6 +25,7 @@
 #include "marsden/tree/model.hpp"
 #include "marsden/urdf.hpp"
 #include "module.hpp"
+#include "recorded.hpp"
 
 namespace nb = nanobind;
 
@@ -74,10 +75,11 @@ auto with_generated(AddGenerated add) {
 }
 
 std::unique_ptr<sim::System> make_tree_system(
-    std::shared_ptr<const Model> model, const Eigen::VectorXd& q0, const Eigen::VectorXd& qd0,
+    nb::object model_object, const Eigen::VectorXd& q0, const Eigen::VectorXd& qd0,
     const std::string& method, std::shared_ptr<Signal> controls,
     const std::vector<std::shared_ptr<Signal>>& prescribed, double alpha, double tolerance,
     int stages, const std::string& quadrature) {
+  const auto model = nb::cast<std::shared_ptr<const Model>>(model_object);
   if (!model) throw InputError("model: none given");
   sim::TreeSetup setup;
   setup.model = model;
@@ -113,13 +115,27 @@ std::unique_ptr<sim::System> make_tree_system(
                      std::to_string(model->num_prescribed()) + " prescribed coordinates");
   setup.prescribed.assign(prescribed.begin(), prescribed.end());
   setup.prescribed.resize(static_cast<std::size_t>(model->num_prescribed()));
-  return sim::make_tree_system(setup);
+  return recorded(sim::make_tree_system(setup), "tree.make_system",
+                  nb::make_tuple(model_object, q0, qd0, method, setup.controls, prescribed, alpha,
+                                 tolerance, stages, quadrature));
 }
 
 }  // namespace
 
 void bind_tree(nb::module_ m) {
-  nb::class_<Model>(m, "Model", "An immutable tree of frames (tree paper §II).")
+  nb::class_<Model>(m, "Model", nb::dynamic_attr(), "An immutable tree of frames (tree paper §II).")
+      .def(
+          "__reduce__",
+          [](nb::handle self) {
+            nb::object recipe = nb::getattr(self, "_recipe", nb::none());
+            if (recipe.is_none())
+              throw nb::type_error(
+                  ("this " + std::string(nb::type_name(self.type()).c_str()) +
+                   " was not made by a function of the marsden package and cannot be pickled")
+                      .c_str());
+            return nb::make_tuple(nb::module_::import_("marsden._pickle").attr("rebuild"), recipe);
+          },
+          "Pickle and copy: the function of the marsden package that made it, called again.")
       .def_prop_ro("coordinates",
                    [](const Model& model) {
                      std::vector<std::string> names;
