@@ -270,8 +270,7 @@ bool prepare(const Model& model, const Data& data, Workspace& ws, double dt) {
       ws.Gt_parent[j].col(c) = -G_parent.row(c).transpose();
       ws.Gt_child[j].col(c) = -G_child.row(c).transpose();
     }
-    const bool one_dof = joint.type == JointType::Revolute || joint.type == JointType::Prismatic;
-    if (!one_dof) continue;
+    if (joint_dofs(joint.type) != 1) continue;
     const double input = data.joint_input[j];
     if (joint.stiffness == 0.0 && joint.damping == 0.0 && input == 0.0) continue;
     Vec6 ds_a, ds_c;
@@ -973,7 +972,7 @@ void residual_blocks(const Model& model, const Data& data, double dt, const Eige
     }
     // Spring, damper and input on a one-degree-of-freedom joint: the force f ds enters with
     // a minus sign, f = -k (s - rest) - c s_dot + u and s_dot = ds . velocities.
-    if (joint.type != JointType::Revolute && joint.type != JointType::Prismatic) continue;
+    if (joint_dofs(joint.type) != 1) continue;
     Vec6 ds_a, ds_c;
     const double coord = joint_coordinate(joint, a, c, &ds_a, &ds_c);
     Vec12 ds;

@@ -74,24 +74,13 @@ const BodyState& world_state() {
   return world;
 }
 
-const char* joint_type_name(JointType type) {
-  switch (type) {
-    case JointType::Fixed: return "fixed";
-    case JointType::Revolute: return "revolute";
-    case JointType::Prismatic: return "prismatic";
-    case JointType::Spherical: return "spherical";
-    case JointType::Cylindrical: return "cylindrical";
-    case JointType::Planar: return "planar";
-    case JointType::Universal: return "universal";
-  }
-  return "unknown";
-}
-
 namespace {
 
-bool uses_axis_basis(JointType type) {
-  return type == JointType::Revolute || type == JointType::Prismatic ||
-         type == JointType::Cylindrical || type == JointType::Planar;
+// The pair of directions orthogonal to the axis, where a joint slides or turns about it.
+Mat23 axis_basis(const Joint& joint) {
+  const JointKind& kind = joint_kind(joint.type);
+  return kind.slide != Slide::None || kind.turn == Turn::Axis ? orthogonal_basis(joint.axis)
+                                                              : Mat23::Zero();
 }
 
 // Evaluates g and, with kJacobians, both Jacobians (the residual-only path of Newton's
@@ -105,8 +94,9 @@ void evaluate(const Joint& joint, const BodyState& a, const Mat3& R_a, const Bod
     G_a->resize(m, 6);
     G_b->resize(m, 6);
   }
+  const JointKind& kind = joint_kind(joint.type);
   const AnchorGap gap = anchor_gap<kJacobians>(joint, a, R_a, b, R_b);
-  const Mat23 P = uses_axis_basis(joint.type) ? orthogonal_basis(joint.axis) : Mat23::Zero();
+  const Mat23 P = axis_basis(joint);
   int row = 0;
   // Rows of g and of the Jacobians; derivatives given for dphi only (3 columns) are
   // rotational rows, with zero translation columns.
@@ -127,21 +117,24 @@ void evaluate(const Joint& joint, const BodyState& a, const Mat3& R_a, const Bod
     }
     row += k;
   };
-  switch (joint.type) {
-    case JointType::Prismatic:
-    case JointType::Cylindrical:
+  // Anchor rows: the gap, across the axis, or along it.
+  switch (kind.slide) {
+    case Slide::None:
+      put(gap.Delta, gap.D_a, gap.D_b);
+      break;
+    case Slide::Axis:
       put(P * gap.Delta, P * gap.D_a, P * gap.D_b);
       break;
-    case JointType::Planar: {
+    case Slide::Plane: {
       const Eigen::Matrix<double, 1, 3> n = joint.axis.transpose();
       put(n * gap.Delta, n * gap.D_a, n * gap.D_b);
       break;
     }
-    default:
-      put(gap.Delta, gap.D_a, gap.D_b);
   }
-  if (joint.type == JointType::Spherical) return;
-  if (joint.type == JointType::Universal) {
+  // Rotation rows: the vector part of the relative rotation, across the axis, or the
+  // universal joint's one row.
+  if (kind.turn == Turn::Ball) return;
+  if (kind.turn == Turn::Universal) {
     const Vec3 u2_off = joint.q_offset.matrix().transpose() * joint.axis2;
     const Vec3 u2_a = R_a.transpose() * R_b * u2_off;
     const Eigen::Matrix<double, 1, 1> c(joint.axis.dot(u2_a));
@@ -153,7 +146,7 @@ void evaluate(const Joint& joint, const BodyState& a, const Mat3& R_a, const Bod
   }
   const RelativeRotation rel = relative_rotation<kJacobians>(joint, a, b);
   const Vec3 v = rel.q_rel.tail<3>();
-  if (joint.type == JointType::Fixed || joint.type == JointType::Prismatic) {
+  if (kind.turn == Turn::None) {
     put(v, rel.V_a, rel.V_b);
   } else {
     put(P * v, P * rel.V_a, P * rel.V_b);
@@ -191,25 +184,23 @@ namespace {
 
 // The joint's relative rotation and anchor slide at the given coordinates.
 void joint_motion(const Joint& joint, const JointCoords& coords, Quat& q_rel, Vec3& t) {
+  const JointKind& kind = joint_kind(joint.type);
   const Vec3& u = joint.axis;
   q_rel = Quat();
   t = Vec3::Zero();
-  switch (joint.type) {
-    case JointType::Fixed: break;
-    case JointType::Revolute: q_rel = Quat::exp(coords(0) * u); break;
-    case JointType::Prismatic: t = coords(0) * u; break;
-    case JointType::Spherical: q_rel = Quat::exp(coords.head<3>()); break;
-    case JointType::Cylindrical:
-      t = coords(0) * u;
-      q_rel = Quat::exp(coords(1) * u);
+  switch (kind.slide) {
+    case Slide::None: break;
+    case Slide::Axis: t = coords(0) * u; break;
+    case Slide::Plane: t = orthogonal_basis(u).transpose() * coords.head<2>(); break;
+  }
+  const int i = slide_dofs(kind.slide);  // the turn's first coordinate
+  switch (kind.turn) {
+    case Turn::None: break;
+    case Turn::Axis: q_rel = Quat::exp(coords(i) * u); break;
+    case Turn::Universal:
+      q_rel = Quat::exp(coords(i) * u) * Quat::exp(coords(i + 1) * joint.axis2);
       break;
-    case JointType::Planar:
-      t = orthogonal_basis(u).transpose() * coords.head<2>();
-      q_rel = Quat::exp(coords(2) * u);
-      break;
-    case JointType::Universal:
-      q_rel = Quat::exp(coords(0) * u) * Quat::exp(coords(1) * joint.axis2);
-      break;
+    case Turn::Ball: q_rel = Quat::exp(coords.segment<3>(i)); break;
   }
 }
 
@@ -248,24 +239,28 @@ JointCoords joint_coordinates(const Joint& joint, const BodyState& parent,
   const Quat q_rel{relative_rotation<false>(joint, parent, child).q_rel};
   // The angle of a rotation about u, 2 atan2(u . vec, w) (see joint_coordinate).
   const double angle = 2.0 * std::atan2(u.dot(q_rel.q.tail<3>()), q_rel.q(0));
+  const JointKind& kind = joint_kind(joint.type);
   JointCoords c(joint_dofs(joint.type));
-  switch (joint.type) {
-    case JointType::Fixed: break;
-    case JointType::Revolute: c << angle; break;
-    case JointType::Prismatic: c << u.dot(Delta); break;
-    case JointType::Spherical: c = Quat::log(q_rel); break;
-    case JointType::Cylindrical: c << u.dot(Delta), angle; break;
-    case JointType::Planar: c << orthogonal_basis(u) * Delta, angle; break;
-    case JointType::Universal: {
+  switch (kind.slide) {
+    case Slide::None: break;
+    case Slide::Axis: c(0) = u.dot(Delta); break;
+    case Slide::Plane: c.head<2>() = orthogonal_basis(u) * Delta; break;
+  }
+  const int i = slide_dofs(kind.slide);
+  switch (kind.turn) {
+    case Turn::None: break;
+    case Turn::Axis: c(i) = angle; break;
+    case Turn::Universal: {
       // R_rel = Rot(u, c0) Rot(u2, c1) with u orthogonal to u2: R_rel u2 = Rot(u, c0) u2 and
       // R_rel^T u = Rot(u2, -c1) u.
       const Vec3& u2 = joint.axis2;
       const Mat3 R_rel = q_rel.matrix();
       const Vec3 n = u.cross(u2);
-      c << std::atan2(n.dot(R_rel * u2), u2.dot(R_rel * u2)),
-          std::atan2(n.dot(R_rel.transpose() * u), u.dot(R_rel.transpose() * u));
+      c(i) = std::atan2(n.dot(R_rel * u2), u2.dot(R_rel * u2));
+      c(i + 1) = std::atan2(n.dot(R_rel.transpose() * u), u.dot(R_rel.transpose() * u));
       break;
     }
+    case Turn::Ball: c.segment<3>(i) = Quat::log(q_rel); break;
   }
   return c;
 }
@@ -326,32 +321,29 @@ void add_universal_derivative(const Joint& joint, const BodyState& a, const Body
 Mat12 joint_force_derivative(const Joint& joint, const BodyState& parent,
                              const BodyState& child, const JointVec& lambda) {
   Mat12 H = Mat12::Zero();
-  const Mat23 P = uses_axis_basis(joint.type) ? orthogonal_basis(joint.axis) : Mat23::Zero();
+  const JointKind& kind = joint_kind(joint.type);
+  const Mat23 P = axis_basis(joint);
   // The rows of evaluate(): anchor rows first (3, 2 or 1), then rotation rows.
-  int row = 0;
-  switch (joint.type) {
-    case JointType::Prismatic:
-    case JointType::Cylindrical:
-      add_anchor_derivative(joint, parent, child, P.transpose() * lambda.segment<2>(0), H);
-      row = 2;
-      break;
-    case JointType::Planar:
-      add_anchor_derivative(joint, parent, child, lambda(0) * joint.axis, H);
-      row = 1;
-      break;
-    default:
+  switch (kind.slide) {
+    case Slide::None:
       add_anchor_derivative(joint, parent, child, lambda.segment<3>(0), H);
-      row = 3;
+      break;
+    case Slide::Axis:
+      add_anchor_derivative(joint, parent, child, P.transpose() * lambda.segment<2>(0), H);
+      break;
+    case Slide::Plane:
+      add_anchor_derivative(joint, parent, child, lambda(0) * joint.axis, H);
+      break;
   }
-  if (joint.type == JointType::Spherical) return H;
-  if (joint.type == JointType::Universal) {
+  const int row = 3 - slide_dofs(kind.slide);
+  if (kind.turn == Turn::Ball) return H;
+  if (kind.turn == Turn::Universal) {
     add_universal_derivative(joint, parent, child, lambda(row), H);
     return H;
   }
   const RelativeRotation rel = relative_rotation<true>(joint, parent, child);
-  const Vec3 nu = joint.type == JointType::Fixed || joint.type == JointType::Prismatic
-                      ? Vec3(lambda.segment<3>(row))
-                      : Vec3(P.transpose() * lambda.segment<2>(row));
+  const Vec3 nu = kind.turn == Turn::None ? Vec3(lambda.segment<3>(row))
+                                          : Vec3(P.transpose() * lambda.segment<2>(row));
   add_rotation_derivative(joint, rel, nu, H);
   return H;
 }
@@ -359,7 +351,7 @@ Mat12 joint_force_derivative(const Joint& joint, const BodyState& parent,
 Mat12 joint_coordinate_derivative(const Joint& joint, const BodyState& parent,
                                   const BodyState& child) {
   Mat12 H = Mat12::Zero();
-  if (joint.type == JointType::Prismatic) {
+  if (joint_kind(joint.type).slide == Slide::Axis) {  // a slide: its length
     add_anchor_derivative(joint, parent, child, joint.axis, H);
     return H;
   }
@@ -394,7 +386,7 @@ Mat12 joint_coordinate_derivative(const Joint& joint, const BodyState& parent,
 
 double joint_coordinate(const Joint& joint, const BodyState& parent, const BodyState& child,
                         Vec6* ds_parent, Vec6* ds_child) {
-  if (joint.type == JointType::Prismatic) {
+  if (joint_kind(joint.type).slide == Slide::Axis) {  // a slide: its length
     const AnchorGap gap =
         anchor_gap<true>(joint, parent, parent.q.matrix(), child, child.q.matrix());
     if (ds_parent != nullptr) {

@@ -69,7 +69,7 @@ Joint validated_joint(Joint joint, int j, int num_bodies) {
   if (joint.q_offset.q.norm() < 1e-12) throw InputError(label + ": q_offset is zero");
   joint.q_offset.q.normalize();
   joint.axis = unit_axis(joint.axis, label + ": axis");
-  if (joint.type == JointType::Universal) {
+  if (joint_kind(joint.type).turn == Turn::Universal) {
     joint.axis2 = unit_axis(joint.axis2, label + ": axis2");
     if (std::abs(joint.axis.dot(joint.axis2)) > 1e-9) {
       throw InputError(label + ": universal joint axes must be orthogonal");
@@ -82,8 +82,7 @@ Joint validated_joint(Joint joint, int j, int num_bodies) {
     }
   }
   if (!std::isfinite(joint.rest)) throw InputError(label + ": rest is not finite");
-  const bool one_dof = joint.type == JointType::Revolute || joint.type == JointType::Prismatic;
-  if (!one_dof && (joint.stiffness != 0.0 || joint.damping != 0.0)) {
+  if (joint_dofs(joint.type) != 1 && (joint.stiffness != 0.0 || joint.damping != 0.0)) {
     throw InputError(label + ": springs and dampers are supported on revolute and prismatic "
                      "joints only, not on " + joint_type_name(joint.type));
   }
@@ -181,8 +180,7 @@ Model::Model(std::vector<Body> bodies, std::vector<Joint> joints, Vec3 gravity,
     for (const int j : {c.follower, c.leader}) {
       if (j < 0 || j >= num_joints)
         throw InputError(label + ": joint index " + std::to_string(j) + " out of range");
-      const JointType type = joints_[j].type;
-      if (type != JointType::Revolute && type != JointType::Prismatic)
+      if (joint_dofs(joints_[j].type) != 1)
         throw InputError(label + ": joint '" + joints_[j].name +
                          "' is not revolute or prismatic (a coupling ties one coordinate)");
     }

@@ -6,6 +6,7 @@
 // its angular velocity is in the body frame, as in eq. (16).
 #pragma once
 
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -18,24 +19,60 @@ inline constexpr int kWorld = -1;
 
 enum class JointType { Fixed, Revolute, Prismatic, Spherical, Cylindrical, Planar, Universal };
 
-const char* joint_type_name(JointType type);
+// What a joint leaves free, as a slide of the child's anchor from the parent's and a turn
+// of the child relative to the parent (joint axes in the parent frame), with the
+// coordinates of each, slide first:
+//   Slide::None  no slide: 3 anchor rows          Turn::None       no turn: 3 rotation rows
+//   Slide::Axis  along axis (m): 2 rows           Turn::Axis       about axis (rad): 2 rows
+//   Slide::Plane in the plane normal to axis,     Turn::Universal  about axis, then about
+//                along a fixed orthonormal pair                    axis2 (rad): 1 row
+//                (x, y for axis z) (m): 1 row     Turn::Ball       rotation vector: 0 rows
+// A joint constrains the rest (src/maximal/joints.cpp builds its rows, their derivatives,
+// its placement and coordinates from these two kinds), so a new joint type is a row of
+// kJointKinds, and a new kind is a case in joints.cpp, each checked against finite
+// differences by tests/maximal/test_maximal.cpp.
+enum class Slide { None, Axis, Plane };
+enum class Turn { None, Axis, Universal, Ball };
 
-// Joint coordinates: revolute angle, prismatic slide, spherical rotation vector,
-// cylindrical (slide, angle), planar (two slides in the plane, along a fixed orthonormal
-// pair orthogonal to axis: x and y for axis z; then the angle), universal (angle about
-// axis, angle about axis2). Inline, as the constraint and step row counts: every residual
-// evaluation asks them per joint.
+struct JointKind {
+  JointType type;
+  const char* name;
+  Slide slide;
+  Turn turn;
+};
+
+// The joint types, in JointType order.
+inline constexpr JointKind kJointKinds[] = {
+    {JointType::Fixed, "fixed", Slide::None, Turn::None},
+    {JointType::Revolute, "revolute", Slide::None, Turn::Axis},
+    {JointType::Prismatic, "prismatic", Slide::Axis, Turn::None},
+    {JointType::Spherical, "spherical", Slide::None, Turn::Ball},
+    {JointType::Cylindrical, "cylindrical", Slide::Axis, Turn::Axis},
+    {JointType::Planar, "planar", Slide::Plane, Turn::Axis},
+    {JointType::Universal, "universal", Slide::None, Turn::Universal},
+};
+
+constexpr bool joint_kinds_in_order() {
+  for (int i = 0; i < int(std::size(kJointKinds)); ++i)
+    if (static_cast<int>(kJointKinds[i].type) != i) return false;
+  return true;
+}
+static_assert(joint_kinds_in_order(), "kJointKinds must list the joint types in order");
+
+constexpr const JointKind& joint_kind(JointType type) {
+  return kJointKinds[static_cast<int>(type)];
+}
+constexpr const char* joint_type_name(JointType type) { return joint_kind(type).name; }
+
+constexpr int slide_dofs(Slide s) { return s == Slide::None ? 0 : s == Slide::Axis ? 1 : 2; }
+constexpr int turn_dofs(Turn t) {
+  return t == Turn::None ? 0 : t == Turn::Axis ? 1 : t == Turn::Universal ? 2 : 3;
+}
+
+// Inline, as the constraint and step row counts: every residual evaluation asks them per
+// joint.
 constexpr int joint_dofs(JointType type) {
-  switch (type) {
-    case JointType::Fixed: return 0;
-    case JointType::Revolute: return 1;
-    case JointType::Prismatic: return 1;
-    case JointType::Spherical: return 3;
-    case JointType::Cylindrical: return 2;
-    case JointType::Planar: return 3;
-    case JointType::Universal: return 2;
-  }
-  return 0;
+  return slide_dofs(joint_kind(type).slide) + turn_dofs(joint_kind(type).turn);
 }
 
 // Number of constraint rows (6 minus the joint's degrees of freedom).
