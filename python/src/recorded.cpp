@@ -171,6 +171,16 @@ std::unique_ptr<sim::System> recorded(std::unique_ptr<sim::System> inner, std::s
   return std::make_unique<RecordedSystem>(std::move(inner), std::move(factory), std::move(args));
 }
 
+nb::tuple reduce_by_recipe(nb::handle self) {
+  nb::object recipe = nb::getattr(self, "_recipe", nb::none());
+  if (recipe.is_none())
+    throw nb::type_error(("this " + std::string(nb::type_name(self.type()).c_str()) +
+                          " was not made by a function of the marsden package and cannot be "
+                          "pickled")
+                             .c_str());
+  return nb::make_tuple(nb::module_::import_("marsden._pickle").attr("rebuild"), recipe);
+}
+
 nb::object restore_system(const std::string& factory, nb::tuple args, nb::handle calls) {
   nb::object f = nb::module_::import_("marsden._core");
   for (std::size_t start = 0, dot; start <= factory.size(); start = dot + 1) {

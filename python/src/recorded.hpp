@@ -86,6 +86,10 @@ class RecordedSystem final : public sim::System {
 std::unique_ptr<sim::System> recorded(std::unique_ptr<sim::System> inner, std::string factory,
                                       nanobind::tuple args);
 
+// __reduce__ of an object that a function of the marsden package made and marked with its
+// call (_recipe: its dotted name, args, kwargs; marsden/_pickle.py): that call again.
+nanobind::tuple reduce_by_recipe(nanobind::handle self);
+
 // The system factory(*args) made, with calls replayed on it (__reduce__'s restore function).
 nanobind::object restore_system(const std::string& factory, nanobind::tuple args,
                                 nanobind::handle calls);

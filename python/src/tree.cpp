@@ -124,18 +124,8 @@ std::unique_ptr<sim::System> make_tree_system(
 
 void bind_tree(nb::module_ m) {
   nb::class_<Model>(m, "Model", nb::dynamic_attr(), "An immutable tree of frames (tree paper §II).")
-      .def(
-          "__reduce__",
-          [](nb::handle self) {
-            nb::object recipe = nb::getattr(self, "_recipe", nb::none());
-            if (recipe.is_none())
-              throw nb::type_error(
-                  ("this " + std::string(nb::type_name(self.type()).c_str()) +
-                   " was not made by a function of the marsden package and cannot be pickled")
-                      .c_str());
-            return nb::make_tuple(nb::module_::import_("marsden._pickle").attr("rebuild"), recipe);
-          },
-          "Pickle and copy: the function of the marsden package that made it, called again.")
+      .def("__reduce__", &reduce_by_recipe,
+           "Pickle and copy: the function of the marsden package that made it, called again.")
       .def_prop_ro("coordinates",
                    [](const Model& model) {
                      std::vector<std::string> names;

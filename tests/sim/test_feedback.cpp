@@ -52,8 +52,9 @@ struct ClosedLoop {
   MemoryRecorder rows;
 };
 
+// The scene's run in closed loop; rows go to `rows` (kept when simulate throws).
 ClosedLoop run_with(io::Scene scene, std::shared_ptr<Controller> c, std::vector<double> lower = {},
-             std::vector<double> upper = {}) {
+                    std::vector<double> upper = {}, MemoryRecorder* rows = nullptr) {
   Feedback feedback(std::move(c), 1, std::move(lower), std::move(upper));
   run::set_controls(scene, feedback.signal());
   auto system = run::make_system(scene);
@@ -62,7 +63,7 @@ ClosedLoop run_with(io::Scene scene, std::shared_ptr<Controller> c, std::vector<
   o.steps = scene.steps;
   o.feedback = &feedback;
   ClosedLoop r;
-  r.summary = simulate(*system, o, r.rows);
+  r.summary = simulate(*system, o, rows ? *rows : r.rows);
   return r;
 }
 
@@ -148,17 +149,9 @@ class NanAfter final : public Controller {
 };
 
 TEST(Feedback, ANonFiniteInputEndsTheRunNamingItAndKeepsTheRows) {
-  io::Scene scene = cart_pole();
-  Feedback feedback(std::make_shared<NanAfter>(), 1);
-  run::set_controls(scene, feedback.signal());
-  auto system = run::make_system(scene);
-  RunOptions o;
-  o.dt = scene.dt;
-  o.steps = scene.steps;
-  o.feedback = &feedback;
   MemoryRecorder rows;
   try {
-    simulate(*system, o, rows);
+    run_with(cart_pole(), std::make_shared<NanAfter>(), {}, {}, &rows);
     FAIL() << "no error";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("u0 = nan at t = 0.05 s"), std::string::npos) << e.what();
