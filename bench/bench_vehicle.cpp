@@ -13,7 +13,7 @@ namespace {
 struct Scenario {
   std::shared_ptr<const HolonomicModel<SE3>> model;
   VehicleState<SE3> s0;
-  std::unique_ptr<Signal> gamma, u;
+  ConstantInputs inputs;  // zero unless the model is driven
 };
 
 Scenario make_scenario(int which) {
@@ -29,8 +29,7 @@ Scenario make_scenario(int which) {
     InputVec u(2), gamma(2);
     u << p.mass * p.gravity, 0.5;
     gamma << 0.05, -0.02;
-    s.u = std::make_unique<ConstantSignal>(u);
-    s.gamma = std::make_unique<ConstantSignal>(gamma);
+    s.inputs = ConstantInputs(gamma, u);
   } else {
     BoatParams p;
     auto boat = std::make_shared<Boat>(p);
@@ -38,7 +37,7 @@ Scenario make_scenario(int which) {
     s.s0.xi << 0.0, 0.0, 0.1, 1.0, 0.0, 0.0;
     InputVec u(2);
     u << 40.0, 30.0;
-    s.u = std::make_unique<ConstantSignal>(u);
+    s.inputs = ConstantInputs(InputVec(0), u);
     s.model = boat;
   }
   return s;
@@ -56,7 +55,7 @@ void BM_Step(benchmark::State& state, int model, Method method, DiffMap map, Tan
   stepper->reset(sc.s0, dt);
   long iterations = 0, steps = 0;
   for (auto _ : state) {
-    const NewtonStatus st = stepper->step(sc.gamma.get(), sc.u.get());
+    const NewtonStatus st = stepper->step(sc.inputs);
     iterations += st.iterations;
     ++steps;
     if (!st.converged) {

@@ -48,7 +48,7 @@ int joint_index(const maximal::Model& model, const std::string& name, const char
 
 std::unique_ptr<sim::System> make_maximal_system(
     nb::object mechanism, const std::vector<std::string>& inputs,
-    std::shared_ptr<Signal> controls, const std::map<std::string, std::pair<double, double>>& springs,
+    std::shared_ptr<sim::Signal> controls, const std::map<std::string, std::pair<double, double>>& springs,
     const std::map<std::string, double>& dampers,
     const std::map<std::string, std::vector<double>>& q,
     const std::map<std::string, std::vector<double>>& qd, double dt, const std::string& solver,

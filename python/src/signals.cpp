@@ -1,8 +1,10 @@
-// Input signals s(t) in R^n (n <= 8) from Python: constants, tables (linear interpolation
-// or a zero-order hold), sinusoids and Python callables. Each integrator samples a signal
-// where its quadrature needs it (docs/scene.md, Signals).
+// Input signals s(t) in R^n (any n >= 1) from Python: constants, tables (linear
+// interpolation or a zero-order hold), sinusoids and Python callables. Each integrator
+// samples a signal where its quadrature needs it (docs/scene.md, Signals).
+#include <algorithm>
 #include <cmath>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -14,7 +16,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "marsden/error.hpp"
-#include "marsden/vehicle/controls.hpp"
+#include "marsden/sim/signal.hpp"
 #include "module.hpp"
 
 namespace nb = nanobind;
@@ -25,25 +27,24 @@ namespace {
 // Vectors cross as sequences (lists, tuples, numpy arrays).
 using Values = std::vector<double>;
 
-InputVec input_vec(const Values& v, const char* name) {
-  if (v.size() < 1 || v.size() > static_cast<std::size_t>(kMaxInputs))
-    throw InputError(std::string(name) + ": a signal has 1 to " + std::to_string(kMaxInputs) +
-                     " components, got " + std::to_string(v.size()));
-  const InputVec out = Eigen::Map<const Eigen::VectorXd>(v.data(), Eigen::Index(v.size()));
+Eigen::VectorXd input_vec(const Values& v, const char* name) {
+  if (v.empty())
+    throw InputError(std::string(name) + ": a signal has at least one component, got 0");
+  const Eigen::VectorXd out = Eigen::Map<const Eigen::VectorXd>(v.data(), Eigen::Index(v.size()));
   if (!out.allFinite()) throw InputError(std::string(name) + ": NaN or infinite entries");
   return out;
 }
 
-std::shared_ptr<Signal> held(std::shared_ptr<Signal> s, const std::string& hold) {
+std::shared_ptr<sim::Signal> held(std::shared_ptr<sim::Signal> s, const std::string& hold) {
   if (hold == "sampled") return s;
-  if (hold == "zero_order") return std::make_shared<HeldSignal>(std::move(s));
+  if (hold == "zero_order") return std::make_shared<sim::HeldSignal>(std::move(s));
   throw InputError("hold: expected \"sampled\" or \"zero_order\", got \"" + hold + "\"");
 }
 
 // A Python callable f(t) -> n numbers, evaluated with the GIL held (the driver releases it
 // while it runs). A result of the wrong size or with NaN is an InputError naming t; an
 // exception raised by f propagates to the caller of simulate.
-class CallableSignal final : public Signal {
+class CallableSignal final : public sim::Signal {
  public:
   CallableSignal(nb::callable f, int size) : f_(std::move(f)), size_(size) {}
   ~CallableSignal() override {
@@ -51,14 +52,14 @@ class CallableSignal final : public Signal {
     f_.reset();
   }
   int size() const override { return size_; }
-  void eval(double t, InputVec& out) const override {
+  void eval(double t, std::span<double> out) const override {
     nb::gil_scoped_acquire acquire;
     Values v;
     if (!nb::try_cast(f_(t), v) || v.size() != static_cast<std::size_t>(size_) ||
         !Eigen::Map<const Eigen::VectorXd>(v.data(), Eigen::Index(v.size())).allFinite())
       throw InputError("signal: the callable returned something other than " +
                        std::to_string(size_) + " finite numbers at t = " + std::to_string(t));
-    out = Eigen::Map<const Eigen::VectorXd>(v.data(), Eigen::Index(v.size()));
+    std::copy(v.begin(), v.end(), out.begin());
   }
 
  private:
@@ -69,35 +70,35 @@ class CallableSignal final : public Signal {
 }  // namespace
 
 void bind_signals(nb::module_ m) {
-  nb::class_<Signal>(m, "Signal",
-                     "An input signal s(t) in R^n, n <= 8 (controls, shape inputs, prescribed "
-                     "coordinates' displacements).")
-      .def_prop_ro("size", &Signal::size)
-      .def_prop_ro("zero_order_hold", &Signal::zero_order_hold)
+  nb::class_<sim::Signal>(m, "Signal",
+                          "An input signal s(t) in R^n, n >= 1 (controls, shape inputs, "
+                          "prescribed coordinates' displacements).")
+      .def_prop_ro("size", &sim::Signal::size)
+      .def_prop_ro("zero_order_hold", &sim::Signal::zero_order_hold)
       .def(
           "__call__",
-          [](const Signal& s, double t) -> Eigen::VectorXd {
-            InputVec out;
-            s.eval(t, out);
+          [](const sim::Signal& s, double t) -> Eigen::VectorXd {
+            Eigen::VectorXd out;
+            sim::eval_into(s, t, out);
             return out;
           },
           nb::arg("t"), "s(t) (n,).")
       .def_static(
           "constant",
-          [](const Values& value) -> std::shared_ptr<Signal> {
-            return std::make_shared<ConstantSignal>(input_vec(value, "value"));
+          [](const Values& value) -> std::shared_ptr<sim::Signal> {
+            return std::make_shared<sim::ConstantSignal>(input_vec(value, "value"));
           },
           nb::arg("value"), "s(t) = value.")
       .def_static(
           "table",
           [](const Values& times, const std::vector<Values>& values,
-             const std::string& hold) -> std::shared_ptr<Signal> {
+             const std::string& hold) -> std::shared_ptr<sim::Signal> {
             if (values.size() != times.size())
               throw InputError("values: one row per time (" + std::to_string(times.size()) +
                                "), got " + std::to_string(values.size()));
-            std::vector<InputVec> rows;
+            std::vector<Eigen::VectorXd> rows;
             for (const Values& row : values) rows.push_back(input_vec(row, "values"));
-            return held(std::make_shared<TableSignal>(times, std::move(rows)), hold);
+            return held(std::make_shared<sim::TableSignal>(times, rows), hold);
           },
           nb::arg("times"), nb::arg("values"), nb::arg("hold") = "sampled",
           "Piecewise-linear in time (s, strictly increasing; values (N, n)), held outside; "
@@ -105,23 +106,23 @@ void bind_signals(nb::module_ m) {
       .def_static(
           "sinusoid",
           [](const Values& offset, const Values& amplitude, const Values& frequency_hz,
-             const std::optional<Values>& phase) -> std::shared_ptr<Signal> {
-            const InputVec o = input_vec(offset, "offset");
+             const std::optional<Values>& phase) -> std::shared_ptr<sim::Signal> {
+            const Eigen::VectorXd o = input_vec(offset, "offset");
             if (amplitude.size() != offset.size() || frequency_hz.size() != offset.size() ||
                 (phase && phase->size() != offset.size()))
               throw InputError("amplitude, frequency_hz, phase: as many entries as offset");
-            return std::make_shared<SinusoidSignal>(
+            return std::make_shared<sim::SinusoidSignal>(
                 o, input_vec(amplitude, "amplitude"), input_vec(frequency_hz, "frequency_hz"),
-                phase ? input_vec(*phase, "phase") : InputVec(InputVec::Zero(o.size())));
+                phase ? input_vec(*phase, "phase") : Eigen::VectorXd::Zero(o.size()).eval());
           },
           nb::arg("offset"), nb::arg("amplitude"), nb::arg("frequency_hz"),
           nb::arg("phase").none() = nb::none(),
           "offset + amplitude sin(2 pi frequency_hz t + phase), componentwise.")
       .def_static(
           "function",
-          [](nb::callable f, int size, const std::string& hold) -> std::shared_ptr<Signal> {
-            if (size < 1 || size > kMaxInputs)
-              throw InputError("size: 1 to " + std::to_string(kMaxInputs) + ", got " +
+          [](nb::callable f, int size, const std::string& hold) -> std::shared_ptr<sim::Signal> {
+            if (size < 1)
+              throw InputError("size: a signal has at least one component, got " +
                                std::to_string(size));
             return held(std::make_shared<CallableSignal>(std::move(f), size), hold);
           },

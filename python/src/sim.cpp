@@ -199,7 +199,7 @@ nb::tuple simulate(sim::System& system, double t0, double dt, int steps, int out
 // next step (checked by the calling thread every 0.2 s).
 nb::tuple rollout(const std::vector<io::Scene>& scenes, std::size_t runs,
                   std::optional<nb::ndarray<const double, nb::ndim<2>, nb::c_contig>> states,
-                  const std::vector<std::shared_ptr<Signal>>& controls, int threads) {
+                  const std::vector<std::shared_ptr<sim::Signal>>& controls, int threads) {
   run::SceneBatch batch;
   batch.scenes = scenes;
   batch.runs = runs;
@@ -450,7 +450,7 @@ void bind_sim(nb::module_ m) {
           "saturate each input (None: no limit).")
       .def(
           "signal",
-          [](const sim::Feedback& f) { return std::const_pointer_cast<Signal>(f.signal()); },
+          [](const sim::Feedback& f) { return std::const_pointer_cast<sim::Signal>(f.signal()); },
           "The held input, to give a system as its controls.")
       .def_prop_ro(
           "value",
@@ -462,7 +462,7 @@ void bind_sim(nb::module_ m) {
 
   m.def(
       "make_system",
-      [](const io::Scene& scene, std::shared_ptr<Signal> controls, std::shared_ptr<Signal> shape) {
+      [](const io::Scene& scene, std::shared_ptr<sim::Signal> controls, std::shared_ptr<sim::Signal> shape) {
         const nb::tuple args = nb::make_tuple(scene, controls, shape);
         if (!controls && !shape) return recorded(run::make_system(scene), "make_system", args);
         io::Scene copy = scene;

@@ -76,8 +76,8 @@ auto with_generated(AddGenerated add) {
 
 std::unique_ptr<sim::System> make_tree_system(
     nb::object model_object, const Eigen::VectorXd& q0, const Eigen::VectorXd& qd0,
-    const std::string& method, std::shared_ptr<Signal> controls,
-    const std::vector<std::shared_ptr<Signal>>& prescribed, double alpha, double tolerance,
+    const std::string& method, std::shared_ptr<sim::Signal> controls,
+    const std::vector<std::shared_ptr<sim::Signal>>& prescribed, double alpha, double tolerance,
     int stages, const std::string& quadrature) {
   const auto model = nb::cast<std::shared_ptr<const Model>>(model_object);
   if (!model) throw InputError("model: none given");
@@ -313,7 +313,7 @@ void bind_tree(nb::module_ m) {
       "constraint forces Dh^T lambda, prescribed coordinates unaccelerated.");
   m.def("make_system", &make_tree_system, nb::arg("model"), nb::arg("q0"), nb::arg("qd0"),
         nb::arg("method") = "midpoint", nb::arg("controls").none() = nullptr,
-        nb::arg("prescribed") = std::vector<std::shared_ptr<Signal>>(),
+        nb::arg("prescribed") = std::vector<std::shared_ptr<sim::Signal>>(),
         nb::arg("alpha") = 0.5, nb::arg("tolerance") = 1e-10, nb::arg("stages") = 2,
         nb::arg("quadrature") = "lobatto",
         "The system of a tree model at (q0, qd0) (rad or m; per second): the midpoint VI, "

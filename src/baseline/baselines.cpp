@@ -74,8 +74,8 @@ class BaselineStepper : public VehicleStepper<G> {
 
  protected:
   typename G::Tangent accel(double t, const G& g, const typename G::Tangent& xi,
-                            const Signal* gamma, const Signal* u) {
-    eval_inputs(*model_, gamma, u, t, in_);
+                            const VehicleInputs& inputs) {
+    sample_inputs(*model_, inputs, t, in_);
     return euler_poincare_rhs(*model_, t, g, xi, in_.gamma, in_.u);
   }
   // Accepts the new state only if it is finite.
@@ -104,7 +104,7 @@ class ExplicitRK final : public BaselineStepper<G> {
   ExplicitRK(std::shared_ptr<const HolonomicModel<G>> model, int order)
       : BaselineStepper<G>(std::move(model)), order_(order) {}
 
-  NewtonStatus step(const Signal* gamma, const Signal* u) override {
+  NewtonStatus step(const VehicleInputs& inputs) override {
     constexpr int np = Pose::RowsAtCompileTime, nv = Tangent::RowsAtCompileTime;
     using Y = Eigen::Matrix<double, np + nv, 1>;  // (pose in the chart, body velocity)
     const double dt = this->dt_, t = this->s_.t;
@@ -116,7 +116,7 @@ class ExplicitRK final : public BaselineStepper<G> {
       C::normalize(pose);
       const Tangent xi = y.template tail<nv>();
       Y dy;
-      dy << C::rate(pose, xi), this->accel(ts, C::to_group(pose), xi, gamma, u);
+      dy << C::rate(pose, xi), this->accel(ts, C::to_group(pose), xi, inputs);
       return dy;
     };
     const Y y1 = rk_step(order_ == 2 ? RungeKutta::Heun2 : RungeKutta::Classic4,
@@ -141,12 +141,12 @@ class ImplicitMidpoint final : public BaselineStepper<G> {
   ImplicitMidpoint(std::shared_ptr<const HolonomicModel<G>> model, const NewtonOptions& newton)
       : BaselineStepper<G>(std::move(model)), newton_(newton) {}
 
-  NewtonStatus step(const Signal* gamma, const Signal* u) override {
+  NewtonStatus step(const VehicleInputs& inputs) override {
     const HolonomicModel<G>& model = *this->model_;
     const double dt = this->dt_, t = this->s_.t;
     const G& g0 = this->s_.g;
     const Tangent xi0 = this->s_.xi;
-    eval_inputs(model, gamma, u, t + 0.5 * dt, this->in_);
+    sample_inputs(model, inputs, t + 0.5 * dt, this->in_);
     Tangent f_u;
     model.control_wrench(this->in_.gamma, this->in_.u, f_u, nullptr, nullptr);
     const Jac& I = model.inertia();
@@ -188,12 +188,12 @@ class LieNewmark final : public BaselineStepper<G> {
  public:
   using BaselineStepper<G>::BaselineStepper;
 
-  NewtonStatus step(const Signal* gamma, const Signal* u) override {
+  NewtonStatus step(const VehicleInputs& inputs) override {
     const double dt = this->dt_, t = this->s_.t;
-    const Tangent a0 = this->accel(t, this->s_.g, this->s_.xi, gamma, u);
+    const Tangent a0 = this->accel(t, this->s_.g, this->s_.xi, inputs);
     const Tangent xi_half = this->s_.xi + 0.5 * dt * a0;
     const G g1 = this->s_.g * G::exp(dt * xi_half);
-    const Tangent a1 = this->accel(t + dt, g1, xi_half + 0.5 * dt * a0, gamma, u);
+    const Tangent a1 = this->accel(t + dt, g1, xi_half + 0.5 * dt * a0, inputs);
     return this->accept(VehicleState<G>{t + dt, g1, xi_half + 0.5 * dt * a1});
   }
 };

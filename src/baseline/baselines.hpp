@@ -1,5 +1,5 @@
 // Baseline integrators on the continuous equations (7)-(8) of vehicles §4.1, behind the
-// VehicleStepper interface. Private to the library; reached through make_stepper.
+// VehicleStepper interface. Private to the vehicle family; reached through make_stepper.
 #pragma once
 
 #include <memory>
@@ -8,20 +8,13 @@
 
 namespace marsden::baseline {
 
-// Evaluates gamma(t) and u(t); a missing signal gives zeros of the model's size.
+// The inputs at t, sized to the model's: gamma(t) and u(t).
 template <class G>
-void eval_inputs(const HolonomicModel<G>& model, const Signal* gamma, const Signal* u, double t,
-                 StepInputs& in) {
-  if (gamma) {
-    gamma->eval(t, in.gamma);
-  } else {
-    in.gamma.setZero(model.num_shape());
-  }
-  if (u) {
-    u->eval(t, in.u);
-  } else {
-    in.u.setZero(model.num_controls());
-  }
+void sample_inputs(const HolonomicModel<G>& model, const VehicleInputs& inputs, double t,
+                   StepInputs& in) {
+  in.gamma.resize(model.num_shape());
+  in.u.resize(model.num_controls());
+  inputs.sample(t, in);
 }
 
 // Heun (order 2) or classical RK4; on SE(3) the pose is (unit quaternion, position) and the

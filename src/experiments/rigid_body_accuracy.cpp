@@ -62,7 +62,7 @@ Run simulate(const MethodSpec& spec, const std::shared_ptr<const FreeBody<SE3>>&
     stepper->reset(s0, T / n);
     const int every = n / samples;
     for (int k = 1; k <= n; ++k) {
-      const NewtonStatus st = stepper->step(nullptr, nullptr);
+      const NewtonStatus st = stepper->step(ConstantInputs());
       iterations += st.iterations;
       if (!st.converged) {
         // Explicit methods report a non-finite state as not converged.

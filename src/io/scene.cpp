@@ -208,10 +208,8 @@ VehicleState<SE2> parse_planar_initial_state(const JsonNode& s) {
 
 namespace {
 
-InputVec to_input(const std::vector<double>& v) {
-  InputVec out(static_cast<Eigen::Index>(v.size()));
-  for (std::size_t i = 0; i < v.size(); ++i) out[static_cast<Eigen::Index>(i)] = v[i];
-  return out;
+Eigen::VectorXd to_input(const std::vector<double>& v) {
+  return Eigen::Map<const Eigen::VectorXd>(v.data(), static_cast<Eigen::Index>(v.size()));
 }
 
 // A vector of `expected` numbers, with a message that says what the components are.
@@ -231,12 +229,12 @@ namespace detail {
 
 namespace {
 
-std::shared_ptr<const Signal> parse_signal_values(const JsonNode& sig, int expected,
-                                                  const std::string& what) {
+std::shared_ptr<const sim::Signal> parse_signal_values(const JsonNode& sig, int expected,
+                                                       const std::string& what) {
   const std::string type = sig.at("type").one_of({"constant", "table", "sinusoid"});
   if (type == "constant") {
     sig.expect_keys({"type", "value", "hold"});
-    return std::make_shared<const ConstantSignal>(
+    return std::make_shared<const sim::ConstantSignal>(
         to_input(input_vector(sig.at("value"), expected, what)));
   }
   if (type == "table") {
@@ -253,21 +251,21 @@ std::shared_ptr<const Signal> parse_signal_values(const JsonNode& sig, int expec
       values_node.fail("expected " + std::to_string(times.size()) +
                        " rows, one per entry of \"times\", got " +
                        std::to_string(values_node.array_size()));
-    std::vector<InputVec> values;
+    std::vector<Eigen::VectorXd> values;
     for (std::size_t i = 0; i < times.size(); ++i)
       values.push_back(to_input(input_vector(values_node[i], expected, what)));
     return with_field(sig, [&] {
-      return std::make_shared<const TableSignal>(times, std::move(values));
+      return std::make_shared<const sim::TableSignal>(times, values);
     });
   }
   sig.expect_keys({"type", "offset", "amplitude", "frequency_hz", "phase", "hold"});
-  const InputVec offset = to_input(input_vector(sig.at("offset"), expected, what));
-  const InputVec amplitude = to_input(input_vector(sig.at("amplitude"), expected, what));
-  const InputVec frequency = to_input(input_vector(sig.at("frequency_hz"), expected, what));
-  InputVec phase = InputVec::Zero(expected);
+  const Eigen::VectorXd offset = to_input(input_vector(sig.at("offset"), expected, what));
+  const Eigen::VectorXd amplitude = to_input(input_vector(sig.at("amplitude"), expected, what));
+  const Eigen::VectorXd frequency = to_input(input_vector(sig.at("frequency_hz"), expected, what));
+  Eigen::VectorXd phase = Eigen::VectorXd::Zero(expected);
   if (const auto p = sig.find("phase")) phase = to_input(input_vector(*p, expected, what));
   return with_field(sig, [&] {
-    return std::make_shared<const SinusoidSignal>(offset, amplitude, frequency, phase);
+    return std::make_shared<const sim::SinusoidSignal>(offset, amplitude, frequency, phase);
   });
 }
 
@@ -275,23 +273,23 @@ std::shared_ptr<const Signal> parse_signal_values(const JsonNode& sig, int expec
 
 // A signal, sampled where the integrator needs it ("hold": "sampled", the default) or held
 // at each step's start value ("hold": "zero_order").
-std::shared_ptr<const Signal> parse_signal(const JsonNode& sig, int expected,
-                                           const std::string& what) {
-  std::shared_ptr<const Signal> s = parse_signal_values(sig, expected, what);
+std::shared_ptr<const sim::Signal> parse_signal(const JsonNode& sig, int expected,
+                                                const std::string& what) {
+  std::shared_ptr<const sim::Signal> s = parse_signal_values(sig, expected, what);
   if (const auto h = sig.find("hold"); h && h->one_of({"sampled", "zero_order"}) == "zero_order")
-    return std::make_shared<const HeldSignal>(std::move(s));
+    return std::make_shared<const sim::HeldSignal>(std::move(s));
   return s;
 }
 
 // Controls or shape: optional (zero when absent); null when the model takes none.
-std::shared_ptr<const Signal> parse_input(const JsonNode& root, std::string_view key,
-                                          int expected, const std::string& what) {
+std::shared_ptr<const sim::Signal> parse_input(const JsonNode& root, std::string_view key,
+                                               int expected, const std::string& what) {
   const auto node = root.find(key);
   if (expected == 0) {
     if (node) node->fail("the system takes no " + what + "; remove this field");
     return nullptr;
   }
-  if (!node) return std::make_shared<const ConstantSignal>(InputVec::Zero(expected));
+  if (!node) return std::make_shared<const sim::ConstantSignal>(Eigen::VectorXd::Zero(expected));
   return parse_signal(*node, expected, what);
 }
 

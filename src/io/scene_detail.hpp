@@ -17,12 +17,12 @@
 namespace marsden::io::detail {
 
 // A signal of `expected` components (`what` says what they are, for messages).
-std::shared_ptr<const Signal> parse_signal(const JsonNode& sig, int expected,
-                                           const std::string& what);
+std::shared_ptr<const sim::Signal> parse_signal(const JsonNode& sig, int expected,
+                                                const std::string& what);
 // Controls or shape at root[key]: optional (zero when absent); null when expected == 0,
 // and then the key must be absent.
-std::shared_ptr<const Signal> parse_input(const JsonNode& root, std::string_view key,
-                                          int expected, const std::string& what);
+std::shared_ptr<const sim::Signal> parse_input(const JsonNode& root, std::string_view key,
+                                               int expected, const std::string& what);
 
 // Runs a call that validates its own input (a model constructor or builder) and prefixes
 // its InputError with the file and field of `node`.

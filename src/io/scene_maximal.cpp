@@ -190,8 +190,6 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
   if (const auto in = sys.find("inputs")) {
     for (std::size_t i = 0; i < in->array_size(); ++i)
       ms->input_joints.push_back(one_dof_joint((*in)[i], joints));
-    if (ms->input_joints.size() > std::size_t(kMaxInputs))
-      in->fail("at most " + std::to_string(kMaxInputs) + " inputs");
   }
   ms->state0 = std::move(mech->state);
 

@@ -485,14 +485,7 @@ void parse_tree(const JsonNode& root, Scene& scene) {
     }
   }
   if (const auto s = root.find("shape")) s->fail("tree systems take no shape input; use \"kinematic\"");
-  if (model.num_inputs() > kMaxInputs) {
-    if (const auto c = root.find("controls"))
-      c->fail("the model has " + std::to_string(model.num_inputs()) + " inputs; scene signals "
-              "carry at most " + std::to_string(kMaxInputs));
-    tree->controls = nullptr;  // all zero
-  } else {
-    tree->controls = parse_input(root, "controls", model.num_inputs(), "tree inputs");
-  }
+  tree->controls = parse_input(root, "controls", model.num_inputs(), "tree inputs");
   scene.system = std::move(*tree);
 }
 

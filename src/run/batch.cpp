@@ -14,7 +14,7 @@ std::vector<std::string> initial_state_names(const io::Scene& scene) {
   return make_system(scene)->state_names();
 }
 
-void set_controls(io::Scene& scene, std::shared_ptr<const Signal> controls) {
+void set_controls(io::Scene& scene, std::shared_ptr<const sim::Signal> controls) {
   std::visit([&](auto& setup) { setup.controls = std::move(controls); }, scene.system);
 }
 

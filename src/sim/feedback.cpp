@@ -13,20 +13,22 @@ namespace marsden::sim {
 // The held input: the same value at every t until the next update().
 class Feedback::Held final : public Signal {
  public:
-  explicit Held(int n) : u(InputVec::Zero(n)) {}
+  explicit Held(int n) : u(Eigen::VectorXd::Zero(n)) {}
   int size() const override { return static_cast<int>(u.size()); }
-  void eval(double, InputVec& out) const override { out = u; }
+  void eval(double, std::span<double> out) const override {
+    std::copy(u.data(), u.data() + u.size(), out.begin());
+  }
   bool zero_order_hold() const override { return true; }
-  InputVec u;
+  Eigen::VectorXd u;
 };
 
 Feedback::Feedback(std::shared_ptr<Controller> controller, int inputs, std::vector<double> lower,
                    std::vector<double> upper)
     : controller_(std::move(controller)), lower_(std::move(lower)), upper_(std::move(upper)) {
   if (!controller_) throw InputError("feedback: no controller");
-  if (inputs < 1 || inputs > kMaxInputs)
+  if (inputs < 1)
     throw InputError("feedback: the system takes " + std::to_string(inputs) +
-                     " inputs; a controller drives 1 to " + std::to_string(kMaxInputs));
+                     " inputs; a controller drives at least one");
   const auto n = std::size_t(inputs);
   const double inf = std::numeric_limits<double>::infinity();
   if (lower_.empty()) lower_.assign(n, -inf);

@@ -20,7 +20,7 @@ namespace {
 
 class GeneratedNhSystem final : public System {
  public:
-  GeneratedNhSystem(const NonholonomicSetup& nh, InputVec u0)
+  GeneratedNhSystem(const NonholonomicSetup& nh, Eigen::VectorXd u0)
       : model_(nh.full_coordinates),
         method_(nh.method),
         newton_(nh.newton),
@@ -99,7 +99,7 @@ class GeneratedNhSystem final : public System {
     controls_.begin_step(t_k);
     auto controls_at = [&](double ts, NhVec& u_t) {
       InputVec v;
-      controls_.eval(ts, v);
+      eval_into(controls_, ts, v);
       u_t = v.head(c_);
     };
     if (method_ == NonholonomicMethod::Rk4) {
@@ -108,7 +108,7 @@ class GeneratedNhSystem final : public System {
       return {x_.q.allFinite() && x_.p.allFinite(), 0, 0.0, {}};
     }
     InputVec v;
-    step_inputs([&](double ts, InputVec& out) { controls_.eval(ts, out); }, t_k, dt, v);
+    step_inputs([&](double ts, InputVec& out) { eval_into(controls_, ts, out); }, t_k, dt, v);
     NhVec q1 = x_.q + dt * velocity(), q_prescribed;
     prescribed_from(v, dt, q_prescribed);
     for (int i : prescribed_) q1[i] = q_prescribed[i];
@@ -124,7 +124,7 @@ class GeneratedNhSystem final : public System {
   double constraint_violation() const override { return violation_; }
   void row(double t, std::span<double> out) const override {
     InputVec u;
-    controls_.inner().eval(t, u);
+    eval_into(controls_.inner(), t, u);
     const NhVec qdot = velocity();
     std::size_t c = 0;
     out[c++] = t;
@@ -142,7 +142,8 @@ class GeneratedNhSystem final : public System {
     if (!has_residual()) return System::residual_point(t_k, dt);
     ResidualPoint at;
     InputVec v;
-    step_inputs([&](double ts, InputVec& out) { controls_.inner().eval(ts, out); }, t_k, dt, v);
+    step_inputs([&](double ts, InputVec& out) { eval_into(controls_.inner(), ts, out); }, t_k,
+                dt, v);
     at.u = v;
     NhVec q1 = x_.q + dt * velocity(), q_prescribed;
     prescribed_from(v, dt, q_prescribed);
@@ -245,7 +246,7 @@ std::unique_ptr<System> make_generated_nonholonomic_system(const NonholonomicSet
                      "coordinates; use gni or rattle");
   const NhVec qdot0 = NhVec::Map(setup.qdot0.data(), n);
   model->check_at(NhVec::Map(setup.q0.data(), n), "the initial state", &qdot0);
-  return std::make_unique<GeneratedNhSystem>(setup, InputVec::Zero(inputs));
+  return std::make_unique<GeneratedNhSystem>(setup, Eigen::VectorXd::Zero(inputs));
 }
 
 }  // namespace marsden::sim

@@ -42,6 +42,7 @@ class MaximalSystem final : public sim::System {
         model_(*keep_),
         input_joints_(ms.input_joints),
         controls_(ms.controls ? std::make_unique<StepSignal>(ms.controls) : nullptr),
+        u_(Eigen::VectorXd::Zero(Eigen::Index(input_joints_.size()))),
         options_(ms.step),
         data_(model_, ms.state0),
         last_q_(static_cast<std::size_t>(model_.num_bodies()), Vec4::Zero()) {
@@ -80,7 +81,7 @@ class MaximalSystem final : public sim::System {
     if (controls_) {
       // Joint inputs act at the node t_k, where the step evaluates its forces.
       controls_->begin_step(t);
-      controls_->eval(t, u_);
+      eval_into(*controls_, t, u_);
       for (std::size_t i = 0; i < input_joints_.size(); ++i)
         data_.joint_input[std::size_t(input_joints_[i])] = u_[Eigen::Index(i)];
     }
@@ -162,7 +163,7 @@ class MaximalSystem final : public sim::System {
     at.delta = Eigen::VectorXd::Zero(12 * model_.num_bodies());
     at.u = Eigen::VectorXd::Zero(Eigen::Index(input_joints_.size()));
     if (controls_) {
-      controls_->inner().eval(t_k, u_);
+      eval_into(controls_->inner(), t_k, u_);
       at.u = u_;
     }
     return at;
@@ -205,7 +206,7 @@ class MaximalSystem final : public sim::System {
     out[c++] = energy();
     out[c++] = constraint_violation();
     if (controls_) {
-      controls_->inner().eval(t, u_);
+      eval_into(controls_->inner(), t, u_);
       for (Eigen::Index i = 0; i < u_.size(); ++i) out[c++] = u_[i];
     }
   }
@@ -215,7 +216,7 @@ class MaximalSystem final : public sim::System {
   const maximal::Model& model_;
   std::vector<int> input_joints_;
   std::unique_ptr<StepSignal> controls_;
-  mutable InputVec u_;
+  mutable Eigen::VectorXd u_;  // one entry per input joint, sized once
   maximal::StepOptions options_;
   maximal::Data data_;
   sim::Layout layout_;

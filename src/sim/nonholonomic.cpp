@@ -104,9 +104,10 @@ class Sim {
 
 double wrap_angle(double a) { return std::remainder(a, 2.0 * std::numbers::pi); }
 
+// The controls at t; their size, the vehicle's shape dimension, is at most kRdpMaxShape.
 InputVec eval_at(const Signal& s, double t) {
   InputVec v;
-  s.eval(t, v);
+  eval_into(s, t, v);
   return v;
 }
 
@@ -517,7 +518,7 @@ class NhSystem final : public sim::System {
         kind_(setup_->vehicle),
         controls_(setup_->controls ? setup_->controls
                                    : std::make_shared<const ConstantSignal>(
-                                         InputVec::Zero(num_controls(*setup_)))),
+                                         Eigen::VectorXd::Zero(num_controls(*setup_)))),
         sim_(std::move(sim)),
         nu_(num_controls(*setup_)) {
     const NonholonomicVehicle kind = kind_;
@@ -671,11 +672,7 @@ class NhSystem final : public sim::System {
     }
     return false;
   }
-  InputVec controls_at(double t) const {
-    InputVec u;
-    controls_.inner().eval(t, u);
-    return u;
-  }
+  InputVec controls_at(double t) const { return eval_at(controls_.inner(), t); }
 
   // The Sims point into the setup of their start: the checkpoint's is kept alive with it.
   std::shared_ptr<const NonholonomicSetup> setup_, saved_setup_;
@@ -705,7 +702,7 @@ std::unique_ptr<System> make_nonholonomic_system(const NonholonomicSetup& setup)
     throw InputError(
         "nonholonomic vehicle: controls or initial state sizes do not match the vehicle");
   InputVec u0 = InputVec::Zero(nu);
-  if (setup.controls) setup.controls->eval(0.0, u0);
+  if (setup.controls) eval_into(*setup.controls, 0.0, u0);
   auto owned = std::make_shared<const NonholonomicSetup>(setup);
   std::unique_ptr<Sim> sim = make_sim(*owned, u0);
   return std::make_unique<NhSystem>(std::move(owned), std::move(sim));

@@ -22,12 +22,13 @@ using tree::VecX;
 // values only).
 class PrescribedPath {
  public:
-  explicit PrescribedPath(const TreeSetup& tree) : tree_(tree), buf_(1) {}
+  explicit PrescribedPath(const TreeSetup& tree) : tree_(tree) {}
 
   double displacement(std::size_t i, double t) const {
     if (!tree_.prescribed[i]) return 0.0;
-    tree_.prescribed[i]->eval(t, buf_);
-    return buf_[0];
+    double s = 0.0;
+    tree_.prescribed[i]->eval(t, std::span<double>(&s, 1));
+    return s;
   }
   // Writes the prescribed entries of q (and qd, qdd if non-null: qdd is num_prescribed long).
   void at(double t, VecX& q, VecX* qd, VecX* qdd) const {
@@ -52,7 +53,6 @@ class PrescribedPath {
   // Steps balancing truncation against round-off for signals of order one.
   static constexpr double kDv = 1e-6, kDa = 1e-4;
   const TreeSetup& tree_;
-  mutable InputVec buf_;
 };
 
 // A tree scene as a sim::System. The variational integrators (midpoint, Galerkin) carry
@@ -292,10 +292,7 @@ class TreeSystem final : public sim::System {
 
   // The inputs at time t for the output rows.
   const VecX& controls_at(double t) const {
-    if (ts_.controls) {
-      ts_.controls->eval(t, u_buf_);
-      u_ = u_buf_;
-    }
+    if (ts_.controls) eval_into(*ts_.controls, t, u_);
     return u_;
   }
   // The inputs a step from t_k samples at time t: t itself, or t_k under a zero-order hold.
@@ -386,7 +383,6 @@ class TreeSystem final : public sim::System {
   } saved_warm_;
   VecX qd_, saved_qd_, q_prescribed_next_;
   double energy_ = 0.0, residual_ = 0.0, saved_energy_ = 0.0, saved_residual_ = 0.0;
-  mutable InputVec u_buf_;
   mutable VecX u_;
   VecX qdd_prescribed_, q_prescribed_;
   tree::TreeState next_;
@@ -410,6 +406,12 @@ std::unique_ptr<System> make_tree_system(const TreeSetup& setup) {
       (setup.controls && setup.controls->size() != model.num_inputs()))
     throw InputError(
         "tree system: initial state, prescribed or control sizes do not match the model");
+  for (std::size_t i = 0; i < setup.prescribed.size(); ++i)
+    if (setup.prescribed[i] && setup.prescribed[i]->size() != 1)
+      throw InputError("tree system: the displacement of kinematic coordinate '" +
+                       model.coords()[std::size_t(model.prescribed_coords()[i])].name +
+                       "' must be a signal of one component, got " +
+                       std::to_string(setup.prescribed[i]->size()));
   return std::make_unique<TreeSystem>(setup);
 }
 

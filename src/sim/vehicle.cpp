@@ -14,6 +14,27 @@
 namespace marsden::sim {
 namespace {
 
+// The vehicle's inputs from the scene's signals: a missing one is zero.
+class SignalInputs final : public VehicleInputs {
+ public:
+  SignalInputs(const StepSignal* shape, const StepSignal* controls)
+      : shape_(shape), controls_(controls) {}
+  void sample(double t, StepInputs& in) const override {
+    if (shape_)
+      shape_->eval(t, std::span<double>(in.gamma.data(), std::size_t(in.gamma.size())));
+    else
+      in.gamma.setZero();
+    if (controls_)
+      controls_->eval(t, std::span<double>(in.u.data(), std::size_t(in.u.size())));
+    else
+      in.u.setZero();
+  }
+
+ private:
+  const StepSignal* shape_;
+  const StepSignal* controls_;
+};
+
 template <class G>
 class VehicleSystem final : public System {
   static constexpr bool kSpatial = std::is_same_v<G, SE3>;
@@ -73,7 +94,7 @@ class VehicleSystem final : public System {
     stepper_->set_time(t_k);  // the driver's t_0 + k dt samples the inputs
     if (controls_) controls_->begin_step(t_k);
     if (shape_) shape_->begin_step(t_k);
-    const NewtonStatus st = stepper_->step(shape_.get(), controls_.get());
+    const NewtonStatus st = stepper_->step(SignalInputs(shape_.get(), controls_.get()));
     if (st.converged) {
       cur_ = stepper_->state();
       if constexpr (!kSpatial)
@@ -177,8 +198,8 @@ class VehicleSystem final : public System {
   }
 
   void row(double t, std::span<double> out) const override {
-    if (setup_.controls) setup_.controls->eval(t, u_);
-    if (setup_.shape) setup_.shape->eval(t, gamma_);
+    if (setup_.controls) eval_into(*setup_.controls, t, u_);
+    if (setup_.shape) eval_into(*setup_.shape, t, gamma_);
     std::size_t c = 0;
     out[c++] = t;
     if constexpr (kSpatial) {
@@ -212,8 +233,8 @@ class VehicleSystem final : public System {
     StepInputs in;
     in.u.setZero(setup_.model->num_controls());
     in.gamma.setZero(setup_.model->num_shape());
-    if (setup_.controls) setup_.controls->eval(t, in.u);
-    if (setup_.shape) setup_.shape->eval(t, in.gamma);
+    if (setup_.controls) eval_into(*setup_.controls, t, in.u);
+    if (setup_.shape) eval_into(*setup_.shape, t, in.gamma);
     return in;
   }
 

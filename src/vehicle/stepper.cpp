@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "baseline/baselines.hpp"
 #include "marsden/error.hpp"
@@ -28,6 +29,23 @@ std::string method_name(Method m) {
     case Method::LieNewmark: return "lie_newmark";
   }
   return "?";
+}
+
+ConstantInputs::ConstantInputs(const InputVec& gamma, const InputVec& u)
+    : zero_(false), value_{gamma, u} {}
+
+void ConstantInputs::sample(double, StepInputs& in) const {
+  if (zero_) {
+    in.gamma.setZero();
+    in.u.setZero();
+    return;
+  }
+  if (value_.gamma.size() != in.gamma.size() || value_.u.size() != in.u.size())
+    throw InputError("constant vehicle inputs: gamma has " + std::to_string(value_.gamma.size()) +
+                     " and u " + std::to_string(value_.u.size()) + " entries; the model takes " +
+                     std::to_string(in.gamma.size()) + " shape inputs and " +
+                     std::to_string(in.u.size()) + " controls");
+  in = value_;
 }
 
 template <class G>
@@ -64,8 +82,8 @@ class VariationalStepper final : public VehicleStepper<G> {
     history_ = 1;
   }
 
-  NewtonStatus step(const Signal* gamma, const Signal* u) override {
-    baseline::eval_inputs(*model_, gamma, u, t_, in_);
+  NewtonStatus step(const VehicleInputs& inputs) override {
+    baseline::sample_inputs(*model_, inputs, t_, in_);
     // Quadratic extrapolation of the velocity history as Newton's starting guess.
     typename G::Tangent xi_k = history_ >= 3 ? typename G::Tangent(3.0 * xi_km1_ - 3.0 * xi_km2_ + xi_km3_)
                              : history_ == 2 ? typename G::Tangent(2.0 * xi_km1_ - xi_km2_)
@@ -129,6 +147,12 @@ template <class G>
 std::unique_ptr<VehicleStepper<G>> make_stepper(Method method,
                                                 std::shared_ptr<const HolonomicModel<G>> model,
                                                 const HolonomicOptions<G>& options) {
+  if (!model) throw InputError("vehicle stepper: no model");
+  if (model->num_controls() > kMaxInputs || model->num_shape() > kMaxInputs)
+    throw InputError("vehicle stepper: the model takes " + std::to_string(model->num_controls()) +
+                     " controls and " + std::to_string(model->num_shape()) +
+                     " shape inputs; a vehicle takes at most " + std::to_string(kMaxInputs) +
+                     " of each (kMaxInputs, vehicle/controls.hpp)");
   switch (method) {
     case Method::VI: return std::make_unique<VariationalStepper<G>>(std::move(model), options);
     case Method::RK2: return baseline::make_explicit_rk<G>(std::move(model), 2);

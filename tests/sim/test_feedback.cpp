@@ -118,8 +118,8 @@ TEST(Feedback, ZeroOrderHoldAndRowsShowTheInputOfTheirState) {
   }
   // The first step again, under the constant input of its start.
   io::Scene constant = cart_pole();
-  run::set_controls(constant,
-                    std::make_shared<ConstantSignal>(InputVec::Constant(1, column(r.rows, 0, "u0"))));
+  run::set_controls(constant, std::make_shared<ConstantSignal>(
+                                  Eigen::VectorXd::Constant(1, column(r.rows, 0, "u0"))));
   auto system = run::make_system(constant);
   ASSERT_TRUE(system->step(0.0, 0.01).converged);
   std::vector<double> x1(4);

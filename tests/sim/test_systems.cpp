@@ -46,6 +46,30 @@ const std::string kCartPole = R"({"type": "tree", "gravity": [0, 0, -9.81],
 const std::string kForce =
     R"(, "controls": {"type": "sinusoid", "offset": [0.5], "amplitude": [1.0], "frequency_hz": [1.0]})";
 
+// A planar chain of n links hanging from the world with a torque on every joint: more
+// inputs than a vehicle takes, driven by a sinusoid of n components.
+std::string driven_chain(int n) {
+  std::string frames, inputs, offset, amplitude, frequency, parent = "world";
+  for (int i = 1; i <= n; ++i) {
+    const std::string k = std::to_string(i), sep = i > 1 ? ", " : "";
+    frames += sep + R"({"name": "joint)" + k + R"(", "parent": ")" + parent +
+              R"(", "type": "rx", "coordinate": "q)" + k + R"("}, {"name": "link)" + k +
+              R"(", "parent": "joint)" + k +
+              R"(", "type": "tz", "value": -0.1, "mass": {"mass": 0.2}})";
+    inputs += sep + R"({"type": "force", "coordinate": "q)" + k + R"("})";
+    offset += sep + std::to_string(0.01 * i);
+    amplitude += sep + std::to_string(0.02 + 0.001 * i);
+    frequency += sep + std::to_string(0.5 + 0.1 * i);
+    parent = "link" + k;
+  }
+  return scene(R"({"type": "tree", "gravity": [0, 0, -9.81], "frames": [)" + frames +
+                   R"(], "inputs": [)" + inputs + "]}",
+               R"({"method": "midpoint"})", 0.01,
+               R"(, "initial_state": {"q": {"q1": 0.3}}, "controls": {"type": "sinusoid", "offset": [)" +
+                   offset + R"(], "amplitude": [)" + amplitude + R"(], "frequency_hz": [)" +
+                   frequency + "]}");
+}
+
 std::vector<Case> cases() {
   const std::string body =
       R"({"type": "rigid_body", "inertia": {"J": [1.0, 2.0, 3.0], "mass": 1.0}})";
@@ -81,6 +105,7 @@ std::vector<Case> cases() {
                               kForce + R"(, "initial_state": {"q": {"theta": 0.3}})")},
       {"tree_rk4", scene(kCartPole, R"({"method": "rk4"})", 0.01,
                          kForce + R"(, "initial_state": {"q": {"theta": 0.3}})")},
+      {"tree_12_inputs", driven_chain(12)},
       {"maximal_chain", scene(chain, "{}", 0.01)},
       {"maximal_driven",
        scene(

@@ -400,11 +400,11 @@ BoatRun simulate(const std::shared_ptr<const Boat>& boat, const SE3& g0, double 
   stepper->reset(s0, dt);
   InputVec u(2);
   u << u_r, u_l;
-  const ConstantSignal signal(u);
+  const ConstantInputs inputs(InputVec(0), u);
   BoatRun run;
   const int steps = static_cast<int>(std::lround(T / dt));
   for (int k = 0; k < steps; ++k) {
-    const NewtonStatus st = stepper->step(nullptr, &signal);
+    const NewtonStatus st = stepper->step(inputs);
     EXPECT_TRUE(st.converged) << "step " << k << " residual " << st.residual_norm;
     if (!st.converged) break;
     const VehicleState<SE3> s = stepper->state();

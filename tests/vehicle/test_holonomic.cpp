@@ -248,7 +248,7 @@ MomentumRun run_free_body(const std::shared_ptr<const FreeBody<G>>& model,
   MomentumRun run;
   double x_max = 0.0;
   for (int k = 0; k < steps; ++k) {
-    EXPECT_TRUE(stepper->step(nullptr, nullptr).converged) << describe(c) << " step " << k;
+    EXPECT_TRUE(stepper->step(ConstantInputs()).converged) << describe(c) << " step " << k;
     if (k % 50 != 49) continue;
     const typename G::Tangent d = momentum() - pi0;
     run.drift = std::max(run.drift, d.norm());
@@ -317,7 +317,7 @@ TYPED_TEST(HolonomicTest, FreeBodyEnergyStaysBounded) {
     stepper->reset(s0, 0.05);
     double first_half = 0.0, second_half = 0.0;
     for (int k = 0; k < 100000; ++k) {
-      ASSERT_TRUE(stepper->step(nullptr, nullptr).converged);
+      ASSERT_TRUE(stepper->step(ConstantInputs()).converged);
       const auto s = stepper->state();
       const double err = std::abs(vehicle_energy(*model, s.g, s.xi) - E0) / E0;
       (k < 50000 ? first_half : second_half) = std::max(k < 50000 ? first_half : second_half, err);

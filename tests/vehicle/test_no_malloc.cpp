@@ -28,7 +28,9 @@ TEST(NoMalloc, EveryStepperOnEveryModel) {
   InputVec u(2), gamma(2);
   u << 10.0, 1.0;
   gamma << 0.05, 0.02;
-  const ConstantSignal u_sig(u), gamma_sig(gamma);
+  // The free body takes no inputs, the helicopter gamma and u, the boat u only.
+  const ConstantInputs inputs[] = {ConstantInputs(), ConstantInputs(gamma, u),
+                                   ConstantInputs(InputVec(0), u)};
   const Case cases[] = {{Method::VI, DiffMap::Cay, TangentMap::TLN},
                         {Method::VI, DiffMap::Cay, TangentMap::Exact},
                         {Method::VI, DiffMap::Exp, TangentMap::TLN},
@@ -47,11 +49,9 @@ TEST(NoMalloc, EveryStepperOnEveryModel) {
       s0.xi << 0.2, -0.3, 0.1, 0.5, 0.0, 0.0;
       if (m == 2) s0.g.x.z() = boat->equilibrium_height();
       stepper->reset(s0, 0.01);
-      const Signal* g_ptr = m == 1 ? &gamma_sig : nullptr;
-      const Signal* u_ptr = m == 0 ? nullptr : &u_sig;
-      ASSERT_TRUE(stepper->step(g_ptr, u_ptr).converged);  // warm-up outside the count
+      ASSERT_TRUE(stepper->step(inputs[m]).converged);  // warm-up outside the count
       const long n = allocations_during([&] {
-        for (int k = 0; k < 50; ++k) stepper->step(g_ptr, u_ptr);
+        for (int k = 0; k < 50; ++k) stepper->step(inputs[m]);
       });
       EXPECT_EQ(n, 0) << "model " << m << " method " << method_name(c.method);
     }

@@ -20,7 +20,7 @@ namespace marsden::run {
 std::vector<std::string> initial_state_names(const io::Scene& scene);
 
 // Replaces the scene's controls; throws InputError when the family takes none.
-void set_controls(io::Scene& scene, std::shared_ptr<const Signal> controls);
+void set_controls(io::Scene& scene, std::shared_ptr<const sim::Signal> controls);
 
 struct SceneBatch {
   std::vector<io::Scene> scenes;  // one (every run) or one per run
@@ -29,7 +29,7 @@ struct SceneBatch {
   // System::set_state; empty: the scenes' own states.
   std::vector<double> initial_states;
   // One per run, or empty: the scenes' own controls.
-  std::vector<std::shared_ptr<const Signal>> controls;
+  std::vector<std::shared_ptr<const sim::Signal>> controls;
 };
 
 // Runs the batch over `threads` threads (0: one per hardware thread) with the first scene's

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "marsden/vehicle/controls.hpp"
+#include "marsden/sim/signal.hpp"
 
 namespace marsden::sim {
 
@@ -30,7 +30,7 @@ class Feedback {
  public:
   // inputs: the system's number of inputs. lower/upper: per input, or empty for none
   // (-inf/+inf entries allowed). Throws InputError for sizes that do not match, lower >
-  // upper, NaN limits or inputs outside 1..kMaxInputs.
+  // upper, NaN limits or inputs < 1.
   Feedback(std::shared_ptr<Controller> controller, int inputs, std::vector<double> lower = {},
            std::vector<double> upper = {});
 

@@ -9,7 +9,7 @@
 
 #include <memory>
 
-#include "marsden/vehicle/controls.hpp"
+#include "marsden/sim/signal.hpp"
 
 namespace marsden::sim {
 
@@ -20,7 +20,9 @@ class StepSignal final : public Signal {
   // The start of the step about to be taken.
   void begin_step(double t_k) { t_k_ = t_k; }
   int size() const override { return inner_->size(); }
-  void eval(double t, InputVec& out) const override { inner_->eval(hold_ ? t_k_ : t, out); }
+  void eval(double t, std::span<double> out) const override {
+    inner_->eval(hold_ ? t_k_ : t, out);
+  }
   bool zero_order_hold() const override { return hold_; }
   // The signal itself, s(t) at any t (for output rows).
   const Signal& inner() const { return *inner_; }

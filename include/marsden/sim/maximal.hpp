@@ -9,7 +9,7 @@
 
 #include "marsden/maximal/integrator.hpp"
 #include "marsden/sim/system.hpp"
-#include "marsden/vehicle/controls.hpp"
+#include "marsden/sim/signal.hpp"
 
 namespace marsden::sim {
 

@@ -11,7 +11,7 @@
 #include "marsden/sim/system.hpp"
 #include "marsden/solve/newton.hpp"
 #include "marsden/description/car.hpp"
-#include "marsden/vehicle/controls.hpp"
+#include "marsden/sim/signal.hpp"
 #include "marsden/vehicle/generated_rdp.hpp"
 #include "marsden/vehicle/rdp.hpp"
 #include "marsden/vehicle/rdp_models.hpp"

@@ -11,7 +11,7 @@
 #include "marsden/tree/galerkin.hpp"
 #include "marsden/tree/midpoint.hpp"
 #include "marsden/tree/model.hpp"
-#include "marsden/vehicle/controls.hpp"
+#include "marsden/sim/signal.hpp"
 
 namespace marsden::sim {
 

@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "marsden/sim/system.hpp"
-#include "marsden/vehicle/controls.hpp"
+#include "marsden/sim/signal.hpp"
 #include "marsden/vehicle/stepper.hpp"
 
 namespace marsden::sim {
