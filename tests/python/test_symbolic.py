@@ -358,7 +358,8 @@ def test_bad_models_are_refused_naming_the_symbol():
 
 
 def test_missing_compiler_and_missing_library_are_clear_errors(monkeypatch, tmp_path):
-    monkeypatch.setenv("MARSDEN_CACHE", str(tmp_path))
+    # The libraries below lie outside the cache, which checks its objects' names.
+    monkeypatch.setenv("MARSDEN_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("CC", "/nonexistent/cc")
     with pytest.raises(marsden.InputError, match="no C compiler: '/nonexistent/cc'"):
         sym.quadrotor(name="nocc")

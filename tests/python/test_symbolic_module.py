@@ -10,9 +10,11 @@ build tree's python/ folder). The readers' errors found before Python runs are t
 tests/io/test_scene.cpp.
 """
 
+import hashlib
 import json
 import os
 import pathlib
+import stat
 import subprocess
 import sys
 import time
@@ -296,3 +298,36 @@ def test_python_refuses_files_and_texts_naming_code_without_allow_code(tmp_path,
                                        "compiled library ('damper.so'), code that reading the "
                                        "text would load and run")
         assert "If you trust this text, pass allow_code=True (docs/reliability.md" in str(e.value)
+
+
+def test_the_cache_is_private_and_a_tampered_object_in_it_is_refused(tmp_path, monkeypatch):
+    """The compiled-model cache is made private (mode 0700, and again when loosened) and an
+    object in it loads only when its content matches the SHA-256 in its name:
+    marsden.symbolic refuses it rather than use it, and so does the reader of a scene
+    naming it."""
+    from marsden import symbolic as sym
+
+    cache = tmp_path / "new" / "cache"
+    monkeypatch.setenv("MARSDEN_CACHE", str(cache))
+    quad = sym.quadrotor(name="tampered")
+    assert quad.compiled and quad.library.parent == cache
+    assert stat.S_IMODE(cache.stat().st_mode) == 0o700
+    assert quad.library.stem.rsplit("-", 1)[1] == \
+        hashlib.sha256(quad.library.read_bytes()).hexdigest()
+    cache.chmod(0o755)
+    again = sym.quadrotor(name="tampered")
+    assert not again.compiled and again.library == quad.library
+    assert stat.S_IMODE(cache.stat().st_mode) == 0o700
+    scene = json.dumps({"system": quad.scene_system(), "dt": 0.01, "duration": 0.01})
+    assert marsden.parse_scene(scene, allow_code=True).system_type == "generated"
+    with open(quad.library, "ab") as f:
+        f.write(b"\0")
+    clear = f"clear the cache (rm -r {cache}) and build the model again with marsden.symbolic"
+    with pytest.raises(marsden.InputError) as built:
+        sym.quadrotor(name="tampered")
+    with pytest.raises(marsden.InputError) as read:
+        marsden.parse_scene(scene, allow_code=True)
+    for e in (built, read):
+        assert (f"generated model '{quad.library}': its content does not match the hash in its "
+                "name") in str(e.value) and clear in str(e.value)
+    assert str(read.value).startswith("<string>: field 'system.library': ")
