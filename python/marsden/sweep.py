@@ -29,7 +29,9 @@ of its parameters; a rerun into the same folder skips the keys already in its ta
 A scene that names a Python module or a compiled library runs that code in every run: the
 sweep is refused, naming the file and the field, unless allow_code=True (`marsden sweep
 --allow-code`) or the sweep file (and the scene file it names) lie in folders of
-$MARSDEN_TRUSTED_FOLDERS (docs/reliability.md, "Trust model").
+$MARSDEN_TRUSTED_FOLDERS (docs/reliability.md, "Trust model"). A scheduler given by address
+is reached with Dask's TLS when it is configured; a plaintext connection to one that is not
+on this machine is warned about (scheduler_connection).
 
 A sweep file may instead name one of the papers' accuracy studies (STUDIES):
 
@@ -45,6 +47,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import ipaddress
 import itertools
 import json
 import logging
@@ -53,6 +56,7 @@ import os
 import signal
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -224,6 +228,52 @@ def _check_code(spec: dict, files: dict, where: str, allow_code: bool) -> bool:
                      "this sweep, pass allow_code=True to marsden.sweep (`marsden sweep "
                      f"--allow-code`){trusted} (docs/reliability.md, \"Trust model\")")
     return True
+
+
+class PlaintextSchedulerWarning(UserWarning):
+    """A sweep reaches a scheduler on another machine without TLS."""
+
+
+# Schemes of Dask's comms that encrypt.
+TLS_SCHEMES = ("tls", "wss")
+
+
+def scheduler_connection(address: str, security=None):
+    """How a sweep reaches the Dask scheduler at ``address``: (address, security,
+    warning). security is Dask's Security, from its configuration (distributed.comm.tls.*,
+    DASK_DISTRIBUTED__COMM__TLS__...) unless given. With TLS configured (a CA file and a
+    client certificate) a tcp:// address becomes tls://, so the connection is encrypted and
+    both ends show certificates; a tls:// address without it is an InputError. A plaintext
+    connection to a scheduler not on this machine (not a loopback address; names other than
+    localhost are not looked up) comes with a warning naming the address. Connects to
+    nothing."""
+    from distributed.comm.addressing import parse_address, parse_host_port
+    from distributed.security import Security
+
+    security = Security() if security is None else security
+    scheme, location = parse_address(address)
+    tls = bool(security.tls_ca_file and security.tls_client_cert)
+    if scheme in TLS_SCHEMES:
+        if not tls:
+            _fail(f"--address {address}",
+                  "a TLS address needs Dask's TLS configured: distributed.comm.tls.ca-file and "
+                  "distributed.comm.tls.client.cert (and .key) in Dask's configuration "
+                  "(docs/sweeps.md)")
+        return address, security, None
+    if tls and scheme == "tcp":
+        return f"tls://{location}", security, None
+    host = parse_host_port(location, 0)[0]
+    try:
+        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = False
+    if loopback:
+        return address, security, None
+    return address, security, (
+        f"the Dask scheduler at {address} is reached in plaintext: whoever can reach it or "
+        "sits on the way can read the runs and their results, and run code on its workers and "
+        "in this process; configure Dask's TLS (distributed.comm.tls.ca-file and "
+        "distributed.comm.tls.client.cert; docs/reliability.md, \"Trust model\")")
 
 
 def _is_draw(axis) -> bool:
@@ -461,7 +511,9 @@ def sweep(spec, out, *, address: str | None = None, workers: int | None = None,
     end, each under its final name only when complete. Runs already in out's table (by
     key) are skipped. ``address`` ("tcp://HOST:PORT") uses a running Dask cluster; without
     it a LocalCluster on 127.0.0.1 with ``workers`` processes (default: one per core) runs
-    the sweep. A scene that names code runs it only with allow_code=True or from trusted folders (the
+    the sweep; a scheduler by address is reached as scheduler_connection says (TLS when
+    configured, a PlaintextSchedulerWarning for a plaintext one on another machine). A
+    scene that names code runs it only with allow_code=True or from trusted folders (the
     module's doc). A study's sweep (see the module's doc) also writes claims.json once every
     row is in the table and ok. Returns the table (pyarrow.Table)."""
     from dask.distributed import Client, LocalCluster, as_completed
@@ -469,6 +521,11 @@ def sweep(spec, out, *, address: str | None = None, workers: int | None = None,
     where = str(spec) if isinstance(spec, (str, os.PathLike)) else "<sweep>"
     spec, files = _load_spec(spec)
     allowed = "study" not in spec and _check_code(spec, files, where, allow_code)
+    security = None
+    if address is not None:
+        address, security, warning = scheduler_connection(address)
+        if warning:
+            warnings.warn(warning, PlaintextSchedulerWarning, stacklevel=2)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "sweep.json").write_text(json.dumps(spec, indent=2))
@@ -483,7 +540,7 @@ def sweep(spec, out, *, address: str | None = None, workers: int | None = None,
         cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
                                processes=True, host="127.0.0.1", dashboard_address=None)
     try:
-        with Client(address or cluster, timeout="30s") as client:
+        with Client(address or cluster, timeout="30s", security=security) as client:
             # The key of a task is the run's: the scheduler runs each once, resubmitting
             # it elsewhere when a worker dies.
             futures = [client.submit(run_one, spec, r, allowed, key=f"marsden-run-{r['key']}",
@@ -531,6 +588,11 @@ def main(argv=None) -> int:
     parser.add_argument("--allow-code", action="store_true",
                         help="run the code (Python module, compiled library) the scene names")
     args = parser.parse_args(argv)
+
+    def show_warning(message, category, filename, lineno, file=None, line=None):
+        print(f"marsden sweep: warning: {message}", file=sys.stderr)
+
+    warnings.showwarning = show_warning
 
     def stop(signum, frame):
         raise KeyboardInterrupt

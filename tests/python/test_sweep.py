@@ -413,3 +413,51 @@ def test_trusted_folders_allow_a_sweeps_code_when_every_file_lies_in_one(tmp_pat
     assert not allowed(other / "sweep.json")  # the sweep lies outside
     with pytest.raises(marsden.InputError, match="field 'scene.system.library'"):
         sw._check_code({"scene": LIBRARY_SCENE}, {}, "<sweep>", False)  # a dict has no folder
+
+
+def test_a_plaintext_scheduler_on_another_machine_is_warned_about_by_address():
+    """The decision alone, connecting to nothing: TLS when Dask's is configured, a warning
+    naming a non-loopback address reached in plaintext, none for this machine."""
+    from distributed.security import Security
+
+    plain = Security(require_encryption=False)
+    for address in ("tcp://10.1.2.3:8786", "192.168.0.7:8786", "tcp://scheduler.example:8786",
+                    "ws://[2001:db8::1]:8786"):
+        kept, security, warning = sw.scheduler_connection(address, plain)
+        assert kept == address and security is plain
+        assert warning is not None and f"the Dask scheduler at {address} is reached in " \
+                                         "plaintext" in warning and "Trust model" in warning
+    for address in ("tcp://127.0.0.1:8786", "127.0.0.2:8786", "tcp://localhost:8786",
+                    "tcp://[::1]:8786"):
+        assert sw.scheduler_connection(address, plain) == (address, plain, None)
+    tls = Security(tls_ca_file="ca.pem", tls_client_cert="client.pem", tls_client_key="key.pem")
+    assert sw.scheduler_connection("tcp://10.1.2.3:8786", tls) == ("tls://10.1.2.3:8786", tls, None)
+    assert sw.scheduler_connection("tls://10.1.2.3:8786", tls) == ("tls://10.1.2.3:8786", tls, None)
+    with pytest.raises(marsden.InputError, match="a TLS address needs Dask's TLS configured"):
+        sw.scheduler_connection("tls://10.1.2.3:8786", plain)
+
+
+def test_sweep_warns_before_it_connects_and_hands_the_security_to_the_client(tmp_path,
+                                                                            monkeypatch):
+    """The sweep's own path to a scheduler, with a client that connects to nothing."""
+    import warnings
+
+    import dask.distributed
+
+    calls = []
+
+    class NoClient:
+        def __init__(self, address, **kwargs):
+            calls.append((address, kwargs))
+            raise ConnectionRefusedError(address)
+
+    monkeypatch.setattr(dask.distributed, "Client", NoClient)
+    with pytest.warns(sw.PlaintextSchedulerWarning, match="tcp://10.1.2.3:8786 is reached"), \
+            pytest.raises(ConnectionRefusedError):
+        sw.sweep(_spec(1), tmp_path / "far", address="tcp://10.1.2.3:8786", progress=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ConnectionRefusedError):
+            sw.sweep(_spec(1), tmp_path / "near", address="tcp://127.0.0.1:8786", progress=False)
+    assert [address for address, _ in calls] == ["tcp://10.1.2.3:8786", "tcp://127.0.0.1:8786"]
+    assert all(kwargs["security"] is not None for _, kwargs in calls)
