@@ -225,7 +225,7 @@ def _check_code(spec: dict, files: dict, where: str, allow_code: bool) -> bool:
                    "$MARSDEN_TRUSTED_FOLDERS") if files else ""
         _fail(place, f"names {what} ('{written}'), code that every run of the sweep would "
                      "run; Marsden runs such code only where its user allows it. If you trust "
-                     "this sweep, pass allow_code=True to marsden.sweep (`marsden sweep "
+                     "this sweep, pass allow_code=True to marsden.sweep.sweep (`marsden sweep "
                      f"--allow-code`){trusted} (docs/reliability.md, \"Trust model\")")
     return True
 

@@ -378,7 +378,7 @@ def test_a_sweep_whose_scene_names_code_is_refused_without_the_allowance(tmp_pat
     assert str(inline.value).startswith(
         f"{tmp_path / 'inline.json'}: field 'scene.system.module': names a Python module ('m.py')")
     for e in (by_file, inline):
-        assert ("pass allow_code=True to marsden.sweep (`marsden sweep --allow-code`), or add "
+        assert ("pass allow_code=True to marsden.sweep.sweep (`marsden sweep --allow-code`), or add "
                 "the folder of the sweep file (and of its scene file) to "
                 "$MARSDEN_TRUSTED_FOLDERS") in str(e.value)
     assert not (tmp_path / "out" / "results.parquet").exists()
