@@ -8,8 +8,6 @@
 // more), 130 interrupted by SIGINT or SIGTERM (the outputs computed are written,
 // summary.json or results.json says "interrupted").
 #include <atomic>
-#include <cerrno>
-#include <cstdlib>
 #include <csignal>
 #include <cstdio>
 #include <exception>
@@ -29,6 +27,8 @@
 #include "marsden/experiments/experiment.hpp"
 #include "marsden/io/problem.hpp"
 #include "marsden/io/scene.hpp"
+#include "marsden/run/code.hpp"
+#include "marsden/run/python.hpp"
 #include "marsden/run/run.hpp"
 
 namespace {
@@ -62,10 +62,15 @@ void catch_stop_signals() {
   std::signal(SIGTERM, on_stop_signal);
 }
 
+constexpr const char* kAllowCodeHelp =
+    "Run the Python modules and load the compiled libraries that the file names (its code "
+    "runs: only for files you trust; docs/reliability.md, \"Trust model\")";
+
 struct Options {
-  bool force = false;     // --force: replace the previous run's files in --out
-  bool progress = false;  // --progress, or standard error is a terminal
-  bool view = false;      // --view: write OUT/view.html, the run's player
+  bool force = false;       // --force: replace the previous run's files in --out
+  bool progress = false;    // --progress, or standard error is a terminal
+  bool view = false;        // --view: write OUT/view.html, the run's player
+  bool allow_code = false;  // --allow-code: run the code the file names (run/code.hpp)
 };
 
 // One line on standard error, rewritten in place: steps, simulated time, rate, time left.
@@ -111,56 +116,19 @@ void prepare_out(const std::filesystem::path& out, bool force,
   }
 }
 
-// The argv of the package's Python running marsden.MODULE.main() on `args` (one
-// implementation for the command and the package; -c rather than -m, which would import
-// the module twice, as the package imports it): the interpreter MARSDEN_PYTHON, else the
-// one the build used; the build tree's package goes first on PYTHONPATH when there is one.
-std::vector<std::string> python_argv(const std::string& module,
-                                     const std::vector<std::string>& args) {
-  namespace fs = std::filesystem;
-  const char* env_python = std::getenv("MARSDEN_PYTHON");
-  std::vector<std::string> argv = {
-      env_python && *env_python ? env_python : MARSDEN_PYTHON, "-c",
-      "import sys, marsden." + module + " as m; sys.exit(m.main())"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  std::string path = MARSDEN_PYTHON_DIR;
-  std::error_code ec;
-  if (!path.empty() && fs::exists(fs::path(path) / "marsden" / (module + ".py"), ec)) {
-    const char* old = std::getenv("PYTHONPATH");
-    if (old && *old) path += std::string(":") + old;
-    setenv("PYTHONPATH", path.c_str(), 1);
-  }
-  return argv;
-}
-
-[[noreturn]] void exec_python(std::vector<std::string> argv, const std::string& needs) {
-  std::vector<char*> c_argv;
-  for (std::string& a : argv) c_argv.push_back(a.data());
-  c_argv.push_back(nullptr);
-  execvp(c_argv[0], c_argv.data());
-  std::fprintf(stderr, "marsden: error: cannot run %s (%s; set MARSDEN_PYTHON)\n", c_argv[0],
-               needs.c_str());
-  _exit(kExitInput);
-}
-
 // A page writer of the package (marsden.MODULE.main: DIR [--out FILE]) in a child
 // process; returns its exit code.
 int python_page(const char* module, const std::string& run_dir, const std::string& out_file) {
   std::vector<std::string> args = {run_dir};
   if (!out_file.empty()) args.insert(args.end(), {"--out", out_file});
-  std::vector<std::string> argv = python_argv(module, args);
-  const std::string python = argv[0];
   std::cout.flush();
-  const pid_t pid = fork();
-  if (pid < 0) return error("cannot start " + python + " for the player: fork failed", kExitInternal);
-  if (pid == 0) {
-    exec_python(std::move(argv), "the pages need Python with the marsden package and meshcat");
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return error("waiting for the player failed", kExitInternal);
+  const int status = marsden::run::call_python_main(
+      {module, args, MARSDEN_PYTHON_DIR},
+      "the pages need Python with the marsden package and meshcat");
   if (WIFEXITED(status)) return WEXITSTATUS(status);
-  return error(python + ": marsden." + module + " was killed", kExitInternal);
+  return error(marsden::run::python_command().executable + ": marsden." + module +
+                   " was killed",
+               kExitInternal);
 }
 
 // The run's player page (docs/viewer.md).
@@ -170,7 +138,8 @@ int view(const std::string& run_dir, const std::string& out_file) {
 
 int simulate(const std::string& scene_file, const std::string& out_dir, const Options& options) {
   g_activity = "reading " + scene_file;
-  const marsden::io::Scene scene = marsden::io::load_scene(scene_file);
+  const marsden::io::Scene scene =
+      marsden::run::load_scene(scene_file, {.allow_code = options.allow_code});
   prepare_out(out_dir, options.force, {"trajectory.csv", "trajectory.npz", "summary.json",
                                       "model.json", "frames.npz", "view.html"});
   g_activity = "simulating " + scene_file;
@@ -187,13 +156,17 @@ int simulate(const std::string& scene_file, const std::string& out_dir, const Op
 
 // The player of an optimum: the solution's re-simulation (resimulate.json, which reproduces
 // it to 1e-6 or the run is not ok) run into OUT/resimulation, its page written to
-// OUT/view.html.
-int view_optimum(const std::string& out_dir, const Options& options) {
+// OUT/view.html. The re-simulation names the code the problem named: it runs where the
+// problem's did.
+int view_optimum(const std::string& problem_file, const std::string& out_dir,
+                 const Options& options) {
   const std::filesystem::path out(out_dir);
   if (!std::filesystem::exists(out / "resimulate.json"))
     return error(out_dir + ": no view: this problem has no scene form to re-simulate (docs/viewer.md)",
                  kExitInput);
-  const marsden::io::Scene scene = marsden::io::load_scene(out / "resimulate.json");
+  const marsden::io::Scene scene = marsden::run::load_scene(
+      out / "resimulate.json",
+      {.allow_code = options.allow_code || marsden::run::in_trusted_folder(problem_file)});
   const auto r = marsden::run::run_scene(scene, out / "resimulation", run_control(options));
   if (!r.ok) return error("the re-simulation for the view failed: " + r.message, kExitSolver);
   return view((out / "resimulation").string(), (out / "view.html").string());
@@ -202,7 +175,8 @@ int view_optimum(const std::string& out_dir, const Options& options) {
 int optimize(const std::string& problem_file, const std::string& out_dir,
              const std::string& warm_start, const Options& options) {
   g_activity = "reading " + problem_file;
-  marsden::io::Problem problem = marsden::io::load_problem(problem_file);
+  marsden::io::Problem problem =
+      marsden::run::load_problem(problem_file, {.allow_code = options.allow_code});
   prepare_out(out_dir, options.force,
               {"trajectory.csv", "controls.csv", "trajectory.npz", "summary.json",
                "decision_vector.txt", "ipopt.log", "resimulate.json", "resimulation",
@@ -220,7 +194,7 @@ int optimize(const std::string& problem_file, const std::string& out_dir,
   if (sol.status == marsden::control::NlpStatus::Interrupted)
     return error("interrupted at Ipopt iteration " + std::to_string(sol.iterations), kExitInterrupted);
   if (!s.ok) return error(s.message, kExitSolver);
-  return options.view ? view_optimum(out_dir, options) : 0;
+  return options.view ? view_optimum(problem_file, out_dir, options) : 0;
 }
 
 int list_experiments() {
@@ -281,6 +255,7 @@ int run(int argc, char** argv) {
   sim->add_flag("--progress", options.progress,
                 "Report progress on standard error (the default when it is a terminal)");
   sim->add_flag("--view", options.view, "Also write OUT/view.html, the run's 3-D player");
+  sim->add_flag("--allow-code", options.allow_code, kAllowCodeHelp);
 
   std::string problem_file, opt_out, warm_start;
   auto* opt = app.add_subcommand("optimize", "Solve an optimal-control problem file (docs/dmoc.md)");
@@ -294,6 +269,7 @@ int run(int argc, char** argv) {
                 "Report Ipopt's iterations on standard error (the default on a terminal)");
   opt->add_flag("--view", options.view,
                 "Also write OUT/view.html, the 3-D player of the optimum (its re-simulation)");
+  opt->add_flag("--allow-code", options.allow_code, kAllowCodeHelp);
 
   std::string view_dir, view_out;
   auto* viewer = app.add_subcommand(
@@ -331,6 +307,7 @@ int run(int argc, char** argv) {
   swp->add_option("--workers", sweep_workers, "LocalCluster worker processes (default: cores)")
       ->check(CLI::PositiveNumber);
   swp->add_flag("--progress", options.progress, "A progress bar on standard error");
+  swp->add_flag("--allow-code", options.allow_code, kAllowCodeHelp);
 
   // From the start, so that a signal never kills a run that has begun writing.
   catch_stop_signals();
@@ -354,9 +331,10 @@ int run(int argc, char** argv) {
     if (!sweep_address.empty()) args.insert(args.end(), {"--address", sweep_address});
     if (sweep_workers > 0) args.insert(args.end(), {"--workers", std::to_string(sweep_workers)});
     if (options.progress) args.push_back("--progress");
+    if (options.allow_code) args.push_back("--allow-code");
     // The command becomes the sweep: signals and the exit code are the module's own.
-    exec_python(python_argv("sweep", args),
-                "sweeps need Python with the marsden package, dask and pyarrow");
+    marsden::run::exec_python_main({"sweep", args, MARSDEN_PYTHON_DIR},
+                                   "sweeps need Python with the marsden package, dask and pyarrow");
   }
   return kExitInput;
 }

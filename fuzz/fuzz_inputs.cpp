@@ -2,8 +2,9 @@
 // layer, scenes, problems and URDF files. An input may be refused with InputError (or a
 // SolverError when a setup cannot be solved); anything else that escapes, a crash, a
 // sanitizer report, a hang or an out-of-memory is a finding. One binary per reader,
-// selected by MARSDEN_FUZZ_TARGET at compile time. Fuzzed input never starts a process: a
-// "module" field (a Python file to run) is refused as bad input.
+// selected by MARSDEN_FUZZ_TARGET at compile time. Fuzzed input runs no code: the readers of
+// io/ are given no code resolver, so a "module" (a Python file to run) or a "library" (a
+// shared object to load) is refused as bad input before anything runs (io::RefuseCode).
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -13,7 +14,6 @@
 
 #include "marsden/error.hpp"
 #include "marsden/io/problem.hpp"
-#include "marsden/io/python_modules.hpp"
 #include "marsden/io/scene.hpp"
 #include "marsden/io/urdf.hpp"
 #include "io/json_access.hpp"
@@ -33,11 +33,6 @@ void parse(std::string_view text) {
 }
 
 }  // namespace
-
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  marsden::io::set_python_modules(marsden::io::PythonModules::Refuse);
-  return 0;
-}
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {

@@ -3,6 +3,8 @@
 only its own headers and those of the folders below it, and no family includes another.
 Reads every #include "marsden/..." (and the private "FOLDER/..." headers of src/) in
 include/marsden/ and src/; prints each include that breaks a rule and exits 1 if any does.
+And io/ parses only: no code of it starts a process or loads a library (run/ does, after
+the user's allowance, run/code.hpp); each call that would is printed the same way.
 
     python3 scripts/check_layers.py [--list]    (--list: the folders and their layers)
 """
@@ -30,6 +32,13 @@ LAYERS = [
 ]
 # A family's own helpers that live beside it.
 SAME_LAYER_ALLOWED = {("baseline", "vehicle"), ("vehicle", "baseline")}
+
+# Calls that run code, which the folders that parse only may not make.
+PARSE_ONLY = {"io"}
+RUNS_CODE = re.compile(r"\b(posix_spawnp?|fork|vfork|exec[lv]p?e?|popen|system|dlopen|"
+                       r"open_shared_object|generated_vehicle_group|"
+                       r"add_generated_(?:potential|force|constraint))\s*\(|::load\s*\(")
+COMMENT = re.compile(r"//.*$", re.M)
 
 LAYER = {name: i for i, names in enumerate(LAYERS) for name in names}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
@@ -69,7 +78,12 @@ def violations(root: Path = ROOT):
             out.append(f"{path.relative_to(root)}: folder {src!r} has no layer in "
                        f"scripts/check_layers.py")
             continue
-        for name in INCLUDE.findall(path.read_text()):
+        text = path.read_text()
+        if src in PARSE_ONLY:
+            for call in RUNS_CODE.finditer(COMMENT.sub("", text)):
+                out.append(f"{path.relative_to(root)}: calls {call.group(0).strip()} ({src}/ "
+                           f"parses only: code runs in run/)")
+        for name in INCLUDE.findall(text):
             dst = included_folder(name)
             if dst is None or dst == src or (src, dst) in SAME_LAYER_ALLOWED:
                 continue
@@ -84,17 +98,25 @@ def violations(root: Path = ROOT):
 
 def self_test():
     """The check finds a family including another and a family including sim, and passes
-    an include of a lower layer: it can fail."""
-    cases = {"marsden/maximal/joints.hpp": 1, "marsden/sim/rk.hpp": 1, "marsden/lie/so3.hpp": 0,
-             "tree/private.hpp": 0}
-    for name, expected in cases.items():
+    an include of a lower layer; it finds io/ loading a library or starting a process, and
+    passes a comment that names them: it can fail."""
+    cases = {("tree", '#include "marsden/maximal/joints.hpp"'): 1,
+             ("tree", '#include "marsden/sim/rk.hpp"'): 1,
+             ("tree", '#include "marsden/lie/so3.hpp"'): 0,
+             ("tree", '#include "tree/private.hpp"'): 0,
+             ("io", "auto m = GeneratedVehicle::load(path);"): 1,
+             ("io", "posix_spawnp(&pid, argv[0], nullptr, nullptr, argv, environ);"): 1,
+             ("io", "void* h = dlopen (p, RTLD_NOW);"): 1,
+             ("io", "// run/ calls dlopen(path) and GeneratedVehicle::load(path)"): 0,
+             ("run", "auto m = GeneratedVehicle::load(path);"): 0}
+    for (folder, line), expected in cases.items():
         with tempfile.TemporaryDirectory() as tmp:
-            f = Path(tmp) / "src" / "tree" / "a.cpp"
+            f = Path(tmp) / "src" / folder / "a.cpp"
             f.parent.mkdir(parents=True)
-            f.write_text(f'#include "{name}"\n')
+            f.write_text(line + "\n")
             found = violations(Path(tmp))
             if len(found) != expected:
-                print(f"check_layers self-test: an include of {name} from tree/ gave {found}")
+                print(f"check_layers self-test: {line!r} in {folder}/ gave {found}")
                 return False
     return True
 
@@ -109,7 +131,7 @@ def main(argv):
     found = violations()
     for v in found:
         print(v)
-    print(f"check_layers: {len(found)} include(s) break the layering rule")
+    print(f"check_layers: {len(found)} include(s) or call(s) break the layering rule")
     return 1 if found else 0
 
 

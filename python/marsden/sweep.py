@@ -26,6 +26,13 @@ A sweep file (or dict) holds:
 The runs are the product of the grid axes, times the draws. Each run is keyed by a hash
 of its parameters; a rerun into the same folder skips the keys already in its table.
 
+A scene that names a Python module or a compiled library runs that code in every run: the
+sweep is refused, naming the file and the field, unless allow_code=True (`marsden sweep
+--allow-code`) or the sweep file (and the scene file it names) lie in folders of
+$MARSDEN_TRUSTED_FOLDERS (docs/reliability.md, "Trust model"). A scheduler given by address
+is reached with Dask's TLS when it is configured; a plaintext connection to one that is not
+on this machine is warned about (scheduler_connection).
+
 A sweep file may instead name one of the papers' accuracy studies (STUDIES):
 
     "study"       "rigid-body-accuracy" or "car-accuracy"
@@ -40,6 +47,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import ipaddress
 import itertools
 import json
 import logging
@@ -48,6 +56,7 @@ import os
 import signal
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -81,11 +90,18 @@ def _fail(where: str, message: str):
 def load_spec(spec, where: str = "<sweep>") -> dict:
     """A sweep file (path) or dict, checked: unknown keys, axes and metrics, and parameter
     paths that the base scene does not have are errors naming the field."""
-    base_dir, sweep_file = Path("."), None
+    return _load_spec(spec, where)[0]
+
+
+def _load_spec(spec, where: str = "<sweep>") -> tuple[dict, dict]:
+    """load_spec's spec, and the files it was read from: {"sweep": path, "scene": path},
+    each when there is one."""
+    base_dir, sweep_file, files = Path("."), None, {}
     if isinstance(spec, (str, os.PathLike)):
         where = str(spec)
         sweep_file = Path(spec)
         base_dir = sweep_file.parent
+        files["sweep"] = sweep_file
         try:
             spec = json.loads(Path(spec).read_text())
         except OSError as e:
@@ -96,7 +112,7 @@ def load_spec(spec, where: str = "<sweep>") -> dict:
         _fail(where, "expected a JSON object")
     spec = copy.deepcopy(spec)
     if "study" in spec:
-        return _load_study(spec, where)
+        return _load_study(spec, where), files
     known = {"description", "scene", "scene_file", "parameters", "draws", "seed", "metrics",
              "reference", "plots"}
     for key in spec:
@@ -108,6 +124,7 @@ def load_spec(spec, where: str = "<sweep>") -> dict:
     if isinstance(scene, str):
         path = base_dir / scene
         spec["scene_file"] = str(path.resolve())
+        files["scene"] = path
         try:
             scene = json.loads(path.read_text())
         except (OSError, json.JSONDecodeError) as e:
@@ -158,7 +175,7 @@ def load_spec(spec, where: str = "<sweep>") -> dict:
     for path in spec.get("reference", {}):
         _lookup(scene, path, f"{where}: field 'reference.{path}'")
     spec["plots"] = sweep_plot.check_plots(spec.get("plots", []), params, metrics, where)
-    return spec
+    return spec, files
 
 
 def _load_study(spec: dict, where: str) -> dict:
@@ -172,6 +189,91 @@ def _load_study(spec: dict, where: str) -> dict:
     if not isinstance(quick, bool):
         _fail(where, "field 'quick': expected true or false")
     return spec
+
+
+def named_code(scene: dict) -> list[tuple[str, str, str]]:
+    """Where a scene names code, as the C++ readers find it: (field, "module" or "library",
+    the path as written) for the "system" object and a tree's "potentials", "forces" and
+    "generated_constraints" elements."""
+    system = scene.get("system")
+    if not isinstance(system, dict):
+        return []
+    places = [("system", system)]
+    for key in ("potentials", "forces", "generated_constraints"):
+        elements = system.get(key)
+        if isinstance(elements, list):
+            places += [(f"system.{key}[{i}]", e) for i, e in enumerate(elements)
+                       if isinstance(e, dict)]
+    return [(f"{field}.{kind}", kind, str(obj[kind]))
+            for field, obj in places for kind in ("module", "library") if kind in obj]
+
+
+def _check_code(spec: dict, files: dict, where: str, allow_code: bool) -> bool:
+    """Whether the sweep's runs may run the code its scene names: allow_code, or every file
+    it was read from (_load_spec) in a trusted folder ($MARSDEN_TRUSTED_FOLDERS is read only
+    when the scene names code). A scene naming code that may not run is an InputError
+    naming the file, the field and how to allow it."""
+    code = named_code(spec["scene"])
+    if allow_code or not code:
+        return allow_code
+    if not (files and all(_core._in_trusted_folder(str(f)) for f in files.values())):
+        field, kind, written = code[0]
+        place = (f"{files['scene']}: field '{field}'" if "scene" in files
+                 else f"{where}: field 'scene.{field}'")
+        what = "a Python module" if kind == "module" else "a compiled library"
+        trusted = (", or add the folder of the sweep file (and of its scene file) to "
+                   "$MARSDEN_TRUSTED_FOLDERS") if files else ""
+        _fail(place, f"names {what} ('{written}'), code that every run of the sweep would "
+                     "run; Marsden runs such code only where its user allows it. If you trust "
+                     "this sweep, pass allow_code=True to marsden.sweep.sweep (`marsden sweep "
+                     f"--allow-code`){trusted} (docs/reliability.md, \"Trust model\")")
+    return True
+
+
+class PlaintextSchedulerWarning(UserWarning):
+    """A sweep reaches a scheduler on another machine without TLS."""
+
+
+# Schemes of Dask's comms that encrypt.
+TLS_SCHEMES = ("tls", "wss")
+
+
+def scheduler_connection(address: str, security=None):
+    """How a sweep reaches the Dask scheduler at ``address``: (address, security,
+    warning). security is Dask's Security, from its configuration (distributed.comm.tls.*,
+    DASK_DISTRIBUTED__COMM__TLS__...) unless given. With TLS configured (a CA file and a
+    client certificate) a tcp:// address becomes tls://, so the connection is encrypted and
+    both ends show certificates; a tls:// address without it is an InputError. A plaintext
+    connection to a scheduler not on this machine (not a loopback address; names other than
+    localhost are not looked up) comes with a warning naming the address. Connects to
+    nothing."""
+    from distributed.comm.addressing import parse_address, parse_host_port
+    from distributed.security import Security
+
+    security = Security() if security is None else security
+    scheme, location = parse_address(address)
+    tls = bool(security.tls_ca_file and security.tls_client_cert)
+    if scheme in TLS_SCHEMES:
+        if not tls:
+            _fail(f"--address {address}",
+                  "a TLS address needs Dask's TLS configured: distributed.comm.tls.ca-file and "
+                  "distributed.comm.tls.client.cert (and .key) in Dask's configuration "
+                  "(docs/sweeps.md)")
+        return address, security, None
+    if tls and scheme == "tcp":
+        return f"tls://{location}", security, None
+    host = parse_host_port(location, 0)[0]
+    try:
+        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = False
+    if loopback:
+        return address, security, None
+    return address, security, (
+        f"the Dask scheduler at {address} is reached in plaintext: whoever can reach it or "
+        "sits on the way can read the runs and their results, and run code on its workers and "
+        "in this process; configure Dask's TLS (distributed.comm.tls.ca-file and "
+        "distributed.comm.tls.client.cert; docs/reliability.md, \"Trust model\")")
 
 
 def _is_draw(axis) -> bool:
@@ -278,10 +380,10 @@ def _system(scene, values: dict):
     return system
 
 
-def run_one(spec: dict, run: dict) -> dict:
+def run_one(spec: dict, run: dict, allow_code: bool = False) -> dict:
     """One run of the sweep as a row: its parameters, status ("ok", "failed": the run
     stopped early, "error": it could not run), error and metrics. Never raises for a bad
-    run; runs on Dask workers."""
+    run; runs on Dask workers. allow_code lets the scene's code run (parse_scene)."""
     from .trajectory import simulate  # on a worker: the package's own module
 
     row = {"index": run["index"], "key": run["key"]}
@@ -300,7 +402,7 @@ def run_one(spec: dict, run: dict) -> dict:
         scene_dict = _substitute(spec["scene"], run["parameters"])
         # Named by its file, so that its relative paths are found beside it.
         label = spec.get("scene_file", f"run {run['index']}")
-        scene = _core.parse_scene(json.dumps(scene_dict), label)
+        scene = _core.parse_scene(json.dumps(scene_dict), label, allow_code=allow_code)
         start = time.perf_counter()
         result = simulate(_system(scene, run["parameters"]), scene.dt, scene.steps,
                           output_every=scene.output_every,
@@ -318,7 +420,7 @@ def run_one(spec: dict, run: dict) -> dict:
         }
         if "final_pose_error" in spec["metrics"]:
             ref_dict = _substitute(scene_dict, spec["reference"])
-            ref_scene = _core.parse_scene(json.dumps(ref_dict), label)
+            ref_scene = _core.parse_scene(json.dumps(ref_dict), label, allow_code=allow_code)
             ref = simulate(_system(ref_scene, run["parameters"]), ref_scene.dt, ref_scene.steps,
                            output_every=ref_scene.steps)
             values["final_pose_error"] = (
@@ -402,18 +504,28 @@ class _Bar:
 
 
 def sweep(spec, out, *, address: str | None = None, workers: int | None = None,
-          progress: bool | None = None, save_every: float = 5.0):
+          progress: bool | None = None, save_every: float = 5.0, allow_code: bool = False):
     """Runs a sweep (a sweep file's path or a dict, see the module's doc) into the folder
     ``out``: results.parquet and results.csv, one row per run (index, key, the parameters
     as "p:PATH", status, error, metrics), rewritten every ``save_every`` seconds and at the
     end, each under its final name only when complete. Runs already in out's table (by
     key) are skipped. ``address`` ("tcp://HOST:PORT") uses a running Dask cluster; without
     it a LocalCluster on 127.0.0.1 with ``workers`` processes (default: one per core) runs
-    the sweep. A study's sweep (see the module's doc) also writes claims.json once every
+    the sweep; a scheduler by address is reached as scheduler_connection says (TLS when
+    configured, a PlaintextSchedulerWarning for a plaintext one on another machine). A
+    scene that names code runs it only with allow_code=True or from trusted folders (the
+    module's doc). A study's sweep (see the module's doc) also writes claims.json once every
     row is in the table and ok. Returns the table (pyarrow.Table)."""
     from dask.distributed import Client, LocalCluster, as_completed
 
-    spec = load_spec(spec)
+    where = str(spec) if isinstance(spec, (str, os.PathLike)) else "<sweep>"
+    spec, files = _load_spec(spec)
+    allowed = "study" not in spec and _check_code(spec, files, where, allow_code)
+    security = None
+    if address is not None:
+        address, security, warning = scheduler_connection(address)
+        if warning:
+            warnings.warn(warning, PlaintextSchedulerWarning, stacklevel=2)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "sweep.json").write_text(json.dumps(spec, indent=2))
@@ -428,11 +540,11 @@ def sweep(spec, out, *, address: str | None = None, workers: int | None = None,
         cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
                                processes=True, host="127.0.0.1", dashboard_address=None)
     try:
-        with Client(address or cluster, timeout="30s") as client:
+        with Client(address or cluster, timeout="30s", security=security) as client:
             # The key of a task is the run's: the scheduler runs each once, resubmitting
             # it elsewhere when a worker dies.
-            futures = [client.submit(run_one, spec, r, key=f"marsden-run-{r['key']}", pure=False,
-                                     retries=2)
+            futures = [client.submit(run_one, spec, r, allowed, key=f"marsden-run-{r['key']}",
+                                     pure=False, retries=2)
                        for r in todo]
             last_save = time.monotonic()
             not_ok = sum(r["status"] != "ok" for r in rows)
@@ -473,7 +585,14 @@ def main(argv=None) -> int:
     parser.add_argument("--address", help="a running Dask scheduler, tcp://HOST:PORT")
     parser.add_argument("--workers", type=int, help="LocalCluster worker processes (default: cores)")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
+    parser.add_argument("--allow-code", action="store_true",
+                        help="run the code (Python module, compiled library) the scene names")
     args = parser.parse_args(argv)
+
+    def show_warning(message, category, filename, lineno, file=None, line=None):
+        print(f"marsden sweep: warning: {message}", file=sys.stderr)
+
+    warnings.showwarning = show_warning
 
     def stop(signum, frame):
         raise KeyboardInterrupt
@@ -482,7 +601,7 @@ def main(argv=None) -> int:
     signal.signal(signal.SIGTERM, stop)
     try:
         table = sweep(args.sweep, args.out, address=args.address, workers=args.workers,
-                      progress=args.progress)
+                      progress=args.progress, allow_code=args.allow_code)
     except _core.InputError as e:
         print(f"marsden sweep: {e}", file=sys.stderr)
         return 2

@@ -89,10 +89,22 @@ void bind_control(nb::module_ m) {
            "decision vector, for a warm start), and when there is an iterate states and "
            "controls ({columns, values}: knots x columns and steps x columns, controls held "
            "over each step), min_clearance and resimulation_error.");
-  m.def("load_problem", &io::load_problem, nb::arg("path"),
-        "Reads and validates a problem file; raises InputError naming the file and field.");
-  m.def("parse_problem", &io::parse_problem_text, nb::arg("text"),
-        nb::arg("label") = "<string>", "The same from JSON text.");
+  m.def(
+      "load_problem",
+      [](const std::filesystem::path& path, bool allow_code) {
+        return run::load_problem(path, python_allowance(allow_code));
+      },
+      nb::arg("path"), nb::arg("allow_code") = false,
+      "Reads and validates a problem file; raises InputError naming the file and field. The "
+      "code it names runs only with allow_code=True or in a trusted folder, as for "
+      "load_scene.");
+  m.def(
+      "parse_problem",
+      [](std::string_view text, const std::string& label, bool allow_code) {
+        return run::parse_problem(text, label, python_allowance(allow_code));
+      },
+      nb::arg("text"), nb::arg("label") = "<string>", nb::arg("allow_code") = false,
+      "The same from JSON text; the code it names runs only with allow_code=True.");
   m.def(
       "run_problem",
       [](io::Problem& problem, const std::filesystem::path& out_dir) {

@@ -7,6 +7,8 @@
 
 #include <nanobind/nanobind.h>
 
+#include "marsden/run/code.hpp"
+
 namespace marsden::python {
 
 // The stop flag and progress of a run that releases the GIL (simulate, run_experiment):
@@ -44,6 +46,12 @@ class PythonProgress {
   nanobind::object callback_;
   std::optional<nanobind::python_error> error_;
 };
+
+// What Python callers allow of the code a scene or problem names (marsden.load_scene(...,
+// allow_code=True); run/code.hpp), and what a refusal tells them to do.
+inline run::CodeAllowance python_allowance(bool allow_code) {
+  return {allow_code, "pass allow_code=True"};
+}
 
 void bind_lie(nanobind::module_ m);          // lie.cpp
 void bind_signals(nanobind::module_ m);      // signals.cpp

@@ -282,10 +282,26 @@ void bind_sim(nb::module_ m) {
       .def_prop_ro(
           "max_subdivisions", [](const io::Scene& s) { return s.policy.max_subdivisions; });
 
-  m.def("load_scene", &io::load_scene, nb::arg("path"),
-        "Reads and validates a scene file; raises InputError naming the file and field.");
-  m.def("parse_scene", &io::parse_scene, nb::arg("text"), nb::arg("label") = "<string>",
-        "The same from JSON text; label names the source in messages.");
+  m.def(
+      "load_scene",
+      [](const std::filesystem::path& path, bool allow_code) {
+        return run::load_scene(path, python_allowance(allow_code));
+      },
+      nb::arg("path"), nb::arg("allow_code") = false,
+      "Reads and validates a scene file; raises InputError naming the file and field. A "
+      "file that names a Python module or a compiled library runs that code as it is read: "
+      "refused (InputError naming the field) unless allow_code=True or the file lies in a "
+      "folder of $MARSDEN_TRUSTED_FOLDERS (docs/reliability.md, \"Trust model\").");
+  m.def(
+      "parse_scene",
+      [](std::string_view text, const std::string& label, bool allow_code) {
+        return run::parse_scene(text, label, python_allowance(allow_code));
+      },
+      nb::arg("text"), nb::arg("label") = "<string>", nb::arg("allow_code") = false,
+      "The same from JSON text; label names the source in messages. Code the text names "
+      "runs only with allow_code=True.");
+  m.def("_in_trusted_folder", &run::in_trusted_folder, nb::arg("path"),
+        "Whether the file lies in a folder of $MARSDEN_TRUSTED_FOLDERS (run/code.hpp).");
 
   nb::class_<sim::StepStatus>(m, "StepStatus", "What one step did.")
       .def_ro("converged", &sim::StepStatus::converged)

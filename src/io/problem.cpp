@@ -10,7 +10,6 @@
 
 #include "json_access.hpp"
 #include "problem_detail.hpp"
-#include "python_module.hpp"
 #include "scene_detail.hpp"
 #include "marsden/control/holonomic_ocp.hpp"
 #include "marsden/error.hpp"
@@ -182,9 +181,10 @@ using detail::JsonNode;
 // SE(2) (HolonomicOcp<G>). On SE(2) the states are written as a planar vehicle's scene
 // writes them (theta, position [x, y], angular_velocity omega, linear_velocity [v1, v2]),
 // so that the re-simulation scene takes the problem's initial state unchanged.
+// `generated`: a generated vehicle's loaded model (type "generated").
 template <class G>
 std::unique_ptr<control::Ocp> parse_holonomic(const JsonNode& root, const std::string& type,
-                                              const std::string& file) {
+                                              const GeneratedHolonomicModel& generated) {
   constexpr bool kPlanar = std::is_same_v<G, SE2>;
   constexpr std::size_t kPositionDim = kPlanar ? 2 : 3;
   root.expect_keys({"name", "description", "system", "integrator", "dt", "steps", "initial_state",
@@ -193,11 +193,13 @@ std::unique_ptr<control::Ocp> parse_holonomic(const JsonNode& root, const std::s
   control::HolonomicOcpSpec<G> s;
   const JsonNode sys = root.at("system");
   if constexpr (kPlanar)
-    s.model = detail::parse_generated_planar(sys, file);
+    s.model = std::get<std::shared_ptr<const GeneratedPlanarVehicle>>(generated);
   else
     s.model = type == "helicopter" ? detail::parse_helicopter(sys)
-               : type == "boat"     ? detail::parse_boat(sys)
-                                    : detail::parse_generated(sys, file);
+               : type == "boat"
+                   ? detail::parse_boat(sys)
+                   : std::shared_ptr<const HolonomicModel<SE3>>(
+                         std::get<std::shared_ptr<const GeneratedVehicle>>(generated));
   const int nu = s.model->num_controls(), ns = s.model->num_shape();
   const std::string u_what = type == "helicopter" ? "collective u_c [N], tail rotor u_psi [N]"
                              : type == "boat" ? "right thruster u_r [N], left thruster u_l [N]"
@@ -314,10 +316,10 @@ std::unique_ptr<control::Ocp> parse_holonomic(const JsonNode& root, const std::s
   });
 }
 
-Problem build_problem(detail::JsonDocument doc) {
+Problem build_problem(detail::JsonDocument doc, const CodeResolver& code) {
   const JsonNode root(doc);
   if (!root.is_object()) root.fail("a problem file must be a JSON object");
-  detail::resolve_python_modules(doc);
+  detail::resolve_python_modules(doc, code);
   Problem p;
   p.file = doc.file;
   p.name = root.has("name") ? root.at("name").string() : std::string("problem");
@@ -325,16 +327,17 @@ Problem build_problem(detail::JsonDocument doc) {
   p.system_type = sys.at("type").one_of(
       {"helicopter", "boat", "generated", "car", "generated_rdp", "tree"});
   // A generated object says its group: one on SE(2) is a planar holonomic vehicle.
-  const bool planar = p.system_type == "generated" &&
-                      detail::with_field(sys.at("library"), [&] {
-                        return generated_vehicle_group(detail::generated_library_path(sys, p.file));
-                      }) == 2;
+  GeneratedHolonomicModel generated;
+  if (p.system_type == "generated")
+    generated = code.holonomic_vehicle(detail::generated_library(sys));
+  const bool planar =
+      std::holds_alternative<std::shared_ptr<const GeneratedPlanarVehicle>>(generated);
   if (p.system_type == "car") p.ocp = detail::parse_car_problem(root);
   else if (p.system_type == "generated_rdp")
-    p.ocp = detail::parse_generated_rdp_problem(root, p.file);
-  else if (p.system_type == "tree") p.ocp = detail::parse_tree_problem(root, p.file);
-  else if (planar) p.ocp = parse_holonomic<SE2>(root, p.system_type, p.file);
-  else p.ocp = parse_holonomic<SE3>(root, p.system_type, p.file);
+    p.ocp = detail::parse_generated_rdp_problem(root, code);
+  else if (p.system_type == "tree") p.ocp = detail::parse_tree_problem(root, code);
+  else if (planar) p.ocp = parse_holonomic<SE2>(root, p.system_type, generated);
+  else p.ocp = parse_holonomic<SE3>(root, p.system_type, generated);
   p.solver = detail::parse_solver(root);
   nlohmann::json fields = nlohmann::json::object();
   for (const char* key : {"system", "integrator", "initial_state"})
@@ -390,14 +393,21 @@ Problem build_problem(detail::JsonDocument doc) {
 
 }  // namespace
 
-Problem load_problem(const std::filesystem::path& path) {
-  return parse_problem_text(detail::read_input_file(path, "a JSON file"), path.string());
+Problem load_problem(const std::filesystem::path& path, const CodeResolver& code) {
+  return parse_problem_text(detail::read_input_file(path, "a JSON file"), path.string(), code);
+}
+
+Problem load_problem(const std::filesystem::path& path) { return load_problem(path, RefuseCode()); }
+
+Problem parse_problem_text(std::string_view text, std::string file_label,
+                           const CodeResolver& code) {
+  Problem problem = build_problem(detail::parse_json_text(text, std::move(file_label)), code);
+  problem.text = std::string(text);
+  return problem;
 }
 
 Problem parse_problem_text(std::string_view text, std::string file_label) {
-  Problem problem = build_problem(detail::parse_json_text(text, std::move(file_label)));
-  problem.text = std::string(text);
-  return problem;
+  return parse_problem_text(text, std::move(file_label), RefuseCode());
 }
 
 std::string resimulation_scene(const Problem& problem, double dt,

@@ -34,13 +34,12 @@ std::vector<control::Interval> intervals(const std::vector<double>& lower,
 }  // namespace
 
 std::unique_ptr<control::Ocp> parse_generated_rdp_problem(const JsonNode& root,
-                                                          const std::string& file) {
+                                                          const CodeResolver& code) {
   root.expect_keys({"name", "description", "system", "integrator", "dt", "steps", "initial_state",
                     "final_state", "final_time", "bounds", "cost", "obstacles", "initial_guess",
                     "solver"});
   const JsonNode sys = root.at("system");
-  const std::filesystem::path path = generated_library_path(sys, file);
-  const auto model = with_field(sys.at("library"), [&] { return GeneratedRdpVehicle::load(path); });
+  const auto model = code.rdp_vehicle(generated_library(sys));
   const Eigen::Index nr = model->num_shape(), nb = model->num_symmetry();
   const auto size = static_cast<std::size_t>(nr);
 

@@ -21,13 +21,13 @@ control::VecX vector_of(const JsonNode& n, int size) {
 
 }  // namespace
 
-std::unique_ptr<control::Ocp> parse_tree_problem(const JsonNode& root, const std::string& file) {
+std::unique_ptr<control::Ocp> parse_tree_problem(const JsonNode& root, const CodeResolver& code) {
   root.expect_keys({"name", "description", "system", "integrator", "dt", "steps", "initial_state",
                     "final_state", "final_time", "bounds", "cost", "initial_guess", "solver"});
   Scene scene;
-  scene.file = file;
+  scene.file = root.file();
   scene.system_type = "tree";
-  parse_tree(root, scene);
+  parse_tree(root, scene, code);
   const TreeScene& ts = std::get<TreeScene>(scene.system);
   if (ts.method != TreeMethod::Midpoint)
     root.at("integrator").at("method").fail("optimal control uses the midpoint variational integrator only");

@@ -10,14 +10,12 @@
 
 #include "json_access.hpp"
 #include "problem_detail.hpp"
-#include "python_module.hpp"
 #include "scene_detail.hpp"
 #include "marsden/error.hpp"
 #include "marsden/io/urdf.hpp"
 #include "marsden/support/text.hpp"
 #include "marsden/lie/quaternion.hpp"
 #include "marsden/sim/vehicle.hpp"
-#include "marsden/vehicle/generated.hpp"
 #include "marsden/vehicle/models.hpp"
 
 namespace marsden::io {
@@ -116,23 +114,6 @@ std::filesystem::path path_relative_to(const JsonNode& node, const std::string& 
   std::filesystem::path path = node.string();
   if (path.is_relative()) path = std::filesystem::path(file).parent_path() / path;
   return path;
-}
-
-std::filesystem::path generated_library_path(const JsonNode& sys, const std::string& file) {
-  sys.expect_keys({"type", "library"});
-  return path_relative_to(sys.at("library"), file);
-}
-
-std::shared_ptr<const HolonomicModel<SE3>> parse_generated(const JsonNode& sys,
-                                                           const std::string& file) {
-  const std::filesystem::path path = generated_library_path(sys, file);
-  return with_field(sys.at("library"), [&] { return GeneratedVehicle::load(path); });
-}
-
-std::shared_ptr<const HolonomicModel<SE2>> parse_generated_planar(const JsonNode& sys,
-                                                                  const std::string& file) {
-  const std::filesystem::path path = generated_library_path(sys, file);
-  return with_field(sys.at("library"), [&] { return GeneratedPlanarVehicle::load(path); });
 }
 
 Mat3 parse_orientation(const JsonNode& o) {
@@ -371,8 +352,8 @@ void parse_timing_and_output(const JsonNode& root, Scene& scene) {
   }
 }
 
-Scene build_scene(detail::JsonDocument doc) {
-  detail::resolve_python_modules(doc);
+Scene build_scene(detail::JsonDocument doc, const CodeResolver& code) {
+  detail::resolve_python_modules(doc, code);
   const JsonNode root(doc);
   root.expect_keys({"description", "system", "integrator", "dt", "duration", "initial_state",
                     "controls", "shape", "kinematic", "output", "limits", "view"});
@@ -397,7 +378,7 @@ Scene build_scene(detail::JsonDocument doc) {
       {"rigid_body", "helicopter", "boat", "generated", "car", "snakeboard", "sleigh",
        "generated_rdp", "generated_nonholonomic", "tree", "maximal"});
   if (scene.system_type == "tree") {
-    detail::parse_tree(root, scene);
+    detail::parse_tree(root, scene, code);
     parse_timing_and_output(root, scene);
     return scene;
   }
@@ -408,22 +389,22 @@ Scene build_scene(detail::JsonDocument doc) {
   }
   if (const auto k = root.find("kinematic")) k->fail("applies to tree systems only");
   if (scene.system_type == "generated_nonholonomic") {
-    detail::parse_generated_nonholonomic(root, scene);
+    detail::parse_generated_nonholonomic(root, scene, code);
     parse_timing_and_output(root, scene);
     return scene;
   }
   if (scene.system_type == "car" || scene.system_type == "snakeboard" ||
       scene.system_type == "sleigh" || scene.system_type == "generated_rdp") {
-    detail::parse_nonholonomic(root, scene);
+    detail::parse_nonholonomic(root, scene, code);
     parse_timing_and_output(root, scene);
     return scene;
   }
-  if (scene.system_type == "generated" &&
-      with_field(sys.at("library"), [&] {
-        return generated_vehicle_group(detail::generated_library_path(sys, scene.file));
-      }) == 2) {
+  GeneratedHolonomicModel generated;
+  if (scene.system_type == "generated")
+    generated = code.holonomic_vehicle(detail::generated_library(sys));
+  if (const auto* planar = std::get_if<std::shared_ptr<const GeneratedPlanarVehicle>>(&generated)) {
     PlanarVehicleScene v;
-    v.model = detail::parse_generated_planar(sys, scene.file);
+    v.model = *planar;
     if (const auto in = root.find("integrator")) parse_integrator(*in, v, scene.policy);
     parse_timing_and_output(root, scene);
     if (const auto s = root.find("initial_state"))
@@ -443,7 +424,7 @@ Scene build_scene(detail::JsonDocument doc) {
     controls_what = "helicopter controls: collective u_c [N], tail rotor u_psi [N]";
     shape_what = "helicopter rotor tilt: pitch, roll [rad]";
   } else if (scene.system_type == "generated") {
-    v.model = detail::parse_generated(sys, scene.file);
+    v.model = std::get<std::shared_ptr<const GeneratedVehicle>>(generated);
   } else {
     v.model = parse_boat(sys);
     controls_what = "boat thrusters: right u_r [N], left u_l [N]";
@@ -464,14 +445,21 @@ Scene build_scene(detail::JsonDocument doc) {
 
 }  // namespace
 
-Scene parse_scene(std::string_view json_text, const std::string& file_label) {
-  Scene scene = build_scene(detail::parse_json_text(json_text, file_label));
+Scene parse_scene(std::string_view json_text, const std::string& file_label,
+                  const CodeResolver& code) {
+  Scene scene = build_scene(detail::parse_json_text(json_text, file_label), code);
   scene.text = std::string(json_text);
   return scene;
 }
 
-Scene load_scene(const std::filesystem::path& path) {
-  return parse_scene(detail::read_input_file(path, "a JSON file"), path.string());
+Scene load_scene(const std::filesystem::path& path, const CodeResolver& code) {
+  return parse_scene(detail::read_input_file(path, "a JSON file"), path.string(), code);
 }
+
+Scene parse_scene(std::string_view json_text, const std::string& file_label) {
+  return parse_scene(json_text, file_label, RefuseCode());
+}
+
+Scene load_scene(const std::filesystem::path& path) { return load_scene(path, RefuseCode()); }
 
 }  // namespace marsden::io

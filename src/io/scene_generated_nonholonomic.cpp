@@ -8,13 +8,11 @@
 
 namespace marsden::io::detail {
 
-void parse_generated_nonholonomic(const JsonNode& root, Scene& scene) {
+void parse_generated_nonholonomic(const JsonNode& root, Scene& scene, const CodeResolver& code) {
   NonholonomicScene nh;
   nh.method = NhMethod::Gni;
   const JsonNode sys = root.at("system");
-  const std::filesystem::path path = generated_library_path(sys, scene.file);
-  nh.full_coordinates =
-      with_field(sys.at("library"), [&] { return GeneratedNonholonomicModel::load(path); });
+  nh.full_coordinates = code.nonholonomic_model(generated_library(sys));
   const int n = nh.full_coordinates->dof();
 
   if (const auto in = root.find("integrator")) {

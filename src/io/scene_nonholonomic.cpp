@@ -45,13 +45,11 @@ double number_if(const JsonNode& obj, std::string_view key, double value) {
 }
 
 void parse_system(const JsonNode& sys, Kind kind, NonholonomicScene& nh,
-                  const std::string& file) {
+                  const CodeResolver& code) {
   switch (kind) {
-    case Kind::Generated: {
-      const std::filesystem::path path = generated_library_path(sys, file);
-      nh.generated = with_field(sys.at("library"), [&] { return GeneratedRdpVehicle::load(path); });
+    case Kind::Generated:
+      nh.generated = code.rdp_vehicle(generated_library(sys));
       break;
-    }
     case Kind::Car: {
       sys.expect_keys({"type", "mass", "wheel_inertia", "body_inertia", "wheel_radius",
                        "axle_distance"});
@@ -192,15 +190,15 @@ void parse_initial_state(const JsonNode& s, Kind kind, NonholonomicScene& nh) {
 
 CarParams parse_car(const JsonNode& sys) {
   NonholonomicScene nh;
-  parse_system(sys, Kind::Car, nh, "");
+  parse_system(sys, Kind::Car, nh, RefuseCode());
   return nh.car;
 }
 
-void parse_nonholonomic(const JsonNode& root, Scene& scene) {
+void parse_nonholonomic(const JsonNode& root, Scene& scene, const CodeResolver& code) {
   const Kind kind = kind_of(scene.system_type);
   auto nh = std::make_shared<NonholonomicScene>();
   nh->vehicle = kind;
-  parse_system(root.at("system"), kind, *nh, scene.file);
+  parse_system(root.at("system"), kind, *nh, code);
   nh->shape = ShapeVec::Zero(num_shape(*nh));
   nh->shape_velocity = ShapeVec::Zero(num_shape(*nh));
   if (nh->generated) nh->locked_velocity = RdpVec::Zero(nh->generated->num_symmetry());

@@ -287,30 +287,24 @@ std::shared_ptr<const Model> urdf_model(const JsonNode& sys, Scene& scene) {
 
 // The model with the generated elements of "potentials", "forces" and
 // "generated_constraints": [{"library": path}, ...] added, each path relative to the scene
-// file (marsden.symbolic.TreePotential, TreeForce and TreeConstraint, docs/own-system.md).
+// file (marsden.symbolic.TreePotential, TreeForce and TreeConstraint, docs/own-system.md),
+// each loaded by `code`.
 std::shared_ptr<const Model> with_generated_elements(std::shared_ptr<const Model> model,
                                                      const JsonNode& sys,
-                                                     const std::string& file) {
+                                                     const CodeResolver& code) {
   if (!sys.has("potentials") && !sys.has("forces") && !sys.has("generated_constraints"))
     return model;
   ModelBuilder b(*model);
-  for (const char* key : {"potentials", "forces", "generated_constraints"}) {
+  constexpr std::pair<const char*, const char*> kElements[] = {
+      {"potentials", "potential"}, {"forces", "force"}, {"generated_constraints", "constraint"}};
+  for (const auto& [key, role] : kElements) {
     const auto elements = sys.find(key);
     if (!elements) continue;
     if (!elements->is_array()) elements->fail("expected an array of {\"library\": path}");
     for (std::size_t i = 0; i < elements->array_size(); ++i) {
       const JsonNode e = (*elements)[i];
       e.expect_keys({"library"});
-      const JsonNode library = e.at("library");
-      const std::filesystem::path path = path_relative_to(library, file);
-      with_field(library, [&] {
-        if (std::string(key) == "potentials")
-          b.add_generated_potential(path.string());
-        else if (std::string(key) == "forces")
-          b.add_generated_force(path.string());
-        else
-          b.add_generated_constraint(path.string());
-      });
+      code.add_tree_element(b, library_reference(e.at("library"), role));
     }
   }
   return with_field(sys, [&] { return std::make_shared<const Model>(b.build()); });
@@ -443,7 +437,7 @@ void check_memory(const JsonNode& root, const JsonNode& sys, const TreeScene& tr
 
 }  // namespace
 
-void parse_tree(const JsonNode& root, Scene& scene) {
+void parse_tree(const JsonNode& root, Scene& scene, const CodeResolver& code) {
   auto tree = std::make_shared<TreeScene>();
   const JsonNode sys = root.at("system");
   const int sources = int(sys.has("model")) + int(sys.has("frames")) + int(sys.has("urdf"));
@@ -461,7 +455,7 @@ void parse_tree(const JsonNode& root, Scene& scene) {
     scene.source = "urdf";
     tree->model = urdf_model(sys, scene);
   }
-  tree->model = with_generated_elements(std::move(tree->model), sys, scene.file);
+  tree->model = with_generated_elements(std::move(tree->model), sys, code);
   const Model& model = *tree->model;
 
   if (const auto in = root.find("integrator")) parse_integrator(*in, *tree, scene.policy);

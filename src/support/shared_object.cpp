@@ -2,7 +2,12 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+
 #include "marsden/error.hpp"
+#include "marsden/support/sha256.hpp"
 
 namespace marsden::detail {
 
@@ -10,9 +15,45 @@ std::string generated_where(const std::filesystem::path& path) {
   return "generated model '" + path.string() + "'";
 }
 
+std::filesystem::path symbolic_cache_dir() {
+  if (const char* env = std::getenv("MARSDEN_CACHE"); env != nullptr && *env != '\0') return env;
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0')
+    return std::filesystem::path(home) / ".cache" / "marsden" / "symbolic";
+  return {};
+}
+
+namespace {
+
+// An object of the cache is named NAME-KEY-SHA256.so, SHA256 the digest of its content
+// (64 hexadecimal digits): it is loaded only when the two agree.
+void check_cached_object(const std::filesystem::path& path) {
+  const std::filesystem::path cache = symbolic_cache_dir();
+  std::error_code ec;
+  const std::filesystem::path folder = std::filesystem::absolute(path, ec).parent_path();
+  if (cache.empty() || !std::filesystem::equivalent(folder, cache, ec)) return;
+  const std::string clear = "clear the cache (rm -r " + cache.string() +
+                            ") and build the model again with marsden.symbolic";
+  const std::string stem = path.stem().string();
+  const std::string named = stem.size() > 65 ? stem.substr(stem.size() - 64) : std::string();
+  if (path.extension() != ".so" || stem.size() <= 65 || stem[stem.size() - 65] != '-' ||
+      !std::all_of(named.begin(), named.end(),
+                   [](char c) { return std::isdigit(static_cast<unsigned char>(c)) ||
+                                       (c >= 'a' && c <= 'f'); }))
+    throw InputError(generated_where(path) + ": lies in the compiled-model cache (" +
+                     cache.string() + ") without the hash of its content in its name "
+                     "(NAME-KEY-SHA256.so), so it is not loaded; " + clear);
+  if (file_sha256_hex(path) != named)
+    throw InputError(generated_where(path) + ": its content does not match the hash in its "
+                     "name (it changed after marsden.symbolic compiled it), so it is not "
+                     "loaded; " + clear);
+}
+
+}  // namespace
+
 SharedObject open_shared_object(const std::filesystem::path& path) {
   if (!std::filesystem::is_regular_file(path))
     throw InputError(generated_where(path) + ": no such file");
+  check_cached_object(path);
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     const char* why = dlerror();

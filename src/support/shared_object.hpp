@@ -17,8 +17,15 @@ struct SharedObject {
 // "generated model '<path>'": how every error about the object names it.
 std::string generated_where(const std::filesystem::path& path);
 
+// The folder of marsden.symbolic's compiled objects (cache_dir() of
+// python/marsden/symbolic/_codegen.py): $MARSDEN_CACHE, else ~/.cache/marsden/symbolic;
+// empty when neither that nor $HOME is set.
+std::filesystem::path symbolic_cache_dir();
+
 // dlopen(path) with RTLD_LOCAL, so that several generated models share entry-point names
-// without clashing. InputError naming the file when it is missing or cannot be loaded.
+// without clashing. InputError naming the file when it is missing or cannot be loaded, and
+// when it lies in the cache (symbolic_cache_dir()) but its content does not match the
+// SHA-256 its name carries (NAME-KEY-SHA256.so).
 SharedObject open_shared_object(const std::filesystem::path& path);
 
 // The entry point `name`; InputError naming the file and the entry point when it is absent.

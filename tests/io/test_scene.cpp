@@ -1,8 +1,6 @@
 #include <cmath>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -13,7 +11,6 @@
 #include "io/temp_dir.hpp"
 #include "marsden/error.hpp"
 #include "marsden/io/problem.hpp"
-#include "marsden/io/python_modules.hpp"
 #include "marsden/io/scene.hpp"
 #include "marsden/io/urdf.hpp"
 #include "marsden/run/run.hpp"
@@ -614,17 +611,18 @@ TEST(SceneErrors, LongKeysAndValuesAreShownCut) {
                                                      "\u2026(5000000 bytes)\")");
 }
 
-// ------------------------------------------------------------------------ "module" fields
-// Errors found before any Python runs; tests/python/test_symbolic_module.py runs modules.
+// ------------------------------------------------------------------ code that files name
+// The readers of io/ run no code: the keys around a reference are checked, and then, with
+// no resolver, every module and library is refused before anything runs (the fuzz targets'
+// readers). tests/run/test_code.cpp tests the resolver of run/ and the user's allowance;
+// tests/python/test_symbolic_module.py runs modules.
 
 std::string module_scene(const std::string& system) {
   return R"({"system": )" + system + R"(, "dt": 0.01, "duration": 0.1})";
 }
 
-TEST(SceneModuleErrors, MissingFileBothModuleAndLibraryAndStrayKeys) {
+TEST(SceneCodeErrors, BothModuleAndLibraryStrayKeysAndObjectNames) {
   TempDir dir;
-  expect_message(dir, load_error(dir, module_scene(R"({"module": "nowhere.py"})")),
-                 "system.module", "no such Python file: " + (dir / "nowhere.py").string());
   dir.write("m.py", "");
   expect_message(dir, load_error(dir, module_scene(R"({"module": "m.py", "library": "m.so"})")),
                  "system", "give either \"module\" or \"library\", not both");
@@ -633,58 +631,46 @@ TEST(SceneModuleErrors, MissingFileBothModuleAndLibraryAndStrayKeys) {
   expect_message(dir, load_error(dir, module_scene(R"({"module": "m.py", "object": "a b"})")),
                  "system.object", "expected a Python attribute name, got 'a b'");
   expect_message(dir,
-                 load_error(dir, module_scene(R"({"type": "tree", "model": "double_pendulum",
-                                                  "forces": [{"module": "gone.py"}]})")),
-                 "system.forces[0].module", "no such Python file");
+                 load_error(dir, module_scene(R"({"type": "generated", "library": "m.so",
+                                                  "object": "quad"})")),
+                 "system.object", "unknown key; allowed keys here: type, library");
 }
 
-// A scoped $MARSDEN_PYTHON.
-class PythonVariable {
- public:
-  explicit PythonVariable(const std::string& value) {
-    if (const char* old = std::getenv("MARSDEN_PYTHON")) old_ = old;
-    ::setenv("MARSDEN_PYTHON", value.c_str(), 1);
-  }
-  ~PythonVariable() {
-    if (old_) ::setenv("MARSDEN_PYTHON", old_->c_str(), 1);
-    else ::unsetenv("MARSDEN_PYTHON");
-  }
-
- private:
-  std::optional<std::string> old_;
-};
-
-TEST(SceneModuleErrors, PythonNotFoundNamesWhereItsNameCameFrom) {
+// A library here is text: a reader that tried to load it would say "cannot be loaded".
+TEST(SceneCodeErrors, ReadersWithoutAResolverRefuseModulesAndLibraries) {
   TempDir dir;
   dir.write("m.py", "");
-  const PythonVariable python((dir / "no-python").string());
+  dir.write("m.so", "not a shared object");
+  const std::string module = "names a Python module ('m.py'), which this reader does not run";
+  const std::string library = "names a compiled library ('m.so'), which this reader does not load";
   expect_message(dir, load_error(dir, module_scene(R"({"module": "m.py"})")), "system.module",
-                 "Python module 'm.py': cannot run Python '" + (dir / "no-python").string() +
-                     "' ($MARSDEN_PYTHON): No such file or directory; set MARSDEN_PYTHON");
-}
-
-// The fuzz targets' setting: a "module" is bad input, refused before anything runs (the
-// Python named here does not exist, so a reader that tried would say so instead).
-TEST(SceneModuleErrors, ReadersThatStartNoProcessRefuseModules) {
-  TempDir dir;
-  dir.write("m.py", "");
-  const PythonVariable python((dir / "no-python").string());
-  set_python_modules(PythonModules::Refuse);
-  const std::string scene = load_error(dir, module_scene(R"({"module": "m.py"})"));
-  const std::string element = load_error(dir, module_scene(R"({"type": "tree",
-      "model": "double_pendulum", "potentials": [{"module": "m.py"}]})"));
-  std::string problem;
-  try {
-    parse_problem_text(R"({"system": {"module": "m.py", "object": "quad"}})",
-                       (dir / "scene.json").string());
-  } catch (const InputError& e) {
-    problem = e.what();
+                 module);
+  expect_message(dir, load_error(dir, module_scene(R"({"type": "tree",
+      "model": "double_pendulum", "potentials": [{"module": "m.py"}]})")),
+                 "system.potentials[0].module", module);
+  for (const char* type : {"generated", "generated_rdp", "generated_nonholonomic"})
+    expect_message(dir,
+                   load_error(dir, module_scene(R"({"type": ")" + std::string(type) +
+                                                R"(", "library": "m.so"})")),
+                   "system.library", library);
+  for (const char* key : {"potentials", "forces", "generated_constraints"})
+    expect_message(dir, load_error(dir, module_scene(R"({"type": "tree",
+        "model": "double_pendulum", ")" + std::string(key) + R"(": [{"library": "m.so"}]})")),
+                   "system." + std::string(key) + "[0].library", library);
+  for (const char* system : {R"({"module": "m.py", "object": "quad"})",
+                             R"({"type": "generated", "library": "m.so"})",
+                             R"({"type": "generated_rdp", "library": "m.so"})"}) {
+    std::string problem;
+    try {
+      parse_problem_text(R"({"system": )" + std::string(system) + "}",
+                         (dir / "scene.json").string());
+    } catch (const InputError& e) {
+      problem = e.what();
+    }
+    EXPECT_NE(problem.find("which this reader does not"), std::string::npos) << problem;
+    expect_message(dir, problem, std::string(system).find("module") != std::string::npos
+                                     ? "system.module" : "system.library", "names a");
   }
-  set_python_modules(PythonModules::Run);
-  const std::string refused = "names a Python module ('m.py'), which this reader does not run";
-  expect_message(dir, scene, "system.module", refused);
-  expect_message(dir, element, "system.potentials[0].module", refused);
-  expect_message(dir, problem, "system.module", refused);
 }
 
 }  // namespace

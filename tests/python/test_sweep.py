@@ -349,3 +349,115 @@ def test_maximal_and_nonholonomic_monte_carlo_sweeps(tmp_path):
     spec["scene"]["duration"] = 0.05
     row = sw.sweep(spec, tmp_path / "bad", workers=1, progress=False).to_pylist()[0]
     assert row["status"] == "error" and "no entry 'spin'" in row["error"]
+
+
+# ------------------------------------------------------------------ trust (reliability.md)
+LIBRARY_SCENE = {"system": {"type": "generated", "library": "m.so"}, "dt": 0.01, "duration": 0.1}
+
+
+def test_a_sweep_whose_scene_names_code_is_refused_without_the_allowance(tmp_path, monkeypatch):
+    """Refused before any cluster starts, naming the file that names the code, the field and
+    how to allow it; each run refuses it too without allow_code (a parameter may name a
+    library: the reader is the guard), and runs it with allow_code (the library here is
+    text: loading it fails, naming the field)."""
+    monkeypatch.delenv("MARSDEN_TRUSTED_FOLDERS", raising=False)
+    (tmp_path / "m.so").write_text("not a shared object")
+    (tmp_path / "scene.json").write_text(json.dumps(LIBRARY_SCENE))
+    (tmp_path / "by_file.json").write_text(json.dumps(
+        {"scene": "scene.json", "parameters": {"dt": [0.01]}}))
+    (tmp_path / "inline.json").write_text(json.dumps(
+        {"scene": {**LIBRARY_SCENE, "system": {"module": "m.py"}}, "parameters": {"dt": [0.01]}}))
+    start = time.monotonic()
+    with pytest.raises(marsden.InputError) as by_file:
+        sw.sweep(tmp_path / "by_file.json", tmp_path / "out", workers=1, progress=False)
+    with pytest.raises(marsden.InputError) as inline:
+        sw.sweep(tmp_path / "inline.json", tmp_path / "out", workers=1, progress=False)
+    assert time.monotonic() - start < 5  # no cluster was started
+    assert str(by_file.value).startswith(
+        f"{tmp_path / 'scene.json'}: field 'system.library': names a compiled library ('m.so')")
+    assert str(inline.value).startswith(
+        f"{tmp_path / 'inline.json'}: field 'scene.system.module': names a Python module ('m.py')")
+    for e in (by_file, inline):
+        assert ("pass allow_code=True to marsden.sweep.sweep (`marsden sweep --allow-code`), or add "
+                "the folder of the sweep file (and of its scene file) to "
+                "$MARSDEN_TRUSTED_FOLDERS") in str(e.value)
+    assert not (tmp_path / "out" / "results.parquet").exists()
+    spec = sw.load_spec(tmp_path / "by_file.json")
+    run = sw.runs(spec)[0]
+    refused = sw.run_one(spec, run)
+    assert refused["status"] == "error" and "names a compiled library ('m.so')" in refused["error"]
+    allowed = sw.run_one(spec, run, allow_code=True)
+    assert allowed["status"] == "error" and "field 'system.library'" in allowed["error"]
+    assert "cannot be loaded" in allowed["error"]
+
+
+def test_trusted_folders_allow_a_sweeps_code_when_every_file_lies_in_one(tmp_path, monkeypatch):
+    trusted, other = tmp_path / "trusted", tmp_path / "trusted-not"
+    for folder in (trusted, other):
+        folder.mkdir()
+        (folder / "scene.json").write_text(json.dumps(LIBRARY_SCENE))
+    (trusted / "sweep.json").write_text(json.dumps({"scene": "scene.json"}))
+    (trusted / "elsewhere.json").write_text(json.dumps({"scene": "../trusted-not/scene.json"}))
+    (other / "sweep.json").write_text(json.dumps({"scene": "../trusted/scene.json"}))
+    monkeypatch.setenv("MARSDEN_TRUSTED_FOLDERS", str(trusted))
+
+    def allowed(path):
+        spec, files = sw._load_spec(path)
+        try:
+            return sw._check_code(spec, files, str(path), False)
+        except marsden.InputError:
+            return False
+
+    assert allowed(trusted / "sweep.json")
+    assert not allowed(trusted / "elsewhere.json")  # its scene lies outside
+    assert not allowed(other / "sweep.json")  # the sweep lies outside
+    with pytest.raises(marsden.InputError, match="field 'scene.system.library'"):
+        sw._check_code({"scene": LIBRARY_SCENE}, {}, "<sweep>", False)  # a dict has no folder
+
+
+def test_a_plaintext_scheduler_on_another_machine_is_warned_about_by_address():
+    """The decision alone, connecting to nothing: TLS when Dask's is configured, a warning
+    naming a non-loopback address reached in plaintext, none for this machine."""
+    from distributed.security import Security
+
+    plain = Security(require_encryption=False)
+    for address in ("tcp://10.1.2.3:8786", "192.168.0.7:8786", "tcp://scheduler.example:8786",
+                    "ws://[2001:db8::1]:8786"):
+        kept, security, warning = sw.scheduler_connection(address, plain)
+        assert kept == address and security is plain
+        assert warning is not None and f"the Dask scheduler at {address} is reached in " \
+                                         "plaintext" in warning and "Trust model" in warning
+    for address in ("tcp://127.0.0.1:8786", "127.0.0.2:8786", "tcp://localhost:8786",
+                    "tcp://[::1]:8786"):
+        assert sw.scheduler_connection(address, plain) == (address, plain, None)
+    tls = Security(tls_ca_file="ca.pem", tls_client_cert="client.pem", tls_client_key="key.pem")
+    assert sw.scheduler_connection("tcp://10.1.2.3:8786", tls) == ("tls://10.1.2.3:8786", tls, None)
+    assert sw.scheduler_connection("tls://10.1.2.3:8786", tls) == ("tls://10.1.2.3:8786", tls, None)
+    with pytest.raises(marsden.InputError, match="a TLS address needs Dask's TLS configured"):
+        sw.scheduler_connection("tls://10.1.2.3:8786", plain)
+
+
+def test_sweep_warns_before_it_connects_and_hands_the_security_to_the_client(tmp_path,
+                                                                            monkeypatch):
+    """The sweep's own path to a scheduler, with a client that connects to nothing."""
+    import warnings
+
+    import dask.distributed
+
+    calls = []
+
+    class NoClient:
+        def __init__(self, address, **kwargs):
+            calls.append((address, kwargs))
+            raise ConnectionRefusedError(address)
+
+    monkeypatch.setattr(dask.distributed, "Client", NoClient)
+    with pytest.warns(sw.PlaintextSchedulerWarning, match="tcp://10.1.2.3:8786 is reached"), \
+            pytest.raises(ConnectionRefusedError):
+        sw.sweep(_spec(1), tmp_path / "far", address="tcp://10.1.2.3:8786", progress=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ConnectionRefusedError):
+            sw.sweep(_spec(1), tmp_path / "near", address="tcp://127.0.0.1:8786", progress=False)
+    assert [address for address, _ in calls] == ["tcp://10.1.2.3:8786", "tcp://127.0.0.1:8786"]
+    assert all(kwargs["security"] is not None for _, kwargs in calls)

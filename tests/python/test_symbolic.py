@@ -358,18 +358,19 @@ def test_bad_models_are_refused_naming_the_symbol():
 
 
 def test_missing_compiler_and_missing_library_are_clear_errors(monkeypatch, tmp_path):
-    monkeypatch.setenv("MARSDEN_CACHE", str(tmp_path))
+    # The libraries below lie outside the cache, which checks its objects' names.
+    monkeypatch.setenv("MARSDEN_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("CC", "/nonexistent/cc")
     with pytest.raises(marsden.InputError, match="no C compiler: '/nonexistent/cc'"):
         sym.quadrotor(name="nocc")
     scene = {"system": {"type": "generated", "library": str(tmp_path / "gone.so")},
              "dt": 0.01, "duration": 0.1}
     with pytest.raises(marsden.InputError, match="system.library.*gone.so': no such file"):
-        marsden.parse_scene(json.dumps(scene))
+        marsden.parse_scene(json.dumps(scene), allow_code=True)
     (tmp_path / "junk.so").write_text("not a shared object")
     scene["system"]["library"] = str(tmp_path / "junk.so")
     with pytest.raises(marsden.InputError, match="cannot be loaded"):
-        marsden.parse_scene(json.dumps(scene))
+        marsden.parse_scene(json.dumps(scene), allow_code=True)
 
 
 def test_a_scene_file_names_the_generated_library(heli, tmp_path):
@@ -378,7 +379,7 @@ def test_a_scene_file_names_the_generated_library(heli, tmp_path):
              "shape": {"type": "constant", "value": [0.05, 0.0]}}
     path = tmp_path / "scene.json"
     path.write_text(json.dumps(scene))
-    summary = marsden.run_scene(marsden.load_scene(path), tmp_path / "out")
+    summary = marsden.run_scene(marsden.load_scene(path, allow_code=True), tmp_path / "out")
     assert summary["ok"] and (tmp_path / "out" / "trajectory.csv").is_file()
 
 
@@ -386,7 +387,7 @@ def test_threads_share_one_generated_model(quad_in_wind):
     # Batch rollouts run one loaded model on two threads: each run bit for bit alone.
     scene = marsden.parse_scene(json.dumps({
         "system": quad_in_wind.scene_system(), "dt": 0.01, "duration": 0.5,
-        "controls": {"type": "constant", "value": [HOVER] * 4}}))
+        "controls": {"type": "constant", "value": [HOVER] * 4}}), allow_code=True)
     states = np.zeros((4, 13))
     states[:, 2] = 2.0
     states[:, 3] = 1.0

@@ -524,25 +524,25 @@ def test_scene_checks_sizes_and_the_initial_state_before_stepping(tmp_path):
              "initial_state": {"q": [0.0, 0.0, 0.0]}}
     with pytest.raises(marsden.InputError, match=re.escape("constraint mu (2 x 3) has dependent "
                                                            "rows (rank 1 < 2)")):
-        marsden.parse_scene(json.dumps(scene))
+        marsden.parse_scene(json.dumps(scene), allow_code=True)
     scene["initial_state"] = {"q": [0.0, 0.0]}
     with pytest.raises(marsden.InputError, match="initial_state.q"):
-        marsden.parse_scene(json.dumps(scene))
+        marsden.parse_scene(json.dumps(scene), allow_code=True)
     scene["initial_state"] = {"q": [0.5, 0.0, 0.0]}
     scene["controls"] = {"type": "constant", "value": [1.0]}
     with pytest.raises(marsden.InputError, match="controls"):
-        marsden.parse_scene(json.dumps(scene))
+        marsden.parse_scene(json.dumps(scene), allow_code=True)
     del scene["controls"]
     scene["integrator"] = {"method": "rdp"}
     with pytest.raises(marsden.InputError, match="gni"):
-        marsden.parse_scene(json.dumps(scene))
+        marsden.parse_scene(json.dumps(scene), allow_code=True)
     scene["system"]["library"] = str(tmp_path / "gone.so")
     with pytest.raises(marsden.InputError, match="system.library.*gone.so': no such file"):
-        marsden.parse_scene(json.dumps(scene))
+        marsden.parse_scene(json.dumps(scene), allow_code=True)
     # A library of the other family is not a nonholonomic model.
     scene["system"]["library"] = str(sym.quadrotor().library)
     with pytest.raises(marsden.InputError, match="no entry point 'marsden_nh_abi_version'"):
-        marsden.parse_scene(json.dumps(scene))
+        marsden.parse_scene(json.dumps(scene), allow_code=True)
 
 
 def test_a_scene_file_names_the_generated_system(disk, tmp_path):
@@ -553,7 +553,7 @@ def test_a_scene_file_names_the_generated_system(disk, tmp_path):
     (tmp_path / disk.library.name).write_bytes(disk.library.read_bytes())
     path = tmp_path / "scene.json"
     path.write_text(json.dumps(scene))
-    assert marsden.run_scene(marsden.load_scene(path), tmp_path / "out")["ok"]
+    assert marsden.run_scene(marsden.load_scene(path, allow_code=True), tmp_path / "out")["ok"]
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["system"] == "generated_nonholonomic"
     final = summary["final_q"]
@@ -606,7 +606,7 @@ def test_a_sweep_runs_over_the_initial_states_of_generated_systems(disk, tmp_pat
             "reference": {"dt": 0.005}}))
         spec = sw.load_spec(folder / "sweep.json")
         for r in sw.runs(spec):
-            row = sw.run_one(spec, r)
+            row = sw.run_one(spec, r, allow_code=True)
             assert row["status"] == "ok", row["error"]
             alone = json.loads(json.dumps(scene))
             if name == "disk":
@@ -614,7 +614,7 @@ def test_a_sweep_runs_over_the_initial_states_of_generated_systems(disk, tmp_pat
             else:
                 alone["initial_state"]["theta"] = r["parameters"][axis]
             (folder / "alone.json").write_text(json.dumps(alone))
-            s = marsden.load_scene(folder / "alone.json")
+            s = marsden.load_scene(folder / "alone.json", allow_code=True)
             out = marsden.simulate(marsden.make_system(s), dt=s.dt, steps=s.steps)
             assert row["energy_drift_abs"] == out.summary["energy"]["max_abs_drift"]
             # Against the half step: the distance of the final q, or of the planar pose.
@@ -635,7 +635,7 @@ def test_the_viewer_draws_a_board_or_says_there_is_nothing_to_draw(sleigh, tmp_p
                  "initial_state": {"q": [0.3, 1.0, -2.0], "qdot": [1.0, 0.0, 0.4]}}
         path = tmp_path / f"{name}.json"
         path.write_text(json.dumps(scene))
-        assert marsden.run_scene(marsden.load_scene(path), tmp_path / name)["ok"]
+        assert marsden.run_scene(marsden.load_scene(path, allow_code=True), tmp_path / name)["ok"]
         model = json.loads((tmp_path / name / "model.json").read_text())
         if name == "board":
             [body] = model["model"]["bodies"]

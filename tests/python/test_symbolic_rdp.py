@@ -255,7 +255,7 @@ def assert_changes_lane_by_dmoc(racer, tmp_path):
     summary = marsden.run_problem(problem, out)
     assert summary["ok"], summary["message"]
     assert summary["resimulation_error"] < 1e-6
-    marsden.run_scene(marsden.load_scene(out / "resimulate.json"), out / "again")
+    marsden.run_scene(marsden.load_scene(out / "resimulate.json", allow_code=True), out / "again")
     run = json.loads((out / "again" / "summary.json").read_text())
     assert run["status"] == "ok" and run["system"] == "generated_rdp"
     pose = run["final_pose"]
@@ -276,7 +276,7 @@ def test_roller_racer_ends_at_a_final_shape_velocity_by_dmoc(racer, tmp_path):
     summary = marsden.run_problem(racer.problem(spec), out)
     assert summary["ok"], summary["message"]
     assert summary["resimulation_error"] < 1e-6
-    marsden.run_scene(marsden.load_scene(out / "resimulate.json"), out / "again")
+    marsden.run_scene(marsden.load_scene(out / "resimulate.json", allow_code=True), out / "again")
     run = np.load(out / "again" / "trajectory.npz")
     assert abs(run["shape_velocity"][-1, 0] - 0.4) < 1e-6
     assert abs((run["shape"][-1, 0] - run["shape"][-2, 0]) / 0.1 - 0.4) < 1e-6
@@ -358,7 +358,7 @@ def test_roller_racer_reverse_parks_by_dmoc(racer, tmp_path):
     summary = marsden.run_problem(racer.problem(spec), out)
     assert summary["ok"], summary["message"]
     assert summary["resimulation_error"] < 1e-6
-    marsden.run_scene(marsden.load_scene(out / "resimulate.json"), out / "again")
+    marsden.run_scene(marsden.load_scene(out / "resimulate.json", allow_code=True), out / "again")
     run = json.loads((out / "again" / "summary.json").read_text())
     assert run["status"] == "ok" and run["system"] == "generated_rdp"
     pose = run["final_pose"]
@@ -417,23 +417,23 @@ def test_scene_errors_name_the_field(racer, car, tmp_path):
         return json.dumps({"system": racer.scene_system(), "dt": 0.01, "duration": 0.1, **fields})
 
     with pytest.raises(marsden.InputError, match=r"initial_state.shape.*expected 1 numbers|1 number"):
-        marsden.parse_scene(scene(initial_state={"shape": [0.1, 0.2]}), "s.json")
+        marsden.parse_scene(scene(initial_state={"shape": [0.1, 0.2]}), "s.json", allow_code=True)
     with pytest.raises(marsden.InputError, match=r"not available for this system"):
-        marsden.parse_scene(scene(integrator={"method": "gni"}), "s.json")
+        marsden.parse_scene(scene(integrator={"method": "gni"}), "s.json", allow_code=True)
     car_scene = json.dumps({"system": car.scene_system(), "dt": 0.01, "duration": 0.1,
                             "initial_state": {"shape_velocity": [1.0, 0.5]}})
     with pytest.raises(marsden.InputError, match=r"entry 1 is a prescribed velocity"):
-        marsden.parse_scene(car_scene, "s.json")
+        marsden.parse_scene(car_scene, "s.json", allow_code=True)
     # The holonomic loader refuses the RDP object, and the RDP loader a holonomic one.
     wrong = json.dumps({"system": {"type": "generated", "library": str(racer.library)},
                         "dt": 0.01, "duration": 0.1})
     with pytest.raises(marsden.InputError, match=r"no entry point 'marsden_abi_version'"):
-        marsden.parse_scene(wrong, "s.json")
+        marsden.parse_scene(wrong, "s.json", allow_code=True)
     heli = sym.helicopter()
     wrong = json.dumps({"system": {"type": "generated_rdp", "library": str(heli.library)},
                         "dt": 0.01, "duration": 0.1})
     with pytest.raises(marsden.InputError, match=r"no entry point 'marsden_rdp_abi_version'"):
-        marsden.parse_scene(wrong, "s.json")
+        marsden.parse_scene(wrong, "s.json", allow_code=True)
 
 
 # --- the roller racer with a damper and a spring at its joint (shape forces) -----------------
@@ -694,7 +694,7 @@ def test_differential_drive_turns_to_a_goal_pose_by_dmoc(drive_offset, tmp_path)
     summary = marsden.run_problem(problem, out)
     assert summary["ok"], summary["message"]
     assert summary["resimulation_error"] < 1e-6
-    marsden.run_scene(marsden.load_scene(out / "resimulate.json"), out / "again")
+    marsden.run_scene(marsden.load_scene(out / "resimulate.json", allow_code=True), out / "again")
     run = json.loads((out / "again" / "summary.json").read_text())
     assert run["status"] == "ok" and run["system"] == "generated_rdp"
     pose = run["final_pose"]

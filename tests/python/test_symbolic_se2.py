@@ -239,7 +239,7 @@ def test_a_scene_file_names_the_planar_library(spring_craft, tmp_path):
     path = tmp_path / "scene.json"
     path.write_text(json.dumps(scene))
     out = tmp_path / "out"
-    summary = marsden.run_scene(marsden.load_scene(path), out)
+    summary = marsden.run_scene(marsden.load_scene(path, allow_code=True), out)
     assert summary["ok"]
     header = (out / "trajectory.csv").read_text().splitlines()[0].split(",")
     assert header[:8] == ["t", "theta", "x", "y", "omega", "v1", "v2", "energy"], header
@@ -255,7 +255,7 @@ def test_a_scene_file_names_the_planar_library(spring_craft, tmp_path):
 def test_rollout_takes_planar_initial_states(spring_craft):
     scene = marsden.parse_scene(json.dumps({
         "system": spring_craft.scene_system(), "dt": 0.01, "duration": 0.3,
-        "controls": {"type": "constant", "value": [0.2, 0.1]}}), "planar.json")
+        "controls": {"type": "constant", "value": [0.2, 0.1]}}), "planar.json", allow_code=True)
     assert marsden.initial_state_names(scene) == ["theta", "x", "y", "omega", "v1", "v2"]
     states = np.array([[0.4, 1.0, 0.5, 0.3, 0.2, 0.0], [-2.0, 0.0, -1.0, -1.0, 0.0, 0.5]])
     batch = marsden.rollout(scene, states, threads=2)
@@ -288,7 +288,7 @@ def test_hovercraft_parks_round_a_post_by_dmoc(tmp_path):
     assert summary["min_clearance"] > -1e-6
     # The scene run_problem writes re-simulates the optimum (the problem's planar initial
     # state taken as the scene's) and ends at the goal.
-    scene = marsden.load_scene(tmp_path / "resimulate.json")
+    scene = marsden.load_scene(tmp_path / "resimulate.json", allow_code=True)
     run = marsden.simulate(marsden.make_system(scene), dt=0.1, steps=60)
     assert run.ok
     np.testing.assert_allclose(run["pose"][-1], [np.pi / 2, 3.0, 2.0], atol=1e-6)
@@ -316,8 +316,10 @@ def test_planar_errors_name_the_symbol_and_shape(spring_craft, tmp_path):
     with pytest.raises(marsden.InputError, match=r"final_state.position.*2"):
         marsden.parse_problem(json.dumps({
             "system": spring_craft.scene_system(), "dt": 0.1, "steps": 10,
-            "initial_state": {}, "final_state": {"position": [1, 0, 0]}}), "planar.json")
+            "initial_state": {}, "final_state": {"position": [1, 0, 0]}}), "planar.json",
+            allow_code=True)
     with pytest.raises(marsden.InputError, match=r"heading"):
         marsden.parse_problem(json.dumps({
             "system": spring_craft.scene_system(), "dt": 0.1, "steps": 10,
-            "initial_state": {}, "final_state": {"heading": 1.0}}), "planar.json")
+            "initial_state": {}, "final_state": {"heading": 1.0}}), "planar.json",
+            allow_code=True)

@@ -208,7 +208,8 @@ def test_scene_names_the_library_relative_to_the_file(tmp_path):
              "dt": 0.01, "duration": 1.0}
     path = tmp_path / "scene.json"
     path.write_text(json.dumps(scene))
-    from_file = marsden.simulate(marsden.make_system(marsden.load_scene(str(path))),
+    from_file = marsden.simulate(marsden.make_system(marsden.load_scene(str(path),
+                                                                        allow_code=True)),
                                  dt=0.01, steps=100)
     model = tree.with_potentials(tree.n_link_pendulum(2), indexed)
     direct = marsden.simulate(tree.system(model, [0.9, -0.4], tolerance=1e-12), dt=0.01,
@@ -262,7 +263,7 @@ def test_scene_errors_name_the_field(tmp_path):
     path = tmp_path / "scene.json"
     path.write_text(json.dumps(scene))
     with pytest.raises(marsden.InputError, match=r"potentials.*library.*no such file"):
-        marsden.load_scene(str(path))
+        marsden.load_scene(str(path), allow_code=True)
 
 
 def test_dmoc_takes_the_potential_from_a_problem_file(tmp_path):
@@ -288,10 +289,10 @@ def test_dmoc_takes_the_potential_from_a_problem_file(tmp_path):
         "cost": {"control_weights": [1]}}
     path = tmp_path / "problem.json"
     path.write_text(json.dumps(problem))
-    summary = marsden.run_problem(marsden.load_problem(path), tmp_path / "out")
+    summary = marsden.run_problem(marsden.load_problem(path, allow_code=True), tmp_path / "out")
     assert summary["ok"], summary["message"]
     assert summary["resimulation_error"] < 1e-6
-    scene = marsden.load_scene(tmp_path / "out" / "resimulate.json")
+    scene = marsden.load_scene(tmp_path / "out" / "resimulate.json", allow_code=True)
     run = marsden.simulate(marsden.make_system(scene), dt=scene.dt, steps=scene.steps)
     assert abs(run["theta"][-1] - 1.2) < 1e-6
     # The scene names the library absolutely, and without the potential the optimal
@@ -406,7 +407,8 @@ def test_scene_forces_field(nonlinear_force, tmp_path):
                         "forces": [indexed.scene_element()]},
              "initial_state": {"q": {"q1": 0.9, "q2": -0.4}},
              "integrator": {"tolerance": 1e-12}, "dt": 0.01, "duration": 1.0}
-    from_scene = marsden.simulate(marsden.make_system(marsden.parse_scene(json.dumps(scene))),
+    from_scene = marsden.simulate(marsden.make_system(marsden.parse_scene(json.dumps(scene),
+                                                                          allow_code=True)),
                                   dt=0.01, steps=100)
     model = tree.with_forces(tree.n_link_pendulum(2), indexed)
     direct = marsden.simulate(tree.system(model, [0.9, -0.4], tolerance=1e-12), dt=0.01,

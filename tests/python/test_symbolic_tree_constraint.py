@@ -178,7 +178,8 @@ def test_scene_field_and_initial_state_off_the_constraint(tether, tmp_path):
              "initial_state": {"q": {"theta1": Q0[0], "theta2": Q0[1]},
                                "qd": {"theta1": QD0[0], "theta2": QD0[1]}},
              "integrator": {"tolerance": 1e-12}, "dt": 0.01, "duration": 1.0}
-    from_scene = marsden.simulate(marsden.make_system(marsden.parse_scene(json.dumps(scene))),
+    from_scene = marsden.simulate(marsden.make_system(marsden.parse_scene(json.dumps(scene),
+                                                                          allow_code=True)),
                                   dt=0.01, steps=100)
     direct = run(tree.with_constraints(double_pendulum().build(), tether), 0.01, 100)
     names = ["theta1", "theta2", "energy"]
@@ -186,7 +187,7 @@ def test_scene_field_and_initial_state_off_the_constraint(tether, tmp_path):
     scene["initial_state"]["q"]["theta2"] = 0.0
     with pytest.raises(marsden.InputError,
                        match=r"the constraint 'tether' does not hold at the initial"):
-        marsden.parse_scene(json.dumps(scene))
+        marsden.parse_scene(json.dumps(scene), allow_code=True)
     # In Python, off the constraint, the first step fails as the built-in constraint's does.
     for model in (tree.with_constraints(double_pendulum().build(), tether),
                   double_pendulum(anchor=True).build()):
@@ -219,10 +220,10 @@ def test_dmoc_with_the_constraint_resimulates(tmp_path):
         "cost": {"control_weights": [1]}}
     path = tmp_path / "problem.json"
     path.write_text(json.dumps(problem))
-    summary = marsden.run_problem(marsden.load_problem(path), tmp_path / "out")
+    summary = marsden.run_problem(marsden.load_problem(path, allow_code=True), tmp_path / "out")
     assert summary["ok"], summary["message"]
     assert summary["resimulation_error"] < 1e-9
-    scene = marsden.load_scene(tmp_path / "out" / "resimulate.json")
+    scene = marsden.load_scene(tmp_path / "out" / "resimulate.json", allow_code=True)
     out = marsden.simulate(marsden.make_system(scene), dt=scene.dt, steps=scene.steps)
     assert abs(out["theta1"][-1] - 0.8) < 1e-6
     assert max(np.abs(np.asarray(out["constraint_residual"]))) <= 1e-12

@@ -2,17 +2,20 @@
 // by hand to the ABI, compiled here with the system C compiler, must give the hand-written
 // helicopter's gravity wrench, Jacobian and potential (same layout and perturbation
 // conventions); a planar one (SE(2)) its tether spring's; bad objects are refused naming
-// the file and the problem.
+// the file and the problem, and so are objects of the compiled-model cache whose content
+// does not match the hash in their name.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <string>
 
 #include "marsden/error.hpp"
+#include "marsden/support/sha256.hpp"
 #include "marsden/vehicle/generated.hpp"
 #include "marsden/vehicle/models.hpp"
 #include "support/allocation_counter.hpp"
@@ -270,6 +273,79 @@ TEST(GeneratedVehicle, BadObjectsAreRefusedNamingTheFile) {
   singular.replace(singular.find("I[35] = 5.0"), 11, "I[35] = 0.0");
   const fs::path flat = compile(dir, "singular", singular);
   EXPECT_NE(message(flat).find("not positive definite"), std::string::npos) << message(flat);
+}
+
+// FIPS 180-4's examples, the lengths where the padding spills into a second block, and a
+// million 'a', as Python's hashlib gives them.
+TEST(Sha256, KnownDigests) {
+  EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  EXPECT_EQ(sha256_hex(std::string(55, 'a')),
+            "9f4390f8d30c2dd92ec9f095b65e2b9ae9b0a925a5258e241c9f1e910f734318");
+  EXPECT_EQ(sha256_hex(std::string(56, 'a')),
+            "b35439a4ac6f0948b6d6f9e3c6af0f5f590ce20f1bde7090ef7970686ec6738a");
+  EXPECT_EQ(sha256_hex(std::string(64, 'a')),
+            "ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df154668eb");
+  EXPECT_EQ(sha256_hex(std::string(1000000, 'a')),
+            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+// A scoped environment variable (unset: null).
+class EnvVariable {
+ public:
+  EnvVariable(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value) ::setenv(name, value, 1);
+    else ::unsetenv(name);
+  }
+  ~EnvVariable() {
+    if (old_) ::setenv(name_, old_->c_str(), 1);
+    else ::unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+// An object taken from the compiled-model cache ($MARSDEN_CACHE) loads only when its
+// content matches the SHA-256 in its name (NAME-KEY-SHA256.so, as marsden.symbolic writes
+// it); the same object elsewhere loads under any name.
+TEST(GeneratedVehicle, CachedObjectsLoadOnlyWhenTheirContentMatchesTheHashInTheirName) {
+  const TempDir dir;
+  const fs::path built = compile(dir, "gravity", gravity_body(1));
+  const fs::path cache = dir.path / "cache";
+  fs::create_directories(cache);
+  const EnvVariable variable("MARSDEN_CACHE", cache.c_str());
+  const auto message = [](const fs::path& path) {
+    try {
+      GeneratedVehicle::load(path);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("loaded");
+  };
+  const fs::path good = cache / ("gravity-0123456789abcdef01234567-" + file_sha256_hex(built) + ".so");
+  fs::copy_file(built, good);
+  EXPECT_EQ(message(good), "loaded");
+  EXPECT_EQ(message(built), "loaded");  // not in the cache
+
+  const fs::path plain = cache / "gravity.so";
+  fs::copy_file(built, plain);
+  EXPECT_NE(message(plain).find("gravity.so': lies in the compiled-model cache (" +
+                                cache.string() + ") without the hash of its content"),
+            std::string::npos)
+      << message(plain);
+
+  std::ofstream(good, std::ios::app | std::ios::binary) << '\0';
+  const std::string tampered = message(good);
+  EXPECT_NE(tampered.find(good.string() + "': its content does not match the hash in its name"),
+            std::string::npos)
+      << tampered;
+  EXPECT_NE(tampered.find("clear the cache (rm -r " + cache.string() + ")"), std::string::npos)
+      << tampered;
 }
 
 }  // namespace

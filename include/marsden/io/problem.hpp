@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "marsden/control/ocp.hpp"
+#include "marsden/io/code.hpp"
 
 namespace marsden::io {
 
@@ -29,7 +30,11 @@ struct Problem {
 };
 
 // Throws InputError "FILE: field 'a.b': problem" on anything malformed or inconsistent.
+// The code the file names is resolved by `code`, else refused (as for scenes, scene.hpp).
+Problem load_problem(const std::filesystem::path& path, const CodeResolver& code);
 Problem load_problem(const std::filesystem::path& path);
+Problem parse_problem_text(std::string_view text, std::string file_label,
+                           const CodeResolver& code);
 Problem parse_problem_text(std::string_view text, std::string file_label);
 
 // The scene file (JSON text) that re-simulates a solution of the problem: its system,

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "marsden/control/path.hpp"
+#include "marsden/io/code.hpp"
 #include "marsden/sim/maximal.hpp"
 #include "marsden/sim/nonholonomic.hpp"
 #include "marsden/sim/simulate.hpp"
@@ -70,9 +71,14 @@ struct Scene {
       system;
 };
 
-// Reads and validates a scene file. Throws InputError naming the file and the field.
+// Reads and validates a scene file. Throws InputError naming the file and the field. The
+// code the file names (a module, a library) is resolved by `code`; without it, refused
+// (marsden/io/code.hpp; run::load_scene resolves it with the user's allowance).
+Scene load_scene(const std::filesystem::path& path, const CodeResolver& code);
 Scene load_scene(const std::filesystem::path& path);
 // The same from text; file_label names the source in messages.
+Scene parse_scene(std::string_view json_text, const std::string& file_label,
+                  const CodeResolver& code);
 Scene parse_scene(std::string_view json_text, const std::string& file_label);
 
 

@@ -9,6 +9,7 @@ import json
 import os
 import shlex
 import shutil
+import stat
 import subprocess
 import tempfile
 import time
@@ -45,6 +46,45 @@ def cache_dir() -> Path:
     """Where compiled models are kept: $MARSDEN_CACHE, else ~/.cache/marsden/symbolic."""
     env = os.environ.get("MARSDEN_CACHE")
     return Path(env) if env else Path.home() / ".cache" / "marsden" / "symbolic"
+
+
+def private_cache_dir() -> Path:
+    """cache_dir(), created if needed and private to this user (mode 0700, tightened when
+    looser): whoever can write there can put code in place of a model. InputError when it
+    cannot be created or belongs to another user."""
+    directory = cache_dir()
+    try:
+        directory.parent.mkdir(parents=True, exist_ok=True)
+        directory.mkdir(mode=0o700, exist_ok=True)
+        st = directory.stat()
+        if st.st_uid != os.getuid():
+            raise InputError(f"cache directory {directory}: belongs to another user (uid "
+                             f"{st.st_uid}); set MARSDEN_CACHE to a folder of yours")
+        if stat.S_IMODE(st.st_mode) != 0o700:
+            directory.chmod(0o700)
+    except OSError as e:
+        raise InputError(f"cache directory {directory}: cannot be created ({e}); set "
+                         "MARSDEN_CACHE to a writable folder") from None
+    return directory
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 16), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def check_cached(library: Path) -> Path:
+    """A cached object, named NAME-KEY-SHA256.so, whose content matches the SHA-256 in its
+    name (as the C++ loader checks, src/support/shared_object.cpp); InputError otherwise."""
+    if _sha256(library) != library.stem.rsplit("-", 1)[-1]:
+        raise InputError(f"generated model '{library}': its content does not match the hash in "
+                         "its name (it changed after marsden.symbolic compiled it), so it is "
+                         f"not loaded; clear the cache (rm -r {library.parent}) and build the "
+                         "model again with marsden.symbolic")
+    return library
 
 
 def _as_sx(value, what: str) -> ca.SX:
@@ -110,19 +150,17 @@ def compiler() -> list[str]:
 
 def _compile(source: str, name: str) -> tuple[Path, bool, float]:
     """The shared object built from source, from the cache when it is there: (path,
-    whether it was compiled now, compile seconds)."""
+    whether it was compiled now, compile seconds). Its name is NAME-KEY-SHA256.so: KEY
+    hashes the source and the compile command (what finds it again), SHA256 its content
+    (what a cached object must still match to be loaded)."""
     command = compiler()
     flags = ["-O2", "-fPIC", "-shared"]
     key = hashlib.sha256("\0".join([source, *command, *flags]).encode()).hexdigest()[:24]
-    directory = cache_dir()
-    library = directory / f"{name}-{key}.so"
-    if library.is_file():
-        return library, False, 0.0
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise InputError(f"cache directory {directory}: cannot be created ({e}); set "
-                         "MARSDEN_CACHE to a writable folder") from None
+    directory = private_cache_dir()
+    prefix = f"{name}-{key}-"
+    for cached in sorted(directory.iterdir()):
+        if cached.name.startswith(prefix) and cached.suffix == ".so":
+            return check_cached(cached), False, 0.0
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(dir=directory, prefix=f".{name}-") as tmp:
         c_file = Path(tmp) / f"{name}.c"
@@ -134,6 +172,7 @@ def _compile(source: str, name: str) -> tuple[Path, bool, float]:
             raise InputError(f"{name}: the C compiler failed ({' '.join(command)}):\n"
                              f"{done.stderr[-2000:]}")
         # Complete under a temporary name, then renamed: a reader sees all of it or nothing.
+        library = directory / f"{prefix}{_sha256(built)}.so"
         os.replace(built, library)
     return library, True, time.perf_counter() - start
 
@@ -141,10 +180,12 @@ def _compile(source: str, name: str) -> tuple[Path, bool, float]:
 def scene_system(system: dict, name: str, integrator: dict | None, initial_state: dict | None,
                  **signals) -> System:
     """The simulated system of a scene with this "system" object, integrator and initial
-    state (docs/scene.md); signals (controls, shape) are passed to make_system."""
+    state (docs/scene.md); signals (controls, shape) are passed to make_system. The system
+    is this program's own code (compiled here): its library loads without an allowance."""
     scene = {"system": system, "dt": 0.01, "duration": 0.01}
     if integrator is not None:
         scene["integrator"] = integrator
     if initial_state is not None:
         scene["initial_state"] = initial_state
-    return make_system(parse_scene(json.dumps(scene), f"symbolic.{name}"), **signals)
+    return make_system(parse_scene(json.dumps(scene), f"symbolic.{name}", allow_code=True),
+                       **signals)
