@@ -79,7 +79,7 @@ def test_rollout_controls_and_bad_input():
         marsden.rollout(scene, np.zeros(13))
     states = np.tile([0, 0, 0, 1, 0, 0, 0, 0.1, 1, 0, 0, 0, 0], (3, 1)).astype(float)
     states[1, 8] = np.nan
-    with pytest.raises(marsden.InputError, match=r"run 1: initial_states\[1\]: entry 8 \(wy\)"):
+    with pytest.raises(marsden.InputError, match=r"run 1: initial_states\[1\]: vehicle state: entry 8 \(wy\)"):
         marsden.rollout(scene, states)
     with pytest.raises(marsden.InputError, match=r"initial_states: expected 2 x 13 values, got 24"):
         marsden.rollout(scene, np.zeros((2, 12)))
@@ -344,10 +344,10 @@ def test_maximal_and_nonholonomic_monte_carlo_sweeps(tmp_path):
             assert row["energy_drift"] == alone.summary["energy"]["relative_drift"]
             assert row["constraint_violation"] == alone.summary["constraint_violation_max"]
     # An unknown state entry is a row's error naming it, not the end of the sweep.
-    spec = sw.load_spec(root / "sleigh_monte_carlo.json")
-    spec["parameters"] = {"state.spin": [1.0]}
-    spec["scene"]["duration"] = 0.05
-    row = sw.sweep(spec, tmp_path / "bad", workers=1, progress=False).to_pylist()[0]
+    scene = sw.load_spec(root / "sleigh_monte_carlo.json")["scene"]
+    scene["duration"] = 0.05
+    bad = {"scene": scene, "parameters": {"state.spin": [1.0]}, "metrics": ["energy_drift"]}
+    row = sw.sweep(bad, tmp_path / "bad", workers=1, progress=False).to_pylist()[0]
     assert row["status"] == "error" and "no entry 'spin'" in row["error"]
 
 
