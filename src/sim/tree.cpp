@@ -239,7 +239,10 @@ class TreeSystem final : public sim::System {
     check_state("tree", names, x);
     const Eigen::Index n = model_.num_coords();
     const VecX q = Eigen::Map<const VecX>(x.data(), n), qd = Eigen::Map<const VecX>(x.data() + n, n);
-    const double violation = tree::max_constraint_violation(model_, data_, q);
+    // Checked in a workspace of their own, so that a refused state leaves this one as it was.
+    tree::Data check(model_, ts_.memory_limit);
+    tree::check_generated_constraints(model_, check, q);
+    const double violation = tree::max_constraint_violation(model_, check, q);
     if (violation > kConstraintTolerance)
       throw InputError("tree state: q is off the model's constraints (largest violation " +
                        number_text(violation) + ", more than " +
