@@ -39,6 +39,11 @@ class RecordedSystem final : public sim::System {
   void get_state(std::span<double> x) const override { inner_->get_state(x); }
   void set_state(std::span<const double> x) override;
   bool has_residual() const override { return inner_->has_residual(); }
+  bool has_step_derivatives() const override { return inner_->has_step_derivatives(); }
+  void step_derivatives(double t_k, double dt, std::span<const double> u_k, Eigen::MatrixXd& A,
+                        Eigen::MatrixXd& B) const override {
+    inner_->step_derivatives(t_k, dt, u_k, A, B);
+  }
   sim::ResidualPoint residual_point(double t_k, double dt) const override {
     return inner_->residual_point(t_k, dt);
   }
@@ -69,8 +74,8 @@ class RecordedSystem final : public sim::System {
   struct Call {
     enum Kind { Checkpoint, Rollback, Step, Row, SetState, Simulate } kind;
     double t = 0.0, dt = 0.0;
-    std::vector<double> x;
-    Run run;
+    std::vector<double> x = {};
+    Run run = {};
   };
   std::unique_ptr<sim::System> inner_;
   std::string factory_;

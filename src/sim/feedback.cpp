@@ -10,18 +10,6 @@
 
 namespace marsden::sim {
 
-// The held input: the same value at every t until the next update().
-class Feedback::Held final : public Signal {
- public:
-  explicit Held(int n) : u(Eigen::VectorXd::Zero(n)) {}
-  int size() const override { return static_cast<int>(u.size()); }
-  void eval(double, std::span<double> out) const override {
-    std::copy(u.data(), u.data() + u.size(), out.begin());
-  }
-  bool zero_order_hold() const override { return true; }
-  Eigen::VectorXd u;
-};
-
 Feedback::Feedback(std::shared_ptr<Controller> controller, int inputs, std::vector<double> lower,
                    std::vector<double> upper)
     : controller_(std::move(controller)), lower_(std::move(lower)), upper_(std::move(upper)) {
@@ -42,7 +30,7 @@ Feedback::Feedback(std::shared_ptr<Controller> controller, int inputs, std::vect
       throw InputError("feedback: the limits of input u" + std::to_string(i) + " are [" +
                        number_text(lower_[i]) + ", " + number_text(upper_[i]) +
                        "]; they must be numbers with lower <= upper");
-  held_ = std::make_shared<Held>(inputs);
+  held_ = std::make_shared<HeldInput>(inputs);
   u_.assign(n, 0.0);
   saved_ = u_;
 }
@@ -57,8 +45,8 @@ void Feedback::update(double t_k, const System& system) {
       throw InputError("feedback: the controller returned u" + std::to_string(i) + " = " +
                        number_text(u_[i]) + " at t = " + time_text(t_k));
     u_[i] = std::clamp(u_[i], lower_[i], upper_[i]);
-    held_->u[Eigen::Index(i)] = u_[i];
   }
+  held_->set(u_);
 }
 
 std::shared_ptr<const Signal> Feedback::signal() const { return held_; }
@@ -67,7 +55,7 @@ void Feedback::save() { saved_ = u_; }
 
 void Feedback::restore() {
   u_ = saved_;
-  for (std::size_t i = 0; i < u_.size(); ++i) held_->u[Eigen::Index(i)] = u_[i];
+  held_->set(u_);
 }
 
 std::span<const double> Feedback::value() const { return u_; }

@@ -9,6 +9,13 @@
 
 namespace marsden::sim {
 
+void HeldInput::set(std::span<const double> u) {
+  if (u.size() != std::size_t(u_.size()))
+    throw InputError("held input: expected " + std::to_string(u_.size()) +
+                     " values (one per input), got " + std::to_string(u.size()));
+  std::copy(u.begin(), u.end(), u_.data());
+}
+
 ConstantSignal::ConstantSignal(Eigen::VectorXd value) : value_(std::move(value)) {}
 
 void ConstantSignal::eval(double, std::span<double> out) const {

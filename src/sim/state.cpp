@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 #include "marsden/error.hpp"
 #include "marsden/lie/quaternion.hpp"
@@ -13,9 +14,8 @@ namespace marsden::sim {
 
 namespace {
 
-void check_sizes(const System& s, std::size_t x, std::size_t y, std::size_t dx) {
-  const auto n = std::size_t(s.state_size()), m = std::size_t(s.tangent_size());
-  if (x != n || y != n || dx != m)
+void check_sizes(int n, int m, std::size_t x, std::size_t y, std::size_t dx) {
+  if (x != std::size_t(n) || y != std::size_t(n) || dx != std::size_t(m))
     throw InputError("state chart: states have " + std::to_string(n) +
                      " entries and tangents " + std::to_string(m) + " (got " +
                      std::to_string(x) + ", " + std::to_string(y) + " and " +
@@ -29,12 +29,8 @@ Quat quaternion_at(std::span<const double> x, int at) {
   return q;
 }
 
-}  // namespace
-
-void System::state_difference(std::span<const double> x, std::span<const double> y,
-                              std::span<double> dx) const {
-  check_sizes(*this, x.size(), y.size(), dx.size());
-  const std::span<const int> quats = state_quaternions();
+void chart_difference(std::span<const int> quats, std::span<const double> x,
+                      std::span<const double> y, std::span<double> dx) {
   std::size_t i = 0, o = 0, next = 0;
   while (i < x.size()) {
     if (next < quats.size() && std::size_t(quats[next]) == i) {
@@ -51,10 +47,8 @@ void System::state_difference(std::span<const double> x, std::span<const double>
   }
 }
 
-void System::state_integrate(std::span<const double> x, std::span<const double> dx,
-                             std::span<double> y) const {
-  check_sizes(*this, x.size(), y.size(), dx.size());
-  const std::span<const int> quats = state_quaternions();
+void chart_integrate(std::span<const int> quats, std::span<const double> x,
+                     std::span<const double> dx, std::span<double> y) {
   std::size_t i = 0, o = 0, next = 0;
   while (i < x.size()) {
     if (next < quats.size() && std::size_t(quats[next]) == i) {
@@ -68,6 +62,42 @@ void System::state_integrate(std::span<const double> x, std::span<const double> 
       ++i;
     }
   }
+}
+
+}  // namespace
+
+void System::state_difference(std::span<const double> x, std::span<const double> y,
+                              std::span<double> dx) const {
+  check_sizes(state_size(), tangent_size(), x.size(), y.size(), dx.size());
+  chart_difference(state_quaternions(), x, y, dx);
+}
+
+void System::state_integrate(std::span<const double> x, std::span<const double> dx,
+                             std::span<double> y) const {
+  check_sizes(state_size(), tangent_size(), x.size(), y.size(), dx.size());
+  chart_integrate(state_quaternions(), x, dx, y);
+}
+
+StateChart System::state_chart() const {
+  const std::span<const int> quats = state_quaternions();
+  return {state_size(), std::vector<int>(quats.begin(), quats.end())};
+}
+
+void StateChart::difference(std::span<const double> x, std::span<const double> y,
+                            std::span<double> dx) const {
+  check_sizes(size, tangent_size(), x.size(), y.size(), dx.size());
+  chart_difference(quaternions, x, y, dx);
+}
+
+void StateChart::integrate(std::span<const double> x, std::span<const double> dx,
+                           std::span<double> y) const {
+  check_sizes(size, tangent_size(), x.size(), y.size(), dx.size());
+  chart_integrate(quaternions, x, dx, y);
+}
+
+void System::step_derivatives(double, double, std::span<const double>, Eigen::MatrixXd&,
+                              Eigen::MatrixXd&) const {
+  throw std::logic_error("step_derivatives: this system has no exact step derivatives");
 }
 
 void check_state(std::string_view family, const std::vector<std::string>& names,

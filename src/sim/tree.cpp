@@ -216,6 +216,56 @@ class TreeSystem final : public sim::System {
     out.J_r_u = blocks.Ja_u;
   }
 
+  // The midpoint VI steps (q, p); the state is (q, qd) with p = dL/dqd(q, qd) (the
+  // Legendre transform set_state applies and get_state inverts). So
+  //   A = V_kp1 D P_k, B = V_kp1 D_u,
+  // with D, D_u the step's derivatives in (q, p) (tree::midpoint_step_derivatives),
+  // P_k = [I 0; L_qv^T M] at (q_k, qd_k) and V_kp1 = [I 0; -M^-1 L_qv^T M^-1] at
+  // (q_kp1, qd_kp1), since dp = L_qv^T dq + M dqd. Models with prescribed coordinates
+  // (whose paths move the state in time) are differenced instead.
+  bool has_step_derivatives() const override {
+    return midpoint_ && model_.num_prescribed() == 0;
+  }
+  void step_derivatives(double t_k, double dt, std::span<const double> u_k, MatX& A,
+                        MatX& B) const override {
+    if (!has_step_derivatives()) return System::step_derivatives(t_k, dt, u_k, A, B);
+    const Eigen::Index n = model_.num_coords(), nu = model_.num_inputs();
+    if (Eigen::Index(u_k.size()) != nu)
+      throw InputError("tree step derivatives: expected " + std::to_string(nu) +
+                       " inputs, got " + std::to_string(u_k.size()));
+    const VecX u = Eigen::Map<const VecX>(u_k.data(), nu);
+    tree::Data data(model_, ts_.memory_limit);
+    tree::TreeState next;
+    const VecX none;
+    const NewtonStatus status = tree::midpoint_step(model_, data, ts_.midpoint, dt, x_, u, none, next);
+    if (!status.converged)
+      throw SolverError("tree step derivatives: the step from t = " + time_text(t_k) +
+                        " did not converge (residual " + number_text(status.residual_norm) + ")");
+    tree::StepDerivatives D;
+    tree::midpoint_step_derivatives(model_, data, ts_.midpoint, dt, x_, u, none, next, D);
+
+    tree::lagrangian_terms(model_, data, x_.q, qd_, true);
+    MatX P = MatX::Zero(2 * n, 2 * n);
+    P.topLeftCorner(n, n).setIdentity();
+    P.bottomLeftCorner(n, n) = data.L_qv.transpose();
+    P.bottomRightCorner(n, n) = data.M;
+
+    tree::lagrangian_terms(model_, data, next.q, VecX::Zero(n), true);
+    const Eigen::PartialPivLU<MatX> M_kp1(data.M);
+    const VecX qd_kp1 = M_kp1.solve(next.p);
+    tree::lagrangian_terms(model_, data, next.q, qd_kp1, true);
+    MatX V = MatX::Zero(2 * n, 2 * n);
+    V.topLeftCorner(n, n).setIdentity();
+    V.bottomRightCorner(n, n) = M_kp1.inverse();
+    V.bottomLeftCorner(n, n) = -V.bottomRightCorner(n, n) * data.L_qv.transpose();
+
+    MatX D_x(2 * n, 2 * n), D_u(2 * n, nu);
+    D_x << D.dq_dq, D.dq_dp, D.dp_dq, D.dp_dp;
+    D_u << D.dq_du, D.dp_du;
+    A = V * D_x * P;
+    B = V * D_u;
+  }
+
   // q then qd of every coordinate (rad or m, rad/s or m/s), as a scene's initial state.
   // Prescribed coordinates start from the values given and follow their paths from the
   // next step on.

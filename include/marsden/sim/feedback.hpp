@@ -47,9 +47,8 @@ class Feedback {
   std::span<const double> value() const;
 
  private:
-  class Held;
   std::shared_ptr<Controller> controller_;
-  std::shared_ptr<Held> held_;
+  std::shared_ptr<HeldInput> held_;
   std::vector<double> lower_, upper_, x_, u_, saved_;
 };
 

@@ -5,6 +5,7 @@
 // (sim/inputs.hpp; docs/scene.md, "Signals").
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <span>
@@ -45,6 +46,25 @@ class HeldSignal final : public Signal {
 
  private:
   std::shared_ptr<const Signal> inner_;
+};
+
+// An input held at a value its owner sets: the same at every t until the next set(), a
+// zero-order hold. The controls of a system whose inputs are chosen step by step (a
+// feedback loop, a linearisation, a rollout of given inputs).
+class HeldInput final : public Signal {
+ public:
+  explicit HeldInput(int n) : u_(Eigen::VectorXd::Zero(n)) {}
+  int size() const override { return static_cast<int>(u_.size()); }
+  void eval(double, std::span<double> out) const override {
+    std::copy(u_.data(), u_.data() + u_.size(), out.begin());
+  }
+  bool zero_order_hold() const override { return true; }
+  // Throws InputError when u does not have size() entries. Does not allocate.
+  void set(std::span<const double> u);
+  const Eigen::VectorXd& value() const { return u_; }
+
+ private:
+  Eigen::VectorXd u_;
 };
 
 // s(t) = value (of size 0 for a system without inputs).

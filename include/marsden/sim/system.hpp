@@ -78,6 +78,21 @@ struct ResidualBlocks {
   Eigen::MatrixXd J_r_z, J_r_state, J_r_u;
 };
 
+// The tangent chart of a state layout (System::state_difference): size entries, unit
+// quaternions (w, x, y, z) starting at the entries listed, in increasing order. A value, so
+// that a controller can keep the chart of the system it drives.
+struct StateChart {
+  int size = 0;
+  std::vector<int> quaternions;
+  int tangent_size() const { return size - int(quaternions.size()); }
+  // dx = y (-) x and y = x (+) dx as System::state_difference and state_integrate. Throw
+  // InputError on sizes; do not allocate.
+  void difference(std::span<const double> x, std::span<const double> y,
+                  std::span<double> dx) const;
+  void integrate(std::span<const double> x, std::span<const double> dx,
+                 std::span<double> y) const;
+};
+
 class System {
  public:
   virtual ~System() = default;
@@ -123,10 +138,23 @@ class System {
   // residual's delta); state_integrate is its inverse, y = x (+) dx, with q_y = q_x exp(dphi).
   // Neither allocates.
   int tangent_size() const { return state_size() - int(state_quaternions().size()); }
+  StateChart state_chart() const;
   void state_difference(std::span<const double> x, std::span<const double> y,
                         std::span<double> dx) const;
   void state_integrate(std::span<const double> x, std::span<const double> dx,
                        std::span<double> y) const;
+
+  // The step map x_kp1 = F(x_k, u_k) linearised at the current state, in the state chart:
+  // A = dF/dx (tangent_size square), B = dF/du (tangent_size x inputs), for the step from
+  // t_k of length dt with the inputs held at u_k over the step (a zero-order hold, as under
+  // Feedback), and x_k (+) dx set by set_state. Exact (the implicit-function theorem on the
+  // converged step, chained with the maps between the state and what the step carries)
+  // where has_step_derivatives(); otherwise the call throws std::logic_error and
+  // control::linearize differences the step map. Does not change the state; allocates.
+  // Throws SolverError when the step does not converge.
+  virtual bool has_step_derivatives() const { return false; }
+  virtual void step_derivatives(double t_k, double dt, std::span<const double> u_k,
+                                Eigen::MatrixXd& A, Eigen::MatrixXd& B) const;
 
   // Implicit steps (the variational integrators) expose their residual; explicit methods
   // do not, and the two calls below then throw std::logic_error. Both allocate.
