@@ -7,3 +7,4 @@ marsden_add_test(test_control_problem_files SOURCES control/test_problem_files.c
 target_compile_definitions(test_control_problem_files PRIVATE MARSDEN_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 target_link_libraries(test_control_problem_files PRIVATE nlohmann_json::nlohmann_json)
 marsden_add_test(test_control_tree SOURCES control/test_tree_ocp.cpp LIBS marsden_control LABELS core)
+marsden_add_test(test_control_lqr SOURCES control/test_lqr.cpp LIBS marsden_control LABELS core)

@@ -1,0 +1,280 @@
+// Closed loop over the contract (control/lqr.hpp): the exact step derivatives of the tree
+// midpoint VI in the (q, qd) chart against central differences of the step map through
+// set_state; the Riccati gains against a dense solve of the same LQ problem; the DARE
+// against the Riccati recursion run to its limit; a tracking loop with no perturbation
+// reproduces its nominal, and with one it stays close where the open loop drifts away.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <numbers>
+#include <random>
+
+#include <Eigen/Dense>
+
+#include "marsden/control/lqr.hpp"
+#include "marsden/control/tree_ocp.hpp"
+#include "marsden/error.hpp"
+#include "marsden/sim/simulate.hpp"
+#include "marsden/sim/tree.hpp"
+#include "marsden/tree/model.hpp"
+
+namespace marsden::control {
+namespace {
+
+using Eigen::MatrixXd;
+using Eigen::VectorXd;
+constexpr double kPi = std::numbers::pi;
+
+// The cart-pole of examples/problems/cart_pole_swing_up.json (pole from the downward
+// vertical), with a damper on the cart so that Q of the step depends on qd.
+std::shared_ptr<const tree::Model> cart_pole(double cart_damping = 0.0) {
+  tree::ModelBuilder b;
+  b.set_gravity(Vec3(0.0, 0.0, -9.81));
+  const int cart = b.add_joint_frame("cart", tree::kWorld, tree::Transform::Ty, "cart");
+  b.add_mass(cart, 1.0, Vec3::Zero(), Mat3::Zero());
+  const int pole = b.add_joint_frame("pole", cart, tree::Transform::Rx, "pole");
+  b.add_mass(pole, 0.3, Vec3(0.0, 0.0, -0.5), Mat3::Zero());
+  b.add_coordinate_force_input(b.coord_index("cart"));
+  if (cart_damping > 0.0) b.add_coordinate_damper(b.coord_index("cart"), cart_damping);
+  return std::make_shared<const tree::Model>(b.build());
+}
+
+struct Plant {
+  std::shared_ptr<sim::HeldInput> input;
+  std::unique_ptr<sim::System> system;
+};
+
+Plant plant(std::shared_ptr<const tree::Model> model, double alpha = 0.5) {
+  Plant p;
+  p.input = std::make_shared<sim::HeldInput>(model->num_inputs());
+  sim::TreeSetup setup;
+  setup.model = model;
+  setup.midpoint.alpha = alpha;
+  setup.midpoint.newton.tolerance = 1e-14;
+  setup.q0 = setup.qd0 = VectorXd::Zero(model->num_coords());
+  setup.controls = p.input;
+  p.system = sim::make_tree_system(setup);
+  return p;
+}
+
+double relative(const MatrixXd& a, const MatrixXd& b) {
+  return (a - b).cwiseAbs().maxCoeff() / std::max(1.0, b.cwiseAbs().maxCoeff());
+}
+
+// A swinging nominal: from x0 under inputs that vary step to step.
+Nominal swinging(Plant& p, const VectorXd& x0, int steps, double dt) {
+  MatrixXd u(steps, p.input->size());
+  for (int k = 0; k < steps; ++k)
+    for (int i = 0; i < u.cols(); ++i) u(k, i) = 2.0 * std::sin(0.7 * k + i) + 0.5;
+  return rollout(*p.system, *p.input, 0.0, dt, x0, u);
+}
+
+TEST(Lqr, TreeStepDerivativesEqualCentralDifferencesOfTheStepMap) {
+  struct Case {
+    const char* name;
+    std::shared_ptr<const tree::Model> model;
+    double alpha;
+    VectorXd x0;
+  };
+  VectorXd x_cp(4), x_ac(4);
+  x_cp << 0.3, 2.5, -0.4, 1.7;
+  x_ac << 0.9, -1.2, 2.0, -0.5;
+  const Case cases[] = {
+      {"cart-pole", cart_pole(), 0.5, x_cp},
+      {"damped cart-pole, alpha 0.3", cart_pole(0.8), 0.3, x_cp},
+      {"acrobot", std::make_shared<const tree::Model>(acrobot()), 0.5, x_ac},
+  };
+  for (const Case& c : cases) {
+    Plant p = plant(c.model, c.alpha);
+    ASSERT_TRUE(p.system->has_step_derivatives());
+    const Nominal nominal = swinging(p, c.x0, 5, 0.02);
+    const Linearization exact = linearize(*p.system, p.input.get(), nominal, Derivatives::Exact);
+    const Linearization fd =
+        linearize(*p.system, p.input.get(), nominal, Derivatives::Differences, 1e-5);
+    EXPECT_TRUE(exact.exact);
+    EXPECT_FALSE(fd.exact);
+    for (int k = 0; k < nominal.steps(); ++k) {
+      EXPECT_LT(relative(exact.A[k], fd.A[k]), 1e-6) << c.name << " A_" << k << "\n"
+                                                    << exact.A[k] << "\n\n"
+                                                    << fd.A[k];
+      EXPECT_LT(relative(exact.B[k], fd.B[k]), 1e-6) << c.name << " B_" << k;
+      // Not a trivial agreement: the step is far from the identity.
+      EXPECT_GT((exact.A[k] - MatrixXd::Identity(4, 4)).cwiseAbs().maxCoeff(), 1e-2);
+    }
+  }
+}
+
+TEST(Lqr, LinearizeRefusesWhatItCannotDo) {
+  Plant p = plant(cart_pole());
+  VectorXd x0 = VectorXd::Zero(4);
+  const Nominal nominal = swinging(p, x0, 2, 0.02);
+  EXPECT_THROW(linearize(*p.system, nullptr, nominal, Derivatives::Differences), InputError);
+  Nominal wrong = nominal;
+  wrong.x.conservativeResize(2, 4);
+  EXPECT_THROW(linearize(*p.system, p.input.get(), wrong), InputError);
+  EXPECT_THROW(rollout(*p.system, *p.input, 0.0, 0.02, x0, MatrixXd::Zero(3, 2)), InputError);
+}
+
+// The LQ problem from step k0 at dx_k0 = x0, solved densely: dx = Phi x0 + Gamma du, the
+// cost quadratic in du. Returns du_k0.
+VectorXd dense_first_input(const Linearization& lin, int k0, const MatrixXd& Q,
+                           const MatrixXd& R, const MatrixXd& QN, const VectorXd& x0) {
+  const int N = int(lin.A.size()) - k0;
+  const Eigen::Index nx = Q.rows(), nu = R.rows();
+  MatrixXd Phi = MatrixXd::Zero(nx * (N + 1), nx), Gamma = MatrixXd::Zero(nx * (N + 1), nu * N);
+  Phi.topRows(nx).setIdentity();
+  for (int k = 0; k < N; ++k) {
+    const MatrixXd& A = lin.A[std::size_t(k0 + k)];
+    const MatrixXd& B = lin.B[std::size_t(k0 + k)];
+    Phi.middleRows((k + 1) * nx, nx) = A * Phi.middleRows(k * nx, nx);
+    Gamma.middleRows((k + 1) * nx, nx) = A * Gamma.middleRows(k * nx, nx);
+    Gamma.block((k + 1) * nx, k * nu, nx, nu) = B;
+  }
+  MatrixXd Qbar = MatrixXd::Zero(nx * (N + 1), nx * (N + 1)), Rbar = MatrixXd::Zero(nu * N, nu * N);
+  for (int k = 0; k < N; ++k) {
+    Qbar.block(k * nx, k * nx, nx, nx) = Q;
+    Rbar.block(k * nu, k * nu, nu, nu) = R;
+  }
+  Qbar.bottomRightCorner(nx, nx) = QN;
+  const MatrixXd H = Gamma.transpose() * Qbar * Gamma + Rbar;
+  const VectorXd g = Gamma.transpose() * Qbar * Phi * x0;
+  return (-H.ldlt().solve(g)).head(nu);
+}
+
+TEST(Lqr, RiccatiGainsEqualADenseSolveOfTheSameProblem) {
+  std::mt19937 rng(7);
+  std::normal_distribution<double> normal;
+  auto random = [&](Eigen::Index r, Eigen::Index c) {
+    return MatrixXd(MatrixXd::NullaryExpr(r, c, [&] { return normal(rng); }));
+  };
+  const int N = 7, nx = 4, nu = 2;
+  Linearization lin;
+  for (int k = 0; k < N; ++k) {
+    lin.A.push_back(MatrixXd::Identity(nx, nx) + 0.3 * random(nx, nx));
+    lin.B.push_back(random(nx, nu));
+  }
+  const MatrixXd L = random(nx, nx), LN = random(nx, 2);
+  const MatrixXd Q = L * L.transpose(), QN = LN * LN.transpose();  // QN only semidefinite
+  const MatrixXd LR = random(nu, nu);
+  const MatrixXd R = LR * LR.transpose() + 0.1 * MatrixXd::Identity(nu, nu);
+  const Gains gains = tvlqr(lin, Q, R, QN);
+  ASSERT_EQ(gains.K.size(), std::size_t(N));
+  for (int k = 0; k < N; ++k)
+    for (int j = 0; j < nx; ++j) {
+      const VectorXd e = VectorXd::Unit(nx, j);
+      const VectorXd du = dense_first_input(lin, k, Q, R, QN, e);
+      const VectorXd riccati = -gains.K[std::size_t(k)] * e;
+      EXPECT_LT((du - riccati).cwiseAbs().maxCoeff() / std::max(1.0, du.cwiseAbs().maxCoeff()),
+                1e-10)
+          << "K_" << k << " column " << j;
+    }
+  EXPECT_THROW(tvlqr(lin, Q, -R, QN), InputError);
+  EXPECT_THROW(tvlqr(lin, random(nx, nx), R, QN), InputError);
+}
+
+TEST(Lqr, DareIsTheLimitOfTheRiccatiRecursion) {
+  // The cart-pole at its upright equilibrium, linearised exactly.
+  Plant p = plant(cart_pole());
+  VectorXd up(4);
+  up << 0.0, kPi, 0.0, 0.0;
+  const Nominal rest = rollout(*p.system, *p.input, 0.0, 0.01, up, MatrixXd::Zero(1, 1));
+  const Linearization lin = linearize(*p.system, p.input.get(), rest);
+  const MatrixXd& A = lin.A[0];
+  const MatrixXd& B = lin.B[0];
+  MatrixXd Q = MatrixXd::Identity(4, 4), R = 0.1 * MatrixXd::Identity(1, 1);
+  Q(1, 1) = 10.0;
+  const Dare d = dare(A, B, Q, R);
+  const MatrixXd residual =
+      Q + A.transpose() * d.S * A -
+      A.transpose() * d.S * B * (R + B.transpose() * d.S * B).inverse() * B.transpose() * d.S * A -
+      d.S;
+  EXPECT_LT(residual.cwiseAbs().maxCoeff() / d.S.cwiseAbs().maxCoeff(), 1e-12);
+  Linearization long_horizon;
+  long_horizon.A.assign(4000, A);
+  long_horizon.B.assign(4000, B);
+  const Gains g = tvlqr(long_horizon, Q, R, Q);
+  EXPECT_LT(relative(g.S[0], d.S), 1e-9);
+  EXPECT_LT(relative(g.K[0], d.K), 1e-9);
+  // The closed loop is stable: every eigenvalue of A - B K inside the unit circle.
+  const Eigen::VectorXcd eig = (A - B * d.K).eigenvalues();
+  EXPECT_LT(eig.cwiseAbs().maxCoeff(), 1.0);
+  EXPECT_GT(eig.cwiseAbs().maxCoeff(), 0.5);  // but dt = 10 ms is not a dead-beat step
+  // Unstabilisable: an unstable mode that B cannot reach.
+  MatrixXd A_bad = MatrixXd::Identity(2, 2) * 1.5, B_bad(2, 1);
+  B_bad << 1.0, 0.0;
+  EXPECT_THROW(dare(A_bad, B_bad, MatrixXd::Identity(2, 2), MatrixXd::Identity(1, 1)),
+               SolverError);
+}
+
+// The closed loop of a tracking controller on a fresh system from x0 (+) dx0.
+sim::RunSummary closed_loop(const std::shared_ptr<const tree::Model>& model,
+                            std::shared_ptr<Tracking> tracking, const VectorXd& x0,
+                            sim::MemoryRecorder& rows) {
+  sim::Feedback feedback(tracking, model->num_inputs(), {-15.0}, {15.0});
+  sim::TreeSetup setup;
+  setup.model = model;
+  setup.midpoint.newton.tolerance = 1e-14;
+  setup.q0 = setup.qd0 = VectorXd::Zero(model->num_coords());
+  setup.controls = feedback.signal();
+  auto system = sim::make_tree_system(setup);
+  system->set_state({x0.data(), std::size_t(x0.size())});
+  sim::RunOptions o;
+  o.t0 = tracking->nominal().t0;
+  o.dt = tracking->nominal().dt;
+  o.steps = tracking->nominal().steps();
+  o.feedback = &feedback;
+  return sim::simulate(*system, o, rows);
+}
+
+TEST(Lqr, TrackingFollowsTheNominalWhereTheOpenLoopDriftsAway) {
+  const auto model = cart_pole();
+  Plant p = plant(model);
+  VectorXd x0(4);
+  x0 << 0.0, 2.6, 0.0, 0.0;  // 0.54 rad short of upright: the nominal swings through it
+  const Nominal nominal = swinging(p, x0, 150, 0.02);
+  const Linearization lin = linearize(*p.system, p.input.get(), nominal);
+  MatrixXd Q = MatrixXd::Identity(4, 4);
+  Q(1, 1) = 10.0;
+  const Gains gains = tvlqr(lin, Q, 0.1 * MatrixXd::Identity(1, 1), 10.0 * Q);
+  auto tracking = std::make_shared<Tracking>(p.system->state_chart(), nominal, gains.K);
+
+  auto pole_error = [&](const sim::MemoryRecorder& rows) {
+    const std::size_t cols = rows.layout.columns.size();
+    double worst = 0.0;
+    for (int k = 0; k <= nominal.steps(); ++k)
+      worst = std::max(worst, std::abs(rows.values[std::size_t(k) * cols + 2] - nominal.x(k, 1)));
+    return worst;
+  };
+  {
+    sim::MemoryRecorder rows;
+    ASSERT_TRUE(closed_loop(model, tracking, x0, rows).ok);
+    EXPECT_LT(pole_error(rows), 1e-9);  // with no perturbation, the nominal itself
+  }
+  VectorXd x_off = x0;
+  x_off[1] += 0.05;
+  sim::MemoryRecorder tracked;
+  ASSERT_TRUE(closed_loop(model, tracking, x_off, tracked).ok);
+  const Nominal open = rollout(*p.system, *p.input, 0.0, 0.02, x_off, nominal.u);
+  double open_error = 0.0;
+  for (int k = 0; k <= nominal.steps(); ++k)
+    open_error = std::max(open_error, std::abs(open.x(k, 1) - nominal.x(k, 1)));
+  const std::size_t cols = tracked.layout.columns.size(), N = std::size_t(nominal.steps());
+  const double tracked_final = std::abs(tracked.values[N * cols + 2] - nominal.x(long(N), 1));
+  const double open_final = std::abs(open.x(long(N), 1) - nominal.x(long(N), 1));
+  EXPECT_GT(open_error, 0.5);
+  EXPECT_LE(pole_error(tracked), 0.05 + 1e-12);  // never farther than it started
+  EXPECT_LT(tracked_final, 1e-2 * open_final) << tracked_final << " " << open_final;
+}
+
+TEST(Lqr, TrackingRefusesGainsOfTheWrongShape) {
+  Plant p = plant(cart_pole());
+  const Nominal nominal = swinging(p, VectorXd::Zero(4), 3, 0.02);
+  EXPECT_THROW(Tracking(p.system->state_chart(), nominal, {MatrixXd::Zero(1, 4)}), InputError);
+  EXPECT_THROW(Tracking(p.system->state_chart(), nominal,
+                        std::vector<MatrixXd>(3, MatrixXd::Zero(2, 4))),
+               InputError);
+}
+
+}  // namespace
+}  // namespace marsden::control
