@@ -21,7 +21,9 @@ import sys as _sys
 _os.environ.setdefault("MARSDEN_PYTHON", _sys.executable)
 
 from ._core import (
+    Controller,
     Feedback,
+    HeldInput,
     InputError,
     Problem,
     Scene,
@@ -37,7 +39,7 @@ from ._core import (
     run_problem,
     run_scene,
 )
-from . import lie, maximal, tree, vehicles
+from . import control, lie, maximal, tree, vehicles
 from .batch import Batch, initial_state_names, rollout
 from .experiments import list_experiments, run_experiment
 from .linearize import solve_step, step_derivatives
@@ -56,9 +58,12 @@ from .viewer import ViewError, view
 
 __all__ = [
     "Batch",
+    "Controller",
     "Feedback",
+    "HeldInput",
     "InputError",
     "as_signal",
+    "control",
     "Problem",
     "ReportError",
     "Scene",

@@ -7,15 +7,18 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/filesystem.h>
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/string_view.h>
 #include <nanobind/stl/vector.h>
 
+#include "marsden/control/lqr.hpp"
 #include "marsden/control/nlp.hpp"
 #include "marsden/error.hpp"
 #include "marsden/io/problem.hpp"
 #include "marsden/run/run.hpp"
 #include "module.hpp"
+#include "numpy.hpp"
 
 namespace nb = nanobind;
 
@@ -60,6 +63,128 @@ nb::dict solve(io::Problem& problem, const std::optional<Eigen::VectorXd>& warm_
       out["resimulation_message"] = summary.resimulation_message;
   }
   return out;
+}
+
+
+// Matrices of one size as a numpy array (count, rows, cols).
+Array stack(const std::vector<Eigen::MatrixXd>& ms) {
+  const std::size_t rows = ms.empty() ? 0 : std::size_t(ms[0].rows());
+  const std::size_t cols = ms.empty() ? 0 : std::size_t(ms[0].cols());
+  std::vector<double> v;
+  v.reserve(ms.size() * rows * cols);
+  for (const Eigen::MatrixXd& m : ms)
+    for (Eigen::Index i = 0; i < m.rows(); ++i)
+      for (Eigen::Index j = 0; j < m.cols(); ++j) v.push_back(m(i, j));
+  return to_numpy(std::move(v), {ms.size(), rows, cols});
+}
+
+control::Derivatives derivatives_from(const std::string& name) {
+  if (name == "auto") return control::Derivatives::Auto;
+  if (name == "exact") return control::Derivatives::Exact;
+  if (name == "differences") return control::Derivatives::Differences;
+  throw InputError("derivatives: expected \"auto\", \"exact\" or \"differences\", got \"" +
+                   name + "\"");
+}
+
+// The closed-loop tools of control/lqr.hpp as marsden._core.control (docs/control.md).
+void bind_lqr(nb::module_ c) {
+  nb::class_<control::Nominal>(
+      c, "Nominal",
+      "A run to follow: states x (N+1, state_size) in the system's state layout and inputs "
+      "u (N, inputs) held over each step, from t0 in steps of dt (s).")
+      .def(
+          "__init__",
+          [](control::Nominal* self, const Eigen::MatrixXd& x, const Eigen::MatrixXd& u,
+             double dt, double t0) {
+            if (x.rows() != u.rows() + 1)
+              throw InputError("Nominal: x needs one row more than u (N + 1 states for N "
+                               "steps), got " + std::to_string(x.rows()) + " and " +
+                               std::to_string(u.rows()));
+            if (!(dt > 0.0)) throw InputError("Nominal: dt must be > 0 (s)");
+            new (self) control::Nominal{t0, dt, x, u};
+          },
+          nb::arg("x"), nb::arg("u"), nb::arg("dt"), nb::arg("t0") = 0.0)
+      .def_ro("t0", &control::Nominal::t0, "Start time (s).")
+      .def_ro("dt", &control::Nominal::dt, "Step (s).")
+      .def_ro("x", &control::Nominal::x, "States x_0..x_N, (N+1, state_size).")
+      .def_ro("u", &control::Nominal::u, "Inputs u_0..u_{N-1}, (N, inputs).")
+      .def_prop_ro("steps", &control::Nominal::steps)
+      .def("__repr__", [](const control::Nominal& n) {
+        return "Nominal(" + std::to_string(n.steps()) + " steps of " + std::to_string(n.dt) +
+               " s from t0 = " + std::to_string(n.t0) + " s, " + std::to_string(n.x.cols()) +
+               " states, " + std::to_string(n.u.cols()) + " inputs)";
+      });
+  c.def("rollout", &control::rollout, nb::arg("system"), nb::arg("input"), nb::arg("t0"),
+        nb::arg("dt"), nb::arg("x0"), nb::arg("u"),
+        "Runs system from x0 (set_state) under u (N, inputs), each row held over its step "
+        "through input, the HeldInput given to the system as its controls. Returns the "
+        "Nominal; raises SolverError naming a step that does not converge.");
+  c.def(
+      "linearize",
+      [](sim::System& system, const control::Nominal& nominal, sim::HeldInput* input,
+         const std::string& derivatives, double step) {
+        const control::Linearization lin =
+            control::linearize(system, input, nominal, derivatives_from(derivatives), step);
+        nb::dict d;
+        d["A"] = stack(lin.A);
+        d["B"] = stack(lin.B);
+        d["exact"] = lin.exact;
+        return d;
+      },
+      nb::arg("system"), nb::arg("nominal"), nb::arg("input").none() = nb::none(),
+      nb::arg("derivatives") = "auto", nb::arg("step") = 1e-5,
+      "The step map linearised along the nominal in the state chart: A (N, tangent, "
+      "tangent), B (N, tangent, inputs) and exact (bool). derivatives: \"exact\", "
+      "\"differences\" (central, through set_state and input) or \"auto\".");
+  c.def(
+      "tvlqr",
+      [](const std::vector<Eigen::MatrixXd>& A, const std::vector<Eigen::MatrixXd>& B,
+         const Eigen::MatrixXd& Q, const Eigen::MatrixXd& R, const Eigen::MatrixXd& Q_N) {
+        const control::Gains g = control::tvlqr({A, B, false}, Q, R, Q_N);
+        nb::dict d;
+        d["K"] = stack(g.K);
+        d["S"] = stack(g.S);
+        return d;
+      },
+      nb::arg("A"), nb::arg("B"), nb::arg("Q"), nb::arg("R"), nb::arg("Q_N"),
+      "Time-varying LQR by the discrete Riccati recursion: K (N, inputs, tangent) with "
+      "du_k = -K_k dx_k, and the cost-to-go S (N+1, tangent, tangent).");
+  c.def(
+      "dare",
+      [](const Eigen::MatrixXd& A, const Eigen::MatrixXd& B, const Eigen::MatrixXd& Q,
+         const Eigen::MatrixXd& R) {
+        const control::Dare r = control::dare(A, B, Q, R);
+        nb::dict d;
+        d["S"] = r.S;
+        d["K"] = r.K;
+        d["iterations"] = r.iterations;
+        return d;
+      },
+      nb::arg("A"), nb::arg("B"), nb::arg("Q"), nb::arg("R"),
+      "The discrete algebraic Riccati equation of an equilibrium (structure-preserving "
+      "doubling): S and the gain K = (R + B'SB)^-1 B'SA.");
+  nb::class_<control::Tracking, sim::Controller>(
+      c, "Tracking",
+      "u = u_k - K_k (x (-) x_k): follows a Nominal with gains K (N, inputs, tangent), "
+      "K_final after its end (default the last gain). Give it to marsden.Feedback.")
+      .def(
+          "__init__",
+          [](control::Tracking* self, const sim::System& system, const control::Nominal& nominal,
+             const std::vector<Eigen::MatrixXd>& K, const std::optional<Eigen::MatrixXd>& K_final) {
+            new (self) control::Tracking(system.state_chart(), nominal, K,
+                                         K_final.value_or(Eigen::MatrixXd()));
+          },
+          nb::arg("system"), nb::arg("nominal"), nb::arg("K"),
+          nb::arg("K_final").none() = nb::none())
+      .def_prop_ro("nominal", &control::Tracking::nominal)
+      .def(
+          "__call__",
+          [](control::Tracking& self, double t, const Eigen::VectorXd& x) {
+            Eigen::VectorXd u(self.nominal().u.cols());
+            self.control(t, {x.data(), std::size_t(x.size())}, {u.data(), std::size_t(u.size())});
+            return u;
+          },
+          nb::arg("t"), nb::arg("x"), "u at time t (s) and state x.");
 }
 
 }  // namespace
@@ -125,6 +250,9 @@ void bind_control(nb::module_ m) {
       nb::arg("problem"), nb::arg("out_dir"),
       "Solves as `marsden optimize` does, writing its files (trajectory.csv, controls.csv, "
       "trajectory.npz, summary.json, decision_vector.txt, resimulate.json) to out_dir.");
+  bind_lqr(m.def_submodule(
+      "control", "Closed loop over the step contract: nominal runs, linearisation, TV-LQR, "
+                 "DARE and tracking (docs/control.md)."));
 }
 
 }  // namespace marsden::python

@@ -129,6 +129,18 @@ void bind_signals(nb::module_ m) {
           nb::arg("f"), nb::arg("size"), nb::arg("hold") = "sampled",
           "A Python callable f(t) -> size numbers (called from the integrator, so at each "
           "quadrature point or stage time).");
+  nb::class_<sim::HeldInput, sim::Signal>(
+      m, "HeldInput",
+      "Inputs held at a value set step by step (a zero-order hold): give it a system as its "
+      "controls, then set() before each step (marsden.control.rollout does).")
+      .def(nb::init<int>(), nb::arg("size"))
+      .def(
+          "set",
+          [](sim::HeldInput& h, const Eigen::VectorXd& u) {
+            h.set({u.data(), std::size_t(u.size())});
+          },
+          nb::arg("u"), "Holds u (size,) from now on.")
+      .def_prop_ro("value", &sim::HeldInput::value, "The value held (size,).");
 }
 
 }  // namespace marsden::python

@@ -36,21 +36,13 @@
 #include "marsden/sim/feedback.hpp"
 #include "marsden/sim/simulate.hpp"
 #include "module.hpp"
+#include "numpy.hpp"
 #include "recorded.hpp"
 
 namespace nb = nanobind;
 
 namespace marsden::python {
 namespace {
-
-using Array = nb::ndarray<nb::numpy, double>;
-
-// A numpy array that owns a moved-in vector.
-Array to_numpy(std::vector<double>&& values, std::vector<std::size_t> shape) {
-  auto* data = new std::vector<double>(std::move(values));
-  nb::capsule owner(data, [](void* p) noexcept { delete static_cast<std::vector<double>*>(p); });
-  return Array(data->data(), shape.size(), shape.data(), owner);
-}
 
 // A vector argument of the expected size, or a ValueError naming it.
 void check_size(const Eigen::VectorXd& v, Eigen::Index size, const char* name) {
@@ -399,6 +391,9 @@ void bind_sim(nb::module_ m) {
           nb::arg("x"), nb::arg("dx"),
           "x (+) dx, the inverse of state_difference: x + dx on vectors, q exp(dphi) on "
           "quaternions.")
+      .def_prop_ro("has_step_derivatives", &sim::System::has_step_derivatives,
+                   "True where marsden.control.linearize can take the step map's exact "
+                   "derivatives (the tree midpoint VI); otherwise it differences the step.")
       .def_prop_ro("has_residual", &sim::System::has_residual,
                    "Whether the method solves a discrete residual (implicit methods).")
       .def(
@@ -447,11 +442,25 @@ void bind_sim(nb::module_ m) {
   m.def("_restore_system", &restore_system, nb::arg("factory"), nb::arg("args"),
         nb::arg("calls"));
 
+  nb::class_<sim::Controller>(
+      m, "Controller",
+      "A controller written in C++ (marsden.control.Tracking): give it to Feedback as a "
+      "callable would be given.");
   nb::class_<sim::Feedback>(
       m, "Feedback",
       "A controller u = pi(t, x) closing the loop on one system (docs/architecture.md, "
       "Feedback): build the system with controls=feedback and pass feedback= to simulate. "
       "pi is called once per step with the state at its start t_k and held over the step.")
+      .def(
+          "__init__",
+          [](sim::Feedback* self, std::shared_ptr<sim::Controller> controller, int inputs,
+             std::optional<std::vector<double>> lower, std::optional<std::vector<double>> upper) {
+            new (self) sim::Feedback(std::move(controller), inputs,
+                                     lower.value_or(std::vector<double>{}),
+                                     upper.value_or(std::vector<double>{}));
+          },
+          nb::arg("controller"), nb::arg("inputs"), nb::arg("lower").none() = nb::none(),
+          nb::arg("upper").none() = nb::none())
       .def(
           "__init__",
           [](sim::Feedback* self, nb::callable controller, int inputs,
