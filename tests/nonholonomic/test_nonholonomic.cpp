@@ -1,5 +1,5 @@
 // Checks of the nonholonomic integrators in full coordinates (nonholonomic paper §4,
-// NOTES.md "Simulating nonholonomic dynamics"): exact Jacobians against central
+// docs/papers.md "Simulating nonholonomic dynamics"): exact Jacobians against central
 // differences, constraints, energy, reversibility, convergence order against an RK4
 // reference, and the physics of the sleigh and the snakeboard.
 #include <gtest/gtest.h>
@@ -617,7 +617,7 @@ void sleigh_start(const ChaplyginSleigh& sl, double omega, double v1, NhVec& q, 
 }
 
 TEST(Sleigh, ReferenceAgreesWithTheBodyEquationsOfNotes) {
-  // (J + m a^2) omega_dot = m a v1 omega, v1_dot = -a omega^2 (NOTES.md), at a random state.
+  // (J + m a^2) omega_dot = m a v1 omega, v1_dot = -a omega^2 (docs/papers.md), at a random state.
   const ChaplyginSleigh sl(1.3, 2.0, 0.4);
   NhVec q(3), qd(3), qdd;
   q << 0.7, 0.2, -0.1;
@@ -733,7 +733,7 @@ TEST(Sleigh, ProjectedRattleEnergyStaysBoundedOver1e4Steps) {
 }
 
 // omega -> 0 and v1 -> -sign(a) sqrt(2E/m): the sleigh ends up moving with the centre of
-// mass ahead of the skate (NOTES.md's equations make v1 = +sqrt(2E/m) unstable for a > 0).
+// mass ahead of the skate (docs/papers.md's equations make v1 = +sqrt(2E/m) unstable for a > 0).
 TEST(Sleigh, SettlesToStraightMotion) {
   const ChaplyginSleigh sl(1.0, 2.0, 0.5);
   NhVec q0, qd0;
@@ -897,7 +897,7 @@ TEST(Snakeboard, ProjectedRattleConvergesUnderTorques) {
 }
 
 // Car (Kelly and Murray) in full coordinates q = (psi, sigma, theta, x, y) ------------------
-// Compared with NOTES.md's continuous car (car_continuous_rhs, reduced state (theta, x, y,
+// Compared with docs/papers.md's continuous car (car_continuous_rhs, reduced state (theta, x, y,
 // psi, sigma, psi_dot)) integrated by RK4 with tiny steps. The steering sigma(t) is
 // prescribed, sigma_dot(t) being the same steering-rate signal in both.
 

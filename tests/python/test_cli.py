@@ -594,7 +594,7 @@ def run_sampling_memory(scene, out):
 # tighter tolerance (so the drift is the solver's, not the method's).
 def test_long_runs_keep_memory_flat_and_invariants_bounded(tmp_path):
     # The exact tangent map: with C_TLN the spatial momentum is not a discrete invariant on
-    # SE(3) (README, findings), and its drift would measure the method, not the solver.
+    # SE(3) (docs/results.md, findings), and its drift would measure the method, not the solver.
     body = dict(json.loads((ROOT / "examples" / "scenes" / "rigid_body.json").read_text()),
                 dt=0.01, duration=1e5, output={"every": 1000})
     body["integrator"] = dict(body["integrator"], tangent="exact")

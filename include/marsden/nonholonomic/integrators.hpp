@@ -1,4 +1,4 @@
-// Nonholonomic integrators in full coordinates (nonholonomic paper §4, NOTES.md
+// Nonholonomic integrators in full coordinates (nonholonomic paper §4, docs/papers.md
 // "Simulating nonholonomic dynamics"), each a residual with exact Jacobians solved by
 // Newton (solve/newton.hpp). All use, with step h (dt here), the midpoint discrete Lagrangian
 //   L_d(q0, q1) = h L(q_m, v),   q_m = (q0 + q1)/2,   v = (q1 - q0)/h,
@@ -45,7 +45,7 @@
 // lambda_k)/2, so RATTLE and SHAKE produce the same positions; RATTLE's momentum satisfies
 // the constraint exactly at every step.
 //
-// Projected nonholonomic RATTLE (multiplier-free; NOTES.md: "the projected form drops the
+// Projected nonholonomic RATTLE (multiplier-free; docs/papers.md: "the projected form drops the
 // multipliers by using P and Q; control inputs enter through a matrix of control
 // directions"). The paper's equations of this form were lost in extraction; the following
 // is our reading of it. State (q_k, p_k) with Q*(q_k) p_k = 0; the first multiplier of

@@ -1,5 +1,5 @@
 // Nonholonomic mechanical systems in full coordinates q in R^n (nonholonomic paper §4,
-// NOTES.md "Simulating nonholonomic dynamics"):
+// docs/papers.md "Simulating nonholonomic dynamics"):
 //   L(q, qdot) = 1/2 qdot^T M(q) qdot - V(q),   mu(q) qdot = 0   (mu: m x n, full rank),
 // with optional control forces B(q) u (B: n x c) and an optional generalized force
 // Q(q, qdot) (n): d/dt dL/dqdot - dL/dq = Q + B u + mu^T lambda. Sizes are run-time, at
@@ -58,7 +58,7 @@ class NonholonomicModel {
 // E = 1/2 qdot^T M(q) qdot + V(q).
 double nh_energy(const NonholonomicModel& model, const NhVec& q, const NhVec& qdot);
 
-// The M-orthogonal projectors of NOTES.md acting on momenta (covectors) at q:
+// The M-orthogonal projectors of docs/papers.md acting on momenta (covectors) at q:
 //   P* = I - mu^T S^-1 mu M^-1,  Q* = mu^T S^-1 mu M^-1,  S = mu M^-1 mu^T.
 void nh_projectors(const NonholonomicModel& model, const NhVec& q, NhMat& P_star,
                    NhMat& Q_star);
@@ -111,7 +111,7 @@ class Snakeboard final : public NonholonomicModel {
 // constraint involves sigma_dot and M is diagonal, so mu M^-1 e_sigma = 0, the sigma row
 // of every discrete equation is the one replaced by the prescription, and J_s enters no
 // other row: it cannot affect the motion (tested). Then the discrete schemes are those
-// with an unknown actuator force on sigma, and the continuous limit is NOTES.md's
+// with an unknown actuator force on sigma, and the continuous limit is docs/papers.md's
 //   (I + m rho^2) psi_ddot + (K rho^2 / l^2) sigma d/dt(sigma psi_dot) = f_psi.
 class NhCar final : public NonholonomicModel {
  public:

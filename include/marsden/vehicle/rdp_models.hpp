@@ -2,8 +2,8 @@
 // order xi = (omega, v1, v2), and their continuous references for tests:
 //   - the car of Kelly and Murray (§5.2.1, connection eq. (18)), through the general
 //     Newton path and through the paper's explicit update;
-//   - the snakeboard (§5.2.2, eq. (19)) with the connection corrected in papers/NOTES.md;
-//   - the Chaplygin sleigh (papers/NOTES.md).
+//   - the snakeboard (§5.2.2, eq. (19)) with the connection corrected in docs/papers.md;
+//   - the Chaplygin sleigh (docs/papers.md).
 #pragma once
 
 #include "marsden/description/car.hpp"
@@ -74,7 +74,7 @@ CarExplicitState car_explicit_initial(const CarParams& p, double theta, double x
 void car_explicit_step(const CarParams& p, double dt, double alpha, double f_ka, double u_sigma_k,
                        CarExplicitState& s);
 
-// Continuous car (papers/NOTES.md): state (theta, x, y, psi, sigma, psi_dot).
+// Continuous car (docs/papers.md): state (theta, x, y, psi, sigma, psi_dot).
 using CarContinuousState = Eigen::Matrix<double, 6, 1>;
 CarContinuousState car_continuous_rhs(const CarParams& p, const CarContinuousState& s, double f_psi,
                                       double u_sigma);
@@ -97,7 +97,7 @@ class SnakeboardModel final : public ConstantMetricRdpModel {
   SnakeboardModel(const SnakeboardParams& p, bool prescribe_shape);
   const SnakeboardParams& params() const { return p_; }
   bool prescribed(int) const override { return prescribe_; }
-  // NOTES.md: A = [[(I/(m l^2)) sin^2 phi, 0], [-(I/(2 m l)) sin 2phi, 0], [0, 0]].
+  // docs/papers.md: A = [[(I/(m l^2)) sin^2 phi, 0], [-(I/(2 m l)) sin 2phi, 0], [0, 0]].
   void connection(const ShapeVec& r, ConnectionMat<SE2>& A,
                   std::array<ConnectionMat<SE2>, kRdpMaxShape>* dA) const override;
   // e1 = (sin 2phi, -2 l cos^2 phi, 0), eq. (19) in body coordinates.

@@ -305,7 +305,7 @@ def car(m: float = 1.0, I: float = 0.1, K: float = 0.2, rho: float = 0.3, l: flo
 
 def snakeboard(m: float = 1.0, l: float = 0.5, I: float = 0.2, J: float = 0.05,
                prescribe_shape: bool = False, name: str = "snakeboard_rdp") -> RdpVehicle:
-    """The snakeboard of vehicles §5.2.2 with the connection of papers/NOTES.md (the
+    """The snakeboard of vehicles §5.2.2 with the connection of docs/papers.md (the
     built-in "snakeboard"): shape (psi, phi) = (rotor angle, steering angle)."""
     r, u = shape(2)
     phi = r[1]
