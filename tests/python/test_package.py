@@ -28,6 +28,19 @@ def test_version_is_the_projects():
     assert f"project(marsden VERSION {marsden.__version__}" in cmake
 
 
+def test_the_package_is_typed():
+    # py.typed and the stubs of the compiled core, beside the module wherever it was
+    # imported from (the build tree, or the package pip installed).
+    package = pathlib.Path(marsden.__file__).parent
+    assert (package / "py.typed").exists()
+    stubs = {name: package / "_core" / f"{name}.pyi"
+             for name in ("__init__", "lie", "tree", "maximal", "control")}
+    for stub in stubs.values():
+        assert stub.exists(), stub
+    assert "def tvlqr(" in stubs["control"].read_text()
+    assert "class System" in stubs["__init__"].read_text()
+
+
 # --- Lie groups ---------------------------------------------------------------------------
 
 GROUPS = [(marsden.lie.SO3, 3), (marsden.lie.SE2, 3), (marsden.lie.SE3, 6)]
