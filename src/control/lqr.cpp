@@ -30,7 +30,7 @@ void step_or_throw(sim::System& system, double t_k, double dt, int k, const char
   const sim::StepStatus status = system.step(t_k, dt);
   if (!status.converged)
     throw SolverError(std::string(what) + ": step " + std::to_string(k) + " from t = " +
-                      time_text(t_k) + " s did not converge (" +
+                      time_text(t_k) + " did not converge (" +
                       (status.reason.empty() ? "residual " + number_text(status.residual)
                                              : status.reason) +
                       ")");
