@@ -20,7 +20,8 @@ import numpy as np
 from ._core import control as _core
 from ._core.control import Nominal, Tracking, linearize
 
-__all__ = ["Nominal", "Tracking", "dare", "linearize", "rollout", "tvlqr", "nominal_from_solution"]
+__all__ = ["Mpc", "Nominal", "Tracking", "dare", "ilqr", "linearize", "nominal_from_solution",
+           "rollout", "tvlqr"]
 
 
 def _matrix(value, name: str) -> np.ndarray:
@@ -55,6 +56,48 @@ def dare(A, B, Q, R) -> dict:
     K = (R + B'SB)^-1 B'SA and the doubling iterations. SolverError when (A, B) is not
     stabilisable."""
     return _core.dare(_matrix(A, "A"), _matrix(B, "B"), _matrix(Q, "Q"), _matrix(R, "R"))
+
+
+def ilqr(system, input, x0, u_guess, dt: float, *, R, Q=None, Q_N=None, x_goal=None,
+         x_ref=None, u_ref=None, terminal=(), u_lower=None, u_upper=None, t0: float = 0.0,
+         **options) -> dict:
+    """iLQR on the system's step map (docs/control.md): minimises
+    sum_k dt (dx_k' Q dx_k + du_k' R du_k) + dx_N' Q_N dx_N, dx = x (-) x_ref_k (x_goal
+    when x_ref is None), du = u - u_ref_k (zero when None), over the inputs from u_guess
+    (N, inputs), within [u_lower, u_upper], with the tangent entries ``terminal`` of
+    x_N (-) x_goal held at zero by an augmented Lagrangian. ``input`` is the HeldInput the
+    system was made with. Options: max_iterations, tolerance, constraint_tolerance,
+    penalty (the first; large when starting at an optimum), regularization, derivatives.
+    Returns a dict: nominal, K (N, inputs, tangent), cost, constraint_violation,
+    iterations, rounds, converged, message, solve_time_s."""
+    def optional(value, name):
+        return None if value is None else _matrix(value, name)
+
+    def vector(value):
+        return None if value is None else np.asarray(value, dtype=float).ravel()
+
+    return _core.ilqr(system, input, np.asarray(x0, dtype=float).ravel(),
+                      _matrix(u_guess, "u_guess"), float(dt), t0=float(t0),
+                      x_goal=vector(x_goal), x_ref=optional(x_ref, "x_ref"),
+                      u_ref=optional(u_ref, "u_ref"), Q=optional(Q, "Q"), R=_matrix(R, "R"),
+                      Q_N=optional(Q_N, "Q_N"), terminal=[int(i) for i in terminal],
+                      u_lower=vector(u_lower), u_upper=vector(u_upper), **options)
+
+
+def Mpc(planner, input, reference: Nominal, *, horizon: int, Q, R, Q_N, u_lower=None,
+        u_upper=None, max_iterations: int = 20, tolerance: float = 1e-6) -> _core.Mpc:
+    """Receding-horizon control (docs/control.md): at every step, iLQR over the next
+    ``horizon`` steps tracking ``reference`` (a Nominal, held at its end) with weights Q,
+    R, Q_N from the measured state, warm-started from its last plan shifted by one step;
+    the first input is applied. It plans on ``planner``, a system of its own made with
+    controls=input. Give it to marsden.Feedback; ``solve_times`` (s) and
+    ``solve_iterations`` record each solve."""
+    def vector(value):
+        return None if value is None else np.asarray(value, dtype=float).ravel()
+
+    return _core.Mpc(planner, input, reference, int(horizon), _matrix(Q, "Q"), _matrix(R, "R"),
+                     _matrix(Q_N, "Q_N"), vector(u_lower), vector(u_upper), int(max_iterations),
+                     float(tolerance))
 
 
 def nominal_from_solution(system, input, solution: dict, x0=None, t0: float = 0.0) -> Nominal:

@@ -12,6 +12,7 @@
 #include <nanobind/stl/string_view.h>
 #include <nanobind/stl/vector.h>
 
+#include "marsden/control/ilqr.hpp"
 #include "marsden/control/lqr.hpp"
 #include "marsden/control/nlp.hpp"
 #include "marsden/error.hpp"
@@ -185,6 +186,107 @@ void bind_lqr(nb::module_ c) {
             return u;
           },
           nb::arg("t"), nb::arg("x"), "u at time t (s) and state x.");
+  c.def(
+      "ilqr",
+      [](sim::System& system, sim::HeldInput& input, const Eigen::VectorXd& x0,
+         const Eigen::MatrixXd& u_guess, double dt, double t0,
+         const std::optional<Eigen::VectorXd>& x_goal,
+         const std::optional<Eigen::MatrixXd>& x_ref, const std::optional<Eigen::MatrixXd>& u_ref,
+         const std::optional<Eigen::MatrixXd>& Q, const Eigen::MatrixXd& R,
+         const std::optional<Eigen::MatrixXd>& Q_N, const std::vector<int>& terminal,
+         const std::optional<Eigen::VectorXd>& u_lower,
+         const std::optional<Eigen::VectorXd>& u_upper, int max_iterations, double tolerance,
+         double constraint_tolerance, double penalty, double regularization,
+         const std::string& derivatives) {
+        control::IlqrProblem p;
+        p.t0 = t0;
+        p.dt = dt;
+        p.steps = int(u_guess.rows());
+        p.x0 = x0;
+        p.x_goal = x_goal.value_or(Eigen::VectorXd());
+        p.x_ref = x_ref.value_or(Eigen::MatrixXd());
+        p.u_ref = u_ref.value_or(Eigen::MatrixXd());
+        p.Q = Q.value_or(Eigen::MatrixXd());
+        p.R = R;
+        p.Q_N = Q_N.value_or(Eigen::MatrixXd());
+        p.terminal = terminal;
+        p.u_lower = u_lower.value_or(Eigen::VectorXd());
+        p.u_upper = u_upper.value_or(Eigen::VectorXd());
+        control::IlqrOptions o;
+        o.max_iterations = max_iterations;
+        o.tolerance = tolerance;
+        o.constraint_tolerance = constraint_tolerance;
+        o.penalty = penalty;
+        o.regularization = regularization;
+        o.derivatives = derivatives_from(derivatives);
+        control::IlqrResult r;
+        {
+          nb::gil_scoped_release release;
+          r = control::ilqr(system, input, p, u_guess, o);
+        }
+        nb::dict d;
+        d["nominal"] = r.nominal;
+        d["K"] = stack(r.K);
+        d["cost"] = r.cost;
+        d["constraint_violation"] = r.constraint_violation;
+        d["iterations"] = r.iterations;
+        d["rounds"] = r.rounds;
+        d["converged"] = r.converged;
+        d["message"] = r.message;
+        d["solve_time_s"] = r.solve_time_s;
+        return d;
+      },
+      nb::arg("system"), nb::arg("input"), nb::arg("x0"), nb::arg("u_guess"), nb::arg("dt"),
+      nb::kw_only(), nb::arg("t0") = 0.0, nb::arg("x_goal").none() = nb::none(),
+      nb::arg("x_ref").none() = nb::none(), nb::arg("u_ref").none() = nb::none(),
+      nb::arg("Q").none() = nb::none(), nb::arg("R"), nb::arg("Q_N").none() = nb::none(),
+      nb::arg("terminal") = std::vector<int>{}, nb::arg("u_lower").none() = nb::none(),
+      nb::arg("u_upper").none() = nb::none(), nb::arg("max_iterations") = 1000,
+      nb::arg("tolerance") = 1e-9, nb::arg("constraint_tolerance") = 1e-8,
+      nb::arg("penalty") = 1e3, nb::arg("regularization") = 1e-8,
+      nb::arg("derivatives") = "auto",
+      "iLQR over the contract (docs/control.md): minimises sum_k dt (dx_k' Q dx_k + du_k' R "
+      "du_k) + dx_N' Q_N dx_N (dx = x (-) x_ref_k, du = u - u_ref_k) over the inputs "
+      "(u_guess: N x inputs), within [u_lower, u_upper], with the tangent entries listed in "
+      "terminal of x_N (-) x_goal held at zero (augmented Lagrangian). Returns a dict: "
+      "nominal, K (N, inputs, tangent), cost, constraint_violation, iterations, rounds, "
+      "converged, message, solve_time_s (the GIL released).");
+  nb::class_<control::Mpc, sim::Controller>(
+      c, "Mpc",
+      "Receding-horizon iLQR tracking a reference Nominal from the measured state at every "
+      "step, warm-started from its last plan shifted by one step; plans on `planner`, a "
+      "system of its own made with controls=input. Give it to marsden.Feedback.")
+      .def(
+          "__init__",
+          [](control::Mpc* self, std::shared_ptr<sim::System> planner,
+             std::shared_ptr<sim::HeldInput> input, const control::Nominal& reference,
+             int horizon, const Eigen::MatrixXd& Q, const Eigen::MatrixXd& R,
+             const Eigen::MatrixXd& Q_N, const std::optional<Eigen::VectorXd>& u_lower,
+             const std::optional<Eigen::VectorXd>& u_upper, int max_iterations,
+             double tolerance) {
+            control::MpcOptions o;
+            o.horizon = horizon;
+            o.Q = Q;
+            o.R = R;
+            o.Q_N = Q_N;
+            o.u_lower = u_lower.value_or(Eigen::VectorXd());
+            o.u_upper = u_upper.value_or(Eigen::VectorXd());
+            o.ilqr.max_iterations = max_iterations;
+            o.ilqr.tolerance = tolerance;
+            new (self) control::Mpc(std::move(planner), std::move(input), reference, o);
+          },
+          nb::arg("planner"), nb::arg("input"), nb::arg("reference"), nb::arg("horizon"),
+          nb::arg("Q"), nb::arg("R"), nb::arg("Q_N"), nb::arg("u_lower").none() = nb::none(),
+          nb::arg("u_upper").none() = nb::none(), nb::arg("max_iterations") = 20,
+          nb::arg("tolerance") = 1e-6)
+      .def_prop_ro(
+          "solve_times",
+          [](const control::Mpc& m) { return m.solve_times(); },
+          "Wall time of each solve so far (s).")
+      .def_prop_ro(
+          "solve_iterations",
+          [](const control::Mpc& m) { return m.solve_iterations(); },
+          "iLQR iterations of each solve so far.");
 }
 
 }  // namespace

@@ -101,3 +101,42 @@ def test_tvlqr_holds_the_swing_up_where_the_open_loop_falls(swing_up, offset):
     tracked_error = abs(tracked[-1, 1] - math.pi)
     assert open_error > 0.5, open_error
     assert tracked_error <= 0.01 * open_error and tracked_error < 0.02, (tracked_error, open_error)
+
+
+def test_ilqr_keeps_the_dmoc_optimum_and_finds_a_cheaper_swing_up_from_rest():
+    problem = marsden.load_problem(PROBLEM)
+    solution = problem.solve()
+    _, system, held = cart_pole_system()
+    nominal = marsden.control.nominal_from_solution(system, held, solution)
+    goal = [0.0, math.pi, 0.0, 0.0]
+    args = dict(R=[[1.0]], x_goal=goal, terminal=[0, 1, 2, 3], u_lower=[-15.0], u_upper=[15.0])
+    warm = marsden.control.ilqr(system, held, nominal.x[0], nominal.u, nominal.dt,
+                                penalty=1e4, **args)
+    assert warm["converged"], warm["message"]
+    assert abs(warm["cost"] - solution["cost"]) <= 1e-6 * solution["cost"]
+    cold = marsden.control.ilqr(system, held, nominal.x[0], np.zeros((50, 1)), nominal.dt, **args)
+    assert cold["converged"], cold["message"]
+    run = cold["nominal"]
+    assert cold["constraint_violation"] <= 1e-8
+    assert np.abs(run.u).max() <= 15.0
+    assert np.abs(run.x[:, 0]).max() <= 1.5  # the problem's cart bounds hold too
+    assert cold["cost"] < 0.7 * solution["cost"]  # another local optimum, docs/control.md
+    assert cold["K"].shape == (50, 1, 4)
+
+
+def test_mpc_reaches_the_top_from_where_tvlqr_falls_short(swing_up):
+    scene, nominal, gains = swing_up
+    Q = np.diag([10.0, 10.0, 1.0, 1.0])
+    held = marsden.HeldInput(1)
+    mpc = marsden.control.Mpc(marsden.make_system(scene, controls=held), held, nominal,
+                              horizon=20, Q=Q, R=[[0.1]], Q_N=100.0 * Q, u_lower=[-15.0],
+                              u_upper=[15.0])
+    feedback = marsden.Feedback(mpc, inputs=1, lower=[-15.0], upper=[15.0])
+    system = marsden.make_system(scene, controls=feedback)
+    x0 = nominal.x[0] + [0.0, 1.0, 0.0, 0.0]
+    system.set_state(x0)
+    run = marsden.simulate(system, nominal.dt, nominal.steps, feedback=feedback)
+    tracked = closed_loop(scene, nominal, gains, 1.0)
+    assert abs(tracked[-1, 1] - math.pi) > 0.02  # TV-LQR alone, 1 rad off
+    assert abs(run["pole"][-1] - math.pi) < 0.02
+    assert len(mpc.solve_times) == nominal.steps + 1 and min(mpc.solve_times) > 0.0
