@@ -13,6 +13,7 @@ void register_builtin_experiments() {
   register_maximal_experiments();
   register_dmoc_vehicles();
   register_robot_zoo();
+  register_closed_loop();
 }
 
 }  // namespace marsden::experiments
