@@ -32,6 +32,10 @@ from ._core import Signal, System
 from .signals import as_signal
 from ._pickle import recorded
 
+__all__ = ["Builder", "Model", "continuous_dynamics", "four_bar", "four_bar_state",
+           "lagrangian_terms", "marionette", "marionette_configuration", "model_from_urdf",
+           "n_link_pendulum", "system", "with_constraints", "with_forces", "with_potentials"]
+
 Model = _tree.Model
 four_bar_state = _tree.four_bar_state
 marionette_configuration = _tree.marionette_configuration

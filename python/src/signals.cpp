@@ -73,8 +73,11 @@ void bind_signals(nb::module_ m) {
   nb::class_<sim::Signal>(m, "Signal",
                           "An input signal s(t) in R^n, n >= 1 (controls, shape inputs, "
                           "prescribed coordinates' displacements).")
-      .def_prop_ro("size", &sim::Signal::size)
-      .def_prop_ro("zero_order_hold", &sim::Signal::zero_order_hold)
+      .def_prop_ro("size", &sim::Signal::size, "Components n of s(t).")
+      .def_prop_ro("zero_order_hold", &sim::Signal::zero_order_hold,
+                   "True when a step holds s at its value at the step's start (hold="
+                   "\"zero_order\", HeldInput); False when the integrator samples s where "
+                   "its quadrature needs it.")
       .def(
           "__call__",
           [](const sim::Signal& s, double t) -> Eigen::VectorXd {
@@ -133,13 +136,13 @@ void bind_signals(nb::module_ m) {
       m, "HeldInput",
       "Inputs held at a value set step by step (a zero-order hold): give it a system as its "
       "controls, then set() before each step (marsden.control.rollout does).")
-      .def(nb::init<int>(), nb::arg("size"))
+      .def(nb::init<int>(), nb::arg("size"), "size inputs, held at zero until set().")
       .def(
           "set",
           [](sim::HeldInput& h, const Eigen::VectorXd& u) {
             h.set({u.data(), std::size_t(u.size())});
           },
-          nb::arg("u"), "Holds u (size,) from now on.")
+          nb::arg("u"), "Holds u (size,) from now on; InputError when u has another size.")
       .def_prop_ro("value", &sim::HeldInput::value, "The value held (size,).");
 }
 

@@ -248,7 +248,8 @@ void bind_sim(nb::module_ m) {
   nb::class_<io::Scene>(m, "Scene",
                         "A parsed scene file (docs/scene.md): timing, output, failure policy and "
                         "one family's system.")
-      .def_ro("file", &io::Scene::file)
+      .def_ro("file", &io::Scene::file,
+              "The path load_scene read it from, as given, or parse_scene's label.")
       .def(
           "__reduce__",
           [](const io::Scene& s) {
@@ -259,12 +260,19 @@ void bind_sim(nb::module_ m) {
           },
           "Pickle and copy: the scene's text and file, parsed again (relative paths resolve "
           "from the file's folder).")
-      .def_ro("system_type", &io::Scene::system_type)
-      .def_ro("source", &io::Scene::source)
+      .def_ro("system_type", &io::Scene::system_type,
+              "The family, the system's \"type\": \"rigid_body\", \"helicopter\", \"boat\", "
+              "\"generated\", \"car\", \"snakeboard\", \"sleigh\", \"generated_rdp\", "
+              "\"generated_nonholonomic\", \"tree\" or \"maximal\".")
+      .def_ro("source", &io::Scene::source,
+              "Tree and maximal systems: the built-in model's name, \"frames\" (built inline) "
+              "or \"urdf\"; empty for the other families.")
       .def_ro("dt", &io::Scene::dt, "Time step, s.")
-      .def_ro("duration", &io::Scene::duration, "s.")
-      .def_ro("steps", &io::Scene::steps)
-      .def_ro("output_every", &io::Scene::output_every)
+      .def_ro("duration", &io::Scene::duration, "Simulated time, s.")
+      .def_ro("steps", &io::Scene::steps,
+              "Steps of dt: round(duration / dt) (dt <= duration, so at least 1).")
+      .def_ro("output_every", &io::Scene::output_every,
+              "Every output_every-th step is written (and the last one).")
       .def_prop_ro(
           "on_failure",
           [](const io::Scene& s) {
@@ -272,7 +280,9 @@ void bind_sim(nb::module_ m) {
           },
           "The scene's failure policy, \"stop\" or \"subdivide\".")
       .def_prop_ro(
-          "max_subdivisions", [](const io::Scene& s) { return s.policy.max_subdivisions; });
+          "max_subdivisions", [](const io::Scene& s) { return s.policy.max_subdivisions; },
+          "With on_failure \"subdivide\": a failed step is retried as 2^k substeps of "
+          "dt / 2^k, k = 1..max_subdivisions.");
 
   m.def(
       "load_scene",
@@ -296,11 +306,17 @@ void bind_sim(nb::module_ m) {
         "Whether the file lies in a folder of $MARSDEN_TRUSTED_FOLDERS (run/code.hpp).");
 
   nb::class_<sim::StepStatus>(m, "StepStatus", "What one step did.")
-      .def_ro("converged", &sim::StepStatus::converged)
+      .def_ro("converged", &sim::StepStatus::converged,
+              "Whether the step succeeded (also bool(status)); if not, see System.step.")
       .def_ro("iterations", &sim::StepStatus::iterations, "Newton iterations (0: explicit).")
       .def_ro("residual", &sim::StepStatus::residual, "The solver's final residual norm.")
-      .def_ro("reason", &sim::StepStatus::reason)
-      .def_prop_ro("code", [](const sim::StepStatus& s) { return std::string(s.code); })
+      .def_ro("reason", &sim::StepStatus::reason,
+              "Why the step failed when that is not a plain Newton non-convergence (e.g. "
+              "\"the state became NaN or infinite\"); empty otherwise.")
+      .def_prop_ro(
+          "code", [](const sim::StepStatus& s) { return std::string(s.code); },
+          "Why the step failed as a short word (\"not_converged\", \"non_finite\", "
+          "\"angular_rate_limit\", ...); may be empty.")
       .def("__bool__", [](const sim::StepStatus& s) { return s.converged; })
       .def("__repr__", [](const sim::StepStatus& s) {
         return "StepStatus(converged=" + std::string(s.converged ? "True" : "False") +
@@ -460,7 +476,9 @@ void bind_sim(nb::module_ m) {
                                      upper.value_or(std::vector<double>{}));
           },
           nb::arg("controller"), nb::arg("inputs"), nb::arg("lower").none() = nb::none(),
-          nb::arg("upper").none() = nb::none())
+          nb::arg("upper").none() = nb::none(),
+          "controller: a Controller written in C++ (marsden.control.Tracking); inputs, "
+          "lower and upper as below.")
       .def(
           "__init__",
           [](sim::Feedback* self, nb::callable controller, int inputs,
@@ -472,7 +490,8 @@ void bind_sim(nb::module_ m) {
           nb::arg("controller"), nb::arg("inputs"), nb::arg("lower").none() = nb::none(),
           nb::arg("upper").none() = nb::none(),
           "controller(t, x) -> u (inputs numbers, or a float for one input); lower and upper "
-          "saturate each input (None: no limit).")
+          "(inputs,) saturate each input (None: no limit). InputError for sizes that do "
+          "not match, lower > upper, NaN limits or inputs < 1.")
       .def(
           "signal",
           [](const sim::Feedback& f) { return std::const_pointer_cast<sim::Signal>(f.signal()); },

@@ -31,6 +31,9 @@ from ..signals import as_signal
 from ._codegen import (CompiledObject, _as_sx, _check_shape, _compile, _function, _wrapper_call,
                        scene_system)
 
+__all__ = ["ABI_VERSION", "MAX_SHAPE", "RdpVehicle", "car", "differential_drive", "omega",
+           "roller_racer", "shape", "sleigh", "snakeboard", "v1", "v2", "xi"]
+
 ABI_VERSION = 1  # kGeneratedRdpAbiVersion of include/marsden/vehicle/generated_rdp.hpp
 MAX_SHAPE = 4    # kRdpMaxShape of include/marsden/vehicle/rdp.hpp
 
