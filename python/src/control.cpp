@@ -179,6 +179,10 @@ void bind_lqr(nb::module_ c) {
           nb::arg("K_final").none() = nb::none(),
           "Gains in the state chart of system (System.state_difference).")
       .def_prop_ro("nominal", &control::Tracking::nominal, "The Nominal followed.")
+      .def("__repr__",
+           [](nb::handle self) {
+             return "Tracking(" + std::string(nb::repr(self.attr("nominal")).c_str()) + ")";
+           })
       .def(
           "__call__",
           [](control::Tracking& self, double t, const Eigen::VectorXd& x) {
@@ -216,6 +220,14 @@ void bind_control(nb::module_ m) {
                    "Rows of the NLP's constraints.")
       .def_prop_ro("steps", [](const io::Problem& p) { return p.ocp->num_steps(); },
                    "Time steps N of the discretisation (N + 1 knots).")
+      .def("__repr__",
+           [](const io::Problem& p) {
+             return "Problem(" + quoted(p.name) + ", " + p.system_type + ", " +
+                    count_text(p.ocp->num_steps(), "step") + ", " +
+                    count_text(p.ocp->num_variables(), "variable") + ", " +
+                    count_text(p.ocp->num_constraints(), "constraint") + ", from " +
+                    quoted(p.file) + ")";
+           })
       .def("solve", &solve, nb::arg("warm_start").none() = nb::none(),
            "Solves with Ipopt (the GIL released). Returns a dict: status, ok, message, cost, "
            "iterations, constraint_violation, worst_constraint, solve_time_s, x (the "

@@ -131,7 +131,12 @@ void bind_maximal(nb::module_ m) {
                        out.emplace_back(j.name, maximal::joint_type_name(j.type));
                      return out;
                    },
-                   "(name, type) of every joint.");
+                   "(name, type) of every joint.")
+      .def("__repr__", [](nb::handle self) {
+        const Mechanism& mech = nb::cast<const Mechanism&>(self);
+        return "Mechanism(" + count_text(mech.model.num_bodies(), "body", "bodies") + ", " +
+               count_text(mech.model.num_joints(), "joint") + recipe_origin(self) + ")";
+      });
 
   m.def(
       "pendulum_chain",

@@ -67,6 +67,27 @@ class CallableSignal final : public sim::Signal {
   int size_;
 };
 
+// What a signal is: its kind (its class) and size; a constant's value.
+std::string signal_repr(const sim::Signal& s) {
+  const std::string components = count_text(s.size(), "component");
+  if (const auto* held = dynamic_cast<const sim::HeldInput*>(&s)) {
+    const Eigen::VectorXd& u = held->value();
+    return "HeldInput(" + count_text(u.size(), "input") + ", value " +
+           list_text({u.data(), std::size_t(u.size())}) + ")";
+  }
+  if (dynamic_cast<const sim::ConstantSignal*>(&s) != nullptr) {
+    Eigen::VectorXd value;
+    sim::eval_into(s, 0.0, value);
+    return "Signal.constant(" + list_text({value.data(), std::size_t(value.size())}) + ")";
+  }
+  std::string kind;
+  if (dynamic_cast<const sim::TableSignal*>(&s) != nullptr) kind = "table, ";
+  if (dynamic_cast<const sim::SinusoidSignal*>(&s) != nullptr) kind = "sinusoid, ";
+  if (dynamic_cast<const CallableSignal*>(&s) != nullptr) kind = "function, ";
+  return "Signal(" + kind + components +
+         (s.zero_order_hold() ? ", held at each step's start" : "") + ")";
+}
+
 }  // namespace
 
 void bind_signals(nb::module_ m) {
@@ -86,6 +107,7 @@ void bind_signals(nb::module_ m) {
             return out;
           },
           nb::arg("t"), "s(t) (n,).")
+      .def("__repr__", &signal_repr)
       .def_static(
           "constant",
           [](const Values& value) -> std::shared_ptr<sim::Signal> {

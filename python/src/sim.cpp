@@ -35,6 +35,7 @@
 #include "marsden/run/run.hpp"
 #include "marsden/sim/feedback.hpp"
 #include "marsden/sim/simulate.hpp"
+#include "marsden/tree/model.hpp"
 #include "module.hpp"
 #include "numpy.hpp"
 #include "recorded.hpp"
@@ -236,6 +237,51 @@ nb::tuple rollout(const std::vector<io::Scene>& scenes, std::size_t runs,
                         summaries);
 }
 
+// The controls a scene's system takes (controls: the signal make_system was given, if any):
+// the count each family's setup defines.
+int scene_controls(const io::Scene& scene, const std::shared_ptr<sim::Signal>& controls) {
+  return std::visit(
+      [&](const auto& setup) -> int {
+        using T = std::decay_t<decltype(setup)>;
+        if constexpr (std::is_same_v<T, io::TreeScene>) {
+          return setup.model->num_inputs();
+        } else if constexpr (std::is_same_v<T, io::MaximalScene>) {
+          return static_cast<int>(setup.input_joints.size());
+        } else if constexpr (std::is_same_v<T, io::NonholonomicScene>) {
+          return sim::num_controls(setup);
+        } else {
+          if (controls) return controls->size();
+          return setup.controls ? setup.controls->size() : 0;
+        }
+      },
+      scene.system);
+}
+
+// What a system is: its family, controls and scene file, known from what made it
+// (RecordedSystem's factory and arguments), and its sizes.
+std::string system_repr(const sim::System& s) {
+  std::string family = "unknown family", file;
+  int controls = -1;  // unknown
+  if (const auto* r = dynamic_cast<const RecordedSystem*>(&s)) {
+    const nb::tuple& args = r->args();
+    if (r->factory() == "make_system") {
+      const auto& scene = nb::cast<const io::Scene&>(args[0]);
+      family = scene.system_type;
+      controls = scene_controls(scene, nb::cast<std::shared_ptr<sim::Signal>>(args[1]));
+      file = ", from " + quoted(scene.file);
+    } else if (r->factory() == "tree.make_system") {
+      family = "tree " + nb::cast<std::string>(args[3]);
+      controls = nb::cast<const tree::Model&>(args[0]).num_inputs();
+    } else if (r->factory() == "maximal.make_system") {
+      family = "maximal";
+      controls = static_cast<int>(nb::len(nb::object(args[1])));
+    }
+  }
+  return "System(" + family + ", " + count_text(s.state_size(), "state") + " (" +
+         std::to_string(s.tangent_size()) + " in the tangent chart)" +
+         (controls < 0 ? "" : ", " + count_text(controls, "control")) + file + ")";
+}
+
 double thread_seconds() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
@@ -282,7 +328,12 @@ void bind_sim(nb::module_ m) {
       .def_prop_ro(
           "max_subdivisions", [](const io::Scene& s) { return s.policy.max_subdivisions; },
           "With on_failure \"subdivide\": a failed step is retried as 2^k substeps of "
-          "dt / 2^k, k = 1..max_subdivisions.");
+          "dt / 2^k, k = 1..max_subdivisions.")
+      .def("__repr__", [](const io::Scene& s) {
+        return "Scene(" + s.system_type + (s.source.empty() ? "" : ": " + s.source) + ", " +
+               count_text(s.steps, "step") + " of " + number_text(s.dt) + " s, from " +
+               quoted(s.file) + ")";
+      });
 
   m.def(
       "load_scene",
@@ -454,7 +505,8 @@ void bind_sim(nb::module_ m) {
           },
           "Pickle and copy.deepcopy: the factory that made the system, its arguments and "
           "the calls since (from the last set_state), replayed on unpickling, so that the "
-          "copy continues bit for bit.");
+          "copy continues bit for bit.")
+      .def("__repr__", &system_repr);
   m.def("_restore_system", &restore_system, nb::arg("factory"), nb::arg("args"),
         nb::arg("calls"));
 
@@ -502,7 +554,12 @@ void bind_sim(nb::module_ m) {
             const std::span<const double> u = f.value();
             return to_numpy(std::vector<double>(u.begin(), u.end()), {u.size()});
           },
-          nb::rv_policy::move, "The input held now (after saturation).");
+          nb::rv_policy::move, "The input held now (after saturation).")
+      .def("__repr__", [](const sim::Feedback& f) {
+        const std::span<const double> u = f.value();
+        return "Feedback(" + count_text(static_cast<long long>(u.size()), "input") + ", value " +
+               list_text(u) + ")";
+      });
 
   m.def(
       "make_system",

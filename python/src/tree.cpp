@@ -154,7 +154,16 @@ void bind_tree(nb::module_ m) {
                    "Rows of the holonomic constraints h(q) = 0.")
       .def_prop_ro(
           "gravity", [](const Model& model) -> Vec3 { return model.gravity(); },
-          "Gravity in the world frame (3,), m/s^2.");
+          "Gravity in the world frame (3,), m/s^2.")
+      .def("__repr__", [](nb::handle self) {
+        const Model& model = nb::cast<const Model&>(self);
+        return "Model(" + count_text(model.num_frames(), "frame") + ", " +
+               count_text(model.num_coords(), "coordinate") + " (" +
+               std::to_string(model.num_prescribed()) + " prescribed), " +
+               count_text(model.num_inputs(), "input") + ", " +
+               count_text(model.num_constraint_rows(), "constraint row") +
+               recipe_origin(self) + ")";
+      });
 
   nb::class_<ModelBuilder>(m, "ModelBuilder",
                            "Low-level model builder (indices); use marsden.tree.Builder.")

@@ -1,5 +1,6 @@
 """The Python API documents itself: every public name of marsden and of its submodules
-(functions, classes, and the classes' public methods and properties) has a docstring.
+(functions, classes, and the classes' public methods and properties) has a docstring, and
+the public classes say what they are in their repr.
 
 Imports the package from $PYTHONPATH (the build tree's python/ folder, as ctest sets it, or
 an installed copy).
@@ -7,8 +8,15 @@ an installed copy).
 
 import importlib
 import inspect
+import pathlib
+
+import numpy as np
 
 import marsden
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SCENES = ROOT / "examples" / "scenes"
+PROBLEMS = ROOT / "examples" / "problems"
 
 # Beside marsden's __all__: the submodules a user imports by name, and the compiled core,
 # whose stubs are what editors and mypy show.
@@ -116,3 +124,72 @@ def test_python_modules_declare_all_they_define():
                    if not key.startswith("_") and (inspect.isclass(value) or inspect.isfunction(value))
                    and value.__module__ == module.__name__]
         assert not set(defined) - set(module.__all__), (name, set(defined) - set(module.__all__))
+
+
+# --- repr ---------------------------------------------------------------------------------
+
+def test_scenes_and_systems_say_their_family_sizes_and_file():
+    scene = marsden.load_scene(SCENES / "helicopter_turn.json")
+    assert repr(scene) == (f"Scene(helicopter, {scene.steps} steps of 0.01 s, "
+                           f"from {str(SCENES / 'helicopter_turn.json')!r})")
+    system = marsden.make_system(scene)
+    assert repr(system).startswith("System(helicopter, 13 states (12 in the tangent chart), "
+                                   "2 controls, from ")
+    assert "helicopter_turn.json" in repr(system)
+    tree_scene = marsden.load_scene(SCENES / "cart_pole.json")
+    assert repr(tree_scene).startswith("Scene(tree: frames, ")
+    assert "1 control, from " in repr(marsden.make_system(tree_scene))
+
+
+def test_models_and_mechanisms_say_their_sizes_and_origin():
+    assert repr(marsden.tree.n_link_pendulum(3)) == (
+        "Model(6 frames, 3 coordinates (0 prescribed), 0 inputs, 0 constraint rows, "
+        "from marsden.tree.n_link_pendulum)")
+    urdf = ROOT / "examples" / "urdf" / "double_pendulum.urdf"
+    assert repr(marsden.tree.model_from_urdf(urdf)).endswith(f"from {str(urdf)!r})")
+    b = marsden.tree.Builder()
+    b.frame("link", "world", "rx", "theta")
+    b.frame("bob", "link", "tz", value=-1.0, mass=1.0)
+    b.force_input("theta")
+    model = b.build()
+    assert repr(model) == ("Model(2 frames, 1 coordinate (0 prescribed), 1 input, "
+                           "0 constraint rows, from marsden.tree.Builder)")
+    assert repr(marsden.tree.system(model)).startswith("System(tree midpoint, 2 states")
+    chain = marsden.maximal.pendulum_chain(4)
+    assert repr(chain) == "Mechanism(4 bodies, 4 joints, from marsden.maximal.pendulum_chain)"
+    assert repr(marsden.maximal.mechanism_from_urdf(urdf)).endswith(f"from {str(urdf)!r})")
+    assert repr(marsden.maximal.system(chain, inputs=["joint0"], controls=[0.0])).startswith(
+        "System(maximal, 52 states (48 in the tangent chart), 1 control")
+
+
+def test_problems_say_their_family_sizes_and_file():
+    path = PROBLEMS / "cart_pole_swing_up.json"
+    problem = marsden.load_problem(path)
+    assert repr(problem) == (
+        f"Problem('cart_pole_swing_up', tree, {problem.steps} steps, "
+        f"{problem.num_variables} variables, {problem.num_constraints} constraints, "
+        f"from {str(path)!r})")
+
+
+def test_signals_and_feedback_say_their_kind_and_size():
+    assert repr(marsden.Signal.constant([49.05, 0.0])) == "Signal.constant([49.05, 0])"
+    assert repr(marsden.Signal.table([0.0, 1.0], [[1.0], [2.0]])) == "Signal(table, 1 component)"
+    assert repr(marsden.Signal.table([0.0, 1.0], [[1.0], [2.0]], hold="zero_order")) == (
+        "Signal(1 component, held at each step's start)")
+    assert repr(marsden.Signal.sinusoid([0.0, 1.0], [1.0, 1.0], [2.0, 2.0])) == (
+        "Signal(sinusoid, 2 components)")
+    assert repr(marsden.as_signal(lambda t: [t, 0.0])) == "Signal(function, 2 components)"
+    held = marsden.HeldInput(2)
+    held.set(np.array([1.5, -2.0]))
+    assert repr(held) == "HeldInput(2 inputs, value [1.5, -2])"
+    feedback = marsden.Feedback(lambda t, x: 0.0, inputs=1, lower=[-1.0], upper=[1.0])
+    assert repr(feedback) == "Feedback(1 input, value [0])"
+
+
+def test_tracking_says_what_it_follows():
+    scene = marsden.load_scene(SCENES / "cart_pole.json")
+    held = marsden.HeldInput(1)
+    system = marsden.make_system(scene, controls=held)
+    nominal = marsden.control.rollout(system, held, 0.0, scene.dt, system.state, np.zeros((3, 1)))
+    tracking = marsden.control.Tracking(system, nominal, np.zeros((3, 1, 4)))
+    assert repr(tracking) == f"Tracking({nominal!r})"
