@@ -26,6 +26,7 @@ from __future__ import annotations
 import os
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._core import tree as _tree
 from ._core import Signal, System
@@ -87,7 +88,7 @@ class Builder:
     ``InputError`` naming the frame, coordinate or value. Frames are added parent first;
     the parent ``"world"`` is the fixed world frame."""
 
-    def __init__(self, gravity=(0.0, 0.0, -9.81)):
+    def __init__(self, gravity: ArrayLike = (0.0, 0.0, -9.81)) -> None:
         self._b = _tree.ModelBuilder()
         self._b.set_gravity(np.asarray(gravity, dtype=float))
         # The calls made, which the model's pickle repeats (_replay_builder).
