@@ -88,6 +88,8 @@ def public_api():
         try:
             module = importlib.import_module(name)
         except ImportError:
+            if name != "marsden.symbolic":
+                raise
             continue
         if module in modules:
             continue
@@ -125,10 +127,11 @@ def test_python_modules_declare_all_they_define():
         if not inspect.ismodule(module) or _is_compiled(module):
             continue
         assert hasattr(module, "__all__"), name
-        defined = [key for key, value in vars(module).items()
-                   if not key.startswith("_") and (inspect.isclass(value) or inspect.isfunction(value))
-                   and value.__module__ == module.__name__]
-        assert not set(defined) - set(module.__all__), (name, set(defined) - set(module.__all__))
+        defined = {key for key, value in vars(module).items()
+                   if not key.startswith("_")
+                   and (inspect.isclass(value) or inspect.isfunction(value))
+                   and value.__module__ == module.__name__}
+        assert not defined - set(module.__all__), (name, defined - set(module.__all__))
 
 
 # --- repr ---------------------------------------------------------------------------------
