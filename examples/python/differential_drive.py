@@ -14,7 +14,7 @@ from marsden.symbolic import rdp
 robot = rdp.differential_drive(d=0.05)  # centre of mass 5 cm ahead of the axle
 
 
-def torques(t):
+def torques(t: float) -> list[float]:
     """Wheel torques (left, right), N m: a curve for 2 s, then none."""
     return [0.010, 0.014] if t < 2.0 else [0.0, 0.0]
 

@@ -12,18 +12,21 @@ import math
 import sys
 from pathlib import Path
 
+import numpy as np
+import numpy.typing as npt
+
 import marsden
 
 GAINS = {"cart": 2.6758, "qd_cart": 4.0647, "pole": -36.466, "qd_pole": -7.5324}
 
 
-def controller(t, x):
+def controller(t: float, x: npt.NDArray[np.float64]) -> float:
     cart, pole, qd_cart, qd_pole = x
-    return (GAINS["cart"] * cart + GAINS["qd_cart"] * qd_cart
-            + GAINS["pole"] * (pole - math.pi) + GAINS["qd_pole"] * qd_pole)
+    return float(GAINS["cart"] * cart + GAINS["qd_cart"] * qd_cart
+                 + GAINS["pole"] * (pole - math.pi) + GAINS["qd_pole"] * qd_pole)
 
 
-def main(scene_path):
+def main(scene_path: Path) -> int:
     scene = marsden.load_scene(scene_path)
     feedback = marsden.Feedback(controller, inputs=1, lower=[-20.0], upper=[20.0])
     system = marsden.make_system(scene, controls=feedback)
@@ -40,4 +43,4 @@ def main(scene_path):
 
 if __name__ == "__main__":
     scene = Path(__file__).resolve().parents[1] / "scenes" / "cart_pole.json"
-    sys.exit(main(next((a for a in sys.argv[1:] if a.endswith(".json")), scene)))
+    sys.exit(main(Path(next((a for a in sys.argv[1:] if a.endswith(".json")), scene))))

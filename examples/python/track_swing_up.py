@@ -18,7 +18,7 @@ import numpy as np
 import marsden
 
 
-def main(path):
+def main(path: Path) -> int:
     solution = marsden.load_problem(path).solve()
     spec = json.loads(Path(path).read_text())  # the problem's system as a scene
     scene = marsden.parse_scene(json.dumps(
@@ -49,4 +49,4 @@ def main(path):
 
 if __name__ == "__main__":
     problem = Path(__file__).resolve().parents[1] / "problems" / "cart_pole_swing_up.json"
-    sys.exit(main(next((a for a in sys.argv[1:] if a.endswith(".json")), problem)))
+    sys.exit(main(Path(next((a for a in sys.argv[1:] if a.endswith(".json")), problem))))

@@ -26,7 +26,9 @@ def _group(core):
             return _function(np.asarray(x, dtype=float))
 
         call.__name__ = name
-        call.__doc__ = function.__doc__
+        # The docstring without nanobind's signature line, which names the core's argument
+        # types (numpy arrays of fixed shape), not the sequences this wrapper accepts.
+        call.__doc__ = function.__nb_signature__[0][1]
         namespace[name] = staticmethod(call)
     return type(core.__name__, (), namespace)
 

@@ -20,6 +20,9 @@ from ._core import maximal as _maximal
 from .signals import as_signal
 from ._pickle import recorded
 
+__all__ = ["Mechanism", "closed_chain", "four_bar_chain", "joint_coordinates",
+           "mechanism_from_urdf", "minitaur_leg", "pendulum_chain", "system"]
+
 Mechanism = _maximal.Mechanism
 joint_coordinates = _maximal.joint_coordinates
 

@@ -26,11 +26,16 @@ from __future__ import annotations
 import os
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._core import tree as _tree
 from ._core import Signal, System
 from .signals import as_signal
 from ._pickle import recorded
+
+__all__ = ["Builder", "Model", "continuous_dynamics", "four_bar", "four_bar_state",
+           "lagrangian_terms", "marionette", "marionette_configuration", "model_from_urdf",
+           "n_link_pendulum", "system", "with_constraints", "with_forces", "with_potentials"]
 
 Model = _tree.Model
 four_bar_state = _tree.four_bar_state
@@ -83,7 +88,7 @@ class Builder:
     ``InputError`` naming the frame, coordinate or value. Frames are added parent first;
     the parent ``"world"`` is the fixed world frame."""
 
-    def __init__(self, gravity=(0.0, 0.0, -9.81)):
+    def __init__(self, gravity: ArrayLike = (0.0, 0.0, -9.81)) -> None:
         self._b = _tree.ModelBuilder()
         self._b.set_gravity(np.asarray(gravity, dtype=float))
         # The calls made, which the model's pickle repeats (_replay_builder).

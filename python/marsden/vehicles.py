@@ -18,6 +18,8 @@ import json
 from ._core import Signal, System, make_system, parse_scene
 from .signals import as_signal
 
+__all__ = ["TYPES", "system"]
+
 TYPES = ("rigid_body", "helicopter", "boat", "car", "snakeboard", "sleigh")
 
 

@@ -104,12 +104,13 @@ void bind_lqr(nb::module_ c) {
             if (!(dt > 0.0)) throw InputError("Nominal: dt must be > 0 (s)");
             new (self) control::Nominal{t0, dt, x, u};
           },
-          nb::arg("x"), nb::arg("u"), nb::arg("dt"), nb::arg("t0") = 0.0)
+          nb::arg("x"), nb::arg("u"), nb::arg("dt"), nb::arg("t0") = 0.0,
+          "InputError unless x has one row more than u and dt > 0.")
       .def_ro("t0", &control::Nominal::t0, "Start time (s).")
       .def_ro("dt", &control::Nominal::dt, "Step (s).")
       .def_ro("x", &control::Nominal::x, "States x_0..x_N, (N+1, state_size).")
       .def_ro("u", &control::Nominal::u, "Inputs u_0..u_{N-1}, (N, inputs).")
-      .def_prop_ro("steps", &control::Nominal::steps)
+      .def_prop_ro("steps", &control::Nominal::steps, "Steps N (rows of u).")
       .def("__repr__", [](const control::Nominal& n) {
         return "Nominal(" + std::to_string(n.steps()) + " steps of " + std::to_string(n.dt) +
                " s from t0 = " + std::to_string(n.t0) + " s, " + std::to_string(n.x.cols()) +
@@ -176,8 +177,13 @@ void bind_lqr(nb::module_ c) {
                                          K_final.value_or(Eigen::MatrixXd()));
           },
           nb::arg("system"), nb::arg("nominal"), nb::arg("K"),
-          nb::arg("K_final").none() = nb::none())
-      .def_prop_ro("nominal", &control::Tracking::nominal)
+          nb::arg("K_final").none() = nb::none(),
+          "Gains in the state chart of system (System.state_difference).")
+      .def_prop_ro("nominal", &control::Tracking::nominal, "The Nominal followed.")
+      .def("__repr__",
+           [](nb::handle self) {
+             return "Tracking(" + std::string(nb::repr(self.attr("nominal")).c_str()) + ")";
+           })
       .def(
           "__call__",
           [](control::Tracking& self, double t, const Eigen::VectorXd& x) {
@@ -294,7 +300,8 @@ void bind_lqr(nb::module_ c) {
 void bind_control(nb::module_ m) {
   nb::class_<io::Problem>(m, "Problem",
                           "An optimal-control problem (docs/dmoc.md), parsed and validated.")
-      .def_ro("file", &io::Problem::file)
+      .def_ro("file", &io::Problem::file,
+              "The path load_problem read it from, as given, or parse_problem's label.")
       .def(
           "__reduce__",
           [](const io::Problem& p) {
@@ -304,12 +311,25 @@ void bind_control(nb::module_ m) {
                                   nb::make_tuple(p.text, p.file));
           },
           "Pickle and copy: the problem's text and file, parsed again.")
-      .def_ro("name", &io::Problem::name)
-      .def_ro("system_type", &io::Problem::system_type)
-      .def_prop_ro("num_variables", [](const io::Problem& p) { return p.ocp->num_variables(); })
+      .def_ro("name", &io::Problem::name, "The file's \"name\" (default \"problem\").")
+      .def_ro("system_type", &io::Problem::system_type,
+              "The family: \"helicopter\", \"boat\", \"generated\", \"car\", "
+              "\"generated_rdp\" or \"tree\".")
+      .def_prop_ro("num_variables", [](const io::Problem& p) { return p.ocp->num_variables(); },
+                   "Size of the NLP's decision vector (Problem.solve()'s x).")
       .def_prop_ro("num_constraints",
-                   [](const io::Problem& p) { return p.ocp->num_constraints(); })
-      .def_prop_ro("steps", [](const io::Problem& p) { return p.ocp->num_steps(); })
+                   [](const io::Problem& p) { return p.ocp->num_constraints(); },
+                   "Rows of the NLP's constraints.")
+      .def_prop_ro("steps", [](const io::Problem& p) { return p.ocp->num_steps(); },
+                   "Time steps N of the discretisation (N + 1 knots).")
+      .def("__repr__",
+           [](const io::Problem& p) {
+             return "Problem(" + quoted(p.name) + ", " + p.system_type + ", " +
+                    count_text(p.ocp->num_steps(), "step") + ", " +
+                    count_text(p.ocp->num_variables(), "variable") + ", " +
+                    count_text(p.ocp->num_constraints(), "constraint") + ", from " +
+                    quoted(p.file) + ")";
+           })
       .def("solve", &solve, nb::arg("warm_start").none() = nb::none(),
            "Solves with Ipopt (the GIL released). Returns a dict: status, ok, message, cost, "
            "iterations, constraint_violation, worst_constraint, solve_time_s, x (the "

@@ -56,26 +56,29 @@ void bind_group(nb::module_& m, const char* name, const char* doc, From from) {
   using J = typename G::Jacobian;
   nb::class_<G> cls(m, name, doc);
   cls.def_static("exp", [](const T& xi) -> M { return G::exp(xi).matrix(); }, nb::arg("xi"),
-                 "Exponential map: algebra vector -> group element (matrix).");
+                 "exp(xi): the group element (matrix) of an algebra vector xi (dim,).");
   cls.def_static("log", [from](const M& g) -> T { return G::log(from(g)); }, nb::arg("g"),
-                 "Inverse of exp (rotation angle in [0, pi]).");
+                 "Inverse of exp: the algebra vector (dim,) of g, rotation angle in [0, pi]. "
+                 "InputError when g is not a group element.");
   cls.def_static("cay", [](const T& xi) -> M { return G::cay(xi).matrix(); }, nb::arg("xi"),
-                 "Cayley map: algebra vector -> group element (matrix).");
+                 "cay(xi): the group element (matrix) of the Cayley map of xi (dim,).");
   cls.def_static("cay_inv", [from](const M& g) -> T { return G::cay_inv(from(g)); },
-                 nb::arg("g"), "Inverse of cay.");
+                 nb::arg("g"),
+                 "Inverse of cay: the algebra vector (dim,) of g. InputError when g is not "
+                 "a group element.");
   cls.def_static("hat", [](const T& xi) { return G::hat(xi); }, nb::arg("xi"),
-                 "Algebra vector -> matrix.");
+                 "The algebra element of xi (dim,) as a matrix (3x3; 4x4 for SE(3)).");
   cls.def_static("ad", [](const T& xi) -> J { return G::ad(xi); }, nb::arg("xi"),
-                 "Adjoint of the algebra, ad_xi (dim x dim).");
+                 "Adjoint of the algebra, ad_xi (dim, dim).");
   cls.def_static("dexp", [](const T& xi) -> J { return G::dexp(xi); }, nb::arg("xi"),
-                 "Right-trivialised tangent of exp: exp(xi + e d) = exp(e dexp(xi) d) exp(xi) "
-                 "to first order.");
+                 "Right-trivialised tangent of exp (dim, dim): exp(xi + e d) = "
+                 "exp(e dexp(xi) d) exp(xi) to first order.");
   cls.def_static("dexp_inv", [](const T& xi) -> J { return G::dexp_inv(xi); }, nb::arg("xi"),
-                 "Inverse of dexp (the paper's C for exp).");
+                 "Inverse of dexp (dim, dim) (the paper's C for exp).");
   cls.def_static("dcay", [](const T& xi) -> J { return G::dcay(xi); }, nb::arg("xi"),
-                 "Right-trivialised tangent of cay.");
+                 "Right-trivialised tangent of cay (dim, dim).");
   cls.def_static("dcay_inv", [](const T& xi) -> J { return G::dcay_inv(xi); }, nb::arg("xi"),
-                 "Inverse of dcay (the paper's C for cay).");
+                 "Inverse of dcay (dim, dim) (the paper's C for cay).");
   cls.attr("dim") = G::kDim;
 }
 

@@ -122,7 +122,8 @@ void bind_maximal(nb::module_ m) {
                      std::vector<std::string> names;
                      for (const auto& b : mech.model.bodies()) names.push_back(b.name);
                      return names;
-                   })
+                   },
+                   "Body names, in the order of the rows' NAME_x .. NAME_qz columns.")
       .def_prop_ro("joints",
                    [](const Mechanism& mech) {
                      std::vector<std::pair<std::string, std::string>> out;
@@ -130,7 +131,12 @@ void bind_maximal(nb::module_ m) {
                        out.emplace_back(j.name, maximal::joint_type_name(j.type));
                      return out;
                    },
-                   "(name, type) of every joint.");
+                   "(name, type) of every joint.")
+      .def("__repr__", [](nb::handle self) {
+        const Mechanism& mech = nb::cast<const Mechanism&>(self);
+        return "Mechanism(" + count_text(mech.model.num_bodies(), "body", "bodies") + ", " +
+               count_text(mech.model.num_joints(), "joint") + recipe_origin(self) + ")";
+      });
 
   m.def(
       "pendulum_chain",
@@ -205,7 +211,10 @@ void bind_maximal(nb::module_ m) {
         nb::arg("dampers") = std::map<std::string, double>(),
         nb::arg("q") = std::map<std::string, std::vector<double>>(),
         nb::arg("qd") = std::map<std::string, std::vector<double>>(), nb::arg("dt") = 0.01,
-        nb::arg("solver") = "sparse", nb::arg("tolerance") = 1e-10);
+        nb::arg("solver") = "sparse", nb::arg("tolerance") = 1e-10,
+        "The system of a mechanism (marsden.maximal.system spells its arguments): springs "
+        "{joint: (stiffness, rest)}, dampers {joint: damping}, q and qd {joint: "
+        "coordinates}; InputError naming the joint or value.");
 }
 
 }  // namespace marsden::python

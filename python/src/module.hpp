@@ -3,11 +3,14 @@
 
 #include <atomic>
 #include <optional>
+#include <span>
+#include <string>
 #include <utility>
 
 #include <nanobind/nanobind.h>
 
 #include "marsden/run/code.hpp"
+#include "marsden/support/text.hpp"
 
 namespace marsden::python {
 
@@ -51,6 +54,21 @@ class PythonProgress {
 // allow_code=True); run/code.hpp), and what a refusal tells them to do.
 inline run::CodeAllowance python_allowance(bool allow_code) {
   return {allow_code, "pass allow_code=True"};
+}
+
+// Text for the classes' reprs: a string as Python quotes it, a vector as a Python list,
+// and "n things" (the plural given, or the noun with an s, when n != 1).
+inline std::string quoted(const std::string& text) {
+  return nanobind::repr(nanobind::str(text.c_str(), text.size())).c_str();
+}
+inline std::string list_text(std::span<const double> v) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + number_text(v[i]);
+  return out + "]";
+}
+inline std::string count_text(long long n, const std::string& noun,
+                              const std::string& plural = "") {
+  return std::to_string(n) + " " + (n == 1 ? noun : plural.empty() ? noun + "s" : plural);
 }
 
 void bind_lie(nanobind::module_ m);          // lie.cpp

@@ -6,6 +6,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "marsden/error.hpp"
+#include "module.hpp"
 
 namespace nb = nanobind;
 
@@ -179,6 +180,18 @@ nb::tuple reduce_by_recipe(nb::handle self) {
                           "pickled")
                              .c_str());
   return nb::make_tuple(nb::module_::import_("marsden._pickle").attr("rebuild"), recipe);
+}
+
+std::string recipe_origin(nb::handle self) {
+  const nb::object recipe = nb::getattr(self, "_recipe", nb::none());
+  if (recipe.is_none()) return "";
+  const std::string function = nb::cast<std::string>(recipe[0]);
+  const nb::tuple args = nb::cast<nb::tuple>(recipe[1]);
+  // marsden.tree._model_from_urdf and marsden.maximal._mechanism_from_urdf: the path first.
+  if (function.ends_with("_from_urdf") && args.size() > 0)
+    return ", from " + quoted(nb::str(args[0]).c_str());
+  if (function == "marsden.tree._replay_builder") return ", from marsden.tree.Builder";
+  return ", from " + function;
 }
 
 nb::object restore_system(const std::string& factory, nb::tuple args, nb::handle calls) {

@@ -64,6 +64,10 @@ class RecordedSystem final : public sim::System {
   // reason, which pickling then names.
   void unreplayable(std::string why);
 
+  // What made it (the repr says what the system is from these).
+  const std::string& factory() const { return factory_; }
+  const nanobind::tuple& args() const { return args_; }
+
   // (restore function, (factory, args, calls)) for __reduce__; TypeError if it cannot be
   // replayed.
   nanobind::tuple reduce() const;
@@ -94,6 +98,11 @@ std::unique_ptr<sim::System> recorded(std::unique_ptr<sim::System> inner, std::s
 // __reduce__ of an object that a function of the marsden package made and marked with its
 // call (_recipe: its dotted name, args, kwargs; marsden/_pickle.py): that call again.
 nanobind::tuple reduce_by_recipe(nanobind::handle self);
+
+// Where an object with a recipe came from, for its repr: ", from 'FILE'" for a URDF
+// file, ", from marsden.tree.Builder", or ", from" the function that made it; empty
+// without a recipe.
+std::string recipe_origin(nanobind::handle self);
 
 // The system factory(*args) made, with calls replayed on it (__reduce__'s restore function).
 nanobind::object restore_system(const std::string& factory, nanobind::tuple args,

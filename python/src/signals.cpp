@@ -67,14 +67,38 @@ class CallableSignal final : public sim::Signal {
   int size_;
 };
 
+// What a signal is: its kind (its class) and size; a constant's value.
+std::string signal_repr(const sim::Signal& s) {
+  const std::string components = count_text(s.size(), "component");
+  if (const auto* held = dynamic_cast<const sim::HeldInput*>(&s)) {
+    const Eigen::VectorXd& u = held->value();
+    return "HeldInput(" + count_text(u.size(), "input") + ", value " +
+           list_text({u.data(), std::size_t(u.size())}) + ")";
+  }
+  if (dynamic_cast<const sim::ConstantSignal*>(&s) != nullptr) {
+    Eigen::VectorXd value;
+    sim::eval_into(s, 0.0, value);
+    return "Signal.constant(" + list_text({value.data(), std::size_t(value.size())}) + ")";
+  }
+  std::string kind;
+  if (dynamic_cast<const sim::TableSignal*>(&s) != nullptr) kind = "table, ";
+  if (dynamic_cast<const sim::SinusoidSignal*>(&s) != nullptr) kind = "sinusoid, ";
+  if (dynamic_cast<const CallableSignal*>(&s) != nullptr) kind = "function, ";
+  return "Signal(" + kind + components +
+         (s.zero_order_hold() ? ", held at each step's start" : "") + ")";
+}
+
 }  // namespace
 
 void bind_signals(nb::module_ m) {
   nb::class_<sim::Signal>(m, "Signal",
                           "An input signal s(t) in R^n, n >= 1 (controls, shape inputs, "
                           "prescribed coordinates' displacements).")
-      .def_prop_ro("size", &sim::Signal::size)
-      .def_prop_ro("zero_order_hold", &sim::Signal::zero_order_hold)
+      .def_prop_ro("size", &sim::Signal::size, "Components n of s(t).")
+      .def_prop_ro("zero_order_hold", &sim::Signal::zero_order_hold,
+                   "True when a step holds s at its value at the step's start (hold="
+                   "\"zero_order\", HeldInput); False when the integrator samples s where "
+                   "its quadrature needs it.")
       .def(
           "__call__",
           [](const sim::Signal& s, double t) -> Eigen::VectorXd {
@@ -83,6 +107,7 @@ void bind_signals(nb::module_ m) {
             return out;
           },
           nb::arg("t"), "s(t) (n,).")
+      .def("__repr__", &signal_repr)
       .def_static(
           "constant",
           [](const Values& value) -> std::shared_ptr<sim::Signal> {
@@ -133,13 +158,13 @@ void bind_signals(nb::module_ m) {
       m, "HeldInput",
       "Inputs held at a value set step by step (a zero-order hold): give it a system as its "
       "controls, then set() before each step (marsden.control.rollout does).")
-      .def(nb::init<int>(), nb::arg("size"))
+      .def(nb::init<int>(), nb::arg("size"), "size inputs, held at zero until set().")
       .def(
           "set",
           [](sim::HeldInput& h, const Eigen::VectorXd& u) {
             h.set({u.data(), std::size_t(u.size())});
           },
-          nb::arg("u"), "Holds u (size,) from now on.")
+          nb::arg("u"), "Holds u (size,) from now on; InputError when u has another size.")
       .def_prop_ro("value", &sim::HeldInput::value, "The value held (size,).");
 }
 

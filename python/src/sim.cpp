@@ -35,6 +35,7 @@
 #include "marsden/run/run.hpp"
 #include "marsden/sim/feedback.hpp"
 #include "marsden/sim/simulate.hpp"
+#include "marsden/tree/model.hpp"
 #include "module.hpp"
 #include "numpy.hpp"
 #include "recorded.hpp"
@@ -236,6 +237,51 @@ nb::tuple rollout(const std::vector<io::Scene>& scenes, std::size_t runs,
                         summaries);
 }
 
+// The controls a scene's system takes (controls: the signal make_system was given, if any):
+// the count each family's setup defines.
+int scene_controls(const io::Scene& scene, const std::shared_ptr<sim::Signal>& controls) {
+  return std::visit(
+      [&](const auto& setup) -> int {
+        using T = std::decay_t<decltype(setup)>;
+        if constexpr (std::is_same_v<T, io::TreeScene>) {
+          return setup.model->num_inputs();
+        } else if constexpr (std::is_same_v<T, io::MaximalScene>) {
+          return static_cast<int>(setup.input_joints.size());
+        } else if constexpr (std::is_same_v<T, io::NonholonomicScene>) {
+          return sim::num_controls(setup);
+        } else {
+          if (controls) return controls->size();
+          return setup.controls ? setup.controls->size() : 0;
+        }
+      },
+      scene.system);
+}
+
+// What a system is: its family, controls and scene file, known from what made it
+// (RecordedSystem's factory and arguments), and its sizes.
+std::string system_repr(const sim::System& s) {
+  std::string family = "unknown family", file;
+  int controls = -1;  // unknown
+  if (const auto* r = dynamic_cast<const RecordedSystem*>(&s)) {
+    const nb::tuple& args = r->args();
+    if (r->factory() == "make_system") {
+      const auto& scene = nb::cast<const io::Scene&>(args[0]);
+      family = scene.system_type;
+      controls = scene_controls(scene, nb::cast<std::shared_ptr<sim::Signal>>(args[1]));
+      file = ", from " + quoted(scene.file);
+    } else if (r->factory() == "tree.make_system") {
+      family = "tree " + nb::cast<std::string>(args[3]);
+      controls = nb::cast<const tree::Model&>(args[0]).num_inputs();
+    } else if (r->factory() == "maximal.make_system") {
+      family = "maximal";
+      controls = static_cast<int>(nb::len(nb::object(args[1])));
+    }
+  }
+  return "System(" + family + ", " + count_text(s.state_size(), "state") + " (" +
+         std::to_string(s.tangent_size()) + " in the tangent chart)" +
+         (controls < 0 ? "" : ", " + count_text(controls, "control")) + file + ")";
+}
+
 double thread_seconds() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
@@ -248,7 +294,8 @@ void bind_sim(nb::module_ m) {
   nb::class_<io::Scene>(m, "Scene",
                         "A parsed scene file (docs/scene.md): timing, output, failure policy and "
                         "one family's system.")
-      .def_ro("file", &io::Scene::file)
+      .def_ro("file", &io::Scene::file,
+              "The path load_scene read it from, as given, or parse_scene's label.")
       .def(
           "__reduce__",
           [](const io::Scene& s) {
@@ -259,12 +306,19 @@ void bind_sim(nb::module_ m) {
           },
           "Pickle and copy: the scene's text and file, parsed again (relative paths resolve "
           "from the file's folder).")
-      .def_ro("system_type", &io::Scene::system_type)
-      .def_ro("source", &io::Scene::source)
+      .def_ro("system_type", &io::Scene::system_type,
+              "The family, the system's \"type\": \"rigid_body\", \"helicopter\", \"boat\", "
+              "\"generated\", \"car\", \"snakeboard\", \"sleigh\", \"generated_rdp\", "
+              "\"generated_nonholonomic\", \"tree\" or \"maximal\".")
+      .def_ro("source", &io::Scene::source,
+              "Tree and maximal systems: the built-in model's name, \"frames\" (built inline) "
+              "or \"urdf\"; empty for the other families.")
       .def_ro("dt", &io::Scene::dt, "Time step, s.")
-      .def_ro("duration", &io::Scene::duration, "s.")
-      .def_ro("steps", &io::Scene::steps)
-      .def_ro("output_every", &io::Scene::output_every)
+      .def_ro("duration", &io::Scene::duration, "Simulated time, s.")
+      .def_ro("steps", &io::Scene::steps,
+              "Steps of dt: round(duration / dt) (dt <= duration, so at least 1).")
+      .def_ro("output_every", &io::Scene::output_every,
+              "Every output_every-th step is written (and the last one).")
       .def_prop_ro(
           "on_failure",
           [](const io::Scene& s) {
@@ -272,7 +326,14 @@ void bind_sim(nb::module_ m) {
           },
           "The scene's failure policy, \"stop\" or \"subdivide\".")
       .def_prop_ro(
-          "max_subdivisions", [](const io::Scene& s) { return s.policy.max_subdivisions; });
+          "max_subdivisions", [](const io::Scene& s) { return s.policy.max_subdivisions; },
+          "With on_failure \"subdivide\": a failed step is retried as 2^k substeps of "
+          "dt / 2^k, k = 1..max_subdivisions.")
+      .def("__repr__", [](const io::Scene& s) {
+        return "Scene(" + s.system_type + (s.source.empty() ? "" : ": " + s.source) + ", " +
+               count_text(s.steps, "step") + " of " + number_text(s.dt) + " s, from " +
+               quoted(s.file) + ")";
+      });
 
   m.def(
       "load_scene",
@@ -296,11 +357,17 @@ void bind_sim(nb::module_ m) {
         "Whether the file lies in a folder of $MARSDEN_TRUSTED_FOLDERS (run/code.hpp).");
 
   nb::class_<sim::StepStatus>(m, "StepStatus", "What one step did.")
-      .def_ro("converged", &sim::StepStatus::converged)
+      .def_ro("converged", &sim::StepStatus::converged,
+              "Whether the step succeeded (also bool(status)); if not, see System.step.")
       .def_ro("iterations", &sim::StepStatus::iterations, "Newton iterations (0: explicit).")
       .def_ro("residual", &sim::StepStatus::residual, "The solver's final residual norm.")
-      .def_ro("reason", &sim::StepStatus::reason)
-      .def_prop_ro("code", [](const sim::StepStatus& s) { return std::string(s.code); })
+      .def_ro("reason", &sim::StepStatus::reason,
+              "Why the step failed when that is not a plain Newton non-convergence (e.g. "
+              "\"the state became NaN or infinite\"); empty otherwise.")
+      .def_prop_ro(
+          "code", [](const sim::StepStatus& s) { return std::string(s.code); },
+          "Why the step failed as a short word (\"not_converged\", \"non_finite\", "
+          "\"angular_rate_limit\", ...); may be empty.")
       .def("__bool__", [](const sim::StepStatus& s) { return s.converged; })
       .def("__repr__", [](const sim::StepStatus& s) {
         return "StepStatus(converged=" + std::string(s.converged ? "True" : "False") +
@@ -438,7 +505,8 @@ void bind_sim(nb::module_ m) {
           },
           "Pickle and copy.deepcopy: the factory that made the system, its arguments and "
           "the calls since (from the last set_state), replayed on unpickling, so that the "
-          "copy continues bit for bit.");
+          "copy continues bit for bit.")
+      .def("__repr__", &system_repr);
   m.def("_restore_system", &restore_system, nb::arg("factory"), nb::arg("args"),
         nb::arg("calls"));
 
@@ -460,7 +528,9 @@ void bind_sim(nb::module_ m) {
                                      upper.value_or(std::vector<double>{}));
           },
           nb::arg("controller"), nb::arg("inputs"), nb::arg("lower").none() = nb::none(),
-          nb::arg("upper").none() = nb::none())
+          nb::arg("upper").none() = nb::none(),
+          "controller: a Controller written in C++ (marsden.control.Tracking); inputs, "
+          "lower and upper as below.")
       .def(
           "__init__",
           [](sim::Feedback* self, nb::callable controller, int inputs,
@@ -472,7 +542,8 @@ void bind_sim(nb::module_ m) {
           nb::arg("controller"), nb::arg("inputs"), nb::arg("lower").none() = nb::none(),
           nb::arg("upper").none() = nb::none(),
           "controller(t, x) -> u (inputs numbers, or a float for one input); lower and upper "
-          "saturate each input (None: no limit).")
+          "(inputs,) saturate each input (None: no limit). InputError for sizes that do "
+          "not match, lower > upper, NaN limits or inputs < 1.")
       .def(
           "signal",
           [](const sim::Feedback& f) { return std::const_pointer_cast<sim::Signal>(f.signal()); },
@@ -483,7 +554,12 @@ void bind_sim(nb::module_ m) {
             const std::span<const double> u = f.value();
             return to_numpy(std::vector<double>(u.begin(), u.end()), {u.size()});
           },
-          nb::rv_policy::move, "The input held now (after saturation).");
+          nb::rv_policy::move, "The input held now (after saturation).")
+      .def("__repr__", [](const sim::Feedback& f) {
+        const std::span<const double> u = f.value();
+        return "Feedback(" + count_text(static_cast<long long>(u.size()), "input") + ", value " +
+               list_text(u) + ")";
+      });
 
   m.def(
       "make_system",

@@ -146,10 +146,24 @@ void bind_tree(nb::module_ m) {
                      std::vector<std::string> names;
                      for (const auto& f : model.frames()) names.push_back(f.name);
                      return names;
-                   })
-      .def_prop_ro("num_inputs", &Model::num_inputs)
-      .def_prop_ro("num_constraint_rows", &Model::num_constraint_rows)
-      .def_prop_ro("gravity", [](const Model& model) -> Vec3 { return model.gravity(); });
+                   },
+                   "Frame names, parents first (the fixed world frame is not one).")
+      .def_prop_ro("num_inputs", &Model::num_inputs,
+                   "Entries of the controls u: one per coordinate force, six per wrench.")
+      .def_prop_ro("num_constraint_rows", &Model::num_constraint_rows,
+                   "Rows of the holonomic constraints h(q) = 0.")
+      .def_prop_ro(
+          "gravity", [](const Model& model) -> Vec3 { return model.gravity(); },
+          "Gravity in the world frame (3,), m/s^2.")
+      .def("__repr__", [](nb::handle self) {
+        const Model& model = nb::cast<const Model&>(self);
+        return "Model(" + count_text(model.num_frames(), "frame") + ", " +
+               count_text(model.num_coords(), "coordinate") + " (" +
+               std::to_string(model.num_prescribed()) + " prescribed), " +
+               count_text(model.num_inputs(), "input") + ", " +
+               count_text(model.num_constraint_rows(), "constraint row") +
+               recipe_origin(self) + ")";
+      });
 
   nb::class_<ModelBuilder>(m, "ModelBuilder",
                            "Low-level model builder (indices); use marsden.tree.Builder.")
@@ -161,50 +175,77 @@ void bind_tree(nb::module_ m) {
             return b.add_joint_frame(name, parent, transform_of(type), coordinate, prescribed);
           },
           nb::arg("name"), nb::arg("parent"), nb::arg("type"), nb::arg("coordinate"),
-          nb::arg("prescribed") = false)
+          nb::arg("prescribed") = false,
+          "A frame under parent (a frame index, -1: the world) moved by a primitive type "
+          "(\"tx\" .. \"rz\") of a new coordinate, prescribed or dynamic; returns its index.")
       .def(
           "add_fixed_frame",
           [](ModelBuilder& b, const std::string& name, int parent, const std::string& type,
              double value) { return b.add_fixed_frame(name, parent, transform_of(type), value); },
-          nb::arg("name"), nb::arg("parent"), nb::arg("type"), nb::arg("value"))
+          nb::arg("name"), nb::arg("parent"), nb::arg("type"), nb::arg("value"),
+          "A frame under parent by a primitive type fixed at value (m or rad); returns its "
+          "index.")
       .def(
           "add_const_frame",
           [](ModelBuilder& b, const std::string& name, int parent, const Mat4& g) {
             return b.add_const_frame(name, parent, SE3{g.topLeftCorner<3, 3>(),
                                                        g.topRightCorner<3, 1>()});
           },
-          nb::arg("name"), nb::arg("parent"), nb::arg("transform"))
+          nb::arg("name"), nb::arg("parent"), nb::arg("transform"),
+          "A frame under parent by a constant transform (4x4 homogeneous matrix); returns "
+          "its index.")
       .def("add_mass", &ModelBuilder::add_mass, nb::arg("frame"), nb::arg("mass"),
-           nb::arg("com"), nb::arg("inertia"))
-      .def("set_gravity", &ModelBuilder::set_gravity, nb::arg("g"))
+           nb::arg("com"), nb::arg("inertia"),
+           "A rigid body on a frame: mass (kg), centre of mass com (3,) in the frame (m) and "
+           "inertia (3x3, kg m^2) about it in the frame's axes.")
+      .def("set_gravity", &ModelBuilder::set_gravity, nb::arg("g"),
+           "Gravity (3,) in the world frame, m/s^2.")
       .def("set_limits", &ModelBuilder::set_limits, nb::arg("coord"), nb::arg("lower"),
-           nb::arg("upper"))
+           nb::arg("upper"), "Records a coordinate's limits (m or rad); not enforced.")
       .def("add_coordinate_spring", &ModelBuilder::add_coordinate_spring, nb::arg("coord"),
-           nb::arg("stiffness"), nb::arg("rest"))
+           nb::arg("stiffness"), nb::arg("rest"),
+           "A linear spring on a coordinate: stiffness N/m or N m/rad, rest m or rad.")
       .def("add_frame_spring", &ModelBuilder::add_frame_spring, nb::arg("frame_a"),
-           nb::arg("frame_b"), nb::arg("stiffness"), nb::arg("rest_length"))
+           nb::arg("frame_b"), nb::arg("stiffness"), nb::arg("rest_length"),
+           "A spring between two frames' origins: stiffness N/m, rest_length m.")
       .def("add_generated_potential", add_generated(&ModelBuilder::add_generated_potential),
-           nb::arg("library"))
+           nb::arg("library"),
+           "The potential compiled by marsden.symbolic.TreePotential at library, on the "
+           "coordinates it names; InputError naming the file or coordinate otherwise.")
       .def("add_generated_force", add_generated(&ModelBuilder::add_generated_force),
-           nb::arg("library"))
+           nb::arg("library"),
+           "The same for a force compiled by marsden.symbolic.TreeForce.")
       .def("add_generated_constraint", add_generated(&ModelBuilder::add_generated_constraint),
-           nb::arg("library"))
+           nb::arg("library"),
+           "The same for a constraint compiled by marsden.symbolic.TreeConstraint.")
       .def("add_coordinate_damper", &ModelBuilder::add_coordinate_damper, nb::arg("coord"),
-           nb::arg("damping"))
+           nb::arg("damping"), "A viscous damper on a coordinate: N s/m or N m s/rad.")
       .def("add_frame_damper", &ModelBuilder::add_frame_damper, nb::arg("frame_a"),
-           nb::arg("frame_b"), nb::arg("damping"))
+           nb::arg("frame_b"), nb::arg("damping"),
+           "A damper between two frames' origins, N s/m.")
       .def("add_coordinate_force_input", &ModelBuilder::add_coordinate_force_input,
-           nb::arg("coord"))
+           nb::arg("coord"),
+           "A generalised force on a coordinate (N or N m) as one entry of the controls; "
+           "returns its index in u.")
       .def("add_wrench_input", &ModelBuilder::add_wrench_input, nb::arg("frame"),
-           nb::arg("body_axes"))
+           nb::arg("body_axes"),
+           "A wrench (torque, force) at a frame's origin, in its axes or the world's, as "
+           "six entries of the controls; returns the first one's index in u.")
       .def("add_distance_constraint", &ModelBuilder::add_distance_constraint, nb::arg("name"),
-           nb::arg("frame_a"), nb::arg("frame_b"), nb::arg("distance"))
+           nb::arg("frame_a"), nb::arg("frame_b"), nb::arg("distance"),
+           "|p_a - p_b| = distance (m) between two frames' origins.")
       .def("add_point_on_plane_constraint", &ModelBuilder::add_point_on_plane_constraint,
-           nb::arg("name"), nb::arg("frame_a"), nb::arg("plane_frame"), nb::arg("normal"))
+           nb::arg("name"), nb::arg("frame_a"), nb::arg("plane_frame"), nb::arg("normal"),
+           "frame_a's origin on the plane through plane_frame's origin with normal (3,) in "
+           "plane_frame's axes.")
       .def("add_point_to_point_constraint", &ModelBuilder::add_point_to_point_constraint,
-           nb::arg("name"), nb::arg("frame_a"), nb::arg("frame_b"))
-      .def("frame_index", &ModelBuilder::frame_index, nb::arg("name"))
-      .def("coord_index", &ModelBuilder::coord_index, nb::arg("name"))
+           nb::arg("name"), nb::arg("frame_a"), nb::arg("frame_b"),
+           "Two frames' origins coincide (3 rows).")
+      .def("frame_index", &ModelBuilder::frame_index, nb::arg("name"),
+           "A frame's index; InputError naming the frames when there is none of that name.")
+      .def("coord_index", &ModelBuilder::coord_index, nb::arg("name"),
+           "A coordinate's index; InputError naming the coordinates when there is none of "
+           "that name.")
       .def("build", [](ModelBuilder& b) { return shared(b.build()); },
            "Validates the model and returns it; the builder is left empty.");
 

@@ -25,11 +25,15 @@ import re
 
 import numpy as np
 import casadi as ca
+from numpy.typing import ArrayLike, NDArray
 
 from .._core import InputError, Problem, System, parse_problem
 from ..signals import as_signal
 from ._codegen import (CompiledObject, _as_sx, _check_shape, _compile, _function, _wrapper_call,
                        scene_system)
+
+__all__ = ["ABI_VERSION", "MAX_SHAPE", "RdpVehicle", "car", "differential_drive", "omega",
+           "roller_racer", "shape", "sleigh", "snakeboard", "v1", "v2", "xi"]
 
 ABI_VERSION = 1  # kGeneratedRdpAbiVersion of include/marsden/vehicle/generated_rdp.hpp
 MAX_SHAPE = 4    # kRdpMaxShape of include/marsden/vehicle/rdp.hpp
@@ -254,25 +258,28 @@ class RdpVehicle(CompiledObject):
             raise RuntimeError(f"marsden_{entry} returned {status}")
         return outs
 
-    def lagrangian(self, r, u, xi_):
+    def lagrangian(self, r: ArrayLike, u: ArrayLike,
+                   xi_: ArrayLike) -> tuple[float, NDArray[np.float64], NDArray[np.float64]]:
         """(l, grad (2 n_r + 3), Hessian) at (r, u, xi) from the compiled code."""
         n = 2 * self.num_shape + 3
         l, g, H = self._call("rdp_lagrangian", [r, u, xi_], [1, n, (n, n)])
         return float(l[0]), g, H
 
-    def connection(self, r):
+    def connection(self, r: ArrayLike) -> tuple[NDArray[np.float64], list[NDArray[np.float64]]]:
         """(A (3 x n_r), [dA/dr_j]) from the compiled code."""
         nr = self.num_shape
         A, dA = self._call("rdp_connection", [r], [(3, nr), (3 * nr, max(nr, 1))])
         return A, [dA[:, j].reshape(3, nr, order="F") for j in range(nr)]
 
-    def symmetry_basis(self, r):
+    def symmetry_basis(self,
+                       r: ArrayLike) -> tuple[NDArray[np.float64], list[NDArray[np.float64]]]:
         """(E (3 x n_b), [dE/dr_j]) from the compiled code."""
         nr, nb = self.num_shape, self.num_symmetry
         E, dE = self._call("rdp_symmetry_basis", [r], [(3, nb), (3 * nb, max(nr, 1))])
         return E, [dE[:, j].reshape(3, nb, order="F") for j in range(nr)]
 
-    def shape_force(self, r, u, xi_):
+    def shape_force(self, r: ArrayLike, u: ArrayLike,
+                    xi_: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """(f_r (n_r), df_r/d(r, u, xi) (n_r x (2 n_r + 3))) at (r, u, xi) from the
         compiled code; zeros when the vehicle has no shape force."""
         nr = self.num_shape
@@ -281,7 +288,7 @@ class RdpVehicle(CompiledObject):
         f, J = self._call("rdp_shape_force", [r, u, xi_], [nr, (nr, 2 * nr + 3)])
         return f, J
 
-    def momentum(self, r, u, xi_):
+    def momentum(self, r: ArrayLike, u: ArrayLike, xi_: ArrayLike) -> NDArray[np.float64]:
         """The nonholonomic momentum p_b = <dl/dxi, e_b(r)> (n_b), at (r, u, xi), of the
         symmetry directions the constraints leave free (vehicles §3.2): the momentum
         equation drives it by the shape velocity alone (docs/own-system.md)."""
