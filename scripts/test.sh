@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what is missing, then builds and runs every test: the release build's C++ and
-# Python tests (the command's and the package's), the package installed by pip and tested
-# again from there, the sanitizer (ASan + UBSan) build of the core tests, and a short run
-# of the fuzz targets.
+# Python tests (the command's and the package's), the package as a self-contained wheel
+# (tested in a fresh virtual environment, then installed into .venv and tested there),
+# the sanitizer (ASan + UBSan) build of the core tests, and a short run of the fuzz
+# targets.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh --robots
@@ -19,8 +20,9 @@ cmake --preset release >/dev/null
 cmake --build --preset release -j "$jobs"
 ctest --preset release -j "$jobs"
 
-# The package as a user gets it: installed into .venv by pip, imported from there.
-python -m pip install -q --disable-pip-version-check --no-build-isolation .
+# The package as a user gets it: a self-contained wheel, tested in a fresh virtual
+# environment, then installed into .venv and imported from there.
+bash scripts/test_wheel.sh
 ccache --show-stats | grep -iE "hits|misses" || true
 (cd /tmp && python -c "import marsden; print('installed marsden', marsden.__version__)")
 python -m pytest -q -p no:cacheprovider tests/python/test_package.py tests/python/test_state.py \

@@ -262,13 +262,18 @@ std::map<std::filesystem::path, std::filesystem::file_time_type> pngs(
 
 std::filesystem::path find_shipped_file(const std::string& relative) {
   std::vector<std::filesystem::path> roots;
+  std::error_code ec;
+  // An installed command's own share/marsden (PREFIX/bin/marsden, or marsden/bin/marsden
+  // in the Python wheel): first, so that an installed copy reads what it was installed
+  // with, whatever source tree it was built from.
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) roots.push_back(exe.parent_path().parent_path() / "share" / "marsden");
 #ifdef MARSDEN_SOURCE_DIR
   roots.emplace_back(MARSDEN_SOURCE_DIR);
 #endif
 #ifdef MARSDEN_DATA_DIR
   roots.emplace_back(MARSDEN_DATA_DIR);
 #endif
-  std::error_code ec;
   for (const auto& root : roots)
     if (std::filesystem::is_regular_file(root / relative, ec)) return root / relative;
   return {};

@@ -137,8 +137,10 @@ ExperimentOutcome run_experiment(const std::string& name, const std::filesystem:
                                  bool quick, const ExperimentControl& control = {});
 
 // A file shipped with the library, given relative to the source tree (e.g.
-// "examples/problems/car_tunnel.json"): found in the source tree this library was built from,
-// else in the installed share/marsden directory; empty when in neither.
+// "examples/problems/car_tunnel.json"): found in the share/marsden directory beside the
+// running executable's (an installed command, or the wheel's marsden/bin/marsden), else in
+// the source tree this library was built from, else in the install prefix's share/marsden;
+// empty when in none.
 std::filesystem::path find_shipped_file(const std::string& relative);
 
 // Runs `python3 SCRIPT OUT_DIR` for a script given relative to the source tree (e.g.
