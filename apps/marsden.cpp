@@ -30,6 +30,7 @@
 #include "marsden/run/code.hpp"
 #include "marsden/run/python.hpp"
 #include "marsden/run/run.hpp"
+#include "marsden/run/track.hpp"
 
 namespace {
 
@@ -71,6 +72,7 @@ struct Options {
   bool progress = false;    // --progress, or standard error is a terminal
   bool view = false;        // --view: write OUT/view.html, the run's player
   bool allow_code = false;  // --allow-code: run the code the file names (run/code.hpp)
+  double track = 0.0;       // optimize --track OFFSET: follow the optimum with TV-LQR
 };
 
 // One line on standard error, rewritten in place: steps, simulated time, rate, time left.
@@ -172,6 +174,28 @@ int view_optimum(const std::string& problem_file, const std::string& out_dir,
   return view((out / "resimulation").string(), (out / "view.html").string());
 }
 
+// The optimum followed by TV-LQR from perturbed starts (run/track.hpp): OUT/tracking.csv and
+// OUT/tracking.json, and a line per perturbation.
+int track_optimum(const std::string& problem_file, const std::string& out_dir,
+                  const Options& options) {
+  const std::filesystem::path out(out_dir);
+  if (!std::filesystem::exists(out / "resimulate.json"))
+    return error(out_dir + ": no tracking: this problem has no scene form to re-simulate", kExitInput);
+  g_activity = "tracking the optimum of " + problem_file;
+  const marsden::io::Scene scene = marsden::run::load_scene(
+      out / "resimulate.json",
+      {.allow_code = options.allow_code || marsden::run::in_trusted_folder(problem_file)});
+  const auto t = marsden::run::track_optimum(scene, out, options.track);
+  std::cout << "tracking (TV-LQR on " << (t.exact ? "exact" : "differenced")
+            << " step derivatives), final configuration error:\n";
+  for (const auto& c : t.cases)
+    std::cout << "  " << c.entry << ' ' << (c.offset > 0 ? "+" : "") << c.offset << ": open loop "
+              << (c.open_loop_failed.empty() ? std::to_string(c.open_loop_error) : "failed")
+              << ", closed loop " << c.closed_loop_error << '\n';
+  std::cout << "wrote " << (out / "tracking.json").string() << '\n';
+  return 0;
+}
+
 int optimize(const std::string& problem_file, const std::string& out_dir,
              const std::string& warm_start, const Options& options) {
   g_activity = "reading " + problem_file;
@@ -180,7 +204,7 @@ int optimize(const std::string& problem_file, const std::string& out_dir,
   prepare_out(out_dir, options.force,
               {"trajectory.csv", "controls.csv", "trajectory.npz", "summary.json",
                "decision_vector.txt", "ipopt.log", "resimulate.json", "resimulation",
-               "view.html"});
+               "view.html", "tracking.csv", "tracking.json"});
   if (!warm_start.empty()) problem.warm_start = marsden::io::read_decision_vector(warm_start);
   g_activity = "solving " + problem_file;
   const auto s = marsden::run::run_problem(problem, out_dir, run_control(options));
@@ -194,6 +218,10 @@ int optimize(const std::string& problem_file, const std::string& out_dir,
   if (sol.status == marsden::control::NlpStatus::Interrupted)
     return error("interrupted at Ipopt iteration " + std::to_string(sol.iterations), kExitInterrupted);
   if (!s.ok) return error(s.message, kExitSolver);
+  if (options.track > 0.0) {
+    const int rc = track_optimum(problem_file, out_dir, options);
+    if (rc != 0) return rc;
+  }
   return options.view ? view_optimum(problem_file, out_dir, options) : 0;
 }
 
@@ -269,6 +297,11 @@ int run(int argc, char** argv) {
                 "Report Ipopt's iterations on standard error (the default on a terminal)");
   opt->add_flag("--view", options.view,
                 "Also write OUT/view.html, the 3-D player of the optimum (its re-simulation)");
+  opt->add_option("--track", options.track,
+                  "Also follow the optimum with TV-LQR from starts perturbed by +-OFFSET (rad "
+                  "or m) in each configuration entry: OUT/tracking.csv, tracking.json "
+                  "(docs/control.md)")
+      ->check(CLI::PositiveNumber);
   opt->add_flag("--allow-code", options.allow_code, kAllowCodeHelp);
 
   std::string view_dir, view_out;

@@ -29,6 +29,7 @@
 #include "marsden/record/writers.hpp"
 #include "marsden/run/batch.hpp"
 #include "marsden/run/run.hpp"
+#include "marsden/run/track.hpp"
 #include "marsden/sim/simulate.hpp"
 
 namespace marsden::experiments {
@@ -82,70 +83,18 @@ Plant plant(const io::Scene& scene, int inputs) {
   return p;
 }
 
-// The state after every step, read from the system as the driver writes each row.
-class StateRecorder final : public sim::Recorder {
- public:
-  explicit StateRecorder(const sim::System& system) : system_(system) {}
-  void begin(const sim::Layout&) override {}
-  void row(std::span<const double>) override {
-    VectorXd x(system_.state_size());
-    system_.get_state({x.data(), std::size_t(x.size())});
-    states.push_back(std::move(x));
-  }
-  void finish(bool) override {}
-  std::vector<VectorXd> states;
-
- private:
-  const sim::System& system_;
-};
-
-// The nominal's inputs, held over each step: the open loop as a controller.
-class OpenLoop final : public sim::Controller {
- public:
-  explicit OpenLoop(const control::Nominal& nominal) : nominal_(nominal) {}
-  void control(double t, std::span<const double>, std::span<double> u) override {
-    const int k = std::clamp(int(std::floor((t - nominal_.t0) / nominal_.dt + 1e-9)), 0,
-                             nominal_.steps() - 1);
-    for (std::size_t i = 0; i < u.size(); ++i) u[i] = nominal_.u(k, Eigen::Index(i));
-  }
-
- private:
-  const control::Nominal& nominal_;
-};
-
-// A run of the controller from x0 (states, N+1 rows), saturated at +-limit, by the driver:
-// a step that fails is retried in substeps. An open loop may still fail (the acrobot's
-// spins up until no substep converges): `failed` then says where, and x holds the states
-// before.
-struct Run {
-  MatrixXd x;
-  std::string failed;
-};
-
-Run closed_loop(const io::Scene& scene, std::shared_ptr<sim::Controller> controller, int inputs,
-                double limit, const VectorXd& x0, const control::Nominal& nominal,
-                const std::string& what, bool may_fail = false) {
-  sim::Feedback feedback(std::move(controller), inputs, std::vector<double>(std::size_t(inputs), -limit),
-                         std::vector<double>(std::size_t(inputs), limit));
-  io::Scene s = scene;
-  run::set_controls(s, feedback.signal());
-  const auto system = run::make_system(s);
-  system->set_state({x0.data(), std::size_t(x0.size())});
-  sim::RunOptions o;
-  o.t0 = nominal.t0;
-  o.dt = nominal.dt;
-  o.steps = nominal.steps();
-  o.feedback = &feedback;
-  o.policy = {sim::OnFailure::Subdivide, 8};
-  StateRecorder rows(*system);
-  const sim::RunSummary sum = sim::simulate(*system, o, rows);
-  Run r;
-  if (!sum.ok) {
-    if (!may_fail) throw SolverError(what + ": " + sum.message);
-    r.failed = sum.message;
-  }
-  r.x.resize(Eigen::Index(rows.states.size()), x0.size());
-  for (std::size_t k = 0; k < rows.states.size(); ++k) r.x.row(Eigen::Index(k)) = rows.states[k].transpose();
+// A run of the controller from x0 (states, N+1 rows), saturated at +-limit (run::run_states:
+// a step that fails is retried in substeps); with no controller, the scene's own controls,
+// the open loop. An open loop may still fail (the acrobot's spins up until no substep
+// converges): `failed` then says where, and x holds the states before.
+run::StateRun closed_loop(const io::Scene& scene, std::shared_ptr<sim::Controller> controller,
+                          int inputs, double limit, const VectorXd& x0,
+                          const control::Nominal& nominal, const std::string& what,
+                          bool may_fail = false) {
+  const std::vector<double> lower(std::size_t(inputs), -limit), upper(std::size_t(inputs), limit);
+  run::StateRun r = run::run_states(scene, std::move(controller), lower, upper, x0, nominal.t0,
+                                    nominal.dt, nominal.steps());
+  if (!r.failed.empty() && !may_fail) throw SolverError(what + ": " + r.failed);
   return r;
 }
 
@@ -153,14 +102,6 @@ std::string label(const Scenario& sc, const Perturbation& p, double offset) {
   std::ostringstream s;
   s << sc.name << ", " << p.entry << " " << std::showpos << offset;
   return s.str();
-}
-
-// Largest |x (-) nominal| over the configuration entries (the first half of the tangent).
-double configuration_error(const sim::System& chart, const VectorXd& x, const VectorXd& nominal) {
-  VectorXd dx(chart.tangent_size());
-  chart.state_difference({nominal.data(), std::size_t(nominal.size())},
-                         {x.data(), std::size_t(x.size())}, {dx.data(), std::size_t(dx.size())});
-  return dx.head(dx.size() / 2).cwiseAbs().maxCoeff();
 }
 
 struct Results {
@@ -235,11 +176,11 @@ void scenario(ExperimentContext& ctx, const Scenario& sc, const std::filesystem:
     o.u_upper = VectorXd::Constant(nu, sc.input_limit);
     auto mpc = std::make_shared<control::Mpc>(std::shared_ptr<sim::System>(std::move(planner.system)),
                                               planner.held, nominal, o);
-    const Run with_mpc = closed_loop(scene, mpc, nu, sc.input_limit, x_start, nominal,
+    const run::StateRun with_mpc = closed_loop(scene, mpc, nu, sc.input_limit, x_start, nominal,
                                      label(sc, pert, offset) + ", MPC", true);
-    const double e_lqr = configuration_error(*p.system, lqr.row(N).transpose(), x_N);
+    const double e_lqr = run::configuration_error(*p.system, x_N, lqr.row(N).transpose());
     const double e_mpc = with_mpc.failed.empty()
-                             ? configuration_error(*p.system, with_mpc.x.row(N).transpose(), x_N)
+                             ? run::configuration_error(*p.system, x_N, with_mpc.x.row(N).transpose())
                              : inf;
     const std::vector<double>& times = mpc->solve_times();
     double mean = 0.0;
@@ -277,20 +218,20 @@ void scenario(ExperimentContext& ctx, const Scenario& sc, const std::filesystem:
 
     for (double offset : pert.offsets) {
       const VectorXd x_start = perturbed(pert.tangent, offset);
-      const Run open = closed_loop(scene, std::make_shared<OpenLoop>(nominal), nu, inf, x_start,
-                                   nominal, label(sc, pert, offset) + ", open loop", true);
+      const run::StateRun open = closed_loop(scene, nullptr, nu, inf, x_start, nominal,
+                                             label(sc, pert, offset) + ", open loop", true);
       const MatrixXd closed = closed_loop(scene, tracking, nu, sc.input_limit, x_start, nominal,
                                           label(sc, pert, offset) + ", TV-LQR").x;
       // Rows up to where the open loop ends (its error NaN-free: a failed one stops).
       for (Eigen::Index k = 0; k < open.x.rows(); ++k)
         csv.write_row({double(k) * dt, double(&sc - scenarios().data()), double(pert.tangent), offset,
-                       configuration_error(*p.system, open.x.row(k).transpose(), nominal.x.row(k).transpose()),
-                       configuration_error(*p.system, closed.row(k).transpose(), nominal.x.row(k).transpose())});
+                       run::configuration_error(*p.system, nominal.x.row(k).transpose(), open.x.row(k).transpose()),
+                       run::configuration_error(*p.system, nominal.x.row(k).transpose(), closed.row(k).transpose())});
       const double e_open =
-          open.failed.empty() ? configuration_error(*p.system, open.x.row(N).transpose(), x_N) : inf;
+          open.failed.empty() ? run::configuration_error(*p.system, x_N, open.x.row(N).transpose()) : inf;
       if (!open.failed.empty())
         ctx.add_note(label(sc, pert, offset) + ": the open loop diverged (" + open.failed + ")");
-      const double e_closed = configuration_error(*p.system, closed.row(N).transpose(), x_N);
+      const double e_closed = run::configuration_error(*p.system, x_N, closed.row(N).transpose());
       std::ostringstream t;
       t << sc.name << ' ' << pert.entry << ' ' << offset << ": open " << e_open << ", TV-LQR "
         << e_closed;

@@ -407,6 +407,26 @@ def test_dmoc_vehicles_quick_writes_claims_data_and_figure(tmp_path):
     assert (out / "dmoc_vehicles.png").stat().st_size > 0
 
 
+@pytest.mark.parametrize("problem,derivatives", [("cart_pole_swing_up", "exact"),
+                                                 ("car_tunnel", "central differences")])
+def test_optimize_track_follows_the_optimum_from_perturbed_starts(tmp_path, problem, derivatives):
+    out = tmp_path / problem
+    r = marsden("optimize", str(ROOT / "examples" / "problems" / f"{problem}.json"), "--out",
+                str(out), "--track", "0.05")
+    assert r.returncode == 0, r.stderr
+    assert "tracking (TV-LQR" in r.stdout
+    tracking = json.loads((out / "tracking.json").read_text())
+    assert tracking["derivatives"] == derivatives
+    cases = tracking["cases"]
+    assert len(cases) >= 4 and {c["offset"] for c in cases} == {0.05, -0.05}
+    for c in cases:  # TV-LQR ends closer to the optimum's end than the open loop does
+        assert c["closed_loop_error"] < 0.2 * c["open_loop_error"], c
+    rows = np.genfromtxt(out / "tracking.csv", delimiter=",", names=True)
+    assert np.all(np.isfinite(rows["closed_loop_error"]))
+    assert marsden("optimize", str(ROOT / "examples" / "problems" / f"{problem}.json"), "--out",
+                   str(tmp_path / "bad"), "--track", "-1").returncode != 0
+
+
 def test_closed_loop_quick_holds_its_claims_on_the_cart_pole(tmp_path):
     # The quick run follows the cart-pole swing-up only; the acrobot's findings (TV-LQR
     # alone falls short with its torque saturated) are in docs/control.md.
