@@ -2,7 +2,6 @@
 #include "marsden/control/ilqr.hpp"
 
 #include <Eigen/Cholesky>
-#include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -11,6 +10,7 @@
 
 #include "marsden/error.hpp"
 #include "marsden/support/text.hpp"
+#include "control/weights.hpp"
 
 namespace marsden::control {
 
@@ -21,22 +21,6 @@ namespace {
 
 std::span<const double> span_of(const VectorXd& v) { return {v.data(), std::size_t(v.size())}; }
 std::span<double> span_of(VectorXd& v) { return {v.data(), std::size_t(v.size())}; }
-
-void check_weight(const MatrixXd& M, Eigen::Index n, const char* name, bool definite) {
-  if (M.rows() != n || M.cols() != n)
-    throw InputError(std::string("ilqr: ") + name + " must be " + std::to_string(n) + " x " +
-                     std::to_string(n) + ", got " + std::to_string(M.rows()) + " x " +
-                     std::to_string(M.cols()));
-  if (!M.allFinite()) throw InputError(std::string("ilqr: ") + name + " is not finite");
-  const double scale = std::max(1.0, M.cwiseAbs().maxCoeff());
-  if ((M - M.transpose()).cwiseAbs().maxCoeff() > 1e-12 * scale)
-    throw InputError(std::string("ilqr: ") + name + " is not symmetric");
-  if (n == 0) return;
-  const double lowest = Eigen::SelfAdjointEigenSolver<MatrixXd>(M).eigenvalues()[0];
-  if (definite ? !(lowest > 0.0) : lowest < -1e-12 * scale)
-    throw InputError(std::string("ilqr: ") + name + " must be positive " +
-                     (definite ? "definite" : "semidefinite"));
-}
 
 // The problem checked and completed: references filled in, bounds of the input size.
 struct Checked {
@@ -64,9 +48,9 @@ Checked check(const sim::System& system, const sim::HeldInput& input, const Ilqr
     throw InputError("ilqr: u_ref must be steps x " + std::to_string(c.nu) + ", finite");
   if (p.Q.size() == 0) p.Q = MatrixXd::Zero(c.nt, c.nt);
   if (p.Q_N.size() == 0) p.Q_N = MatrixXd::Zero(c.nt, c.nt);
-  check_weight(p.Q, c.nt, "Q", false);
-  check_weight(p.Q_N, c.nt, "Q_N", false);
-  check_weight(p.R, c.nu, "R", true);
+  check_weight(p.Q, c.nt, "ilqr", "Q", false);
+  check_weight(p.Q_N, c.nt, "ilqr", "Q_N", false);
+  check_weight(p.R, c.nu, "ilqr", "R", true);
   for (int i : p.terminal)
     if (i < 0 || i >= c.nt)
       throw InputError("ilqr: terminal entry " + std::to_string(i) + " is not a tangent entry (0.." +

@@ -10,6 +10,7 @@
 
 #include "marsden/error.hpp"
 #include "marsden/support/text.hpp"
+#include "control/weights.hpp"
 
 namespace marsden::control {
 
@@ -36,24 +37,26 @@ void step_or_throw(sim::System& system, double t_k, double dt, int k, const char
                       ")");
 }
 
-void check_symmetric(const MatrixXd& M, Eigen::Index n, const char* name, bool definite) {
+}  // namespace
+
+void check_weight(const MatrixXd& M, Eigen::Index n, const std::string& where, const char* name,
+                  bool definite) {
   if (M.rows() != n || M.cols() != n)
-    throw InputError(std::string("lqr: ") + name + " must be " + std::to_string(n) + " x " +
+    throw InputError(where + ": " + name + " must be " + std::to_string(n) + " x " +
                      std::to_string(n) + ", got " + std::to_string(M.rows()) + " x " +
                      std::to_string(M.cols()));
-  if (!M.allFinite()) throw InputError(std::string("lqr: ") + name + " has entries that are not finite");
+  if (!M.allFinite()) throw InputError(where + ": " + name + " has entries that are not finite");
   const double scale = std::max(1.0, M.cwiseAbs().maxCoeff());
   if ((M - M.transpose()).cwiseAbs().maxCoeff() > 1e-12 * scale)
-    throw InputError(std::string("lqr: ") + name + " is not symmetric");
+    throw InputError(where + ": " + name + " is not symmetric");
   if (n == 0) return;
   const double lowest = Eigen::SelfAdjointEigenSolver<MatrixXd>(M).eigenvalues()[0];
   if (definite ? !(lowest > 0.0) : lowest < -1e-12 * scale)
-    throw InputError(std::string("lqr: ") + name + " must be positive " +
+    throw InputError(where + ": " + name + " must be positive " +
                      (definite ? "definite" : "semidefinite") + " (its smallest eigenvalue is " +
                      number_text(lowest) + ")");
 }
 
-}  // namespace
 
 Nominal rollout(sim::System& system, sim::HeldInput& input, double t0, double dt,
                 const VectorXd& x0, const MatrixXd& u) {
@@ -160,9 +163,9 @@ Gains tvlqr(const Linearization& lin, const MatrixXd& Q, const MatrixXd& R, cons
                        " does not have the sizes of A_0 (" + std::to_string(nt) + " x " +
                        std::to_string(nt) + ") and B_0 (" + std::to_string(nt) + " x " +
                        std::to_string(nu) + ")");
-  check_symmetric(Q, nt, "Q", false);
-  check_symmetric(Q_N, nt, "Q_N", false);
-  check_symmetric(R, nu, "R", true);
+  check_weight(Q, nt, "tvlqr", "Q", false);
+  check_weight(Q_N, nt, "tvlqr", "Q_N", false);
+  check_weight(R, nu, "tvlqr", "R", true);
   Gains out;
   out.K.resize(N);
   out.S.resize(N + 1);
@@ -186,8 +189,8 @@ Dare dare(const MatrixXd& A, const MatrixXd& B, const MatrixXd& Q, const MatrixX
     throw InputError("dare: A must be square and B have its rows (got A " +
                      std::to_string(A.rows()) + " x " + std::to_string(A.cols()) + ", B " +
                      std::to_string(B.rows()) + " x " + std::to_string(B.cols()) + ")");
-  check_symmetric(Q, n, "Q", false);
-  check_symmetric(R, B.cols(), "R", true);
+  check_weight(Q, n, "dare", "Q", false);
+  check_weight(R, B.cols(), "dare", "R", true);
   // Structure-preserving doubling (Chu, Fan, Lin and Wang, 2004): A_j, G_j, H_j with
   // H_j -> S. Each iteration doubles the horizon of the Riccati recursion it sums.
   MatrixXd A_j = A, G_j = B * R.llt().solve(B.transpose()), H_j = Q;
