@@ -271,7 +271,10 @@ def croc_entry(kind, actuation, integrator, start):
         ok, cpu, wall = timed(call)
         # solver.iter is the index of the last iteration, unless the iterations ran out.
         iterations = min(solver.iter + 1, max_iterations)
-        u = np.array(solver.us)[:, 0]
+        us = np.array(solver.us)
+        # The pole torque of the fully actuated model stays at its bounds [0, 0] exactly.
+        assert actuation != "full" or not np.any(us[:, 1]), "pole torque left 0"
+        u = us[:, 0]
         return cpu, wall, Run(ok, iterations, u, np.array(solver.xs[-1]), solver.cost)
     run.croc = (kind, actuation, integrator, start)  # for the per-iteration log
     return run
