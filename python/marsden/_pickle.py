@@ -13,6 +13,18 @@ def parse_problem(text: str, file: str) -> _core.Problem:
     return _core.parse_problem(text, file)
 
 
+def signal(factory: str, args: tuple) -> _core.Signal:
+    """Signal.<factory>(*args) (pickle's copy of a signal)."""
+    return getattr(_core.Signal, factory)(*args)
+
+
+def held_input(size: int, value: list) -> _core.HeldInput:
+    """A HeldInput of the given size holding value (pickle's copy of one)."""
+    made = _core.HeldInput(size)
+    made.set(value)
+    return made
+
+
 def rebuild(function: str, args: tuple, kwargs: dict):
     """function(*args, **kwargs), the function named by its dotted path in the marsden
     package (a Model's or Mechanism's recipe)."""

@@ -67,7 +67,39 @@ class CallableSignal final : public sim::Signal {
   int size_;
 };
 
-// What a signal is: its kind (its class) and size; a constant's value.
+// A signal made by one of Signal's factories, with the factory's name and arguments, so
+// that pickle and copy make it again (docs/python.md, "Copies and pickles"). The arguments
+// are Python objects: released with the GIL held, as the driver may drop a signal in a
+// thread of its own.
+class Remembered final : public sim::Signal {
+ public:
+  Remembered(std::shared_ptr<sim::Signal> inner, std::string factory, nb::tuple args)
+      : inner_(std::move(inner)), factory_(std::move(factory)), args_(std::move(args)) {}
+  ~Remembered() override {
+    nb::gil_scoped_acquire acquire;
+    args_.reset();
+  }
+  int size() const override { return inner_->size(); }
+  void eval(double t, std::span<double> out) const override { inner_->eval(t, out); }
+  bool zero_order_hold() const override { return inner_->zero_order_hold(); }
+  const std::string& factory() const { return factory_; }
+  nb::tuple reduce() const {
+    return nb::make_tuple(nb::module_::import_("marsden._pickle").attr("signal"),
+                          nb::make_tuple(factory_, args_));
+  }
+
+ private:
+  std::shared_ptr<sim::Signal> inner_;
+  std::string factory_;
+  nb::tuple args_;
+};
+
+std::shared_ptr<sim::Signal> remembered(std::shared_ptr<sim::Signal> inner, const char* factory,
+                                        nb::tuple args) {
+  return std::make_shared<Remembered>(std::move(inner), factory, std::move(args));
+}
+
+// What a signal is: its kind (the factory that made it) and size; a constant's value.
 std::string signal_repr(const sim::Signal& s) {
   const std::string components = count_text(s.size(), "component");
   if (const auto* held = dynamic_cast<const sim::HeldInput*>(&s)) {
@@ -75,17 +107,27 @@ std::string signal_repr(const sim::Signal& s) {
     return "HeldInput(" + count_text(u.size(), "input") + ", value " +
            list_text({u.data(), std::size_t(u.size())}) + ")";
   }
-  if (dynamic_cast<const sim::ConstantSignal*>(&s) != nullptr) {
+  const auto* made = dynamic_cast<const Remembered*>(&s);
+  if (made != nullptr && made->factory() == "constant") {
     Eigen::VectorXd value;
     sim::eval_into(s, 0.0, value);
     return "Signal.constant(" + list_text({value.data(), std::size_t(value.size())}) + ")";
   }
-  std::string kind;
-  if (dynamic_cast<const sim::TableSignal*>(&s) != nullptr) kind = "table, ";
-  if (dynamic_cast<const sim::SinusoidSignal*>(&s) != nullptr) kind = "sinusoid, ";
-  if (dynamic_cast<const CallableSignal*>(&s) != nullptr) kind = "function, ";
-  return "Signal(" + kind + components +
+  return "Signal(" + (made != nullptr ? made->factory() + ", " : std::string()) + components +
          (s.zero_order_hold() ? ", held at each step's start" : "") + ")";
+}
+
+// pickle's recipe of a signal: the factory and arguments that made it, or for a HeldInput
+// its size and value. Others (the driver's own) refuse with a TypeError.
+nb::tuple reduce_signal(const sim::Signal& s) {
+  if (const auto* made = dynamic_cast<const Remembered*>(&s)) return made->reduce();
+  if (const auto* held = dynamic_cast<const sim::HeldInput*>(&s)) {
+    const Eigen::VectorXd& u = held->value();
+    return nb::make_tuple(nb::module_::import_("marsden._pickle").attr("held_input"),
+                          nb::make_tuple(held->size(), Values(u.data(), u.data() + u.size())));
+  }
+  throw nb::type_error("this signal was not made by a marsden.Signal factory and cannot be "
+                       "pickled");
 }
 
 }  // namespace
@@ -108,10 +150,14 @@ void bind_signals(nb::module_ m) {
           },
           nb::arg("t"), "s(t) (n,).")
       .def("__repr__", &signal_repr)
+      .def("__reduce__", &reduce_signal,
+           "Pickle and copy: the Signal factory and the arguments that made it (a function "
+           "signal pickles only if its callable does); a HeldInput as its size and value.")
       .def_static(
           "constant",
           [](const Values& value) -> std::shared_ptr<sim::Signal> {
-            return std::make_shared<sim::ConstantSignal>(input_vec(value, "value"));
+            return remembered(std::make_shared<sim::ConstantSignal>(input_vec(value, "value")),
+                              "constant", nb::make_tuple(value));
           },
           nb::arg("value"), "s(t) = value.")
       .def_static(
@@ -123,7 +169,8 @@ void bind_signals(nb::module_ m) {
                                "), got " + std::to_string(values.size()));
             std::vector<Eigen::VectorXd> rows;
             for (const Values& row : values) rows.push_back(input_vec(row, "values"));
-            return held(std::make_shared<sim::TableSignal>(times, rows), hold);
+            return remembered(held(std::make_shared<sim::TableSignal>(times, rows), hold), "table",
+                              nb::make_tuple(times, values, hold));
           },
           nb::arg("times"), nb::arg("values"), nb::arg("hold") = "sampled",
           "Piecewise-linear in time (s, strictly increasing; values (N, n)), held outside; "
@@ -136,9 +183,11 @@ void bind_signals(nb::module_ m) {
             if (amplitude.size() != offset.size() || frequency_hz.size() != offset.size() ||
                 (phase && phase->size() != offset.size()))
               throw InputError("amplitude, frequency_hz, phase: as many entries as offset");
-            return std::make_shared<sim::SinusoidSignal>(
-                o, input_vec(amplitude, "amplitude"), input_vec(frequency_hz, "frequency_hz"),
-                phase ? input_vec(*phase, "phase") : Eigen::VectorXd::Zero(o.size()).eval());
+            return remembered(
+                std::make_shared<sim::SinusoidSignal>(
+                    o, input_vec(amplitude, "amplitude"), input_vec(frequency_hz, "frequency_hz"),
+                    phase ? input_vec(*phase, "phase") : Eigen::VectorXd::Zero(o.size()).eval()),
+                "sinusoid", nb::make_tuple(offset, amplitude, frequency_hz, phase));
           },
           nb::arg("offset"), nb::arg("amplitude"), nb::arg("frequency_hz"),
           nb::arg("phase").none() = nb::none(),
@@ -149,7 +198,9 @@ void bind_signals(nb::module_ m) {
             if (size < 1)
               throw InputError("size: a signal has at least one component, got " +
                                std::to_string(size));
-            return held(std::make_shared<CallableSignal>(std::move(f), size), hold);
+            nb::tuple args = nb::make_tuple(f, size, hold);
+            return remembered(held(std::make_shared<CallableSignal>(std::move(f), size), hold),
+                              "function", std::move(args));
           },
           nb::arg("f"), nb::arg("size"), nb::arg("hold") = "sampled",
           "A Python callable f(t) -> size numbers (called from the integrator, so at each "
@@ -161,9 +212,7 @@ void bind_signals(nb::module_ m) {
       .def(nb::init<int>(), nb::arg("size"), "size inputs, held at zero until set().")
       .def(
           "set",
-          [](sim::HeldInput& h, const Eigen::VectorXd& u) {
-            h.set({u.data(), std::size_t(u.size())});
-          },
+          [](sim::HeldInput& h, const Values& u) { h.set(u); },
           nb::arg("u"), "Holds u (size,) from now on; InputError when u has another size.")
       .def_prop_ro("value", &sim::HeldInput::value, "The value held (size,).");
 }

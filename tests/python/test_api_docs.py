@@ -183,7 +183,7 @@ def test_signals_and_feedback_say_their_kind_and_size():
     assert repr(marsden.Signal.constant([49.05, 0.0])) == "Signal.constant([49.05, 0])"
     assert repr(marsden.Signal.table([0.0, 1.0], [[1.0], [2.0]])) == "Signal(table, 1 component)"
     assert repr(marsden.Signal.table([0.0, 1.0], [[1.0], [2.0]], hold="zero_order")) == (
-        "Signal(1 component, held at each step's start)")
+        "Signal(table, 1 component, held at each step's start)")
     assert repr(marsden.Signal.sinusoid([0.0, 1.0], [1.0, 1.0], [2.0, 2.0])) == (
         "Signal(sinusoid, 2 components)")
     assert repr(marsden.as_signal(lambda t: [t, 0.0])) == "Signal(function, 2 components)"

@@ -133,3 +133,34 @@ def test_systems_of_python_models_continue_bit_for_bit_in_another_process():
         with multiprocessing.get_context("spawn").Pool(1) as pool:
             theirs = pool.apply(_continue, (blob, 0.01, 0.25))
         assert theirs.tobytes() == marsden.simulate(system, 0.01, 40, t0=0.25).values.tobytes()
+
+
+def _ramp(t):
+    return [0.5 * t, 1.0 - t]
+
+
+def test_signals_copy_as_the_factories_that_made_them():
+    times = [0.0, 0.5, 1.0]
+    held = marsden.HeldInput(2)
+    held.set([0.25, -1.0])
+    signals = [marsden.Signal.constant([1.0, -2.0]),
+               marsden.Signal.table(times, [[0.0, 1.0], [2.0, 0.0], [1.0, 1.0]]),
+               marsden.Signal.table(times, [[0.0], [2.0], [1.0]], hold="zero_order"),
+               marsden.Signal.sinusoid([0.1], [2.0], [0.5], [0.3]),
+               marsden.Signal.function(_ramp, 2), held]
+    for signal in signals:
+        for twin in (pickle.loads(pickle.dumps(signal)), copy.deepcopy(signal)):
+            assert type(twin) is type(signal) and repr(twin) == repr(signal)
+            assert twin.size == signal.size and twin.zero_order_hold == signal.zero_order_hold
+            for t in (0.0, 0.3, 0.75, 2.0):
+                assert np.array_equal(twin(t), signal(t)), (signal, t)
+    with pytest.raises((TypeError, pickle.PicklingError, AttributeError)):
+        pickle.dumps(marsden.Signal.function(lambda t: [t], 1))
+    # A system driven by a signal that pickles pickles too, and continues bit for bit.
+    scene = marsden.load_scene(SCENES / "cart_pole.json")
+    driven = marsden.make_system(scene, controls=marsden.Signal.sinusoid([0.0], [3.0], [0.5]))
+    marsden.simulate(driven, scene.dt, 20)
+    twin = pickle.loads(pickle.dumps(driven))
+    a = marsden.simulate(driven, scene.dt, 30, t0=20 * scene.dt)
+    b = marsden.simulate(twin, scene.dt, 30, t0=20 * scene.dt)
+    assert np.array_equal(a.values, b.values)
