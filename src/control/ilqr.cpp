@@ -309,6 +309,11 @@ IlqrResult ilqr(sim::System& system, sim::HeldInput& input, const IlqrProblem& p
       }
       continue;
     }
+    // An augmented-Lagrangian round far from feasible need not solve its subproblem to
+    // the end: its multipliers are about to change (an inexact augmented Lagrangian).
+    const double tolerance =
+        p.terminal.empty() ? options.tolerance
+                           : std::max(options.tolerance, std::min(1e-4, 0.1 * now.violation));
     bool accepted = false, inner_done = false;
     for (double alpha = 1.0; alpha > 1e-4; alpha *= 0.5) {
       if (!solver.forward(r.nominal, k_ff, K, alpha, trial)) continue;
@@ -316,13 +321,13 @@ IlqrResult ilqr(sim::System& system, sim::HeldInput& input, const IlqrProblem& p
       const double expected = -(alpha * dV1 + alpha * alpha * dV2);
       const double decrease = now.merit - next.merit;
       if (decrease > 0.0 && decrease >= 1e-4 * expected) {
-        inner_done = decrease <= options.tolerance * std::max(1.0, std::abs(now.merit));
+        inner_done = decrease <= tolerance * std::max(1.0, std::abs(now.merit));
         r.nominal = std::move(trial);
         now = next;
         accepted = true;
         break;
       }
-      if (expected <= options.tolerance * std::max(1.0, std::abs(now.merit))) {
+      if (expected <= tolerance * std::max(1.0, std::abs(now.merit))) {
         inner_done = true;  // nothing left to gain at this regularisation
         break;
       }
