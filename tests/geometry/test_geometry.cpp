@@ -3,7 +3,7 @@
 // independently written point distances), separation bounds from points sampled inside
 // the shapes, symmetry under exchanging A and B, invariance under a common rigid motion,
 // and every derivative block against central differences on the manifold; the documented
-// choices in degenerate configurations; bad input; no allocation.
+// choices in degenerate configurations; bad input; collision filtering; no allocation.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -17,6 +17,7 @@
 
 #include "marsden/error.hpp"
 #include "marsden/geometry/distance.hpp"
+#include "marsden/geometry/filter.hpp"
 #include "marsden/geometry/shapes.hpp"
 #include "support/allocation_counter.hpp"
 
@@ -742,6 +743,46 @@ TEST(BadInput, HalfSpacesNameTheField) {
   expect_input_error([] { (void)HalfSpace::through(Vec3(0, std::nan(""), 0), Vec3::UnitZ()); },
                      "half-space: point p");
   EXPECT_NEAR(HalfSpace(Vec3(0, 0, 1.0 + 1e-12), 0.0).n().norm(), 1.0, 1e-16);
+}
+
+// ---- collision filtering ----------------------------------------------------------------------
+
+TEST(CollisionFilter, BodiesJointsGroupsAndMasks) {
+  CollisionFilter f;
+  const int ground = f.add_shape(kWorld), wall = f.add_shape(kWorld);
+  const int a0 = f.add_shape(0), a1 = f.add_shape(0), b = f.add_shape(1), c = f.add_shape(2);
+  EXPECT_FALSE(f.should_collide(ground, wall));  // the environment with itself
+  EXPECT_FALSE(f.should_collide(a0, a1));        // one body
+  EXPECT_TRUE(f.should_collide(a0, ground));
+  EXPECT_TRUE(f.should_collide(a0, b));
+  // Bodies 0 and 1 joined by a joint: excluded, in either order, until asked for.
+  f.exclude_bodies(1, 0);
+  EXPECT_TRUE(f.bodies_excluded(0, 1));
+  EXPECT_FALSE(f.should_collide(a0, b));
+  EXPECT_FALSE(f.should_collide(b, a1));
+  EXPECT_TRUE(f.should_collide(b, c));
+  f.exclude_bodies(0, 1);  // twice is once
+  f.allow_bodies(0, 1);
+  EXPECT_TRUE(f.should_collide(a0, b));
+  // Groups and masks: both sides must accept.
+  CollisionFilter g;
+  const int feet = g.add_shape(0, 0b01, 0b10);   // group 1, collides with group 2
+  const int floor = g.add_shape(kWorld, 0b10, 0b01);
+  const int ghost = g.add_shape(1, 0b100, ~0u);  // its group is in nobody's mask but its own
+  const int other = g.add_shape(2, 0b01, 0b10);
+  EXPECT_TRUE(g.should_collide(feet, floor));
+  EXPECT_FALSE(g.should_collide(feet, other));   // group 1 is not in group 1's mask
+  EXPECT_FALSE(g.should_collide(ghost, floor));  // floor's mask lacks ghost's group
+  EXPECT_EQ(g.candidate_pairs(), (std::vector<std::pair<int, int>>{{feet, floor}, {floor, other}}));
+}
+
+TEST(CollisionFilter, BadInputNamesTheBodyOrShape) {
+  CollisionFilter f;
+  f.add_shape(0);
+  expect_input_error([&] { f.add_shape(-2); }, "body -2");
+  expect_input_error([&] { f.should_collide(0, 3); }, "shape 3 is not registered");
+  expect_input_error([&] { f.exclude_bodies(2, 2); }, "got 2 twice");
+  expect_input_error([&] { f.exclude_bodies(-5, 2); }, "body_a -5");
 }
 
 }  // namespace
