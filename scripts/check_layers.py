@@ -30,8 +30,10 @@ LAYERS = [
     {"run"},                                             # running them
     {"experiments"},                                     # users of everything below
 ]
-# A family's own helpers that live beside it.
-SAME_LAYER_ALLOWED = {("baseline", "vehicle"), ("vehicle", "baseline")}
+# A family's own helpers that live beside it; geometry's shapes sit at poses of lie/ and
+# its errors name values through support/ (one way: lie and support never include geometry).
+SAME_LAYER_ALLOWED = {("baseline", "vehicle"), ("vehicle", "baseline"),
+                      ("geometry", "lie"), ("geometry", "support")}
 
 # Calls that run code, which the folders that parse only may not make.
 PARSE_ONLY = {"io"}
@@ -104,6 +106,9 @@ def self_test():
              ("tree", '#include "marsden/sim/rk.hpp"'): 1,
              ("tree", '#include "marsden/lie/so3.hpp"'): 0,
              ("tree", '#include "tree/private.hpp"'): 0,
+             ("geometry", '#include "marsden/lie/se3.hpp"'): 0,
+             ("lie", '#include "marsden/geometry/shapes.hpp"'): 1,
+             ("geometry", '#include "marsden/maximal/model.hpp"'): 1,
              ("io", "auto m = GeneratedVehicle::load(path);"): 1,
              ("io", "posix_spawnp(&pid, argv[0], nullptr, nullptr, argv, environ);"): 1,
              ("io", "void* h = dlopen (p, RTLD_NOW);"): 1,
