@@ -20,7 +20,8 @@ ROOT = Path(__file__).resolve().parents[1]
 # unless listed in SAME_LAYER_ALLOWED (the families never).
 LAYERS = [
     {"error.hpp"},                                       # the typed errors
-    {"lie", "solve", "geometry", "support"},             # math and plumbing, no mechanics
+    {"lie", "solve", "support"},                         # math and plumbing, no mechanics
+    {"geometry"},                                        # collision shapes and distances
     {"urdf", "description"},                             # what a system is, family-neutral
     {"vehicle", "baseline", "nonholonomic", "tree", "maximal"},  # the families
     {"bridge"},                                          # one family built from another
@@ -30,10 +31,8 @@ LAYERS = [
     {"run"},                                             # running them
     {"experiments"},                                     # users of everything below
 ]
-# A family's own helpers that live beside it; geometry's shapes sit at poses of lie/ and
-# its errors name values through support/ (one way: lie and support never include geometry).
-SAME_LAYER_ALLOWED = {("baseline", "vehicle"), ("vehicle", "baseline"),
-                      ("geometry", "lie"), ("geometry", "support")}
+# A family's own helpers that live beside it.
+SAME_LAYER_ALLOWED = {("baseline", "vehicle"), ("vehicle", "baseline")}
 
 # Calls that run code, which the folders that parse only may not make.
 PARSE_ONLY = {"io"}
