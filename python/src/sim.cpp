@@ -460,7 +460,7 @@ void bind_sim(nb::module_ m) {
           "quaternions.")
       .def_prop_ro("has_step_derivatives", &sim::System::has_step_derivatives,
                    "True where marsden.control.linearize can take the step map's exact "
-                   "derivatives (the tree midpoint VI); otherwise it differences the step.")
+                   "derivatives (the tree midpoint VI, the maximal VI); otherwise it differences the step.")
       .def_prop_ro("has_residual", &sim::System::has_residual,
                    "Whether the method solves a discrete residual (implicit methods).")
       .def(

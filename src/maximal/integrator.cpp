@@ -229,6 +229,8 @@ double coupling_gradient(const Model& model, const Coupling& c,
   return s_f - c.multiplier * s_l - c.offset;
 }
 
+}  // namespace
+
 // d(dx, dphi)/d(v, omega) of one step's pose update, scaled by 1 / dt: dx = dt dv and
 // dphi = dt Phi domega from eq. (32), so a pose gradient C becomes [C_x, C_phi Phi].
 Mat3 rotation_update_map(const Vec3& omega, double dt) {
@@ -236,6 +238,8 @@ Mat3 rotation_update_map(const Vec3& omega, double dt) {
   return 0.5 * dt * (root * Mat3::Identity() + omega * omega.transpose() / root -
                      Quat::hat(omega));
 }
+
+namespace {
 
 // Terms of the step that depend on t_k only: constraint Jacobians at x_k (for the
 // forces G^T lambda), explicit forces, and the momentum-like terms of v_k, omega_k.

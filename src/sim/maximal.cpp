@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include <Eigen/QR>
+
 #include "marsden/error.hpp"
 #include "marsden/maximal/joints.hpp"
 #include "marsden/sim/inputs.hpp"
@@ -189,6 +191,63 @@ class MaximalSystem final : public sim::System {
     out.J_r_u.resize(out.r.size(), Eigen::Index(input_joints_.size()));
     for (std::size_t i = 0; i < input_joints_.size(); ++i)
       out.J_r_u.col(Eigen::Index(i)) = blocks.J_r_u.col(input_joints_[i]);
+  }
+
+  // The step solved in a copy of the workspace, then the implicit-function theorem on its
+  // residual: ds = -J_s^-1 (J_state ddelta + J_u du), ddelta in the chart of
+  // retract_state, which is the state chart's (x + dx, q exp(dphi), v + dv, omega + domega).
+  // The next state is x_kp1 = x_k + dt v_kp1, q_kp1 = q_k f(omega_kp1) (eq. (32)) and the
+  // velocities s: so dx_kp1 = dx_k + dt dv_kp1, dphi_kp1 = R(f)^T dphi_k + dt Phi domega_kp1
+  // (maximal::rotation_update_map), and the velocity rows are ds's.
+  bool has_step_derivatives() const override { return true; }
+  void step_derivatives(double, double dt, std::span<const double> u_k, Eigen::MatrixXd& A,
+                        Eigen::MatrixXd& B) const override {
+    if (u_k.size() != input_joints_.size())
+      throw InputError("maximal step derivatives: expected " +
+                       std::to_string(input_joints_.size()) + " inputs, got " +
+                       std::to_string(u_k.size()));
+    maximal::Data start = data_;
+    for (std::size_t i = 0; i < input_joints_.size(); ++i)
+      start.joint_input[std::size_t(input_joints_[i])] = u_k[i];
+    maximal::Data next = start;
+    maximal::StepOptions options = options_;
+    options.dt = dt;
+    const maximal::StepStatus st = maximal::step(model_, next, options);
+    if (!st.ok())
+      throw SolverError("maximal step derivatives: the step did not converge (residual " +
+                        number_text(st.newton.residual_norm) + ")");
+    const Eigen::VectorXd s = maximal::inspect::warm_start(model_, next);
+    maximal::ResidualBlocks blocks;
+    maximal::residual_blocks(model_, start, dt, s, blocks);
+    // Rank-revealing: a loop closed by a revolute joint has redundant rows, whose
+    // multipliers are not unique; the velocities' derivatives are (the least-norm solve).
+    Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> solver(blocks.J_r_s);
+    solver.setThreshold(1e-10);
+    const Eigen::MatrixXd ds_dx = -solver.solve(blocks.J_r_state);
+    Eigen::MatrixXd J_u(blocks.J_r_s.rows(), Eigen::Index(input_joints_.size()));
+    for (std::size_t i = 0; i < input_joints_.size(); ++i)
+      J_u.col(Eigen::Index(i)) = blocks.J_r_u.col(input_joints_[i]);
+    const Eigen::MatrixXd ds_du =
+        J_u.cols() > 0 ? Eigen::MatrixXd(-solver.solve(J_u)) : Eigen::MatrixXd(J_u.rows(), 0);
+    const Eigen::Index nt = 12 * model_.num_bodies();
+    A.setZero(nt, nt);
+    B.setZero(nt, ds_du.cols());
+    for (Eigen::Index b = 0; b < model_.num_bodies(); ++b) {
+      const Eigen::Index row = 12 * b, v = 6 * b, w = 6 * b + 3;
+      const BodyState& after = next.state[std::size_t(b)];
+      const Quat f = data_.state[std::size_t(b)].q.inverse() * after.q;
+      const Mat3 Phi = maximal::rotation_update_map(after.omega, dt);
+      A.block(row, 0, 3, nt) = dt * ds_dx.middleRows(v, 3);
+      A.block(row, row, 3, 3) += Mat3::Identity();
+      A.block(row + 3, 0, 3, nt) = dt * Phi * ds_dx.middleRows(w, 3);
+      A.block(row + 3, row + 3, 3, 3) += f.matrix().transpose();
+      A.middleRows(row + 6, 3) = ds_dx.middleRows(v, 3);
+      A.middleRows(row + 9, 3) = ds_dx.middleRows(w, 3);
+      B.middleRows(row, 3) = dt * ds_du.middleRows(v, 3);
+      B.middleRows(row + 3, 3) = dt * Phi * ds_du.middleRows(w, 3);
+      B.middleRows(row + 6, 3) = ds_du.middleRows(v, 3);
+      B.middleRows(row + 9, 3) = ds_du.middleRows(w, 3);
+    }
   }
 
   void row(double t, std::span<double> out) const override {

@@ -20,6 +20,8 @@
 #include "marsden/control/tree_ocp.hpp"
 #include "marsden/error.hpp"
 #include "marsden/sim/simulate.hpp"
+#include "marsden/maximal/setup.hpp"
+#include "marsden/sim/maximal.hpp"
 #include "marsden/sim/tree.hpp"
 #include "marsden/tree/dynamics.hpp"
 #include "marsden/tree/model.hpp"
@@ -107,6 +109,110 @@ TEST(Lqr, TreeStepDerivativesEqualCentralDifferencesOfTheStepMap) {
       EXPECT_LT(relative(exact.B[k], fd.B[k]), 1e-6) << c.name << " B_" << k;
       // Not a trivial agreement: the step is far from the identity.
       EXPECT_GT((exact.A[k] - MatrixXd::Identity(4, 4)).cwiseAbs().maxCoeff(), 1e-2);
+    }
+  }
+}
+
+// The maximal VI's exact step derivatives against central differences of its step map. A
+// maximal state off its joints is refused by set_state, so the directions checked are the
+// ones a state can take: every body velocity entry, and each joint coordinate moved with
+// the bodies it carries (the poses from maximal::state_from_joint_coordinates).
+TEST(Lqr, MaximalStepDerivativesEqualCentralDifferencesAlongTheJoints) {
+  for (const bool loop : {false, true}) {
+    maximal::Mechanism mech = loop ? maximal::minitaur_leg() : maximal::pendulum_chain(3);
+    auto input = std::make_shared<sim::HeldInput>(2);
+    sim::MaximalSetup setup;
+    setup.model = std::make_shared<const maximal::Model>(mech.model);
+    setup.state0 = mech.state;
+    setup.step.newton.tolerance = 1e-13;
+    setup.input_joints = {0, 1};
+    setup.controls = input;
+    auto system = sim::make_maximal_system(setup);
+    const double dt = 0.01;
+    const std::vector<double> u0 = {0.3, -0.2};
+    input->set(u0);
+    for (int k = 0; k < 5; ++k) ASSERT_TRUE(system->step(k * dt, dt).converged);  // moving
+    ASSERT_TRUE(system->has_step_derivatives());
+    const int nx = system->state_size(), nt = system->tangent_size();
+    VectorXd x(nx), y(nx), d(nt), fd(nt);
+    system->get_state({x.data(), std::size_t(nx)});
+    MatrixXd A, B;
+    system->set_state({x.data(), std::size_t(nx)});
+    system->step_derivatives(0.0, dt, u0, A, B);
+    // F(x), differenced in the chart of F(x): (F(x+) (-) F(x)) - (F(x-) (-) F(x)).
+    auto F = [&](const VectorXd& start, const std::vector<double>& u) {
+      system->set_state({start.data(), std::size_t(nx)});
+      input->set(u);
+      EXPECT_TRUE(system->step(0.0, dt).converged);
+      VectorXd out(nx);
+      system->get_state({out.data(), std::size_t(nx)});
+      return out;
+    };
+    const VectorXd y0 = F(x, u0);
+    auto chart_diff = [&](const VectorXd& a, const VectorXd& b) {
+      VectorXd out(nt);
+      system->state_difference({b.data(), std::size_t(nx)}, {a.data(), std::size_t(nx)},
+                               {out.data(), std::size_t(nt)});
+      return out;  // a (-) b
+    };
+    const double h = 1e-6;
+    auto check = [&](const VectorXd& plus, const VectorXd& minus, const VectorXd& direction,
+                     const MatrixXd& predicted_of, const std::string& what) {
+      fd = (chart_diff(F(plus, u0), y0) - chart_diff(F(minus, u0), y0)) / (2.0 * h);
+      const VectorXd exact = predicted_of * direction;
+      EXPECT_LT((exact - fd).cwiseAbs().maxCoeff(), 1e-6 * std::max(1.0, fd.cwiseAbs().maxCoeff()))
+          << (loop ? "leg " : "chain ") << what << "\nexact " << exact.transpose() << "\nfd    "
+          << fd.transpose();
+    };
+    // Velocity entries: the state chart's own directions.
+    for (int b = 0; b < mech.model.num_bodies(); ++b)
+      for (int i = 6; i < 12; ++i) {
+        VectorXd e = VectorXd::Zero(nt), plus(nx), minus(nx);
+        e[12 * b + i] = h;
+        system->state_integrate({x.data(), std::size_t(nx)}, {e.data(), std::size_t(nt)},
+                                {plus.data(), std::size_t(nx)});
+        e = -e;
+        system->state_integrate({x.data(), std::size_t(nx)}, {e.data(), std::size_t(nt)},
+                                {minus.data(), std::size_t(nx)});
+        check(plus, minus, chart_diff(plus, minus) / (2.0 * h), A,
+              "velocity entry " + std::to_string(12 * b + i));
+      }
+    // Joint coordinates, the velocities held (a tree joint moves the bodies beyond it).
+    std::vector<maximal::BodyState> bodies(std::size_t(mech.model.num_bodies()));
+    for (std::size_t b = 0; b < bodies.size(); ++b) {
+      const Eigen::Index c = Eigen::Index(13 * b);
+      bodies[b].x = x.segment<3>(c);
+      bodies[b].q.q = x.segment<4>(c + 3);
+      bodies[b].v = x.segment<3>(c + 7);
+      bodies[b].omega = x.segment<3>(c + 10);
+    }
+    const std::vector<maximal::JointCoords> q = maximal::current_joint_coordinates(mech.model, bodies);
+    std::vector<maximal::JointCoords> zero = q;
+    for (auto& z : zero) z.setZero();
+    for (std::size_t j = 0; j < q.size() && !loop; ++j) {
+      VectorXd plus = x, minus = x;
+      for (const double sign : {1.0, -1.0}) {
+        std::vector<maximal::JointCoords> moved = q;
+        moved[j][0] += sign * h;
+        const std::vector<maximal::BodyState> posed =
+            maximal::state_from_joint_coordinates(mech.model, bodies, moved, zero, dt);
+        VectorXd& out = sign > 0 ? plus : minus;
+        for (std::size_t b = 0; b < posed.size(); ++b) {
+          out.segment<3>(Eigen::Index(13 * b)) = posed[b].x;
+          out.segment<4>(Eigen::Index(13 * b + 3)) = posed[b].q.q;
+        }
+      }
+      check(plus, minus, chart_diff(plus, minus) / (2.0 * h), A,
+            "joint " + std::to_string(j));
+    }
+    // Inputs.
+    for (int i = 0; i < 2; ++i) {
+      std::vector<double> up = u0, down = u0;
+      up[std::size_t(i)] += h;
+      down[std::size_t(i)] -= h;
+      fd = (chart_diff(F(x, up), y0) - chart_diff(F(x, down), y0)) / (2.0 * h);
+      EXPECT_LT((B.col(i) - fd).cwiseAbs().maxCoeff(), 1e-6 * std::max(1.0, fd.cwiseAbs().maxCoeff()))
+          << (loop ? "leg" : "chain") << " input " << i;
     }
   }
 }

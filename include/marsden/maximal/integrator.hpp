@@ -136,6 +136,10 @@ Eigen::VectorXd residual(const Model& model, const Data& data, double dt,
 // The state moved by delta (12 per body): x + dx, q exp(dphi), v + dv, omega + domega.
 std::vector<BodyState> retract_state(const std::vector<BodyState>& state,
                                      const Eigen::VectorXd& delta);
+// Phi of eq. (32)'s rotation update q_kp1 = q_k f(omega): a change domega of the step's
+// angular velocity turns q_kp1 by dphi = dt Phi domega (a right perturbation). Requires
+// |omega| < 2 / dt.
+Mat3 rotation_update_map(const Vec3& omega, double dt);
 
 // Access to one Newton system for tests and benchmarks (these allocate).
 namespace inspect {
