@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -162,6 +163,12 @@ def _free_port():
         return s.getsockname()[1]
 
 
+def _rows_now(out):
+    # The sweep replaces results.parquet while it runs, and pyarrow opens a file more than
+    # once to read it: one read of its bytes is a snapshot of one version.
+    return pq.read_table(pa.BufferReader((out / "results.parquet").read_bytes())).num_rows
+
+
 def test_real_cluster_with_a_worker_killed(tmp_path):
     port = _free_port()
     address = f"tcp://127.0.0.1:{port}"
@@ -195,11 +202,10 @@ def test_real_cluster_with_a_worker_killed(tmp_path):
         thread.start()
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            if (out / "results.parquet").exists() and \
-                    pq.read_table(out / "results.parquet").num_rows >= 4:
+            if (out / "results.parquet").exists() and _rows_now(out) >= 4:
                 break
             time.sleep(0.05)
-        done_at_kill = pq.read_table(out / "results.parquet").num_rows
+        done_at_kill = _rows_now(out)
         procs[1].send_signal(signal.SIGKILL)  # worker w1 dies mid-sweep
         assert done_at_kill < 24
         thread.join(timeout=120)
