@@ -388,8 +388,7 @@ Mpc::Mpc(std::shared_ptr<sim::System> planner, std::shared_ptr<sim::HeldInput> i
 void Mpc::control(double t_k, std::span<const double> x_k, std::span<double> u_k) {
   const auto start = std::chrono::steady_clock::now();
   const int N = reference_.steps(), H = options_.horizon;
-  const double s = (t_k - reference_.t0) / reference_.dt;
-  const int k0 = std::max(0, int(std::floor(s + 1e-9 * std::max(1.0, std::abs(s)))));
+  const int k0 = reference_.step_at(t_k);
   IlqrProblem p;
   p.t0 = t_k;
   p.dt = reference_.dt;
