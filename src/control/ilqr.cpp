@@ -143,9 +143,9 @@ class Solver {
       const VectorXd hi = p_.u_upper - run.u.row(k).transpose();
       VectorXd& kk = k_ff[std::size_t(k)];
       MatrixXd& KK = K[std::size_t(k)];
-      if (!box_qp(Q_uu, Q_u, lo, hi, kk)) return false;
+      std::vector<int> free;
+      if (!box_qp(Q_uu, Q_u, lo, hi, kk, free)) return false;
       // Gains on the free inputs; an input at its bound does not respond to dx.
-      const std::vector<int> free = free_inputs(Q_uu, Q_u, kk, lo, hi);
       KK = MatrixXd::Zero(nu_, nt_);
       if (!free.empty()) {
         const Eigen::Index nf = Eigen::Index(free.size());
@@ -208,19 +208,24 @@ class Solver {
   }
 
   // min 1/2 d'Hd + g'd over lo <= d <= hi by projected Newton from d (clamped), H
-  // positive definite on the free set. False when it is not.
+  // positive definite on the free set. False when it is not. free: the entries that the
+  // gradient at the d returned does not hold at a bound (those the gains act on).
   static bool box_qp(const MatrixXd& H, const VectorXd& g, const VectorXd& lo, const VectorXd& hi,
-                     VectorXd& d) {
+                     VectorXd& d, std::vector<int>& free) {
     const Eigen::Index n = g.size();
     if (d.size() != n) d = VectorXd::Zero(n);
     d = d.cwiseMax(lo).cwiseMin(hi);
     auto objective = [&](const VectorXd& v) { return 0.5 * v.dot(H * v) + g.dot(v); };
-    for (int it = 0; it < 100; ++it) {
-      const VectorXd grad = g + H * d;
-      std::vector<int> free;
+    VectorXd grad;
+    auto find_free = [&] {
+      grad = g + H * d;
+      free.clear();
       for (Eigen::Index i = 0; i < n; ++i)
         if (!((d[i] <= lo[i] && grad[i] > 0.0) || (d[i] >= hi[i] && grad[i] < 0.0)))
           free.push_back(int(i));
+    };
+    for (int it = 0; it < 100; ++it) {
+      find_free();
       if (free.empty()) return true;
       const Eigen::Index nf = Eigen::Index(free.size());
       MatrixXd H_ff(nf, nf);
@@ -247,19 +252,10 @@ class Solver {
         }
         step *= 0.5;
       }
-      if (!moved) return true;
+      if (!moved) break;
     }
+    find_free();  // d may have moved since the free set was found
     return true;
-  }
-
-  static std::vector<int> free_inputs(const MatrixXd& H, const VectorXd& g, const VectorXd& d,
-                                      const VectorXd& lo, const VectorXd& hi) {
-    const VectorXd grad = g + H * d;
-    std::vector<int> free;
-    for (Eigen::Index i = 0; i < d.size(); ++i)
-      if (!((d[i] <= lo[i] && grad[i] > 0.0) || (d[i] >= hi[i] && grad[i] < 0.0)))
-        free.push_back(int(i));
-    return free;
   }
 
   sim::System& system_;
@@ -392,8 +388,7 @@ Mpc::Mpc(std::shared_ptr<sim::System> planner, std::shared_ptr<sim::HeldInput> i
 void Mpc::control(double t_k, std::span<const double> x_k, std::span<double> u_k) {
   const auto start = std::chrono::steady_clock::now();
   const int N = reference_.steps(), H = options_.horizon;
-  const double s = (t_k - reference_.t0) / reference_.dt;
-  const int k0 = std::max(0, int(std::floor(s + 1e-9 * std::max(1.0, std::abs(s)))));
+  const int k0 = reference_.step_at(t_k);
   IlqrProblem p;
   p.t0 = t_k;
   p.dt = reference_.dt;

@@ -57,6 +57,10 @@ void check_weight(const MatrixXd& M, Eigen::Index n, const std::string& where, c
                      number_text(lowest) + ")");
 }
 
+int Nominal::step_at(double t) const {
+  const double s = (t - t0) / dt;
+  return std::clamp(int(std::floor(s + 1e-9 * std::max(1.0, std::abs(s)))), 0, steps());
+}
 
 Nominal rollout(sim::System& system, sim::HeldInput& input, double t0, double dt,
                 const VectorXd& x0, const MatrixXd& u) {
@@ -246,9 +250,7 @@ void Tracking::control(double t_k, std::span<const double> x_k, std::span<double
   if (Eigen::Index(u_k.size()) != nominal_.u.cols())
     throw InputError("tracking: the system takes " + std::to_string(u_k.size()) +
                      " inputs, the nominal " + std::to_string(nominal_.u.cols()));
-  // The step t_k falls in; a time a rounding below a step's start belongs to that step.
-  const double s = (t_k - nominal_.t0) / nominal_.dt;
-  const int k = std::clamp(int(std::floor(s + 1e-9 * std::max(1.0, std::abs(s)))), 0, N);
+  const int k = nominal_.step_at(t_k);
   const MatrixXd& K = k < N ? K_[std::size_t(k)] : K_final_;
   x_ref_ = nominal_.x.row(k).transpose();
   chart_.difference(span_of(x_ref_), x_k, span_of(dx_));

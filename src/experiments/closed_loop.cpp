@@ -27,7 +27,6 @@
 #include "marsden/io/problem.hpp"
 #include "marsden/io/scene.hpp"
 #include "marsden/record/writers.hpp"
-#include "marsden/run/batch.hpp"
 #include "marsden/run/run.hpp"
 #include "marsden/run/track.hpp"
 #include "marsden/sim/simulate.hpp"
@@ -68,19 +67,6 @@ MatrixXd state_weight(int tangent) {
   VectorXd w = VectorXd::Ones(tangent);
   w.head(tangent / 2).setConstant(10.0);
   return w.asDiagonal();
-}
-
-struct Plant {
-  io::Scene scene;
-  std::shared_ptr<sim::HeldInput> held;
-  std::unique_ptr<sim::System> system;
-};
-
-Plant plant(const io::Scene& scene, int inputs) {
-  Plant p{scene, std::make_shared<sim::HeldInput>(inputs), nullptr};
-  run::set_controls(p.scene, p.held);
-  p.system = run::make_system(p.scene);
-  return p;
 }
 
 // A run of the controller from x0 (states, N+1 rows), saturated at +-limit (run::run_states:
@@ -131,7 +117,7 @@ void scenario(ExperimentContext& ctx, const Scenario& sc, const std::filesystem:
   // fast; every run here (the nominal too, so that all agree) solves them to 1e-12.
   if (auto* tree = std::get_if<io::TreeScene>(&scene.system))
     tree->midpoint.newton.tolerance = std::max(tree->midpoint.newton.tolerance, 1e-12);
-  Plant p = plant(scene, nu);
+  const run::HeldSystem p = run::held_system(scene, nu);
   VectorXd x0(p.system->state_size());
   p.system->get_state({x0.data(), std::size_t(x0.size())});
   const control::Nominal nominal = control::rollout(*p.system, *p.held, 0.0, dt, x0, u);
@@ -166,7 +152,7 @@ void scenario(ExperimentContext& ctx, const Scenario& sc, const std::filesystem:
     const VectorXd x_start = perturbed(pert.tangent, offset);
     const MatrixXd lqr = closed_loop(scene, tracking, nu, sc.input_limit, x_start, nominal,
                                      label(sc, pert, offset) + ", TV-LQR").x;
-    Plant planner = plant(scene, nu);
+    run::HeldSystem planner = run::held_system(scene, nu);
     control::MpcOptions o;
     o.horizon = 20;
     o.Q = Q;

@@ -72,6 +72,14 @@ double configuration_error(const sim::System& chart, const VectorXd& reference, 
   return dx.head(dx.size() / 2).cwiseAbs().maxCoeff();
 }
 
+HeldSystem held_system(const io::Scene& scene, int inputs) {
+  io::Scene held_scene = scene;
+  HeldSystem out{std::make_shared<sim::HeldInput>(inputs), nullptr};
+  set_controls(held_scene, out.held);
+  out.system = make_system(held_scene);
+  return out;
+}
+
 StateRun run_states(const io::Scene& scene, std::shared_ptr<sim::Controller> controller,
                     const std::vector<double>& lower, const std::vector<double>& upper,
                     const VectorXd& x0, double t0, double dt, int steps) {
@@ -116,10 +124,7 @@ TrackSummary track_optimum(const io::Scene& resimulation, const std::filesystem:
     controls->eval(k * dt, {u_k.data(), std::size_t(nu)});
     u.row(k) = u_k.transpose();
   }
-  io::Scene held_scene = resimulation;
-  auto held = std::make_shared<sim::HeldInput>(nu);
-  set_controls(held_scene, held);
-  const auto system = make_system(held_scene);
+  const auto [held, system] = held_system(resimulation, nu);
   VectorXd x0(system->state_size());
   system->get_state({x0.data(), std::size_t(x0.size())});
   const control::Nominal nominal = control::rollout(*system, *held, 0.0, dt, x0, u);

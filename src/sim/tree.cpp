@@ -250,10 +250,12 @@ class TreeSystem final : public sim::System {
     P.bottomLeftCorner(n, n) = data.L_qv.transpose();
     P.bottomRightCorner(n, n) = data.M;
 
-    tree::lagrangian_terms(model_, data, next.q, VecX::Zero(n), true);
-    const Eigen::PartialPivLU<MatX> M_kp1(data.M);
-    const VecX qd_kp1 = M_kp1.solve(next.p);
+    // qd_kp1 = M^-1 p_kp1 by the articulated-body recursion, which needs no Lagrangian
+    // terms, so that those at q_kp1 are evaluated once, at (q_kp1, qd_kp1).
+    VecX qd_kp1;
+    tree::solve_mass_matrix(model_, data, next.q, VecX::Zero(n), next.p, qd_kp1);
     tree::lagrangian_terms(model_, data, next.q, qd_kp1, true);
+    const Eigen::PartialPivLU<MatX> M_kp1(data.M);
     MatX V = MatX::Zero(2 * n, 2 * n);
     V.topLeftCorner(n, n).setIdentity();
     V.bottomRightCorner(n, n) = M_kp1.inverse();

@@ -23,6 +23,8 @@ struct Nominal {
   double t0 = 0.0, dt = 0.0;
   Eigen::MatrixXd x, u;
   int steps() const { return static_cast<int>(u.rows()); }
+  // The step t falls in, 0..steps(); a time a rounding below a step's start belongs to it.
+  int step_at(double t) const;
 };
 
 // Runs system from x0 (set_state) under the inputs u (steps x inputs), each held over its

@@ -12,9 +12,19 @@
 
 #include "marsden/io/scene.hpp"
 #include "marsden/sim/feedback.hpp"
+#include "marsden/sim/signal.hpp"
 #include "marsden/sim/system.hpp"
 
 namespace marsden::run {
+
+// The scene's system with a HeldInput of `inputs` entries in place of its controls: the
+// plant that control::rollout, control::linearize and control::Mpc set inputs on. Throws
+// InputError when the scene's family takes no controls.
+struct HeldSystem {
+  std::shared_ptr<sim::HeldInput> held;
+  std::unique_ptr<sim::System> system;
+};
+HeldSystem held_system(const io::Scene& scene, int inputs);
 
 // The states after every step of a run of the scene's system from x0 (a state of its
 // layout), steps of dt from t0: under `controller` when given (inputs saturated to
