@@ -477,9 +477,10 @@ TEST(Ilqr, ReachesOptimaOfTheProblemDmocSolves) {
     const IlqrResult from_dmoc =
         ilqr(*p.system, *p.input, problem, dmoc_controls(ocp, dmoc.x), warm);
     check(from_dmoc, "DMOC's optimum");
-    if (!acrobot)
+    if (!acrobot) {
       EXPECT_LT(std::abs(from_dmoc.cost - dmoc.cost), 1e-6 * dmoc.cost)
           << name << ": iLQR " << from_dmoc.cost << ", DMOC " << dmoc.cost;
+    }
     check(ilqr(*p.system, *p.input, problem, MatrixXd::Zero(spec.steps, 1)), "rest");
     std::printf("%s, DMOC from its default guess: %.9g (%d iterations, %.3f s)\n", name,
                 dmoc.cost, dmoc.iterations, dmoc.solve_time_s);
