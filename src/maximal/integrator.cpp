@@ -5,9 +5,11 @@
 #include <cmath>
 #include <string>
 #include <utility>
+#include <limits>
 
 #include <Eigen/LU>
 
+#include "contact_rows.hpp"
 #include "marsden/error.hpp"
 #include "marsden/maximal/joints.hpp"
 #include "marsden/solve/tree_ldu.hpp"
@@ -74,6 +76,10 @@ struct Workspace {
       weight.segment<3>(6 * b).setConstant(1.0 / model.mass_scale(b));
       weight.segment<3>(6 * b + 3).setConstant(1.0 / model.inertia_scale(b));
     }
+    const std::size_t num_points = model.contact_points().size();
+    contact.resize(num_points);
+    active.reserve(num_points);
+    contact_residuals.resize(num_points);
   }
 
   // The tree part of the Newton Jacobian: per node D, up = F(i, parent), down = F(parent, i).
@@ -130,6 +136,11 @@ struct Workspace {
   LoopVec loop_rhs, loop_y;
   Eigen::MatrixXd F_dense;
   Eigen::PartialPivLU<Eigen::MatrixXd> dense_lu;
+  // Contact: a row per candidate contact (contact_rows.hpp), the indices of those in the
+  // step's solve, and their residuals at the current target.
+  std::vector<contact_rows::Row> contact;
+  std::vector<int> active;
+  std::vector<contact_rows::Residuals> contact_residuals;
 };
 
 Data::Data(const Model& model) : Data(model, std::vector<BodyState>(model.num_bodies())) {}
@@ -139,6 +150,7 @@ Data::Data(const Model& model, std::vector<BodyState> initial)
       body_force(model.num_bodies(), Vec3::Zero()),
       body_torque(model.num_bodies(), Vec3::Zero()),
       joint_input(model.num_joints(), 0.0),
+      contact(model.contact_points().size()),
       workspace_(std::make_unique<Workspace>(model)) {
   if (static_cast<int>(state.size()) != model.num_bodies()) {
     throw InputError("data: " + std::to_string(state.size()) + " body states for " +
@@ -158,6 +170,10 @@ Data::Data(const Model& model, std::vector<BodyState> initial)
     }
     state[b].q.q.normalize();
   }
+  for (std::size_t i = 0; i < contact.size(); ++i) {
+    const ContactPoint& c = model.contact_points()[i];
+    contact[i].phi = contact_rows::distance(c, state[c.body].x, state[c.body].q.matrix());
+  }
 }
 
 Data::Data(const Data& other)
@@ -165,6 +181,7 @@ Data::Data(const Data& other)
       body_force(other.body_force),
       body_torque(other.body_torque),
       joint_input(other.joint_input),
+      contact(other.contact),
       time(other.time),
       steps(other.steps),
       last_dt(other.last_dt),
@@ -737,7 +754,8 @@ bool predict(const Model& model, const Data& data, Workspace& ws, const StepOpti
              double dt, Guess guess) {
   const Topology& topo = model.topology();
   if (guess == Guess::Fresh || options.solver != LinearSolver::SparseLDU ||
-      topo.loop_rows != 0 || !model.degenerate_rows().empty()) {
+      topo.loop_rows != 0 || !model.degenerate_rows().empty() ||
+      !model.contact_points().empty()) {
     return false;
   }
   const int last = guess == Guess::Continues ? ws.slot : ws.slot ^ 1;
@@ -792,6 +810,238 @@ struct StepProblem {
   double norm(const Eigen::VectorXd& r) const { return scaled_norm(model, ws, r, dt); }
 };
 
+// A pair of an interior-point iterate whose product falls below this fraction of the mean
+// is too near its boundary (interior_point).
+constexpr double kCentrality = 1e-3;
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+// Contact (docs/contact.md, The step with contact). A candidate contact enters the step's
+// solve when it may touch its surface within the step: its gap at t_k is at most twice
+// the distance its point can travel at its speed plus a step of gravity's.
+bool may_touch(const Model& model, const Data& data, const ContactPoint& c, double dt) {
+  const BodyState& st = data.state[c.body];
+  const double phi = contact_rows::distance(c, st.x, st.q.matrix());
+  const double speed = st.v.norm() + st.omega.norm() * (c.c_b.norm() + c.radius) +
+                       model.gravity().norm() * dt;
+  return phi <= 2.0 * dt * speed;
+}
+
+bool rates_in_domain(const Model& model, const Eigen::VectorXd& s, double dt) {
+  for (int b = 0; b < model.num_bodies(); ++b) {
+    if (!std::isfinite(rate_root(s.segment<3>(6 * b + 3), dt))) return false;
+  }
+  return true;
+}
+
+// The step's solve with the active contacts: Mehrotra's predictor-corrector interior
+// point on the whole residual, each contact's unknowns eliminated onto its body's block
+// (contact_rows.hpp), so every linear system is the mechanism's (block LDU, loops,
+// degenerate bodies as without contact). Each iteration evaluates the Jacobian at the
+// iterate; its last evaluation is at the returned s.
+NewtonStatus interior_point(const Model& model, const Data& data, Workspace& ws,
+                            const StepOptions& options, double dt, StepStatus& step_status,
+                            bool& rate_limited) {
+  using namespace contact_rows;
+  const auto& points = model.contact_points();
+  NewtonStatus status;
+  Eigen::VectorXd& r = ws.vectors.r;
+  Eigen::VectorXd& rhs = ws.vectors.r_trial;
+  Eigen::VectorXd& dx = ws.vectors.dx;
+  Eigen::VectorXd& s_trial = ws.vectors.x_trial;
+  rate_limited = !evaluate(model, data, ws, dt, ws.s, r, ws.next, false);
+  if (rate_limited) {
+    status.residual_norm = std::nan("");
+    return status;
+  }
+  // Start inside the cones, at the scale of one step of gravity's impulse.
+  const double start = std::max(model.gravity().norm() * dt, 1e-3);
+  for (const int i : ws.active) {
+    const ContactPoint& c = points[i];
+    Row& row = ws.contact[i];
+    row.point = i;
+    row.mu = c.mu;
+    row.friction = c.mu > 0.0;
+    row.scale = model.mass_scale(c.body) / dt;
+    row.compliance = options.contact_compliance;
+    force_columns(c, ws.R_k[c.body], row);
+    kinematics(c, ws.next[c.body].x, ws.R_next[c.body], ws.next[c.body].v,
+               ws.next[c.body].omega, dt, row);
+    row.x = Unknowns{};
+    row.x.gamma = start;
+    row.x.sigma = std::max(row.phi / dt, start);
+    if (row.friction) {
+      row.x.eta = row.w;
+      row.x.psi = row.w.norm() + start;
+    }
+  }
+  // The direction for target kappa into dx (ds = -dx) and each contact's `out`.
+  auto direction = [&](double kappa, bool corrector, Unknowns Row::*out) {
+    rhs = r;
+    for (const int i : ws.active) {
+      Row& row = ws.contact[i];
+      ws.contact_residuals[i] = residuals(row, kappa, corrector);
+      rhs.segment<6>(6 * points[i].body) -= eliminate_rhs(row, ws.contact_residuals[i]);
+    }
+    solve_direction(model, ws, options, rhs, dx);
+    for (const int i : ws.active) {
+      Row& row = ws.contact[i];
+      recover(row, ws.contact_residuals[i], -dx.segment<6>(6 * points[i].body), row.*out);
+    }
+  };
+  for (;;) {
+    rate_limited = !evaluate(model, data, ws, dt, ws.s, r, ws.next, true);
+    if (rate_limited) {
+      status.residual_norm = std::nan("");
+      return status;
+    }
+    double infeasibility = 0.0, worst_gap = 0.0, total_gap = 0.0;
+    int pair_count = 0;
+    for (const int i : ws.active) {
+      const ContactPoint& c = points[i];
+      Row& row = ws.contact[i];
+      r.segment<6>(6 * c.body).noalias() -= row.scale * (row.N * row.x.gamma + row.D * row.x.b);
+      kinematics(c, ws.next[c.body].x, ws.R_next[c.body], ws.next[c.body].v,
+                 ws.next[c.body].omega, dt, row);
+      const Residuals res = residuals(row, 0.0, false);
+      infeasibility = std::max(infeasibility, feasibility(res));
+      worst_gap = std::max(worst_gap, gap(res));
+      total_gap += complementarity(row, row.d, 0.0);
+      pair_count += pairs(row);
+    }
+    status.residual_norm = std::max(scaled_norm(model, ws, r, dt), infeasibility);
+    step_status.complementarity = worst_gap;
+    if (!std::isfinite(status.residual_norm) || !std::isfinite(worst_gap)) {
+      status.residual_norm = std::nan("");
+      return status;
+    }
+    if (status.residual_norm <= options.newton.tolerance &&
+        total_gap <= options.complementarity_tolerance * pair_count) {
+      status.converged = true;
+      return status;
+    }
+    if (status.iterations >= options.newton.max_iterations) return status;
+    ++status.iterations;
+    for (const int i : ws.active) ws.ldu().D[points[i].body] += eliminate(ws.contact[i]);
+    factor_jacobian(model, ws, options);
+    // Predictor (kappa = 0), then the centring target from how far it gets.
+    direction(0.0, false, &Row::d_aff);
+    double alpha_aff = 1.0, mean = 0.0, mean_aff = 0.0;
+    int count = 0;
+    for (const int i : ws.active) {
+      const Row& row = ws.contact[i];
+      alpha_aff = std::min(alpha_aff, step_to_boundary(row, row.d_aff, 1.0));
+    }
+    for (const int i : ws.active) {
+      const Row& row = ws.contact[i];
+      mean += complementarity(row, row.d_aff, 0.0);
+      mean_aff += complementarity(row, row.d_aff, alpha_aff);
+      count += pairs(row);
+    }
+    mean /= count;
+    mean_aff /= count;
+    // The target stops a decade below the tolerance: driving gamma sigma to round-off
+    // only makes the elimination's gamma / sigma overflow the Newton matrix's precision.
+    const double floor = 0.1 * options.complementarity_tolerance;
+    const double centring = mean > 0.0 ? std::pow(std::max(mean_aff, 0.0) / mean, 3) : 0.0;
+    direction(std::max(centring * mean, floor), true, &Row::d);
+    // Nearer the solution the fraction tends to 1 (as 1 - mean complementarity), so that
+    // the last iterations converge faster than by the fraction's factor.
+    const double fraction =
+        std::max(options.fraction_to_boundary, std::min(1.0 - mean, 1.0 - 1e-4));
+    auto longest_step = [&]() {
+      double alpha = 1.0;
+      for (const int i : ws.active) {
+        const Row& row = ws.contact[i];
+        alpha = std::min(alpha, step_to_boundary(row, row.d, fraction));
+      }
+      return alpha;
+    };
+    double alpha = longest_step();
+    // Stay near the central path: every pair's product at least kCentrality times the mean
+    // (a wide neighbourhood), or the next directions of a pair pinned to its cone's boundary
+    // point out of it and the iteration stalls.
+    auto centred = [&](double a) {
+      double sum = 0.0, least = kInfinity;
+      for (const int i : ws.active) {
+        const Row& row = ws.contact[i];
+        sum += complementarity(row, row.d, a);
+        least = std::min(least, least_product(row, row.d, a));
+      }
+      return least >= kCentrality * sum / count;
+    };
+    for (int halvings = 0; halvings < 30 && !centred(alpha); ++halvings) alpha *= 0.5;
+    // Keep every angular rate in eq. (32)'s domain.
+    for (;;) {
+      s_trial = ws.s - alpha * dx;
+      if (rates_in_domain(model, s_trial, dt) || alpha < 1e-8) break;
+      alpha *= 0.5;
+    }
+    ws.s.swap(s_trial);
+    for (const int i : ws.active) {
+      Row& row = ws.contact[i];
+      row.x.gamma += alpha * row.d.gamma;
+      row.x.sigma += alpha * row.d.sigma;
+      row.x.psi += alpha * row.d.psi;
+      row.x.b += alpha * row.d.b;
+      row.x.eta += alpha * row.d.eta;
+    }
+  }
+}
+
+// The step's solve on a model with contacts: the contacts that may touch within the step,
+// then again with any other that the solution puts through its surface.
+NewtonStatus solve_with_contact(const Model& model, const Data& data, Workspace& ws,
+                                const StepOptions& options, double dt, StepStatus& step_status,
+                                bool& rate_limited) {
+  const auto& points = model.contact_points();
+  ws.active.clear();
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (may_touch(model, data, points[i], dt)) ws.active.push_back(static_cast<int>(i));
+  }
+  for (;;) {
+    NewtonStatus status;
+    if (ws.active.empty()) {
+      StepProblem problem{model, data, ws, options, dt};
+      status = newton_iterate(problem, ws.s, options.newton.tolerance, options.newton, ws.vectors);
+      rate_limited = problem.rate_limited;
+    } else {
+      status = interior_point(model, data, ws, options, dt, step_status, rate_limited);
+    }
+    if (!status.converged) return status;
+    bool added = false;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      const ContactPoint& c = points[i];
+      if (std::find(ws.active.begin(), ws.active.end(), static_cast<int>(i)) != ws.active.end())
+        continue;
+      if (contact_rows::distance(c, ws.next[c.body].x, ws.R_next[c.body]) < 0.0) {
+        ws.active.push_back(static_cast<int>(i));
+        added = true;
+      }
+    }
+    if (!added) return status;
+  }
+}
+
+// Data::contact after a converged step.
+void record_contacts(const Model& model, Data& data, const Workspace& ws) {
+  const auto& points = model.contact_points();
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const ContactPoint& c = points[i];
+    ContactState& out = data.contact[i];
+    out = ContactState{};
+    out.phi = contact_rows::distance(c, ws.next[c.body].x, ws.R_next[c.body]);
+  }
+  for (const int i : ws.active) {
+    const contact_rows::Row& row = ws.contact[i];
+    const ContactPoint& c = points[i];
+    ContactState& out = data.contact[i];
+    out.active = true;
+    out.normal_force = row.scale * row.x.gamma;
+    out.friction_force = row.scale * (c.T * row.x.b);
+    out.force = out.normal_force * c.n + out.friction_force;
+  }
+}
+
 }  // namespace
 
 StepStatus step(const Model& model, Data& data, const StepOptions& options) {
@@ -807,17 +1057,25 @@ StepStatus step(const Model& model, Data& data, const StepOptions& options) {
     return status;
   }
   const Guess guess = initial_guess(model, data, ws, dt);
-  const bool predicted = predict(model, data, ws, options, dt, guess);
-  StepProblem problem{model, data, ws, options, dt};
-  status.newton = newton_iterate(problem, ws.s, options.newton.tolerance, options.newton, ws.vectors);
-  if (predicted) ++status.newton.iterations;
+  bool rate_limited = false;
+  if (model.contact_points().empty()) {
+    const bool predicted = predict(model, data, ws, options, dt, guess);
+    StepProblem problem{model, data, ws, options, dt};
+    status.newton =
+        newton_iterate(problem, ws.s, options.newton.tolerance, options.newton, ws.vectors);
+    rate_limited = problem.rate_limited;
+    if (predicted) ++status.newton.iterations;
+  } else {
+    status.newton = solve_with_contact(model, data, ws, options, dt, status, rate_limited);
+    status.active_contacts = static_cast<int>(ws.active.size());
+  }
   ws.s_solved = status.newton.converged;
   ws.history_dt = dt;
   if (!status.newton.converged) {
     const bool finite = std::isfinite(status.newton.residual_norm);
     // A singular matrix gives a non-finite direction, which may then read as a rate limit.
     status.failure = !finite && ws.singular          ? StepFailure::Singular
-                     : !finite && problem.rate_limited ? StepFailure::AngularRateLimit
+                     : !finite && rate_limited ? StepFailure::AngularRateLimit
                      : !finite                         ? StepFailure::NonFinite
                                                        : StepFailure::NotConverged;
     if (!finite) status.newton.residual_norm = -1.0;
@@ -827,6 +1085,7 @@ StepStatus step(const Model& model, Data& data, const StepOptions& options) {
     data.state[b] = ws.next[b];  // the poses of the last evaluation, at the returned s
     data.state[b].q.q.normalize();
   }
+  if (!model.contact_points().empty()) record_contacts(model, data, ws);
   data.time += dt;
   data.last_dt = dt;
   ++data.steps;
@@ -890,6 +1149,10 @@ namespace {
 // The workspace after prepare() and evaluate() at s; throws where the step has no solution.
 void evaluate_at(const Model& model, const Data& data, Workspace& ws, double dt,
                  const Eigen::VectorXd& s, Eigen::VectorXd& r, bool jacobian) {
+  if (!model.contact_points().empty()) {
+    throw InputError("maximal residual: the model has contacts, whose rows the residual's "
+                     "blocks do not include yet (docs/contact.md)");
+  }
   if (s.size() != model.topology().size()) {
     throw InputError("maximal residual: " + std::to_string(s.size()) + " unknowns for a system of " +
                      std::to_string(model.topology().size()));

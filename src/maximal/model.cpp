@@ -164,8 +164,11 @@ Topology build_topology(int num_bodies, const std::vector<Joint>& joints) {
 }  // namespace
 
 Model::Model(std::vector<Body> bodies, std::vector<Joint> joints, Vec3 gravity,
-             std::vector<Coupling> couplings)
-    : bodies_(std::move(bodies)), couplings_(std::move(couplings)), gravity_(gravity) {
+             std::vector<Coupling> couplings, Contacts contacts)
+    : bodies_(std::move(bodies)),
+      couplings_(std::move(couplings)),
+      contacts_(std::move(contacts)),
+      gravity_(gravity) {
   if (bodies_.empty()) throw InputError("model: a mechanism needs at least one body");
   check_finite(gravity_, "model: gravity");
   const int num_bodies = static_cast<int>(bodies_.size());
@@ -189,6 +192,7 @@ Model::Model(std::vector<Body> bodies, std::vector<Joint> joints, Vec3 gravity,
       throw InputError(label + ": multiplier and offset must be finite");
   }
   topology_ = build_topology(num_bodies, joints_);
+  contact_points_ = maximal::contact_points(bodies_, contacts_);
   for (std::size_t k = 0; k < couplings_.size(); ++k) {
     topology_.coupling_offset.push_back(topology_.loop_rows);
     ++topology_.loop_rows;

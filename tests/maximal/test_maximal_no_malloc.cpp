@@ -59,5 +59,27 @@ TEST(MaximalNoMalloc, LoopStep) {
   expect_no_allocation(minitaur_leg());
 }
 
+// Steps through contact, where the interior point runs: a box landing on the ground with
+// friction, and a chain whose last link lands on it.
+TEST(MaximalNoMalloc, ContactStep) {
+  Contacts contacts;
+  contacts.shapes.push_back({"box", 0, geometry::Box(Vec3(0.1, 0.2, 0.1)), 0.5});
+  contacts.surfaces.push_back({"ground", geometry::HalfSpace(Vec3::UnitZ(), 0.0), 0.0});
+  const Model box({Body{"box", 1.0, 0.01 * Mat3::Identity()}}, {}, Vec3(0.0, 0.0, -9.81), {},
+                  contacts);
+  BodyState st;
+  st.x = Vec3(0.0, 0.0, 0.1005);
+  st.v = Vec3(1.0, 0.0, -0.5);
+  st.omega = Vec3(0.3, 0.2, 1.0);
+  expect_no_allocation({box, {st}});
+  const Mechanism chain = pendulum_chain(5);
+  contacts.shapes[0] = {"tip", 4, geometry::Sphere(0.1), 0.5};
+  contacts.surfaces[0].half_space =
+      geometry::HalfSpace(Vec3::UnitZ(), chain.state[4].x.z() - 0.1 - 1e-4);
+  const Model touching(chain.model.bodies(), chain.model.joints(), chain.model.gravity(), {},
+                       contacts);
+  expect_no_allocation({touching, chain.state});
+}
+
 }  // namespace
 }  // namespace marsden::maximal

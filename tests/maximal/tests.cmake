@@ -5,3 +5,6 @@ marsden_add_test(test_urdf_maximal SOURCES io/test_urdf_maximal.cpp LIBS marsden
 target_compile_definitions(test_urdf_maximal PRIVATE MARSDEN_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 marsden_add_test(test_io_scene_maximal SOURCES io/test_scene_maximal.cpp LIBS marsden_io LABELS io)
 target_compile_definitions(test_io_scene_maximal PRIVATE MARSDEN_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+marsden_add_test(test_contact SOURCES maximal/test_contact.cpp LABELS core)
+# The contact rows' private header (src/maximal/contact_rows.hpp), checked row by row.
+target_include_directories(test_contact PRIVATE ${PROJECT_SOURCE_DIR}/src)

@@ -42,13 +42,31 @@ struct StepOptions {
   // Relative threshold below which pivots of the loop Schur complement count as zero
   // (redundant loop constraints).
   double loop_rank_tolerance = 1e-10;
+  // Contact (Model::contact_points; docs/contact.md): the step is converged when, besides
+  // the tolerance above on every residual row and on each contact's gap-rate and slip rows
+  // (m/s), every complementarity product (impulse / (m / dt) times gap rate or slip speed)
+  // is <= complementarity_tolerance ((m/s)^2): a body resting on its contacts then hovers
+  // dt * complementarity_tolerance / (|g| dt / points) above them, and one held by
+  // friction creeps at about complementarity_tolerance / (|g| dt / points) m/s.
+  double complementarity_tolerance = 1e-12;
+  // Compliance eps of the contacts (dimensionless): a contact point sinks dt eps gamma, its
+  // impulse gamma over the body's m / dt, so the surface acts as a spring of stiffness
+  // m / (eps dt^2) (1e10 N/m for 1 kg at dt = 0.01 s). It makes unique the load sharing
+  // that rigid bodies leave indeterminate (the four corners of a box face); 0 is rigid, and
+  // then the step may fail to converge on such contacts (docs/contact.md).
+  double contact_compliance = 1e-6;
+  // Fraction of the way to the boundary of the positive orthant and cones that an
+  // interior-point iteration may go, at least; it tends to 1 as the mean complementarity
+  // product falls (1 - mean, in (m/s)^2).
+  double fraction_to_boundary = 0.99;
 };
 
 enum class StepFailure {
   None,
   NotConverged,     // Newton stopped on max_iterations above tolerance
   AngularRateLimit, // |omega| dt >= 2: eq. (32) has no unit quaternion; use a smaller dt
-  NonFinite,        // non-finite state, force or input
+  NonFinite,        // non-finite state, force or input (or a contact solve that left the
+                    // interior: the unknowns of docs/contact.md)
   Singular,         // the Newton matrix is singular: a degenerate body (Model::degenerate_rows)
                     // that its joints do not determine
 };
@@ -56,12 +74,26 @@ enum class StepFailure {
 const char* describe(StepFailure failure);
 
 struct StepStatus {
-  NewtonStatus newton;
+  NewtonStatus newton;  // with contacts: the interior point's iterations and residual
   StepFailure failure = StepFailure::None;
+  int active_contacts = 0;       // candidate contacts in the step's solve
+  double complementarity = 0.0;  // the largest complementarity residual ((m/s)^2)
   bool ok() const { return failure == StepFailure::None; }
 };
 
 struct Workspace;
+
+// A candidate contact after the last step (Model::contact_points, same order): the force
+// the surface exerts on the body over the step (N, world: its impulse / dt), normal and
+// tangential parts, and the gap phi at the new pose (m); zero force where the contact was
+// not in the step's solve (its point was farther than it could travel in one step).
+struct ContactState {
+  Vec3 force = Vec3::Zero();
+  double normal_force = 0.0;
+  Vec3 friction_force = Vec3::Zero();
+  double phi = 0.0;
+  bool active = false;
+};
 
 // Mutable simulation data: state (pose at t_k and velocity of the interval ending at
 // t_k), inputs, and the preallocated solver workspace (no allocation inside step()).
@@ -79,6 +111,7 @@ class Data {
   std::vector<Vec3> body_force;    // world frame, at the centre of mass
   std::vector<Vec3> body_torque;   // world frame
   std::vector<double> joint_input; // generalised force on a 1-dof joint's coordinate
+  std::vector<ContactState> contact;  // per Model::contact_points, after the last step
   double time = 0.0;
   long steps = 0;
   // Length of the interval that ended at the current state (0: none yet, then the next
@@ -122,7 +155,8 @@ double max_constraint_violation(const Model& model, const std::vector<BodyState>
 //   J_r_state  (n x 12 bodies)  w.r.t. each body's (dx, dphi, dv, domega) at t_k, in the
 //                               chart of retract_state
 //   J_r_u      (n x joints)     w.r.t. each joint's input (zero for joints without one dof)
-// Throws SolverError when some |omega| >= 2 / dt (eq. (32) has no solution). Allocates.
+// Throws SolverError when some |omega| >= 2 / dt (eq. (32) has no solution), InputError for
+// a model with contacts (their rows are not among these blocks yet). Allocates.
 struct ResidualBlocks {
   Eigen::VectorXd r;
   Eigen::MatrixXd J_r_s, J_r_state, J_r_u;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "marsden/lie/quaternion.hpp"
+#include "marsden/maximal/contact.hpp"
 #include "marsden/lie/types.hpp"
 
 namespace marsden::maximal {
@@ -155,14 +156,17 @@ struct Topology {
 
 class Model {
  public:
-  // Validates everything (throws InputError naming the body or joint and the problem)
-  // and builds the topology.
+  // Validates everything (throws InputError naming the body, joint or shape and the
+  // problem) and builds the topology and the candidate contacts (contact.hpp).
   Model(std::vector<Body> bodies, std::vector<Joint> joints,
-        Vec3 gravity = Vec3(0.0, 0.0, -9.81), std::vector<Coupling> couplings = {});
+        Vec3 gravity = Vec3(0.0, 0.0, -9.81), std::vector<Coupling> couplings = {},
+        Contacts contacts = {});
 
   const std::vector<Body>& bodies() const { return bodies_; }
   const std::vector<Joint>& joints() const { return joints_; }
   const std::vector<Coupling>& couplings() const { return couplings_; }
+  const Contacts& contacts() const { return contacts_; }
+  const std::vector<ContactPoint>& contact_points() const { return contact_points_; }
   const Vec3& gravity() const { return gravity_; }
   const Topology& topology() const { return topology_; }
   int num_bodies() const { return static_cast<int>(bodies_.size()); }
@@ -182,6 +186,8 @@ class Model {
   std::vector<Body> bodies_;
   std::vector<Joint> joints_;
   std::vector<Coupling> couplings_;
+  Contacts contacts_;
+  std::vector<ContactPoint> contact_points_;
   Vec3 gravity_;
   Topology topology_;
   std::vector<double> mass_scale_, inertia_scale_;

@@ -1,0 +1,365 @@
+// Hard contact in the maximal engine against closed forms (docs/contact.md): a box sliding
+// to rest with Coulomb friction, blocks held and sliding on inclines, a sphere rolling down
+// an incline, a box tossed onto the ground coming to rest on a face, and structural
+// properties: no penetration beyond the solver's tolerance, energy that never rises with
+// plastic contact, the sparse block LDU agreeing with a dense LU through the contact rows.
+#include <cmath>
+#include <numbers>
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "marsden/error.hpp"
+#include "marsden/maximal/integrator.hpp"
+#include "marsden/maximal/setup.hpp"
+#include "maximal/contact_rows.hpp"
+
+namespace marsden::maximal {
+namespace {
+
+constexpr double kG = 9.81;
+
+Mat3 box_inertia(double mass, const Vec3& half) {
+  const Vec3 e = 2.0 * half;
+  return (mass / 12.0) *
+         Vec3(e.y() * e.y() + e.z() * e.z(), e.x() * e.x() + e.z() * e.z(),
+              e.x() * e.x() + e.y() * e.y())
+             .asDiagonal();
+}
+
+Surface ground(double friction) { return {"ground", geometry::HalfSpace(Vec3::UnitZ(), 0.0), friction}; }
+
+// An incline through the origin rising along +x at angle a (rad).
+Surface incline(double a, double friction) {
+  return {"incline", geometry::HalfSpace(Vec3(-std::sin(a), 0.0, std::cos(a)), 0.0), friction};
+}
+
+Model box_model(const Vec3& half, double friction, const Surface& surface, double mass = 1.0) {
+  Contacts contacts;
+  contacts.shapes.push_back({"box", 0, geometry::Box(half), friction});
+  contacts.surfaces.push_back(surface);
+  return Model({Body{"box", mass, box_inertia(mass, half)}}, {}, Vec3(0.0, 0.0, -kG), {},
+               contacts);
+}
+
+Model sphere_model(double radius, double friction, const Surface& surface) {
+  Contacts contacts;
+  contacts.shapes.push_back({"ball", 0, geometry::Sphere(radius), friction});
+  contacts.surfaces.push_back(surface);
+  const double mass = 1.0;
+  return Model({Body{"ball", mass, (0.4 * mass * radius * radius) * Mat3::Identity()}}, {},
+               Vec3(0.0, 0.0, -kG), {}, contacts);
+}
+
+// Steps and checks each step's status; returns false on the first failure.
+void run(const Model& model, Data& data, const StepOptions& options, int steps) {
+  for (int k = 0; k < steps; ++k) {
+    const StepStatus status = step(model, data, options);
+    ASSERT_TRUE(status.ok()) << "step " << k << ": " << describe(status.failure)
+                             << ", residual " << status.newton.residual_norm
+                             << ", complementarity " << status.complementarity;
+  }
+}
+
+// How far any contact is through its surface beyond what the step allows (m, <= 0 when
+// none is): the tolerance on its gap-rate row, dt tol, and its compliance's sink,
+// eps dt^2 F / m (StepOptions::contact_compliance).
+double excess_penetration(const Model& model, const Data& data, const StepOptions& options) {
+  double worst = -1.0;
+  for (std::size_t i = 0; i < data.contact.size(); ++i) {
+    const ContactState& c = data.contact[i];
+    const double m = model.mass_scale(model.contact_points()[i].body);
+    const double allowed = options.dt * options.newton.tolerance +
+                           options.contact_compliance * options.dt * options.dt *
+                               c.normal_force / m;
+    worst = std::max(worst, -c.phi - allowed);
+  }
+  return worst;
+}
+
+// A box of edge 0.2 m sliding from v = (4, 0.8, 0) m/s with mu = 0.25 stops after
+// |v|^2 / (2 mu g) = 3.392457 m (error O(dt)) on its heading atan(0.2).
+double sliding_distance(double dt, double* heading_error) {
+  const Vec3 half(0.1, 0.1, 0.1);
+  const Model model = box_model(half, 0.25, ground(0.0));
+  BodyState st;
+  st.x = Vec3(0.0, 0.0, half.z());
+  st.v = Vec3(4.0, 0.8, 0.0);
+  Data data(model, {st});
+  StepOptions options;
+  options.dt = dt;
+  const int steps = static_cast<int>(std::ceil(2.0 / dt));  // stops after 1.66 s
+  run(model, data, options, steps);
+  EXPECT_LT(data.state[0].v.norm(), 1e-9);
+  EXPECT_LE(excess_penetration(model, data, options), 0.0);
+  const Vec3 d = data.state[0].x - st.x;
+  *heading_error = std::abs(std::atan2(d.y(), d.x()) - std::atan2(0.8, 4.0));
+  return d.head<2>().norm();
+}
+
+TEST(Contact, SlidingBoxStopsAtTheClosedFormDistanceOnItsHeading) {
+  const double exact = (16.0 + 0.64) / (2.0 * 0.25 * kG);
+  EXPECT_NEAR(exact, 3.392457, 1e-6);
+  double heading_coarse = 0.0, heading_fine = 0.0;
+  const double coarse = sliding_distance(0.01, &heading_coarse);
+  const double fine = sliding_distance(0.005, &heading_fine);
+  EXPECT_LT(std::abs(coarse - exact) / exact, 0.01);
+  // First order: halving dt halves the error (ratio 2 +- 0.3).
+  const double ratio = std::abs(coarse - exact) / std::abs(fine - exact);
+  EXPECT_NEAR(ratio, 2.0, 0.3) << coarse << " " << fine;
+  EXPECT_LT(heading_coarse, 1e-9);
+  EXPECT_LT(heading_fine, 1e-9);
+}
+
+TEST(Contact, FrictionlessBoxKeepsItsVelocity) {
+  const Vec3 half(0.1, 0.2, 0.05);
+  const Model model = box_model(half, 0.0, ground(0.0));
+  BodyState st;
+  st.x = Vec3(0.0, 0.0, half.z());
+  st.v = Vec3(1.5, -0.7, 0.0);
+  Data data(model, {st});
+  StepOptions options;
+  run(model, data, options, 200);
+  EXPECT_LT((data.state[0].v - st.v).norm(), 1e-9);
+  EXPECT_NEAR(data.state[0].x.z(), half.z(), 1e-9);
+  // The surface carries the weight, shared by the four lower vertices.
+  double normal = 0.0;
+  for (const ContactState& c : data.contact) normal += c.normal_force;
+  EXPECT_NEAR(normal, kG, 1e-7);
+}
+
+// A box resting face-down on the incline z = x tan(a): its centre half its height above
+// the plane along the normal, at rest.
+Data box_on_incline(const Model& model, double a, const Vec3& half) {
+  BodyState st;
+  const Vec3 n(-std::sin(a), 0.0, std::cos(a));
+  st.x = half.z() * n;
+  st.q = Quat::exp(Vec3(0.0, -a, 0.0));
+  return Data(model, {st});
+}
+
+TEST(Contact, BlockOnAShallowInclineStaysPut) {
+  const double a = 20.0 * std::numbers::pi / 180.0;
+  const Vec3 half(0.1, 0.1, 0.1);
+  const Model model = box_model(half, 0.5, incline(a, 0.0));
+  Data data = box_on_incline(model, a, half);
+  const Vec3 x0 = data.state[0].x;
+  StepOptions options;
+  run(model, data, options, 1000);  // 10 s
+  EXPECT_LT((data.state[0].x - x0).norm(), 1e-9);
+}
+
+TEST(Contact, BlockOnASteepInclineSlidesAtTheClosedFormAcceleration) {
+  const double a = 30.0 * std::numbers::pi / 180.0;
+  const double expected = kG * (std::sin(a) - 0.15 * std::cos(a));
+  EXPECT_NEAR(expected, 3.630644, 1e-6);
+  const Vec3 half(0.1, 0.1, 0.1);
+  const Model model = box_model(half, 0.15, incline(a, 0.0));
+  Data data = box_on_incline(model, a, half);
+  StepOptions options;
+  run(model, data, options, 100);  // 1 s
+  // Down the slope: the discrete velocity gains a dt each step, exactly.
+  const Vec3 down(-std::cos(a), 0.0, -std::sin(a));
+  EXPECT_NEAR(data.state[0].v.dot(down) / 1.0, expected, 1e-7);
+  EXPECT_LE(excess_penetration(model, data, options), 0.0);
+}
+
+// A solid sphere rolling without slipping down an incline accelerates at (5/7) g sin(a);
+// the step's rotation update makes the discrete acceleration second order in dt.
+double rolling_acceleration(double dt) {
+  const double a = 15.0 * std::numbers::pi / 180.0;
+  const double r = 0.1;
+  const Model model = sphere_model(r, 1.0, incline(a, 0.0));
+  BodyState st;
+  st.x = r * Vec3(-std::sin(a), 0.0, std::cos(a));
+  Data data(model, {st});
+  StepOptions options;
+  options.dt = dt;
+  const int steps = static_cast<int>(std::lround(1.0 / dt));
+  run(model, data, options, steps);
+  const Vec3 down(-std::cos(a), 0.0, -std::sin(a));
+  return data.state[0].v.dot(down) / (steps * dt);
+}
+
+TEST(Contact, SphereRollsDownAnInclineAtTheClosedFormAcceleration) {
+  const double exact = 5.0 / 7.0 * kG * std::sin(15.0 * std::numbers::pi / 180.0);
+  EXPECT_NEAR(exact, 1.813582, 1e-6);
+  const double coarse = rolling_acceleration(0.01);
+  const double fine = rolling_acceleration(0.005);
+  EXPECT_LT(std::abs(coarse - exact) / exact, 0.002) << coarse;
+  EXPECT_NEAR(std::log2(std::abs(coarse - exact) / std::abs(fine - exact)), 2.0, 0.1)
+      << coarse << " " << fine;
+}
+
+// Dojo's box toss (edge 0.5 m, mu = 0.1): it comes to rest on a face at every step size.
+TEST(Contact, TossedBoxComesToRestOnAFace) {
+  const Vec3 half(0.25, 0.25, 0.25);
+  const Model model = box_model(half, 0.1, ground(0.0));
+  for (const double dt : {0.1, 0.05, 0.01, 0.005}) {
+    BodyState st;
+    st.x = Vec3(0.0, 0.0, 1.0);
+    st.v = Vec3(1.0, 0.3, 0.2);
+    st.omega = Vec3(2.5, -1.0, 2.0);
+    Data data(model, {st});
+    StepOptions options;
+    options.dt = dt;
+    const double e0 = energy(model, data.state);
+    double worst_rise = -1.0;
+    const int steps = static_cast<int>(std::lround(6.0 / dt));
+    for (int k = 0; k < steps; ++k) {
+      const StepStatus status = step(model, data, options);
+      ASSERT_TRUE(status.ok()) << "dt " << dt << " step " << k << ": " << describe(status.failure);
+      worst_rise = std::max(worst_rise, energy(model, data.state) - e0);
+      ASSERT_LE(excess_penetration(model, data, options), 0.0) << "dt " << dt << " step " << k;
+    }
+    EXPECT_LT(data.state[0].v.norm(), 1e-8) << "dt " << dt;
+    EXPECT_LT(data.state[0].omega.norm(), 1e-8) << "dt " << dt;
+    EXPECT_NEAR(data.state[0].x.z(), 0.25, 1e-3) << "dt " << dt;
+    EXPECT_LE(worst_rise, 0.0) << "dt " << dt;
+  }
+}
+
+// The sparse block LDU with the contacts eliminated onto their bodies' blocks gives the
+// dense LU's steps: a three-link chain whose tip sphere and middle box hit the ground.
+TEST(Contact, SparseAndDenseSolversAgreeThroughTheContactRows) {
+  ChainOptions chain;
+  chain.initial_angle = 1.2;
+  Mechanism m = pendulum_chain(3, chain);
+  Contacts contacts;
+  contacts.shapes.push_back({"tip", 2, geometry::Sphere(0.1, SE3{Mat3::Identity(), Vec3(0, 0, -0.5)}), 0.6});
+  contacts.shapes.push_back({"middle", 1, geometry::Box(Vec3(0.05, 0.05, 0.1)), 0.3});
+  contacts.surfaces.push_back({"floor", geometry::HalfSpace(Vec3::UnitZ(), -2.2), 0.0});
+  const Model model(m.model.bodies(), m.model.joints(), m.model.gravity(), {}, contacts);
+  Data sparse(model, m.state), dense(model, m.state);
+  StepOptions sparse_options, dense_options;
+  dense_options.solver = LinearSolver::DenseLU;
+  int touched = 0;
+  for (int k = 0; k < 300; ++k) {
+    ASSERT_TRUE(step(model, sparse, sparse_options).ok()) << k;
+    ASSERT_TRUE(step(model, dense, dense_options).ok()) << k;
+    for (const ContactState& c : sparse.contact) touched += c.normal_force > 1e-3 ? 1 : 0;
+    for (int b = 0; b < 3; ++b) {
+      ASSERT_LT((sparse.state[b].x - dense.state[b].x).norm(), 1e-8) << k;
+    }
+  }
+  EXPECT_GT(touched, 0);
+  EXPECT_LT(max_constraint_violation(model, sparse.state), 1e-9);
+}
+
+// The kinematics rows against central differences of the step's own pose update: x_kp1 =
+// x_k + dt v, q_kp1 = q_k f(omega) (eq. (32)), at random points, poses, surfaces and
+// velocities.
+TEST(ContactRows, KinematicsJacobiansMatchCentralDifferences) {
+  std::mt19937 rng(7);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  auto random_vec = [&] { return Vec3(normal(rng), normal(rng), normal(rng)); };
+  const double dt = 0.05;
+  double worst = 0.0;
+  for (int trial = 0; trial < 200; ++trial) {
+    ContactPoint c;
+    c.c_b = 0.3 * random_vec();
+    c.radius = trial % 2 == 0 ? 0.0 : 0.1;
+    c.n = random_vec().normalized();
+    c.offset = 0.1 * normal(rng);
+    const Vec3 t1 = c.n.unitOrthogonal();
+    c.T << t1, c.n.cross(t1);
+    Quat q_k;
+    q_k.q = Vec4(normal(rng), normal(rng), normal(rng), normal(rng)).normalized();
+    const Vec3 x_k = random_vec();
+    auto rows = [&](const Vec6& s, contact_rows::Row& row) {
+      const Vec3 v = s.head<3>(), omega = s.tail<3>();
+      const double root = std::sqrt(4.0 / (dt * dt) - omega.squaredNorm());
+      Quat f;
+      f.q << 0.5 * dt * root, 0.5 * dt * omega;
+      contact_rows::kinematics(c, x_k + dt * v, (q_k * f).matrix(), v, omega, dt, row);
+    };
+    Vec6 s;
+    s << random_vec(), 5.0 * random_vec();
+    contact_rows::Row at;
+    rows(s, at);
+    for (int k = 0; k < 6; ++k) {
+      const double h = 1e-6;
+      contact_rows::Row plus, minus;
+      rows(s + h * Vec6::Unit(k), plus);
+      rows(s - h * Vec6::Unit(k), minus);
+      const double d_phi = (plus.phi - minus.phi) / (2.0 * h * dt);
+      const Eigen::Vector2d d_w = (plus.w - minus.w) / (2.0 * h);
+      worst = std::max(worst, std::abs(d_phi - at.P[k]) / (1.0 + std::abs(at.P[k])));
+      worst = std::max(worst, (d_w - at.Q.col(k)).norm() / (1.0 + at.Q.col(k).norm()));
+    }
+  }
+  EXPECT_LT(worst, 1e-7);
+}
+
+// The elimination onto the body's block solves the contact's linearised equations: the
+// unknowns it recovers satisfy every row, and the body's force change is the condensed
+// block's.
+TEST(ContactRows, EliminationSolvesTheLinearisedRows) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> u(0.1, 1.0);
+  for (int trial = 0; trial < 50; ++trial) {
+    contact_rows::Row row;
+    row.friction = true;
+    row.mu = u(rng);
+    row.scale = 10.0 * u(rng);
+    row.compliance = 1e-3 * u(rng);
+    row.dt = 0.01;
+    row.phi = 1e-3 * u(rng);
+    row.x.gamma = u(rng);
+    row.x.sigma = u(rng);
+    row.x.b = Eigen::Vector2d(u(rng), -u(rng)) * 0.3 * row.mu * row.x.gamma;
+    row.x.eta = Eigen::Vector2d(-u(rng), u(rng));
+    row.x.psi = 1.5 * row.x.eta.norm() + u(rng);
+    row.P.setRandom();
+    row.Q.setRandom();
+    row.N.setRandom();
+    row.D.setRandom();
+    row.w = Eigen::Vector2d(u(rng), u(rng));
+    const Mat6 block = contact_rows::eliminate(row);
+    const double kappa = 0.01 * u(rng);
+    const contact_rows::Residuals res = contact_rows::residuals(row, kappa, false);
+    const Vec6 correction = contact_rows::eliminate_rhs(row, res);
+    Vec6 ds;
+    ds.setRandom();
+    contact_rows::Unknowns d;
+    contact_rows::recover(row, res, ds, d);
+    const contact_rows::Unknowns& x = row.x;
+    EXPECT_NEAR(d.sigma - row.P.dot(ds) - row.compliance * d.gamma, -res.e1, 1e-12);
+    EXPECT_NEAR(x.sigma * d.gamma + x.gamma * d.sigma, -res.c1, 1e-12);
+    EXPECT_LT((d.eta - row.Q * ds + res.e2).norm(), 1e-12);
+    // L(y) dz + L(z) dy = -c2 with z = (mu gamma, b), y = (psi, eta).
+    const Vec3 z(row.mu * x.gamma, x.b[0], x.b[1]), y(x.psi, x.eta[0], x.eta[1]);
+    const Vec3 dz(row.mu * d.gamma, d.b[0], d.b[1]), dy(d.psi, d.eta[0], d.eta[1]);
+    auto jordan = [](const Vec3& a, const Vec3& b) {
+      Vec3 out;
+      out << a.dot(b), a[0] * b.tail<2>() + b[0] * a.tail<2>();
+      return out;
+    };
+    EXPECT_LT((jordan(y, dz) + jordan(z, dy) + res.c2).norm(), 1e-12);
+    // The body's rows: -scale (N dgamma + D db) = block ds - correction.
+    const Vec6 force = -row.scale * (row.N * d.gamma + row.D * d.b);
+    EXPECT_LT((force - (block * ds - correction)).norm(), 1e-10 * (1.0 + force.norm()));
+  }
+}
+
+TEST(Contact, BadShapesAreNamed) {
+  Contacts contacts;
+  contacts.shapes.push_back({"can", 0, geometry::Cylinder(0.1, 0.2), 0.5});
+  contacts.surfaces.push_back(ground(0.0));
+  const std::vector<Body> bodies{Body{"b", 1.0, Mat3::Identity()}};
+  try {
+    Model(bodies, {}, Vec3(0, 0, -kG), {}, contacts);
+    FAIL() << "a cylinder was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("'can'"), std::string::npos) << e.what();
+  }
+  contacts.shapes[0] = {"ball", 3, geometry::Sphere(0.1), 0.5};
+  EXPECT_THROW(Model(bodies, {}, Vec3(0, 0, -kG), {}, contacts), InputError);
+  contacts.shapes[0] = {"ball", 0, geometry::Sphere(0.1), -0.5};
+  EXPECT_THROW(Model(bodies, {}, Vec3(0, 0, -kG), {}, contacts), InputError);
+  contacts.shapes[0].friction = std::nan("");
+  EXPECT_THROW(Model(bodies, {}, Vec3(0, 0, -kG), {}, contacts), InputError);
+}
+
+}  // namespace
+}  // namespace marsden::maximal
