@@ -17,6 +17,7 @@ class Model;
 }
 namespace marsden::maximal {
 struct Mechanism;
+struct CollisionShape;
 }
 
 namespace marsden {
@@ -46,6 +47,9 @@ struct UrdfVisual {
 struct UrdfLink {
   std::string name;
   std::vector<UrdfVisual> visuals;  // in file order
+  // <collision>: the same geometry (its material fields unused), in file order; the
+  // maximal engine's contact reads it (maximal::collision_shapes_from_urdf).
+  std::vector<UrdfVisual> collisions;
   // Without <inertial>, or with mass and inertia 0, a link is massless; otherwise mass >= 0
   // and inertia is symmetric, not both zero. Physical consistency is a property of a rigid
   // body: the inertia of the links welded together by fixed joints (UrdfRigidBody) is
@@ -174,5 +178,14 @@ namespace marsden::maximal {
 // (check_joints_move_mass).
 Mechanism mechanism_from_urdf(const UrdfModel& urdf, const Vec3& gravity,
                               bool floating_base = false);
+// The <collision> geometry as collision shapes (marsden/maximal/contact.hpp) on the bodies of
+// mechanism_from_urdf(urdf, ..., floating_base), each at its link's pose in its body, named
+// after its link, with the given friction coefficient: spheres and boxes. Cylinders and
+// meshes have no contact points yet, and a fixed base's links belong to the world, whose
+// shapes do not collide yet: those are left out, each named in *left_out when given
+// ("link 'FR_hip': cylinder").
+std::vector<CollisionShape> collision_shapes_from_urdf(const UrdfModel& urdf, bool floating_base,
+                                                       double friction,
+                                                       std::vector<std::string>* left_out);
 
 }  // namespace marsden::maximal

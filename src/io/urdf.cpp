@@ -169,8 +169,8 @@ Vec4 read_rgba(const ElementReader& r, const XMLElement* color) {
   return rgba;
 }
 
-// <visual>: its origin and one geometry. Only the player reads it, but a malformed one is
-// named rather than drawn wrong.
+// <visual> or <collision>: its origin and one geometry. A malformed one is named rather
+// than drawn or collided wrong.
 UrdfVisual read_visual(const ElementReader& r, const XMLElement* v) {
   UrdfVisual out;
   out.origin = r.origin(v);
@@ -221,6 +221,10 @@ UrdfLink read_link(const Reporter& rep, const XMLElement* e, const std::string& 
   for (const XMLElement* v = e->FirstChildElement("visual"); v != nullptr;
        v = v->NextSiblingElement("visual"))
     link.visuals.push_back(read_visual(visual_reader, v));
+  const ElementReader collision_reader(rep, "link " + in_quotes(name) + " <collision>");
+  for (const XMLElement* v = e->FirstChildElement("collision"); v != nullptr;
+       v = v->NextSiblingElement("collision"))
+    link.collisions.push_back(read_visual(collision_reader, v));
   const XMLElement* inertial = r.only_child(e, "inertial", false);
   if (inertial == nullptr) return link;
   const SE3 origin = r.origin(inertial);

@@ -56,6 +56,44 @@ Vec3 jordan(const Vec3& x, const Vec3& y) {
 // Whether x is strictly inside the cone, x0 > |x1|, as the stored numbers say.
 bool inside(const Vec3& x) { return x[0] > x.tail<2>().norm(); }
 
+// v with x o v = r, x inside the cone (the arrow matrix's inverse in closed form).
+Vec3 arrow_solve(const Vec3& x, const Vec3& r) {
+  const double t = x.tail<2>().norm();
+  const double det = (x[0] - t) * (x[0] + t);
+  Vec3 v;
+  v[0] = (x[0] * r[0] - x.tail<2>().dot(r.tail<2>())) / det;
+  v.tail<2>() = (r.tail<2>() - v[0] * x.tail<2>()) / x[0];
+  return v;
+}
+
+// sqrt(x0^2 - |x1|^2), as (x0 - |x1|)(x0 + |x1|) to keep its digits near the boundary.
+double j_norm(const Vec3& x) {
+  const double t = x.tail<2>().norm();
+  return std::sqrt((x[0] - t) * (x[0] + t));
+}
+
+// The Nesterov-Todd scaling of a cone pair (as in ECOS, Domahidi, Chu and Boyd 2013): the
+// symmetric W with W^-1 z = W y = lambda, W = beta [a q^T; q, I + q q^T / (1 + a)] at the
+// scaling point (a, q), and W^-1 = J (W / beta^2) J, J = diag(1, -1, -1).
+void nesterov_todd(const Vec3& z, const Vec3& y, Row& row) {
+  const double nz = j_norm(z), ny = j_norm(y);
+  const Vec3 zb = z / nz, yb = y / ny;
+  const double g = std::sqrt(0.5 * (1.0 + zb.dot(yb)));
+  const double a = (zb[0] + yb[0]) / (2.0 * g);
+  const Vec2 q = (zb.tail<2>() - yb.tail<2>()) / (2.0 * g);
+  const double beta = std::sqrt(nz / ny);
+  Mat3 Wb;
+  Wb(0, 0) = a;
+  Wb.block<1, 2>(0, 1) = q.transpose();
+  Wb.block<2, 1>(1, 0) = q;
+  Wb.block<2, 2>(1, 1) = Eigen::Matrix2d::Identity() + q * q.transpose() / (1.0 + a);
+  row.W = beta * Wb;
+  Wb.block<1, 2>(0, 1) *= -1.0;
+  Wb.block<2, 1>(1, 0) *= -1.0;
+  row.W_inv = Wb / beta;
+  row.lambda = row.W * y;
+}
+
 }  // namespace
 
 double distance(const ContactPoint& c, const Vec3& x, const Mat3& R) {
@@ -93,6 +131,8 @@ void kinematics(const ContactPoint& c, const Vec3& x_kp1, const Mat3& R_kp1, con
 
 Residuals residuals(const Row& row, double kappa, bool corrector) {
   Residuals res;
+  res.kappa = kappa;
+  res.corrector = corrector;
   const Unknowns& x = row.x;
   res.e1 = x.sigma - row.phi / row.dt - row.compliance * x.gamma;
   res.c1 = x.gamma * x.sigma - kappa;
@@ -101,7 +141,6 @@ Residuals residuals(const Row& row, double kappa, bool corrector) {
   res.e2 = x.eta - row.w;
   res.c2 = jordan(cone_z(row, x), cone_y(x));
   res.c2[0] -= kappa;
-  if (corrector) res.c2 += jordan(cone_z(row, row.d_aff), cone_y(row.d_aff));
   return res;
 }
 
@@ -113,15 +152,16 @@ Mat6 eliminate(Row& row) {
   Mat6 block = -row.scale * row.N * row.g1.transpose();
   if (!row.friction) return block;
   const double mu = row.mu;
-  // C2 linearised, L(y) dz + L(z) dy = -c2 with dz = (mu dgamma, db), dy = (dpsi, deta):
-  // A (db, dpsi) = -c2 - mu dgamma (psi, eta) - (b . deta, mu gamma deta).
-  Mat3 A;
-  A << x.eta.transpose(), mu * x.gamma,  //
-      x.psi, 0.0, x.b[0],                 //
-      0.0, x.psi, x.b[1];
-  row.A_inv = A.inverse();
-  row.H.row(0) = -mu * x.psi * row.g1.transpose() - x.b.transpose() * row.Q;
-  row.H.bottomRows<2>() = -mu * x.eta * row.g1.transpose() - mu * x.gamma * row.Q;
+  // (db, dpsi) from M (db, dpsi) = r - C_gamma dgamma - C_eta deta, with dgamma = g0 +
+  // g1 . ds and deta = Q ds - e2.
+  // W^-1 dz + W dy = lambda \ r, dz = (mu dgamma, db), dy = (dpsi, deta).
+  nesterov_todd(cone_z(row, x), cone_y(x), row);
+  Mat3 M;
+  M << row.W_inv.rightCols<2>(), row.W.col(0);
+  row.C_gamma = mu * row.W_inv.col(0);
+  row.C_eta = row.W.rightCols<2>();
+  row.A_inv = M.inverse();
+  row.H = -row.C_gamma * row.g1.transpose() - row.C_eta * row.Q;
   row.B1 = (row.A_inv * row.H).topRows<2>();
   block.noalias() -= row.scale * row.D * row.B1;
   return block;
@@ -132,9 +172,13 @@ Vec6 eliminate_rhs(Row& row, const Residuals& res) {
   row.g0 = (-res.c1 + x.gamma * res.e1) / (x.sigma + row.compliance * x.gamma);
   Vec6 correction = row.scale * row.g0 * row.N;
   if (!row.friction) return correction;
-  const double mu = row.mu;
-  row.h0[0] = -res.c2[0] - mu * x.psi * row.g0 + x.b.dot(res.e2);
-  row.h0.tail<2>() = -res.c2.tail<2>() - mu * x.eta * row.g0 + mu * x.gamma * res.e2;
+  // lambda o v = kappa e - lambda o lambda (- (W^-1 dz_aff) o (W dy_aff) in the corrector).
+  Vec3 rhs = -jordan(row.lambda, row.lambda);
+  rhs[0] += res.kappa;
+  if (res.corrector)
+    rhs -= jordan(row.W_inv * cone_z(row, row.d_aff), row.W * cone_y(row.d_aff));
+  const Vec3 r = arrow_solve(row.lambda, rhs);
+  row.h0 = r - row.C_gamma * row.g0 + row.C_eta * res.e2;
   row.b0 = (row.A_inv * row.h0).head<2>();
   correction.noalias() += row.scale * row.D * row.b0;
   return correction;
@@ -208,6 +252,11 @@ double feasibility(const Residuals& res) {
   return std::max(std::abs(res.e1), res.e2.cwiseAbs().maxCoeff());
 }
 
-double gap(const Residuals& res) { return std::max(std::abs(res.c1), std::abs(res.c2[0])); }
+double gap(const Row& row, const Residuals& res, double angle_tolerance) {
+  const double worst = std::max(std::abs(res.c1), std::abs(res.c2[0]));
+  if (!row.friction) return worst;
+  const double allowed = angle_tolerance * row.mu * row.x.gamma * row.x.psi;
+  return std::max(worst, res.c2.tail<2>().norm() - allowed);
+}
 
 }  // namespace marsden::maximal::contact_rows

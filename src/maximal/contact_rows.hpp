@@ -56,8 +56,16 @@ struct Row {
   Mat26 Q = Mat26::Zero();
   Unknowns x, d_aff, d;
   // The elimination: d gamma = g0 + g1 . ds; with friction, the cone pair's linearised
-  // Jordan product, L(y) dz + L(z) dy = r (L the arrow matrices), solved for (db, dpsi) =
-  // A^-1 (h0 + H ds) given dgamma and deta = Q ds - e2, so db = b0 + B1 ds.
+  // complementarity in Nesterov-Todd scaling (W^-1 z = W y = lambda, W symmetric), lambda o
+  // (W^-1 dz + W dy) = kappa e - lambda o lambda, solved for (db, dpsi) = M^-1 (r -
+  // C_gamma dgamma - C_eta deta) = A_inv (h0 + H ds), so db = b0 + B1 ds. The scaling keeps
+  // the directions well defined where a pair nears its cone's boundary far from the
+  // solution, where the unscaled Jordan product's linearisation pinned ANYmal's landing at
+  // steps of length 1e-16.
+  Mat3 W = Mat3::Identity(), W_inv = Mat3::Identity();
+  Vec3 lambda = Vec3::Zero();
+  Vec3 C_gamma = Vec3::Zero();
+  Eigen::Matrix<double, 3, 2> C_eta = Eigen::Matrix<double, 3, 2>::Zero();
   double g0 = 0.0;
   Vec6 g1 = Vec6::Zero();
   Mat3 A_inv = Mat3::Identity();
@@ -76,12 +84,15 @@ void force_columns(const ContactPoint& c, const Mat3& R_k, Row& row);
 void kinematics(const ContactPoint& c, const Vec3& x_kp1, const Mat3& R_kp1, const Vec3& v,
                 const Vec3& omega, double dt, Row& row);
 
-// The residuals at target kappa; c1 and c2 with the second-order terms of Mehrotra's
-// corrector (from d_aff) when `corrector`.
+// The residuals at target kappa: e1, e2, c1 (with the second-order term of Mehrotra's
+// corrector from d_aff when `corrector`) and c2 = z o y - kappa e, unscaled (the cone's
+// corrector term enters in its scaled form, eliminate_rhs).
 struct Residuals {
   double e1 = 0.0, c1 = 0.0;
   Vec2 e2 = Vec2::Zero();
   Vec3 c2 = Vec3::Zero();
+  double kappa = 0.0;
+  bool corrector = false;
 };
 Residuals residuals(const Row& row, double kappa, bool corrector);
 // The part of the elimination that depends on the iterate only (g1, A^-1, H, B1), and the
@@ -104,11 +115,9 @@ int pairs(const Row& row);
 double least_product(const Row& row, const Unknowns& d, double alpha);
 // max of |e1|, |e2| (m/s).
 double feasibility(const Residuals& res);
-// The complementarity products at kappa = 0 ((m/s)^2): the larger of gamma sigma and z . y.
-// (The cone pair's z . y small makes z and y complementary, the friction opposite to the
-// slip, within sqrt(2 z . y / (z0 y0)) rad; the Jordan product's second part, which the
-// central path also zeroes, is left out: on a face's four contacts it measures how the step
-// shares the load among them, which the step does not determine.)
-double gap(const Residuals& res);
+// The complementarity residual at kappa = 0 ((m/s)^2): gamma sigma, z . y, and the norm of
+// the Jordan product's second part z0 y1 + y0 z1 beyond angle_tolerance z0 y0 (where the
+// point slides that part is z0 y0 times the angle between b and -w).
+double gap(const Row& row, const Residuals& res, double angle_tolerance);
 
 }  // namespace marsden::maximal::contact_rows

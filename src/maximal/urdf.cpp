@@ -7,6 +7,7 @@
 
 #include "marsden/error.hpp"
 #include "marsden/urdf.hpp"
+#include "marsden/maximal/contact.hpp"
 #include "marsden/maximal/joints.hpp"
 #include "marsden/maximal/setup.hpp"
 
@@ -93,6 +94,44 @@ Mechanism mechanism_from_urdf(const UrdfModel& urdf, const Vec3& gravity, bool f
     state = set_joint_state(model, state, q, qd, 1.0);
   }
   return {std::move(model), std::move(state)};
+}
+
+std::vector<CollisionShape> collision_shapes_from_urdf(const UrdfModel& urdf, bool floating_base,
+                                                       double friction,
+                                                       std::vector<std::string>* left_out) {
+  const UrdfRigidBodies rb = rigid_bodies(urdf);
+  // The body of each group, as mechanism_from_urdf numbers them (kWorld: a fixed base).
+  std::vector<int> group_body(rb.bodies.size(), kWorld);
+  int next = 0;
+  for (std::size_t g = floating_base ? 0 : 1; g < rb.bodies.size(); ++g) group_body[g] = next++;
+  std::vector<CollisionShape> shapes;
+  for (std::size_t l = 0; l < urdf.links.size(); ++l) {
+    const UrdfLink& link = urdf.links[l];
+    const int group = rb.body_of_link[l];
+    for (const UrdfVisual& c : link.collisions) {
+      const std::string label = "link '" + link.name + "'";
+      const char* why = group_body[std::size_t(group)] == kWorld ? "on the fixed base"
+                        : c.shape == UrdfShape::Cylinder       ? "cylinder"
+                        : c.shape == UrdfShape::Mesh           ? "mesh"
+                                                               : nullptr;
+      if (why != nullptr) {
+        if (left_out != nullptr) left_out->push_back(label + ": " + why);
+        continue;
+      }
+      // The shape's pose in its body: the body's frame is its group's root link's.
+      const SE3 g_bs = rb.bodies[std::size_t(group)].world_body.inverse() * rb.world_link[l] * c.origin;
+      CollisionShape shape;
+      shape.name = link.name;
+      shape.body = group_body[std::size_t(group)];
+      shape.friction = friction;
+      if (c.shape == UrdfShape::Sphere)
+        shape.shape = geometry::Sphere(c.radius, g_bs);
+      else
+        shape.shape = geometry::Box(0.5 * c.size, g_bs);
+      shapes.push_back(std::move(shape));
+    }
+  }
+  return shapes;
 }
 
 }  // namespace marsden::maximal

@@ -292,8 +292,8 @@ TEST(ContactRows, KinematicsJacobiansMatchCentralDifferences) {
 }
 
 // The elimination onto the body's block solves the contact's linearised equations: the
-// unknowns it recovers satisfy every row, and the body's force change is the condensed
-// block's.
+// unknowns it recovers satisfy every row (the cone pair's in its Nesterov-Todd scaling), and
+// the body's force change is the condensed block's.
 TEST(ContactRows, EliminationSolvesTheLinearisedRows) {
   std::mt19937 rng(11);
   std::uniform_real_distribution<double> u(0.1, 1.0);
@@ -327,7 +327,8 @@ TEST(ContactRows, EliminationSolvesTheLinearisedRows) {
     EXPECT_NEAR(d.sigma - row.P.dot(ds) - row.compliance * d.gamma, -res.e1, 1e-12);
     EXPECT_NEAR(x.sigma * d.gamma + x.gamma * d.sigma, -res.c1, 1e-12);
     EXPECT_LT((d.eta - row.Q * ds + res.e2).norm(), 1e-12);
-    // L(y) dz + L(z) dy = -c2 with z = (mu gamma, b), y = (psi, eta).
+    // In Nesterov-Todd scaling, W^-1 z = W y = lambda and lambda o (W^-1 dz + W dy) =
+    // kappa e - lambda o lambda, with z = (mu gamma, b), y = (psi, eta).
     const Vec3 z(row.mu * x.gamma, x.b[0], x.b[1]), y(x.psi, x.eta[0], x.eta[1]);
     const Vec3 dz(row.mu * d.gamma, d.b[0], d.b[1]), dy(d.psi, d.eta[0], d.eta[1]);
     auto jordan = [](const Vec3& a, const Vec3& b) {
@@ -335,7 +336,12 @@ TEST(ContactRows, EliminationSolvesTheLinearisedRows) {
       out << a.dot(b), a[0] * b.tail<2>() + b[0] * a.tail<2>();
       return out;
     };
-    EXPECT_LT((jordan(y, dz) + jordan(z, dy) + res.c2).norm(), 1e-12);
+    EXPECT_LT((row.W_inv * z - row.lambda).norm(), 1e-12);
+    EXPECT_LT((row.W * y - row.lambda).norm(), 1e-12);
+    EXPECT_LT((row.W * row.W_inv - Mat3::Identity()).norm(), 1e-12);
+    Vec3 target = -jordan(row.lambda, row.lambda);
+    target[0] += kappa;
+    EXPECT_LT((jordan(row.lambda, row.W_inv * dz + row.W * dy) - target).norm(), 1e-12);
     // The body's rows: -scale (N dgamma + D db) = block ds - correction.
     const Vec6 force = -row.scale * (row.N * d.gamma + row.D * d.b);
     EXPECT_LT((force - (block * ds - correction)).norm(), 1e-10 * (1.0 + force.norm()));

@@ -8,3 +8,14 @@ target_compile_definitions(test_io_scene_maximal PRIVATE MARSDEN_SOURCE_DIR="${P
 marsden_add_test(test_contact SOURCES maximal/test_contact.cpp LABELS core)
 # The contact rows' private header (src/maximal/contact_rows.hpp), checked row by row.
 target_include_directories(test_contact PRIVATE ${PROJECT_SOURCE_DIR}/src)
+# Legged robots from example-robot-data (installed into .venv by scripts/install-deps.sh
+# --robots): their URDFs' directory, found at configure time.
+file(GLOB MARSDEN_ROBOTS_DIR
+     ${PROJECT_SOURCE_DIR}/.venv/lib/python3*/site-packages/cmeel.prefix/share/example-robot-data/robots)
+if(MARSDEN_ROBOTS_DIR)
+  marsden_add_test(test_legged SOURCES maximal/test_legged.cpp LIBS marsden_io LABELS io)
+  target_compile_definitions(test_legged PRIVATE MARSDEN_ROBOTS_DIR="${MARSDEN_ROBOTS_DIR}")
+else()
+  message(WARNING "example-robot-data is not in .venv (scripts/install-deps.sh --robots): "
+                  "test_legged is not built")
+endif()

@@ -49,6 +49,11 @@ struct StepOptions {
   // dt * complementarity_tolerance / (|g| dt / points) above them, and one held by
   // friction creeps at about complementarity_tolerance / (|g| dt / points) m/s.
   double complementarity_tolerance = 1e-12;
+  // Where a contact slides, the cone's Jordan product's second part (zero on the central
+  // path) is z0 y0 times the angle between the friction and the slip's opposite: that angle
+  // is to be within friction_angle_tolerance (rad), beyond which the part counts against
+  // the tolerance above.
+  double friction_angle_tolerance = 1e-10;
   // Compliance eps of the contacts (dimensionless): a contact point sinks dt eps gamma, its
   // impulse gamma over the body's m / dt, so the surface acts as a spring of stiffness
   // m / (eps dt^2) (1e10 N/m for 1 kg at dt = 0.01 s). It makes unique the load sharing
