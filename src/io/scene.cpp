@@ -3,6 +3,9 @@
 #include <chrono>
 #include <functional>
 #include <climits>
+#include <cstdlib>
+#include <filesystem>
+#include <string_view>
 #include <cmath>
 #include <limits>
 
@@ -142,9 +145,39 @@ Mat3 parse_orientation(const JsonNode& o) {
   return Eigen::AngleAxisd(angle, w / angle).toRotationMatrix();
 }
 
+namespace {
+
+constexpr std::string_view kRobotData = "example-robot-data:";
+
+// The robots folder of the example-robot-data package: $MARSDEN_ROBOTS_DIR, else the one
+// installed in the active virtual environment ($VIRTUAL_ENV, as .venv/bin/activate sets).
+std::filesystem::path robot_data_dir(const JsonNode& file) {
+  if (const char* dir = std::getenv("MARSDEN_ROBOTS_DIR"); dir != nullptr && *dir != '\0')
+    return dir;
+  if (const char* venv = std::getenv("VIRTUAL_ENV"); venv != nullptr && *venv != '\0') {
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(venv) / "lib", ec)) {
+      const std::filesystem::path robots =
+          entry.path() / "site-packages" / "cmeel.prefix" / "share" / "example-robot-data" / "robots";
+      if (entry.path().filename().string().rfind("python3", 0) == 0 &&
+          std::filesystem::is_directory(robots, ec))
+        return robots;
+    }
+  }
+  file.fail("names a robot of example-robot-data, which is not installed in the active Python "
+            "environment: run scripts/install-deps.sh --robots and source .venv/bin/activate, "
+            "or set MARSDEN_ROBOTS_DIR to its robots folder");
+}
+
+}  // namespace
+
 SceneUrdf read_scene_urdf(const JsonNode& sys, const std::string& scene_file) {
   const JsonNode file = sys.at("urdf");
-  const std::filesystem::path path = std::filesystem::path(scene_file).parent_path() / file.string();
+  const std::string name = file.string();
+  const std::filesystem::path path =
+      name.rfind(kRobotData, 0) == 0
+          ? robot_data_dir(file) / name.substr(kRobotData.size())
+          : std::filesystem::path(scene_file).parent_path() / name;
   SceneUrdf out;
   out.file = path;
   if (const auto b = sys.find("base")) out.floating_base = b->one_of({"fixed", "floating"}) == "floating";

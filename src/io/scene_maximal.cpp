@@ -16,6 +16,7 @@
 #include "marsden/sim/simulate.hpp"
 #include "marsden/maximal/integrator.hpp"
 #include "marsden/maximal/setup.hpp"
+#include "marsden/urdf.hpp"
 #include "scene_detail.hpp"
 
 namespace marsden::io::detail {
@@ -74,7 +75,7 @@ Mechanism builtin_mechanism(const JsonNode& sys, const std::string& name) {
 // coordinates otherwise), turned into poses and discrete velocities; a mechanism with loops
 // is then projected onto its loop constraints.
 void joint_initial_state(const JsonNode& s, double dt, Mechanism& mech) {
-  s.expect_keys({"q", "qd"});
+  s.expect_keys({"q", "qd", "base", "clearance"});
   const maximal::Model& model = mech.model;
   std::vector<JointCoords> q = maximal::current_joint_coordinates(model, mech.state), qd;
   for (const JointCoords& c : q) qd.push_back(JointCoords::Zero(c.size()));
@@ -139,6 +140,116 @@ void parse_joint_elements(const JsonNode& sys, std::vector<maximal::Joint>& join
   }
 }
 
+// The body a JSON string names.
+int body_index(const JsonNode& name_node, const std::vector<maximal::Body>& bodies) {
+  const std::string name = name_node.string();
+  const auto it = std::find_if(bodies.begin(), bodies.end(),
+                               [&](const maximal::Body& b) { return b.name == name; });
+  if (it == bodies.end()) name_node.fail("no body named '" + shown(name) + "'");
+  return static_cast<int>(it - bodies.begin());
+}
+
+// A shape's pose in its body: "position" (3 numbers, m, default 0) and "orientation"
+// (parse_orientation, default the body's axes).
+SE3 shape_pose(const JsonNode& e) {
+  SE3 g;
+  if (const auto p = e.find("position")) g.x = p->vec3();
+  if (const auto o = e.find("orientation")) g.R = parse_orientation(*o);
+  return g;
+}
+
+// "contact": {"surfaces": [...], "shapes": [...], "urdf_collisions": {"friction"}}
+// (docs/scene.md, Contact).
+maximal::Contacts parse_contacts(const JsonNode& c, const std::vector<maximal::Body>& bodies,
+                                 const UrdfModel* urdf, bool floating_base,
+                                 std::vector<std::string>& left_out) {
+  c.expect_keys({"surfaces", "shapes", "urdf_collisions"});
+  maximal::Contacts out;
+  const JsonNode surfaces = c.at("surfaces");
+  if (surfaces.array_size() == 0) surfaces.fail("expected at least one surface");
+  for (std::size_t i = 0; i < surfaces.array_size(); ++i) {
+    const JsonNode e = surfaces[i];
+    e.expect_keys({"name", "normal", "point", "friction"});
+    maximal::Surface surface;
+    if (const auto n = e.find("name")) surface.name = n->string();
+    const Vec3 normal = e.find("normal") ? e.at("normal").vec3() : Vec3::UnitZ();
+    const Vec3 point = e.find("point") ? e.at("point").vec3() : Vec3::Zero();
+    if (!(normal.norm() > 0.0)) e.at("normal").fail("must be a non-zero vector");
+    surface.half_space = with_field(e, [&] {
+      return geometry::HalfSpace::through(point, normal.normalized());
+    });
+    if (const auto f = e.find("friction")) surface.friction = f->number_at_least(0.0);
+    out.surfaces.push_back(std::move(surface));
+  }
+  if (const auto shapes = c.find("shapes")) {
+    for (std::size_t i = 0; i < shapes->array_size(); ++i) {
+      const JsonNode e = (*shapes)[i];
+      e.expect_keys({"name", "body", "type", "radius", "half_length", "half_extents", "position",
+                     "orientation", "friction"});
+      maximal::CollisionShape shape;
+      shape.body = body_index(e.at("body"), bodies);
+      shape.name = e.find("name") ? e.at("name").string() : bodies[std::size_t(shape.body)].name;
+      if (const auto f = e.find("friction")) shape.friction = f->number_at_least(0.0);
+      const SE3 g_bs = shape_pose(e);
+      const std::string type = e.at("type").one_of({"sphere", "capsule", "box"});
+      shape.shape = with_field(e, [&]() -> geometry::Shape {
+        if (type == "sphere") return geometry::Sphere(e.at("radius").number_greater(0.0), g_bs);
+        if (type == "capsule")
+          return geometry::Capsule(e.at("radius").number_greater(0.0),
+                                   e.at("half_length").number_greater(0.0), g_bs);
+        return geometry::Box(e.at("half_extents").vec3(), g_bs);
+      });
+      out.shapes.push_back(std::move(shape));
+    }
+  }
+  if (const auto u = c.find("urdf_collisions")) {
+    if (urdf == nullptr) u->fail("only a URDF system has <collision> geometry");
+    u->expect_keys({"friction"});
+    const double friction = u->find("friction") ? u->at("friction").number_at_least(0.0) : 0.0;
+    for (maximal::CollisionShape& shape :
+         maximal::collision_shapes_from_urdf(*urdf, floating_base, friction, &left_out))
+      out.shapes.push_back(std::move(shape));
+  }
+  return out;
+}
+
+// "initial_state": "base" {"position", "orientation", "linear_velocity",
+// "angular_velocity"} moves the whole mechanism rigidly so that its first body (a floating
+// base) has that pose, and gives every body the velocity of that rigid motion; then
+// "clearance" (m) lifts it along the normal of the surface nearest to it until its lowest
+// contact point is that far above its surface.
+void place_mechanism(const JsonNode& s, const maximal::Model& model,
+                     std::vector<BodyState>& state) {
+  if (const auto base = s.find("base")) {
+    base->expect_keys({"position", "orientation", "linear_velocity", "angular_velocity"});
+    SE3 target{state[0].q.matrix(), state[0].x};
+    if (const auto p = base->find("position")) target.x = p->vec3();
+    if (const auto o = base->find("orientation")) target.R = parse_orientation(*o);
+    const SE3 current{state[0].q.matrix(), state[0].x};
+    const SE3 move = target * current.inverse();
+    const Vec3 v = base->find("linear_velocity") ? base->at("linear_velocity").vec3() : Vec3::Zero();
+    const Vec3 w = base->find("angular_velocity") ? base->at("angular_velocity").vec3() : Vec3::Zero();
+    for (BodyState& b : state) {
+      b.x = move.act(b.x);
+      const Mat3 R = move.R * b.q.matrix();
+      b.q = Quat::from_rotation(R);
+      // The rigid motion's velocity: v at the base's centre, w in the world.
+      b.v = v + w.cross(b.x - target.x);
+      b.omega = R.transpose() * w;
+    }
+  }
+  if (const auto c = s.find("clearance")) {
+    const double clearance = c->number_at_least(0.0);
+    if (model.contact_points().empty()) c->fail("the system has no contact points");
+    const maximal::Data data(model, state);
+    std::size_t lowest = 0;
+    for (std::size_t i = 1; i < data.contact.size(); ++i)
+      if (data.contact[i].phi < data.contact[lowest].phi) lowest = i;
+    const Vec3 lift = (clearance - data.contact[lowest].phi) * model.contact_points()[lowest].n;
+    for (BodyState& b : state) b.x += lift;
+  }
+}
+
 }  // namespace
 
 void parse_maximal(const JsonNode& root, Scene& scene) {
@@ -150,12 +261,13 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
   const double dt = root.at("dt").number_greater(0.0);
   std::optional<Mechanism> mech;
   if (const auto m = sys.find("mechanism")) {
-    sys.expect_keys({"type", "mechanism", "parameters", "gravity", "inputs", "springs", "dampers"});
+    sys.expect_keys({"type", "mechanism", "parameters", "gravity", "inputs", "springs", "dampers",
+                     "contact"});
     scene.source = m->one_of({"pendulum_chain", "closed_chain", "four_bar_chain", "minitaur_leg"});
     mech.emplace(builtin_mechanism(sys, scene.source));
   } else {
     sys.expect_keys({"type", "urdf", "gravity", "base", "massless_joints", "inputs", "springs",
-                     "dampers"});
+                     "dampers", "contact"});
     scene.source = "urdf";
     const SceneUrdf in = read_scene_urdf(sys, scene.file);
     scene.urdf = std::make_shared<const UrdfModel>(in.urdf);
@@ -172,10 +284,16 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
   parse_joint_elements(sys, joints);
   Vec3 gravity = mech->model.gravity();
   if (const auto g = sys.find("gravity")) gravity = g->vec3();
+  maximal::Contacts contacts;
+  if (const auto c = sys.find("contact")) {
+    contacts = parse_contacts(*c, mech->model.bodies(), scene.urdf.get(),
+                              scene.urdf_floating_base, scene.contact_left_out);
+  }
   ms->model = with_field(sys, [&] {
     return std::make_shared<const maximal::Model>(mech->model.bodies(), joints, gravity,
-                                                  mech->model.couplings());
+                                                  mech->model.couplings(), contacts);
   });
+  if (const auto s = root.find("initial_state")) place_mechanism(*s, *ms->model, mech->state);
   // Memory before work: massless and point-mass bodies are solved with a dense block of
   // tree rows x degenerate rows and a square one per degenerate row (docs/maximal.md).
   const double degenerate = double(ms->model->degenerate_rows().size());
@@ -195,7 +313,14 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
 
   if (const auto in = root.find("integrator")) {
     in->expect_keys({"tolerance", "max_iterations", "line_search", "solver", "on_failure",
-                     "max_subdivisions"});
+                     "max_subdivisions", "complementarity_tolerance", "contact_compliance",
+                     "friction_angle_tolerance"});
+    if (const auto n = in->find("complementarity_tolerance"))
+      ms->step.complementarity_tolerance = n->number_greater(0.0);
+    if (const auto n = in->find("contact_compliance"))
+      ms->step.contact_compliance = n->number_at_least(0.0);
+    if (const auto n = in->find("friction_angle_tolerance"))
+      ms->step.friction_angle_tolerance = n->number_greater(0.0);
     NewtonOptions& newton = ms->step.newton;
     if (const auto n = in->find("tolerance")) newton.tolerance = n->number_greater(0.0);
     if (const auto n = in->find("max_iterations")) newton.max_iterations = n->integer(1, 1000);

@@ -197,6 +197,11 @@ SceneRunSummary run_maximal(const Scene& scene, const std::filesystem::path& out
       .set("max_iterations", options.newton.max_iterations)
       .set("line_search", options.newton.line_search)
       .set("solver", options.solver == maximal::LinearSolver::SparseLDU ? "sparse" : "dense");
+  if (!model.contact_points().empty()) {
+    integrator.set("complementarity_tolerance", options.complementarity_tolerance)
+        .set("contact_compliance", options.contact_compliance)
+        .set("friction_angle_tolerance", options.friction_angle_tolerance);
+  }
   return run_system(scene, *system, 0.0, out_dir, control, std::move(integrator),
                     [&](Json& summary, const SceneRunSummary& sum) {
                       Json body_names = Json::array();
@@ -207,6 +212,15 @@ SceneRunSummary run_maximal(const Scene& scene, const std::filesystem::path& out
                       Json inputs = Json::array();
                       for (const int j : ms.input_joints)
                         inputs.push_back(model.joints()[std::size_t(j)].name);
+                      if (!model.contact_points().empty()) {
+                        Json left_out = Json::array();
+                        for (const std::string& l : scene.contact_left_out) left_out.push_back(l);
+                        summary.set("contact", Json::object()
+                                                   .set("shapes", int(model.contacts().shapes.size()))
+                                                   .set("surfaces", int(model.contacts().surfaces.size()))
+                                                   .set("candidates", int(model.contact_points().size()))
+                                                   .set("left_out", std::move(left_out)));
+                      }
                       summary.set("mechanism", scene.source)
                           .set("bodies", std::move(body_names))
                           .set("inputs", std::move(inputs))

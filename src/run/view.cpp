@@ -11,7 +11,9 @@
 #include <Eigen/Eigenvalues>
 #include <Eigen/Geometry>
 
+#include "marsden/geometry/shapes.hpp"
 #include "marsden/io/urdf.hpp"
+#include "marsden/maximal/contact.hpp"
 #include "marsden/nonholonomic/generated.hpp"
 #include "marsden/tree/dynamics.hpp"
 #include "marsden/vehicle/models.hpp"
@@ -296,6 +298,32 @@ Json tree_model(const io::Scene& scene, const UrdfVisuals& visuals) {
       .set("bodies", std::move(bodies));
 }
 
+// A body's collision shapes (docs/contact.md), drawn where it has no visual the page can
+// draw: spheres, boxes, and capsules as cylinders of their whole length.
+Json collision_geometry(const maximal::Model& model, int body) {
+  Json out = Json::array();
+  for (const maximal::CollisionShape& c : model.contacts().shapes) {
+    if (c.body != body) continue;
+    const SE3& g = geometry::shape_pose(c.shape);
+    const Eigen::Quaterniond r(g.R);
+    InertiaShape s;
+    s.rotation = Vec4(r.w(), r.x(), r.y(), r.z());
+    const char* kind = "box";
+    if (const auto* sphere = std::get_if<geometry::Sphere>(&c.shape)) {
+      kind = "ellipsoid";
+      s.semi_axes.setConstant(sphere->radius());
+    } else if (const auto* capsule = std::get_if<geometry::Capsule>(&c.shape)) {
+      kind = "cylinder";
+      s.semi_axes = Vec3(capsule->radius(), capsule->radius(),
+                         capsule->half_length() + capsule->radius());
+    } else if (const auto* box = std::get_if<geometry::Box>(&c.shape)) {
+      s.semi_axes = box->half_extents();
+    }
+    out.push_back(shape_json(kind, s, g.x));
+  }
+  return out;
+}
+
 Json maximal_model(const io::Scene& scene, const UrdfVisuals& visuals) {
   const maximal::Model& model = *std::get<io::MaximalScene>(scene.system).model;
   Json bodies = Json::array();
@@ -313,9 +341,12 @@ Json maximal_model(const io::Scene& scene, const UrdfVisuals& visuals) {
   for (const maximal::Body& body : model.bodies()) {
     const std::size_t g = first_group + std::size_t(b);
     const InertiaShape s = inertia_shape(body.mass, body.inertia);
-    Json geometry = rb && g < rb->bodies.size() && visuals.any_drawn(rb->bodies[g].links)
-                        ? visuals.geometry(rb->bodies[g].links, body_of_link(g))
-                        : Json::array().push_back(shape_json("box", s, Vec3::Zero()));
+    const bool drawn = rb && g < rb->bodies.size() && visuals.any_drawn(rb->bodies[g].links);
+    const bool collides = std::any_of(model.contacts().shapes.begin(), model.contacts().shapes.end(),
+                                      [b](const maximal::CollisionShape& c) { return c.body == b; });
+    Json geometry = drawn      ? visuals.geometry(rb->bodies[g].links, body_of_link(g))
+                    : collides ? collision_geometry(model, b)
+                               : Json::array().push_back(shape_json("box", s, Vec3::Zero()));
     bodies.push_back(Json::object()
                          .set("name", body.name)
                          .set("pose", Json::object().set("position", "position")
@@ -342,7 +373,13 @@ Json maximal_model(const io::Scene& scene, const UrdfVisuals& visuals) {
                          .set("child", j.child)
                          .set("p_parent", vec3(j.p_parent))
                          .set("p_child", vec3(j.p_child)));
-  return Json::object().set("bodies", std::move(bodies)).set("joints", std::move(joints));
+  Json out = Json::object().set("bodies", std::move(bodies)).set("joints", std::move(joints));
+  // The ground grid at z = 0 where the contact has that surface.
+  for (const maximal::Surface& surface : model.contacts().surfaces) {
+    if (surface.half_space.n().isApprox(Vec3::UnitZ(), 1e-12) && surface.half_space.offset() == 0.0)
+      out.set("ground", true);
+  }
+  return out;
 }
 
 // Poses streamed into frames.npz (position (rows, frames, 3), quaternion (rows, frames, 4))

@@ -64,6 +64,13 @@ class MaximalSystem final : public sim::System {
     layout_.add("constraint_violation", {"constraint_violation"}, {});
     layout_.add("controls", numbered("u", static_cast<int>(input_joints_.size())),
                 {input_joints_.size()});
+    if (!model_.contact_points().empty()) {
+      layout_.add("contact_force", {"contact_force"}, {});
+      layout_.add("penetration", {"penetration"}, {});
+      layout_.add("active_contacts", {"active_contacts"}, {});
+      layout_.add("complementarity", {"complementarity"}, {});
+      layout_.add("contact_iterations", {"contact_iterations"}, {});
+    }
     saved_ = data_.state;
     for (int b = 0; b < nb; ++b) quaternion_at_.push_back(13 * b + 3);
   }
@@ -88,7 +95,10 @@ class MaximalSystem final : public sim::System {
         data_.joint_input[std::size_t(input_joints_[i])] = u_[Eigen::Index(i)];
     }
     const maximal::StepStatus st = maximal::step(model_, data_, options_);
-    if (st.ok()) return {true, st.newton.iterations, st.newton.residual_norm, {}};
+    if (st.ok()) {
+      last_ = st;
+      return {true, st.newton.iterations, st.newton.residual_norm, {}};
+    }
     std::string why = maximal::describe(st.failure);
     if (st.failure == maximal::StepFailure::NotConverged)
       why += " (residual " + number_text(st.newton.residual_norm) + " after " +
@@ -269,6 +279,18 @@ class MaximalSystem final : public sim::System {
       eval_into(controls_->inner(), t, u_);
       for (Eigen::Index i = 0; i < u_.size(); ++i) out[c++] = u_[i];
     }
+    if (!model_.contact_points().empty()) {
+      double force = 0.0, penetration = 0.0;
+      for (const maximal::ContactState& contact : data_.contact) {
+        force += contact.normal_force;
+        penetration = std::max(penetration, -contact.phi);
+      }
+      out[c++] = force;
+      out[c++] = penetration;
+      out[c++] = last_.active_contacts;
+      out[c++] = last_.complementarity;
+      out[c++] = last_.newton.iterations;
+    }
   }
 
  private:
@@ -282,6 +304,7 @@ class MaximalSystem final : public sim::System {
   sim::Layout layout_;
   std::vector<BodyState> saved_;
   double saved_last_dt_ = 0.0;
+  maximal::StepStatus last_;  // of the last step that succeeded (the contact columns)
   mutable std::vector<Vec4> last_q_;
   std::vector<int> quaternion_at_;
 };

@@ -1,5 +1,7 @@
 // Scenes of maximal-coordinate systems (system type "maximal", src/io/scene_maximal.cpp).
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 #include <cmath>
 #include <string>
 
@@ -395,6 +397,98 @@ TEST(MaximalScene, DenseSolverLimitIsTheScenesToSet) {
                                   R"(, "integrator": {"solver": "dense"}, "limits": {"memory_bytes": 100})"));
   expect_message(dir, msg, "integrator.solver", "over limits.memory_bytes = 100 bytes");
   EXPECT_NE(msg.find("the dense solver needs about"), std::string::npos) << msg;
+}
+
+// The box toss of examples/scenes/box_toss.json (hard contact, docs/contact.md): the run
+// writes the contact columns, and the box comes to rest on a face, its centre half its edge
+// above the ground, carried by its weight.
+TEST(MaximalScene, BoxTossComesToRestOnAFace) {
+  Scene scene = load_scene(example("box_toss"));
+  TempDir dir;
+  const run::SceneRunSummary s = run::run_scene(scene, dir.path());
+  ASSERT_TRUE(s.ok) << s.message;
+  const std::string csv = read_file(dir / "trajectory.csv");
+  const std::string header = csv.substr(0, csv.find('\n'));
+  EXPECT_NE(header.find("contact_force,penetration,active_contacts,complementarity,"
+                        "contact_iterations"),
+            std::string::npos)
+      << header;
+  // The last row: t, box x y z qw qx qy qz, energy, violation, then the contact columns.
+  const std::string last = csv.substr(csv.rfind('\n', csv.size() - 2) + 1);
+  std::vector<double> row;
+  std::stringstream in(last);
+  for (std::string cell; std::getline(in, cell, ',');) row.push_back(std::stod(cell));
+  ASSERT_EQ(row.size(), 15u);
+  EXPECT_NEAR(row[3], 0.25, 1e-3);
+  EXPECT_NEAR(row[10], 9.81, 1e-6);  // the ground carries the weight of the 1 kg box
+  const std::string summary = read_file(dir / "summary.json");
+  EXPECT_NE(summary.find("\"candidates\": 8"), std::string::npos) << summary;
+}
+
+TEST(MaximalScene, ContactFieldsAreValidated) {
+  TempDir dir;
+  const std::string chain = R"({"type": "maximal", "mechanism": "pendulum_chain",
+                                "parameters": {"n": 2}, "contact": )";
+  expect_message(dir, load_error(dir, chain_scene(chain + R"({"surfaces": []}})")),
+                 "system.contact.surfaces", "at least one surface");
+  expect_message(dir,
+                 load_error(dir, chain_scene(chain + R"({"surfaces": [{"normal": [0, 0, 0]}]}})")),
+                 "system.contact.surfaces[0].normal", "non-zero");
+  expect_message(dir,
+                 load_error(dir, chain_scene(chain + R"({"surfaces": [{}], "shapes": [
+                   {"body": "nobody", "type": "sphere", "radius": 0.1}]}})")),
+                 "system.contact.shapes[0].body", "no body named");
+  expect_message(dir,
+                 load_error(dir, chain_scene(chain + R"({"surfaces": [{}], "shapes": [
+                   {"body": "link0", "type": "cylinder", "radius": 0.1}]}})")),
+                 "system.contact.shapes[0].type", "sphere");
+  expect_message(dir,
+                 load_error(dir, chain_scene(chain + R"({"surfaces": [{}], "shapes": [
+                   {"body": "link0", "type": "box", "half_extents": [0.1, 0, 0.1]}]}})")),
+                 "system.contact.shapes[0]", "half_extents");
+  expect_message(dir,
+                 load_error(dir, chain_scene(chain + R"({"surfaces": [{"friction": -1}]}})")),
+                 "system.contact.surfaces[0].friction", "");
+  expect_message(dir,
+                 load_error(dir, chain_scene(chain + R"({"surfaces": [{}], "urdf_collisions": {}}})")),
+                 "system.contact.urdf_collisions", "URDF");
+  expect_message(dir,
+                 load_error(dir, chain_scene(R"({"type": "maximal", "mechanism": "pendulum_chain",
+                                                 "parameters": {"n": 2}})",
+                                             R"(, "initial_state": {"clearance": 0.01})")),
+                 "initial_state.clearance", "no contact points");
+  expect_message(dir,
+                 load_error(dir, chain_scene(chain + R"({"surfaces": [{}]}})",
+                                             R"(, "integrator": {"contact_compliance": -1})")),
+                 "integrator.contact_compliance", "");
+}
+
+// "clearance" puts the lowest contact point that far above its surface, and "base" moves
+// the whole mechanism rigidly with its velocity.
+TEST(MaximalScene, ClearanceAndBasePlaceTheMechanism) {
+  TempDir dir;
+  const std::filesystem::path urdf = std::filesystem::path(MARSDEN_SOURCE_DIR) / "examples" / "urdf" / "box.urdf";
+  const std::string text = R"({
+  "system": {"type": "maximal", "urdf": ")" + urdf.string() + R"(", "base": "floating",
+             "contact": {"surfaces": [{"point": [0, 0, -1]}], "urdf_collisions": {}}},
+  "initial_state": {"base": {"position": [2, 0, 5], "orientation": {"rpy": [0.3, 0, 0]},
+                             "linear_velocity": [1, 0, 0]},
+                    "clearance": 0.125},
+  "dt": 0.01, "duration": 0.01
+})";
+  const std::filesystem::path file = dir / "scene.json";
+  std::ofstream(file) << text;
+  const Scene scene = load_scene(file);
+  const auto& ms = std::get<MaximalScene>(scene.system);
+  const maximal::Data data(*ms.model, ms.state0);
+  double lowest = 1e9;
+  for (const maximal::ContactState& c : data.contact) lowest = std::min(lowest, c.phi);
+  EXPECT_NEAR(lowest, 0.125, 1e-12);
+  EXPECT_NEAR(ms.state0[0].x.x(), 2.0, 1e-12);
+  EXPECT_NEAR(ms.state0[0].v.x(), 1.0, 1e-12);
+  // The lowest vertex of a box rolled 0.3 rad about x: its centre sits half the box's
+  // extent along z, 0.25 (cos 0.3 + sin 0.3), above it.
+  EXPECT_NEAR(ms.state0[0].x.z(), -1.0 + 0.125 + 0.25 * (std::cos(0.3) + std::sin(0.3)), 1e-12);
 }
 
 }  // namespace

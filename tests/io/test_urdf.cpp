@@ -11,6 +11,8 @@
 #include "io/temp_dir.hpp"
 #include "marsden/error.hpp"
 #include "marsden/io/urdf.hpp"
+#include "marsden/maximal/contact.hpp"
+#include "marsden/maximal/setup.hpp"
 #include "marsden/tree/data.hpp"
 #include "marsden/tree/dynamics.hpp"
 #include "marsden/tree/model.hpp"
@@ -393,6 +395,64 @@ TEST(UrdfVisual, MalformedVisualsNameTheLinkAndTheFile) {
       {"unnamed robot material", robot(R"(<material/><link name="a"/>)"), {"material", "\"name\""}},
   };
   expect_errors(cases);
+}
+
+// <collision> is read like <visual>, and becomes contact shapes on the maximal bodies:
+// spheres and boxes at their links' poses in their bodies (a link welded to another by a
+// fixed joint shares its body), cylinders and meshes left out and named.
+TEST(UrdfCollision, ShapesOnTheMaximalBodies) {
+  const UrdfModel m = parse_urdf(robot(R"(
+    <link name="base">
+      <inertial><mass value="2"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial>
+      <collision><origin xyz="0 0 0.1"/><geometry><box size="0.4 0.2 0.1"/></geometry></collision>
+      <collision><geometry><cylinder radius="0.1" length="0.2"/></geometry></collision>
+    </link>
+    <link name="leg">
+      <inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial>
+      <collision><geometry><mesh filename="leg.stl"/></geometry></collision>
+    </link>
+    <link name="foot">
+      <collision><origin xyz="0 0 -0.05"/><geometry><sphere radius="0.02"/></geometry></collision>
+    </link>
+    <joint name="hip" type="revolute"><parent link="base"/><child link="leg"/>
+      <origin xyz="0 0 -0.1"/><axis xyz="0 1 0"/>)" + kLimit + R"(</joint>
+    <joint name="ankle" type="fixed"><parent link="leg"/><child link="foot"/>
+      <origin xyz="0 0 -0.3"/></joint>)"),
+                                 "c.urdf");
+  ASSERT_EQ(m.links[0].collisions.size(), 2u);
+  EXPECT_EQ(m.links[0].collisions[1].shape, UrdfShape::Cylinder);
+  std::vector<std::string> left_out;
+  const std::vector<maximal::CollisionShape> shapes =
+      maximal::collision_shapes_from_urdf(m, true, 0.7, &left_out);
+  ASSERT_EQ(shapes.size(), 2u);
+  EXPECT_EQ(left_out, (std::vector<std::string>{"link 'base': cylinder", "link 'leg': mesh"}));
+  const maximal::Mechanism mech = maximal::mechanism_from_urdf(m, Vec3(0, 0, -9.81), true);
+  // The box on the base (body 0, its frame the base link's), the sphere on the leg's body.
+  EXPECT_EQ(shapes[0].name, "base");
+  EXPECT_EQ(shapes[0].body, 0);
+  EXPECT_DOUBLE_EQ(shapes[0].friction, 0.7);
+  const auto& box = std::get<geometry::Box>(shapes[0].shape);
+  EXPECT_TRUE(box.half_extents().isApprox(Vec3(0.2, 0.1, 0.05)));
+  EXPECT_TRUE(box.g_bs().x.isApprox(Vec3(0.0, 0.0, 0.1)));
+  EXPECT_EQ(shapes[1].name, "foot");
+  EXPECT_EQ(shapes[1].body, 1);
+  const auto& sphere = std::get<geometry::Sphere>(shapes[1].shape);
+  EXPECT_DOUBLE_EQ(sphere.radius(), 0.02);
+  // In the world the foot sphere's centre is 0.1 + 0.3 + 0.05 below the base link.
+  const maximal::BodyState& leg = mech.state[1];
+  const Vec3 centre = leg.x + leg.q.matrix() * sphere.g_bs().x;
+  EXPECT_TRUE(centre.isApprox(Vec3(0.0, 0.0, -0.45), 1e-12)) << centre.transpose();
+  // A fixed base's shapes are the world's: left out.
+  left_out.clear();
+  EXPECT_EQ(maximal::collision_shapes_from_urdf(m, false, 0.7, &left_out).size(), 1u);
+  EXPECT_EQ(left_out.front(), "link 'base': on the fixed base");
+  // A malformed <collision> is named.
+  try {
+    parse_urdf(robot(R"(<link name="a"><collision><geometry/></collision></link>)"), "d.urdf");
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("link \"a\" <collision>"), std::string::npos) << e.what();
+  }
 }
 
 TEST(UrdfVisual, MeshFilesResolveRelativeAndByPackage) {

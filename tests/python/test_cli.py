@@ -114,12 +114,19 @@ def check_nonholonomic_outputs(out, summary, arrays, nr):
         assert np.array_equal(csv[f"u{i}"], arrays["controls"][:, i])
 
 
+CONTACT_COLUMNS = ("contact_force", "penetration", "active_contacts", "complementarity",
+                   "contact_iterations")
+
+
 def check_maximal_outputs(out, summary, arrays):
     n = arrays["t"].shape[0]
     nb = len(summary["bodies"])
+    contact = "contact" in summary
     expected_shapes = {"t": (n,), "position": (n, nb, 3), "quaternion": (n, nb, 4),
                        "energy": (n,), "constraint_violation": (n,),
                        "controls": (n, len(summary["inputs"]))}
+    if contact:
+        expected_shapes.update({name: (n,) for name in CONTACT_COLUMNS})
     assert set(arrays) == set(expected_shapes)
     for name, shape in expected_shapes.items():
         assert arrays[name].shape == shape, name
@@ -135,14 +142,19 @@ def check_maximal_outputs(out, summary, arrays):
     header = (out / "trajectory.csv").read_text().split("\n", 1)[0].split(",")
     assert header[1:1 + 7 * nb] == [f"{b}_{c}" for b in summary["bodies"]
                                     for c in ("x", "y", "z", "qw", "qx", "qy", "qz")]
+    extra = len(CONTACT_COLUMNS) if contact else 0
+    if contact:
+        assert header[-extra:] == list(CONTACT_COLUMNS)
     csv = np.loadtxt(out / "trajectory.csv", delimiter=",", skiprows=1, ndmin=2)
-    assert csv.shape == (n, 1 + 7 * nb + 2)
+    assert csv.shape == (n, 1 + 7 * nb + 2 + extra)
     assert np.array_equal(csv[:, 0], arrays["t"])
     per_body = csv[:, 1:1 + 7 * nb].reshape(n, nb, 7)
     assert np.array_equal(per_body[:, :, :3], arrays["position"])
     assert np.array_equal(per_body[:, :, 3:], arrays["quaternion"])
-    assert np.array_equal(csv[:, -2], arrays["energy"])
-    assert np.array_equal(csv[:, -1], arrays["constraint_violation"])
+    assert np.array_equal(csv[:, 1 + 7 * nb], arrays["energy"])
+    assert np.array_equal(csv[:, 2 + 7 * nb], arrays["constraint_violation"])
+    for k, name in enumerate(CONTACT_COLUMNS if contact else ()):
+        assert np.array_equal(csv[:, 3 + 7 * nb + k], arrays[name])
 
 
 def check_tree_outputs(out, summary, arrays):

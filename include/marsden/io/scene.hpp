@@ -66,6 +66,9 @@ struct Scene {
   std::shared_ptr<const UrdfModel> urdf;
   std::filesystem::path urdf_file;
   bool urdf_floating_base = false;
+  // A maximal system's "contact": the URDF collision shapes left out (cylinders, meshes,
+  // the fixed base's), each "link 'NAME': why", for the run's summary.
+  std::vector<std::string> contact_left_out;
   sim::FailurePolicy policy;
   std::variant<VehicleScene, NonholonomicScene, TreeScene, MaximalScene, PlanarVehicleScene>
       system;

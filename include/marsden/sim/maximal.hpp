@@ -25,8 +25,11 @@ struct MaximalSetup {
 };
 
 // Columns t, per body NAME_x, _y, _z, _qw, _qx, _qy, _qz, then energy,
-// constraint_violation and u0.. (one per actuated joint); arrays position (bodies x 3),
-// quaternion (bodies x 4), energy, constraint_violation, controls. A failed step reports
+// constraint_violation and u0.. (one per actuated joint), and with contacts contact_force
+// (the sum of the normal forces over the last step, N), penetration (the deepest contact's
+// depth, m, 0 when none), active_contacts, complementarity ((m/s)^2) and
+// contact_iterations (the last step's); arrays position (bodies x 3), quaternion
+// (bodies x 4), energy, constraint_violation, controls and the contact columns. A failed step reports
 // code "not_converged", "angular_rate_limit" or "non_finite". Throws InputError when the
 // state does not match the mechanism, an input joint is not a one-degree-of-freedom joint
 // or the controls' size does not match.
