@@ -14,6 +14,7 @@ void register_builtin_experiments() {
   register_dmoc_vehicles();
   register_robot_zoo();
   register_closed_loop();
+  register_contact();
 }
 
 }  // namespace marsden::experiments

@@ -17,6 +17,7 @@ void register_maximal_experiments();
 void register_dmoc_vehicles();
 void register_robot_zoo();
 void register_closed_loop();
+void register_contact();
 
 // s as one word of a POSIX shell command, in single quotes.
 std::string shell_quote(const std::string& s);

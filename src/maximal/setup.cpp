@@ -363,4 +363,13 @@ Mechanism minitaur_leg(double hip_half_angle) {
   return {std::move(model), std::move(state)};
 }
 
+Body solid_box(const std::string& name, double mass, const Vec3& half_extents) {
+  const Vec3 e2 = (2.0 * half_extents).cwiseAbs2();
+  return {name, mass, (mass / 12.0) * Vec3(e2.y() + e2.z(), e2.x() + e2.z(), e2.x() + e2.y()).asDiagonal()};
+}
+
+Body solid_sphere(const std::string& name, double mass, double radius) {
+  return {name, mass, (0.4 * mass * radius * radius) * Mat3::Identity()};
+}
+
 }  // namespace marsden::maximal

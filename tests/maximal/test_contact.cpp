@@ -19,14 +19,6 @@ namespace {
 
 constexpr double kG = 9.81;
 
-Mat3 box_inertia(double mass, const Vec3& half) {
-  const Vec3 e = 2.0 * half;
-  return (mass / 12.0) *
-         Vec3(e.y() * e.y() + e.z() * e.z(), e.x() * e.x() + e.z() * e.z(),
-              e.x() * e.x() + e.y() * e.y())
-             .asDiagonal();
-}
-
 Surface ground(double friction) { return {"ground", geometry::HalfSpace(Vec3::UnitZ(), 0.0), friction}; }
 
 // An incline through the origin rising along +x at angle a (rad).
@@ -38,17 +30,14 @@ Model box_model(const Vec3& half, double friction, const Surface& surface, doubl
   Contacts contacts;
   contacts.shapes.push_back({"box", 0, geometry::Box(half), friction});
   contacts.surfaces.push_back(surface);
-  return Model({Body{"box", mass, box_inertia(mass, half)}}, {}, Vec3(0.0, 0.0, -kG), {},
-               contacts);
+  return Model({solid_box("box", mass, half)}, {}, Vec3(0.0, 0.0, -kG), {}, contacts);
 }
 
 Model sphere_model(double radius, double friction, const Surface& surface) {
   Contacts contacts;
   contacts.shapes.push_back({"ball", 0, geometry::Sphere(radius), friction});
   contacts.surfaces.push_back(surface);
-  const double mass = 1.0;
-  return Model({Body{"ball", mass, (0.4 * mass * radius * radius) * Mat3::Identity()}}, {},
-               Vec3(0.0, 0.0, -kG), {}, contacts);
+  return Model({solid_sphere("ball", 1.0, radius)}, {}, Vec3(0.0, 0.0, -kG), {}, contacts);
 }
 
 // Steps and checks each step's status; returns false on the first failure.

@@ -439,6 +439,22 @@ def test_optimize_track_follows_the_optimum_from_perturbed_starts(tmp_path, prob
                    str(tmp_path / "bad"), "--track", "-1").returncode != 0
 
 
+def test_contact_quick_holds_its_claims(tmp_path):
+    # Closed forms of hard contact (docs/contact.md); A1 runs when example-robot-data is
+    # installed in the environment the command sees ($VIRTUAL_ENV), as in the test runs.
+    out = tmp_path / "contact"
+    results, claims = run_quick_experiment("contact", out)
+    expected = {"sliding-box-stops", "incline-holds", "incline-slides", "sphere-rolls",
+                "tossed-box-rests", "no-penetration", "energy-never-rises"}
+    assert expected <= claims.keys() <= expected | {"a1-stands"}
+    for c in claims.values():
+        assert c["holds"], c
+    rows = np.genfromtxt(out / "contact.csv", delimiter=",", names=True)
+    toss = rows[rows["case"] == 1]
+    assert sorted(set(toss["dt"])) == [0.01, 0.1]
+    assert (out / "contact.png").stat().st_size > 0
+
+
 def test_closed_loop_quick_holds_its_claims_on_the_cart_pole(tmp_path):
     # The quick run follows the cart-pole swing-up only; the acrobot's findings (TV-LQR
     # alone falls short with its torque saturated) are in docs/control.md.

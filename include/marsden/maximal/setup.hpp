@@ -2,6 +2,7 @@
 // onto the constraints, and builders of the mechanisms of the paper's experiments.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "marsden/maximal/joints.hpp"
@@ -74,6 +75,11 @@ Mechanism closed_chain(int n, const ChainOptions& options = {});
 // configuration where links and bars are collinear. Each segment closes one loop with
 // a revolute joint (redundant constraints).
 Mechanism four_bar_chain(int k, double tilt = 0.3, const Vec3& gravity = Vec3(0.0, 0.0, -9.81));
+// Uniform solids for free bodies (contact scenes, tests and the contact experiment): a box of
+// the given half extents (m) and a solid sphere, mass in kg, inertia about the centre.
+Body solid_box(const std::string& name, double mass, const Vec3& half_extents);
+Body solid_sphere(const std::string& name, double mass, double radius);
+
 // A Minitaur-like leg: two coaxial hip motors (joints 0 and 1, world-fixed hip), upper and
 // lower links joined at the foot: a closed five-bar loop.
 Mechanism minitaur_leg(double hip_half_angle = 0.5);
