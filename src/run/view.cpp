@@ -185,11 +185,13 @@ Json visual_json(const UrdfVisual& v, const SE3& g_body_visual) {
 }
 
 // The visuals a page can draw: primitives, and meshes whose file exists and is STL or OBJ
-// (resolved once, the others listed as warnings). A rigid body with nothing to draw keeps
-// its inertia shape.
+// (resolved once, the others listed as warnings). A link with none of those but with
+// primitive <collision> geometry is drawn from that instead (example-robot-data's robots
+// ship COLLADA meshes); a rigid body with nothing to draw keeps its inertia shape.
 struct UrdfVisuals {
   const io::Scene& scene;
   std::vector<std::vector<std::string>> mesh_file;  // per link and visual; empty: not drawn
+  std::vector<char> from_collision;                 // per link
   Json warnings = Json::array();
   bool warned = false;
 
@@ -197,9 +199,14 @@ struct UrdfVisuals {
     if (!scene.urdf) return;
     for (const UrdfLink& link : scene.urdf->links) {
       std::vector<std::string>& files = mesh_file.emplace_back();
+      std::vector<std::string> problems;
+      bool any = false;
       for (const UrdfVisual& v : link.visuals) {
         files.emplace_back();
-        if (v.shape != UrdfShape::Mesh) continue;
+        if (v.shape != UrdfShape::Mesh) {
+          any = true;
+          continue;
+        }
         const std::filesystem::path file = io::resolve_mesh_file(v.filename, scene.urdf_file);
         std::string ext = file.extension().string();
         std::transform(ext.begin(), ext.end(), ext.begin(),
@@ -209,23 +216,43 @@ struct UrdfVisuals {
         else if (ext != ".stl" && ext != ".obj") problem = "only STL and OBJ meshes are drawn";
         if (problem.empty()) {
           files.back() = file.string();
+          any = true;
         } else {
-          warnings.push_back("link \"" + link.name + "\": mesh \"" + v.filename +
-                             "\" not drawn: " + problem);
-          warned = true;
+          problems.push_back("mesh \"" + v.filename + "\" not drawn: " + problem);
         }
       }
+      const bool substitute =
+          !any && std::any_of(link.collisions.begin(), link.collisions.end(),
+                              [](const UrdfVisual& c) { return c.shape != UrdfShape::Mesh; });
+      from_collision.push_back(substitute ? 1 : 0);
+      if (substitute) substituted.push_back(link.name);
+      for (const std::string& p : problems) {
+        if (substitute) continue;
+        warnings.push_back("link \"" + link.name + "\": " + p);
+        warned = true;
+      }
+    }
+    if (!substituted.empty()) {
+      std::string names;
+      for (const std::string& n : substituted) names += (names.empty() ? "" : ", ") + n;
+      warnings.push_back(std::to_string(substituted.size()) +
+                         " links drawn from their <collision> geometry, their meshes not "
+                         "being STL or OBJ files found: " + names);
+      warned = true;
     }
   }
+  std::vector<std::string> substituted;  // links drawn from their <collision> geometry
 
   bool drawn(int link, std::size_t k) const {
     const UrdfVisual& v = scene.urdf->links[std::size_t(link)].visuals[k];
     return v.shape != UrdfShape::Mesh || !mesh_file[std::size_t(link)][k].empty();
   }
   bool any_drawn(const std::vector<int>& links) const {
-    for (const int i : links)
+    for (const int i : links) {
+      if (from_collision[std::size_t(i)]) return true;
       for (std::size_t k = 0; k < scene.urdf->links[std::size_t(i)].visuals.size(); ++k)
         if (drawn(i, k)) return true;
+    }
     return false;
   }
 
@@ -235,6 +262,11 @@ struct UrdfVisuals {
     Json out = Json::array();
     for (const int i : links) {
       const UrdfLink& link = scene.urdf->links[std::size_t(i)];
+      if (from_collision[std::size_t(i)]) {
+        for (const UrdfVisual& c : link.collisions)
+          if (c.shape != UrdfShape::Mesh) out.push_back(visual_json(c, g_body_link(i) * c.origin));
+        continue;
+      }
       for (std::size_t k = 0; k < link.visuals.size(); ++k) {
         if (!drawn(i, k)) continue;
         Json shape = visual_json(link.visuals[k], g_body_link(i) * link.visuals[k].origin);

@@ -349,6 +349,30 @@ def test_missing_and_unknown_meshes_are_skipped_with_a_warning(tmp_path, driver)
     assert "absent.stl" in shown and "paddle.dae" in shown
 
 
+@needs_bin
+def test_links_without_a_drawable_visual_are_drawn_from_their_collision_geometry(tmp_path):
+    """A link whose visuals are all meshes the page cannot draw, but which has primitive
+    <collision> geometry, is drawn from that (example-robot-data's robots ship COLLADA
+    meshes), and one warning lists those links."""
+    urdf = (ROOT / "examples" / "urdf" / "box.urdf").read_text()
+    urdf = urdf.replace('<geometry><box size="0.5 0.5 0.5"/></geometry>\n      <material',
+                        '<geometry><mesh filename="box.dae"/></geometry>\n      <material', 1)
+    assert "box.dae" in urdf
+    (tmp_path / "box.urdf").write_text(urdf)
+    scene = json.loads((ROOT / "examples" / "scenes" / "box_toss.json").read_text())
+    scene["system"]["urdf"] = "box.urdf"
+    scene["duration"] = 0.05
+    (tmp_path / "s.json").write_text(json.dumps(scene))
+    r = marsden("simulate", tmp_path / "s.json", "--out", tmp_path / "run", "--view")
+    assert r.returncode == 0, r.stderr
+    desc = json.loads((tmp_path / "run" / "model.json").read_text())
+    assert desc["warnings"] == ["1 links drawn from their <collision> geometry, their meshes "
+                                "not being STL or OBJ files found: box"]
+    ((box,),) = [b["geometry"] for b in desc["model"]["bodies"]]
+    assert box["shape"] == "box" and np.allclose(box["semi_axes"], [0.25, 0.25, 0.25])
+    assert desc["model"]["ground"] is True
+
+
 # --- Planar vehicles: the parts the page turns.
 
 def test_car_front_wheels_steer_and_roll_with_the_front_axle(pages):
