@@ -18,6 +18,7 @@ class Model;
 namespace marsden::maximal {
 struct Mechanism;
 struct CollisionShape;
+struct Joint;
 }
 
 namespace marsden {
@@ -178,6 +179,10 @@ namespace marsden::maximal {
 // (check_joints_move_mass).
 Mechanism mechanism_from_urdf(const UrdfModel& urdf, const Vec3& gravity,
                               bool floating_base = false);
+// The <limit lower upper> of the description's revolute and prismatic joints (not
+// continuous ones) as the limits of the same-named joints of mechanism_from_urdf's
+// mechanism (Joint::lower, upper), which the maximal step then enforces (docs/contact.md).
+void set_limits_from_urdf(const UrdfModel& urdf, std::vector<Joint>& joints);
 // The <collision> geometry as collision shapes (marsden/maximal/contact.hpp) on the bodies of
 // mechanism_from_urdf(urdf, ..., floating_base), each at its link's pose in its body, named
 // after its link, with the given friction coefficient: spheres and boxes. Cylinders and

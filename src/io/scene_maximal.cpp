@@ -118,8 +118,9 @@ int one_dof_joint(const JsonNode& name_node, const std::vector<maximal::Joint>& 
   return static_cast<int>(it - joints.begin());
 }
 
-// "springs": [{"joint", "stiffness" (>= 0, N m/rad or N/m), "rest" (rad or m, 0)}] and
-// "dampers": [{"joint", "damping" (>= 0, N m s/rad or N s/m)}] on one-dof joints.
+// "springs": [{"joint", "stiffness" (>= 0, N m/rad or N/m), "rest" (rad or m, 0)}],
+// "limits": [{"joint", "lower", "upper"}] (rad or m) and "dampers": [{"joint", "damping"
+// (>= 0, N m s/rad or N s/m)}] on one-dof joints.
 void parse_joint_elements(const JsonNode& sys, std::vector<maximal::Joint>& joints) {
   if (const auto springs = sys.find("springs")) {
     for (std::size_t i = 0; i < springs->array_size(); ++i) {
@@ -128,6 +129,16 @@ void parse_joint_elements(const JsonNode& sys, std::vector<maximal::Joint>& join
       maximal::Joint& j = joints[std::size_t(one_dof_joint(e.at("joint"), joints))];
       j.stiffness = e.at("stiffness").number_at_least(0.0);
       if (const auto r = e.find("rest")) j.rest = r->number();
+    }
+  }
+  if (const auto limits = sys.find("limits")) {
+    for (std::size_t i = 0; i < limits->array_size(); ++i) {
+      const JsonNode e = (*limits)[i];
+      e.expect_keys({"joint", "lower", "upper"});
+      if (!e.has("lower") && !e.has("upper")) e.fail("expected \"lower\", \"upper\" or both");
+      maximal::Joint& j = joints[std::size_t(one_dof_joint(e.at("joint"), joints))];
+      if (const auto l = e.find("lower")) j.lower = l->number();
+      if (const auto u = e.find("upper")) j.upper = u->number();
     }
   }
   if (const auto dampers = sys.find("dampers")) {
@@ -262,12 +273,12 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
   std::optional<Mechanism> mech;
   if (const auto m = sys.find("mechanism")) {
     sys.expect_keys({"type", "mechanism", "parameters", "gravity", "inputs", "springs", "dampers",
-                     "contact"});
+                     "limits", "contact"});
     scene.source = m->one_of({"pendulum_chain", "closed_chain", "four_bar_chain", "minitaur_leg"});
     mech.emplace(builtin_mechanism(sys, scene.source));
   } else {
     sys.expect_keys({"type", "urdf", "gravity", "base", "massless_joints", "inputs", "springs",
-                     "dampers", "contact"});
+                     "dampers", "limits", "urdf_limits", "contact"});
     scene.source = "urdf";
     const SceneUrdf in = read_scene_urdf(sys, scene.file);
     scene.urdf = std::make_shared<const UrdfModel>(in.urdf);
@@ -281,6 +292,8 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
   // Gravity, springs and dampers are the model's: rebuild it around the same bodies and
   // joints.
   std::vector<maximal::Joint> joints = mech->model.joints();
+  if (const auto u = sys.find("urdf_limits"); u && u->boolean())
+    maximal::set_limits_from_urdf(*scene.urdf, joints);
   parse_joint_elements(sys, joints);
   Vec3 gravity = mech->model.gravity();
   if (const auto g = sys.find("gravity")) gravity = g->vec3();

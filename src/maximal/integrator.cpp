@@ -60,7 +60,8 @@ struct Workspace {
     Gt_child.resize(nj, Block::Zero());
     C_parent.resize(nj, Block::Zero());
     C_child.resize(nj, Block::Zero());
-    coupling.resize(model.couplings().size());
+    coupling.resize(model.couplings().size() + topo.limit_joint.size());
+    limit.resize(topo.limit_joint.size());
     W.setZero(topo.tree_rows, topo.loop_rows);
     S.setZero(topo.loop_rows, topo.loop_rows);
     loop_rhs.setZero(topo.loop_rows);
@@ -126,11 +127,27 @@ struct Workspace {
   // Per coupling (a row of the loop block): the bodies of its follower and leader joints
   // (parent, child, parent, child; kWorld ones unused, a body may come twice), its columns
   // of -G^T at x_k and its Jacobian row at x_kp1 chained to (v, omega), per body.
+  // Joint limits (Topology::limit_joint) are rows of this kind too, after the couplings: two
+  // bodies (then kWorld), their columns of the impulse at x_k and their row of phi / dt at
+  // x_kp1, and the interior point's diagonal sigma / nu in the loop block (0 for couplings).
+  // A limit's row is scaled by nu / (nu + sigma) (row_scale, 1 for couplings), so that its
+  // diagonal sigma / (nu + sigma) stays within [0, 1]: unscaled, an inactive limit's
+  // sigma / nu reaches 1e14 and the loop block's rank-revealing LU took an active one's
+  // row for redundant.
   struct CouplingBlocks {
     std::array<int, 4> body{};
     std::array<Vec6, 4> Gt{}, C{};
+    double diag = 0.0, row_scale = 1.0;
   };
   std::vector<CouplingBlocks> coupling;
+  // A joint limit's slack sigma (the gap rate phi / dt, rad/s or m/s), its gap phi at the
+  // iterate, the scale of its impulse (the child's inertia or mass over dt: the impulse
+  // unknown nu in s is a rate) and the interior point's steps.
+  struct LimitSlack {
+    double sigma = 0.0, phi = 0.0, scale = 1.0;
+    double d_nu_aff = 0.0, d_sigma_aff = 0.0, d_nu = 0.0, d_sigma = 0.0;
+  };
+  std::vector<LimitSlack> limit;
   Eigen::MatrixXd W;  // A^-1 B: tree solves of the loop columns
   LoopMat S;
   LoopVec loop_rhs, loop_y;
@@ -151,6 +168,7 @@ Data::Data(const Model& model, std::vector<BodyState> initial)
       body_torque(model.num_bodies(), Vec3::Zero()),
       joint_input(model.num_joints(), 0.0),
       contact(model.contact_points().size()),
+      limit_force(model.topology().limit_joint.size(), 0.0),
       workspace_(std::make_unique<Workspace>(model)) {
   if (static_cast<int>(state.size()) != model.num_bodies()) {
     throw InputError("data: " + std::to_string(state.size()) + " body states for " +
@@ -182,6 +200,7 @@ Data::Data(const Data& other)
       body_torque(other.body_torque),
       joint_input(other.joint_input),
       contact(other.contact),
+      limit_force(other.limit_force),
       time(other.time),
       steps(other.steps),
       last_dt(other.last_dt),
@@ -311,6 +330,22 @@ bool prepare(const Model& model, const Data& data, Workspace& ws, double dt) {
                       ws.coupling[k].Gt);
     for (Vec6& column : ws.coupling[k].Gt) column = -column;
   }
+  // A joint limit's impulse side * scale * nu acts on the joint's coordinate at x_k.
+  const Topology& topo = model.topology();
+  for (std::size_t k = 0; k < topo.limit_joint.size(); ++k) {
+    const Joint& joint = model.joints()[topo.limit_joint[k]];
+    auto& cb = ws.coupling[model.couplings().size() + k];
+    const double scale =
+        (joint_kind(joint.type).turn == Turn::Axis ? model.inertia_scale(joint.child)
+                                                   : model.mass_scale(joint.child)) / dt;
+    ws.limit[k].scale = scale;
+    cb.body = {joint.parent, joint.child, kWorld, kWorld};
+    joint_coordinate(joint, pose_of(data.state, joint.parent), data.state[joint.child], &cb.Gt[0],
+                     &cb.Gt[1]);
+    for (Vec6& column : cb.Gt) column *= -topo.limit_side[k] * scale;
+    cb.Gt[2].setZero();
+    cb.Gt[3].setZero();
+  }
   return true;
 }
 
@@ -428,6 +463,30 @@ bool evaluate(const Model& model, const Data& data, Workspace& ws, double dt,
       if (body[i] == kWorld) continue;
       cb.C[i].tail<3>() = (cb.C[i].tail<3>().transpose() *
                            rotation_update_map(next[body[i]].omega, dt)).transpose();
+    }
+  }
+  // Joint limits: the impulse in the bodies' rows; the gap phi at x_kp1 and, with the
+  // Jacobian, its row d(phi / dt)/d(v, omega). The row's residual is the interior point's
+  // (interior_point), 0 here.
+  for (std::size_t k = 0; k < topo.limit_joint.size(); ++k) {
+    const Joint& joint = model.joints()[topo.limit_joint[k]];
+    const std::size_t kk = model.couplings().size() + k;
+    auto& cb = ws.coupling[kk];
+    const int row = topo.tree_rows + topo.coupling_offset[kk];
+    const double nu = s[row];
+    if (joint.parent != kWorld) r.segment<6>(6 * joint.parent) += nu * cb.Gt[0];
+    r.segment<6>(6 * joint.child) += nu * cb.Gt[1];
+    const double side = topo.limit_side[k];
+    const double coord = joint_coordinate(joint, pose_of(next, joint.parent), next[joint.child],
+                                          &cb.C[0], &cb.C[1]);
+    ws.limit[k].phi = side * (coord - (side > 0.0 ? joint.lower : joint.upper));
+    r[row] = 0.0;
+    if (!jacobian) continue;
+    for (int i = 0; i < 2; ++i) {
+      if (cb.body[i] == kWorld) continue;
+      cb.C[i] *= side;
+      cb.C[i].tail<3>() = (cb.C[i].tail<3>().transpose() *
+                           rotation_update_map(next[cb.body[i]].omega, dt)).transpose();
     }
   }
   return true;
@@ -560,8 +619,11 @@ void factor_loops(const Model& model, Workspace& ws, double rank_tolerance) {
     auto row = ws.S.row(topo.coupling_offset[k]);
     for (int i = 0; i < 4; ++i) {
       const int b = ws.coupling[k].body[i];
-      if (b != kWorld) row += ws.coupling[k].C[i].transpose() * ws.W.middleRows<6>(6 * b);
+      if (b == kWorld) continue;
+      const Vec6 c = ws.coupling[k].row_scale * ws.coupling[k].C[i];
+      row += c.transpose().lazyProduct(ws.W.middleRows<6>(6 * b));
     }
+    ws.S(topo.coupling_offset[k], topo.coupling_offset[k]) -= ws.coupling[k].diag;
   }
   ws.loop_lu.setThreshold(rank_tolerance);
   ws.loop_lu.compute(ws.S);
@@ -589,7 +651,8 @@ void solve_factored(const Model& model, Workspace& ws, const Eigen::VectorXd& rh
     for (int i = 0; i < 4; ++i) {
       const int b = ws.coupling[k].body[i];
       if (b == kWorld) continue;
-      ws.loop_rhs[topo.coupling_offset[k]] += ws.coupling[k].C[i].dot(dx.segment<6>(6 * b));
+      ws.loop_rhs[topo.coupling_offset[k]] +=
+          ws.coupling[k].row_scale * ws.coupling[k].C[i].dot(dx.segment<6>(6 * b));
     }
   }
   ws.loop_y = ws.loop_lu.solve(ws.loop_rhs);
@@ -630,11 +693,12 @@ void assemble_dense(const Model& model, Workspace& ws) {
   }
   for (std::size_t k = 0; k < ws.coupling.size(); ++k) {
     const int row = topo.tree_rows + topo.coupling_offset[k];
+    ws.F_dense(row, row) = ws.coupling[k].diag;
     for (int i = 0; i < 4; ++i) {
       const int b = ws.coupling[k].body[i];
       if (b == kWorld) continue;
       ws.F_dense.block<6, 1>(6 * b, row) += ws.coupling[k].Gt[i];
-      ws.F_dense.block<1, 6>(row, 6 * b) += ws.coupling[k].C[i].transpose();
+      ws.F_dense.block<1, 6>(row, 6 * b) += ws.coupling[k].row_scale * ws.coupling[k].C[i].transpose();
     }
   }
 }
@@ -843,6 +907,9 @@ NewtonStatus interior_point(const Model& model, const Data& data, Workspace& ws,
                             bool& rate_limited) {
   using namespace contact_rows;
   const auto& points = model.contact_points();
+  const Topology& topo = model.topology();
+  const std::size_t nc = model.couplings().size();
+  const std::size_t nl = topo.limit_joint.size();
   NewtonStatus status;
   Eigen::VectorXd& r = ws.vectors.r;
   Eigen::VectorXd& rhs = ws.vectors.r_trial;
@@ -853,6 +920,16 @@ NewtonStatus interior_point(const Model& model, const Data& data, Workspace& ws,
     status.residual_norm = std::nan("");
     return status;
   }
+  // Joint limits: their impulse nu is the loop-block unknown at limit_row(k) of s, their
+  // slack sigma in ws.limit; d(phi / dt) . v over their two bodies is limit_rate(k, v).
+  const auto limit_row = [&](std::size_t k) { return topo.tree_rows + topo.coupling_offset[nc + k]; };
+  const auto limit_rate = [&](std::size_t k, const Eigen::VectorXd& v) {
+    const auto& cb = ws.coupling[nc + k];
+    double rate = 0.0;
+    for (int i = 0; i < 2; ++i)
+      if (cb.body[i] != kWorld) rate += cb.C[i].dot(v.segment<6>(6 * cb.body[i]));
+    return rate;
+  };
   // Start inside the cones, at the scale of one step of gravity's impulse.
   const double start = std::max(model.gravity().norm() * dt, 1e-3);
   for (const int i : ws.active) {
@@ -874,19 +951,55 @@ NewtonStatus interior_point(const Model& model, const Data& data, Workspace& ws,
       row.x.psi = row.w.norm() + start;
     }
   }
-  // The direction for target kappa into dx (ds = -dx) and each contact's `out`.
-  auto direction = [&](double kappa, bool corrector, Unknowns Row::*out) {
+  for (std::size_t k = 0; k < nl; ++k) {
+    ws.s[limit_row(k)] = start;
+    ws.limit[k].sigma = std::max(ws.limit[k].phi / dt, start);
+  }
+  // The direction for target kappa into dx (ds = -dx), each contact's `out` and each
+  // limit's steps (the predictor's when `affine`).
+  auto direction = [&](double kappa, bool corrector, Unknowns Row::*out, bool affine) {
     rhs = r;
     for (const int i : ws.active) {
       Row& row = ws.contact[i];
       ws.contact_residuals[i] = residuals(row, kappa, corrector);
       rhs.segment<6>(6 * points[i].body) -= eliminate_rhs(row, ws.contact_residuals[i]);
     }
+    // A limit's row, sigma eliminated: C ds + (sigma / nu) dnu = -(c1 - nu e1) / nu, times
+    // its row scale nu / (nu + sigma).
+    for (std::size_t k = 0; k < nl; ++k) {
+      const Workspace::LimitSlack& l = ws.limit[k];
+      const double nu = ws.s[limit_row(k)];
+      const double e1 = l.sigma - l.phi / dt;
+      const double c1 = nu * l.sigma - kappa + (corrector ? l.d_nu_aff * l.d_sigma_aff : 0.0);
+      rhs[limit_row(k)] = (c1 - nu * e1) / (nu + l.sigma);
+    }
     solve_direction(model, ws, options, rhs, dx);
     for (const int i : ws.active) {
       Row& row = ws.contact[i];
       recover(row, ws.contact_residuals[i], -dx.segment<6>(6 * points[i].body), row.*out);
     }
+    for (std::size_t k = 0; k < nl; ++k) {
+      Workspace::LimitSlack& l = ws.limit[k];
+      const double e1 = l.sigma - l.phi / dt;
+      (affine ? l.d_nu_aff : l.d_nu) = -dx[limit_row(k)];
+      (affine ? l.d_sigma_aff : l.d_sigma) = -limit_rate(k, dx) - e1;
+    }
+  };
+  // Over every pair at x + alpha d: the largest feasible step, the products' sum and the
+  // least product.
+  auto limit_step = [&](std::size_t k, bool affine, double fraction) {
+    const Workspace::LimitSlack& l = ws.limit[k];
+    const double nu = ws.s[limit_row(k)];
+    const double d_nu = affine ? l.d_nu_aff : l.d_nu, d_sigma = affine ? l.d_sigma_aff : l.d_sigma;
+    double alpha = 1.0;
+    if (d_nu < 0.0) alpha = std::min(alpha, -fraction * nu / d_nu);
+    if (d_sigma < 0.0) alpha = std::min(alpha, -fraction * l.sigma / d_sigma);
+    return alpha;
+  };
+  auto limit_product = [&](std::size_t k, bool affine, double alpha) {
+    const Workspace::LimitSlack& l = ws.limit[k];
+    return (ws.s[limit_row(k)] + alpha * (affine ? l.d_nu_aff : l.d_nu)) *
+           (l.sigma + alpha * (affine ? l.d_sigma_aff : l.d_sigma));
   };
   for (;;) {
     rate_limited = !evaluate(model, data, ws, dt, ws.s, r, ws.next, true);
@@ -894,8 +1007,7 @@ NewtonStatus interior_point(const Model& model, const Data& data, Workspace& ws,
       status.residual_norm = std::nan("");
       return status;
     }
-    double infeasibility = 0.0, worst_gap = 0.0, total_gap = 0.0;
-    int pair_count = 0;
+    double infeasibility = 0.0, worst_gap = 0.0;
     for (const int i : ws.active) {
       const ContactPoint& c = points[i];
       Row& row = ws.contact[i];
@@ -905,8 +1017,11 @@ NewtonStatus interior_point(const Model& model, const Data& data, Workspace& ws,
       const Residuals res = residuals(row, 0.0, false);
       infeasibility = std::max(infeasibility, feasibility(res));
       worst_gap = std::max(worst_gap, gap(row, res, options.friction_angle_tolerance));
-      total_gap += complementarity(row, row.d, 0.0);
-      pair_count += pairs(row);
+    }
+    for (std::size_t k = 0; k < nl; ++k) {
+      const Workspace::LimitSlack& l = ws.limit[k];
+      infeasibility = std::max(infeasibility, std::abs(l.sigma - l.phi / dt));
+      worst_gap = std::max(worst_gap, std::abs(ws.s[limit_row(k)] * l.sigma));
     }
     status.residual_norm = std::max(scaled_norm(model, ws, r, dt), infeasibility);
     step_status.complementarity = worst_gap;
@@ -922,20 +1037,31 @@ NewtonStatus interior_point(const Model& model, const Data& data, Workspace& ws,
     if (status.iterations >= options.newton.max_iterations) return status;
     ++status.iterations;
     for (const int i : ws.active) ws.ldu().D[points[i].body] += eliminate(ws.contact[i]);
+    for (std::size_t k = 0; k < nl; ++k) {
+      const double nu = ws.s[limit_row(k)], sigma = ws.limit[k].sigma;
+      ws.coupling[nc + k].row_scale = nu / (nu + sigma);
+      ws.coupling[nc + k].diag = sigma / (nu + sigma);
+    }
     factor_jacobian(model, ws, options);
     // Predictor (kappa = 0), then the centring target from how far it gets.
-    direction(0.0, false, &Row::d_aff);
+    direction(0.0, false, &Row::d_aff, true);
     double alpha_aff = 1.0, mean = 0.0, mean_aff = 0.0;
     int count = 0;
     for (const int i : ws.active) {
       const Row& row = ws.contact[i];
       alpha_aff = std::min(alpha_aff, step_to_boundary(row, row.d_aff, 1.0));
     }
+    for (std::size_t k = 0; k < nl; ++k) alpha_aff = std::min(alpha_aff, limit_step(k, true, 1.0));
     for (const int i : ws.active) {
       const Row& row = ws.contact[i];
       mean += complementarity(row, row.d_aff, 0.0);
       mean_aff += complementarity(row, row.d_aff, alpha_aff);
       count += pairs(row);
+    }
+    for (std::size_t k = 0; k < nl; ++k) {
+      mean += limit_product(k, true, 0.0);
+      mean_aff += limit_product(k, true, alpha_aff);
+      ++count;
     }
     mean /= count;
     mean_aff /= count;
@@ -943,20 +1069,17 @@ NewtonStatus interior_point(const Model& model, const Data& data, Workspace& ws,
     // only makes the elimination's gamma / sigma overflow the Newton matrix's precision.
     const double floor = 0.1 * options.complementarity_tolerance;
     const double centring = mean > 0.0 ? std::pow(std::max(mean_aff, 0.0) / mean, 3) : 0.0;
-    direction(std::max(centring * mean, floor), true, &Row::d);
+    direction(std::max(centring * mean, floor), true, &Row::d, false);
     // Nearer the solution the fraction tends to 1 (as 1 - mean complementarity), so that
     // the last iterations converge faster than by the fraction's factor.
     const double fraction =
         std::max(options.fraction_to_boundary, std::min(1.0 - mean, 1.0 - 1e-4));
-    auto longest_step = [&]() {
-      double alpha = 1.0;
-      for (const int i : ws.active) {
-        const Row& row = ws.contact[i];
-        alpha = std::min(alpha, step_to_boundary(row, row.d, fraction));
-      }
-      return alpha;
-    };
-    double alpha = longest_step();
+    double alpha = 1.0;
+    for (const int i : ws.active) {
+      const Row& row = ws.contact[i];
+      alpha = std::min(alpha, step_to_boundary(row, row.d, fraction));
+    }
+    for (std::size_t k = 0; k < nl; ++k) alpha = std::min(alpha, limit_step(k, false, fraction));
     // Stay near the central path: every pair's product at least kCentrality times the mean
     // (a wide neighbourhood), or the next directions of a pair pinned to its cone's boundary
     // point out of it and the iteration stalls.
@@ -966,6 +1089,10 @@ NewtonStatus interior_point(const Model& model, const Data& data, Workspace& ws,
         const Row& row = ws.contact[i];
         sum += complementarity(row, row.d, a);
         least = std::min(least, least_product(row, row.d, a));
+      }
+      for (std::size_t k = 0; k < nl; ++k) {
+        sum += limit_product(k, false, a);
+        least = std::min(least, limit_product(k, false, a));
       }
       return least >= kCentrality * sum / count;
     };
@@ -987,6 +1114,11 @@ NewtonStatus interior_point(const Model& model, const Data& data, Workspace& ws,
           if (b > 0.5 * row.mu * row.x.gamma) row.x.b *= 0.5 * row.mu * row.x.gamma / b;
         }
       }
+      for (std::size_t k = 0; k < nl; ++k) {
+        if (limit_step(k, false, fraction) >= 1e-3) continue;
+        ws.limit[k].sigma = std::max(ws.limit[k].sigma, start);
+        ws.s[limit_row(k)] = std::max(ws.s[limit_row(k)], start);
+      }
       continue;
     }
     // Keep every angular rate in eq. (32)'s domain.
@@ -1004,6 +1136,7 @@ NewtonStatus interior_point(const Model& model, const Data& data, Workspace& ws,
       row.x.b += alpha * row.d.b;
       row.x.eta += alpha * row.d.eta;
     }
+    for (std::size_t k = 0; k < nl; ++k) ws.limit[k].sigma += alpha * ws.limit[k].d_sigma;
   }
 }
 
@@ -1019,7 +1152,7 @@ NewtonStatus solve_with_contact(const Model& model, const Data& data, Workspace&
   }
   for (;;) {
     NewtonStatus status;
-    if (ws.active.empty()) {
+    if (ws.active.empty() && model.topology().limit_joint.empty()) {
       StepProblem problem{model, data, ws, options, dt};
       status = newton_iterate(problem, ws.s, options.newton.tolerance, options.newton, ws.vectors);
       rate_limited = problem.rate_limited;
@@ -1077,7 +1210,7 @@ StepStatus step(const Model& model, Data& data, const StepOptions& options) {
   }
   const Guess guess = initial_guess(model, data, ws, dt);
   bool rate_limited = false;
-  if (model.contact_points().empty()) {
+  if (!model.has_inequalities()) {
     const bool predicted = predict(model, data, ws, options, dt, guess);
     StepProblem problem{model, data, ws, options, dt};
     status.newton =
@@ -1105,6 +1238,12 @@ StepStatus step(const Model& model, Data& data, const StepOptions& options) {
     data.state[b].q.q.normalize();
   }
   if (!model.contact_points().empty()) record_contacts(model, data, ws);
+  const Topology& topo = model.topology();
+  for (std::size_t k = 0; k < topo.limit_joint.size(); ++k) {
+    const std::size_t row = std::size_t(topo.tree_rows) +
+                            std::size_t(topo.coupling_offset[model.couplings().size() + k]);
+    data.limit_force[k] = topo.limit_side[k] * ws.limit[k].scale * ws.s[Eigen::Index(row)];
+  }
   data.time += dt;
   data.last_dt = dt;
   ++data.steps;
@@ -1168,9 +1307,9 @@ namespace {
 // The workspace after prepare() and evaluate() at s; throws where the step has no solution.
 void evaluate_at(const Model& model, const Data& data, Workspace& ws, double dt,
                  const Eigen::VectorXd& s, Eigen::VectorXd& r, bool jacobian) {
-  if (!model.contact_points().empty()) {
-    throw InputError("maximal residual: the model has contacts, whose rows the residual's "
-                     "blocks do not include yet (docs/contact.md)");
+  if (model.has_inequalities()) {
+    throw InputError("maximal residual: the model has contacts or joint limits, whose rows the "
+                     "residual's blocks do not include yet (docs/contact.md)");
   }
   if (s.size() != model.topology().size()) {
     throw InputError("maximal residual: " + std::to_string(s.size()) + " unknowns for a system of " +

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -82,6 +83,16 @@ Joint validated_joint(Joint joint, int j, int num_bodies) {
     }
   }
   if (!std::isfinite(joint.rest)) throw InputError(label + ": rest is not finite");
+  if (std::isnan(joint.lower) || std::isnan(joint.upper) || joint.lower > joint.upper ||
+      joint.lower == std::numeric_limits<double>::infinity() ||
+      joint.upper == -std::numeric_limits<double>::infinity()) {
+    throw InputError(label + ": limits must satisfy lower <= upper (got " +
+                     std::to_string(joint.lower) + ", " + std::to_string(joint.upper) + ")");
+  }
+  if (joint_dofs(joint.type) != 1 && (std::isfinite(joint.lower) || std::isfinite(joint.upper))) {
+    throw InputError(label + ": limits are supported on revolute and prismatic joints only, not "
+                     "on " + std::string(joint_type_name(joint.type)));
+  }
   if (joint_dofs(joint.type) != 1 && (joint.stiffness != 0.0 || joint.damping != 0.0)) {
     throw InputError(label + ": springs and dampers are supported on revolute and prismatic "
                      "joints only, not on " + joint_type_name(joint.type));
@@ -196,6 +207,16 @@ Model::Model(std::vector<Body> bodies, std::vector<Joint> joints, Vec3 gravity,
   for (std::size_t k = 0; k < couplings_.size(); ++k) {
     topology_.coupling_offset.push_back(topology_.loop_rows);
     ++topology_.loop_rows;
+  }
+  // A joint limit couples the joint's two bodies through its impulse: a loop row too.
+  for (int j = 0; j < num_joints; ++j) {
+    for (const double side : {1.0, -1.0}) {
+      if (!std::isfinite(side > 0.0 ? joints_[j].lower : joints_[j].upper)) continue;
+      topology_.limit_joint.push_back(j);
+      topology_.limit_side.push_back(side);
+      topology_.coupling_offset.push_back(topology_.loop_rows);
+      ++topology_.loop_rows;
+    }
   }
 }
 

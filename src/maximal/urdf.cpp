@@ -96,6 +96,18 @@ Mechanism mechanism_from_urdf(const UrdfModel& urdf, const Vec3& gravity, bool f
   return {std::move(model), std::move(state)};
 }
 
+void set_limits_from_urdf(const UrdfModel& urdf, std::vector<Joint>& joints) {
+  for (const UrdfJoint& uj : urdf.joints) {
+    if (!uj.has_limits || (uj.type != UrdfJointType::Revolute && uj.type != UrdfJointType::Prismatic))
+      continue;
+    for (Joint& j : joints) {
+      if (j.name != uj.name) continue;
+      j.lower = uj.lower;
+      j.upper = uj.upper;
+    }
+  }
+}
+
 std::vector<CollisionShape> collision_shapes_from_urdf(const UrdfModel& urdf, bool floating_base,
                                                        double friction,
                                                        std::vector<std::string>* left_out) {

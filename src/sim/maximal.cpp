@@ -168,8 +168,8 @@ class MaximalSystem final : public sim::System {
   }
   // z: v, omega of every body and the joints' lambda (maximal::residual_blocks); delta: 12
   // per body (maximal::retract_state); u: the input joints' generalised forces at t_k.
-  // Without contact: the contact rows are not in the residual's blocks yet (docs/contact.md).
-  bool has_residual() const override { return model_.contact_points().empty(); }
+  // Without contacts and limits: their rows are not in the residual's blocks yet (docs/contact.md).
+  bool has_residual() const override { return !model_.has_inequalities(); }
   ResidualPoint residual_point(double t_k, double) const override {
     ResidualPoint at;
     at.z = maximal::inspect::warm_start(model_, data_);
@@ -210,7 +210,7 @@ class MaximalSystem final : public sim::System {
   // The next state is x_kp1 = x_k + dt v_kp1, q_kp1 = q_k f(omega_kp1) (eq. (32)) and the
   // velocities s: so dx_kp1 = dx_k + dt dv_kp1, dphi_kp1 = R(f)^T dphi_k + dt Phi domega_kp1
   // (maximal::rotation_update_map), and the velocity rows are ds's.
-  bool has_step_derivatives() const override { return model_.contact_points().empty(); }
+  bool has_step_derivatives() const override { return !model_.has_inequalities(); }
   void step_derivatives(double, double dt, std::span<const double> u_k, Eigen::MatrixXd& A,
                         Eigen::MatrixXd& B) const override {
     if (u_k.size() != input_joints_.size())

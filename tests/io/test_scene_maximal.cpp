@@ -12,6 +12,7 @@
 #include "marsden/error.hpp"
 #include "marsden/io/scene.hpp"
 #include "marsden/maximal/integrator.hpp"
+#include "marsden/maximal/joints.hpp"
 #include "marsden/maximal/setup.hpp"
 #include "marsden/run/run.hpp"
 #include "marsden/sim/simulate.hpp"
@@ -489,6 +490,56 @@ TEST(MaximalScene, ClearanceAndBasePlaceTheMechanism) {
   // The lowest vertex of a box rolled 0.3 rad about x: its centre sits half the box's
   // extent along z, 0.25 (cos 0.3 + sin 0.3), above it.
   EXPECT_NEAR(ms.state0[0].x.z(), -1.0 + 0.125 + 0.25 * (std::cos(0.3) + std::sin(0.3)), 1e-12);
+}
+
+// "limits" bound a joint's coordinate ("urdf_limits" takes the file's <limit>s): the URDF
+// double pendulum released with its shoulder at 1 rad folds its elbow against the stops.
+TEST(MaximalScene, JointLimitsHoldTheCoordinates) {
+  TempDir dir;
+  const std::filesystem::path urdf =
+      std::filesystem::path(MARSDEN_SOURCE_DIR) / "examples" / "urdf" / "double_pendulum.urdf";
+  const std::filesystem::path file = dir / "scene.json";
+  std::ofstream(file) << R"({
+  "system": {"type": "maximal", "urdf": ")" + urdf.string() + R"(",
+             "limits": [{"joint": "elbow", "lower": -0.2, "upper": 0.25}]},
+  "initial_state": {"q": {"shoulder": 1.0}},
+  "dt": 0.005, "duration": 2.0
+})";
+  const Scene scene = load_scene(file);
+  const auto& ms = std::get<MaximalScene>(scene.system);
+  const maximal::Model& model = *ms.model;
+  ASSERT_EQ(model.topology().limit_joint.size(), 2u);
+  maximal::Data data(model, ms.state0);
+  maximal::StepOptions options = ms.step;
+  options.dt = scene.dt;
+  const maximal::Joint& elbow = model.joints()[1];
+  double low = 1.0, high = -1.0;
+  for (int k = 0; k < scene.steps; ++k) {
+    ASSERT_TRUE(maximal::step(model, data, options).ok()) << k;
+    const double s = maximal::joint_coordinate(elbow, data.state[0], data.state[1], nullptr, nullptr);
+    low = std::min(low, s);
+    high = std::max(high, s);
+  }
+  EXPECT_GE(low, -0.2 - 1e-9);
+  EXPECT_LE(high, 0.25 + 1e-9);
+  EXPECT_LT(low, -0.19);  // it reached both stops
+  EXPECT_GT(high, 0.24);
+  // The file's <limit>s of the arm.
+  const std::filesystem::path arm =
+      std::filesystem::path(MARSDEN_SOURCE_DIR) / "examples" / "urdf" / "arm.urdf";
+  std::ofstream(dir / "arm.json") << R"({"system": {"type": "maximal", "urdf": ")" + arm.string() +
+                                         R"(", "urdf_limits": true}, "dt": 0.01, "duration": 0.1})";
+  const Scene arm_scene = load_scene(dir / "arm.json");
+  const maximal::Model& arm_model = *std::get<MaximalScene>(arm_scene.system).model;
+  EXPECT_FALSE(arm_model.topology().limit_joint.empty());
+  expect_message(dir,
+                 load_error(dir, chain_scene(R"({"type": "maximal", "mechanism": "pendulum_chain",
+                   "parameters": {"n": 2}, "limits": [{"joint": "joint1", "lower": 1, "upper": 0}]})")),
+                 "system", "lower <= upper");
+  expect_message(dir,
+                 load_error(dir, chain_scene(R"({"type": "maximal", "mechanism": "pendulum_chain",
+                   "parameters": {"n": 2}, "limits": [{"joint": "joint1"}]})")),
+                 "system.limits[0]", "lower");
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include "marsden/error.hpp"
 #include "marsden/maximal/integrator.hpp"
+#include "marsden/maximal/joints.hpp"
 #include "marsden/maximal/setup.hpp"
 #include "maximal/contact_rows.hpp"
 
@@ -224,7 +225,8 @@ TEST(Contact, SparseAndDenseSolversAgreeThroughTheContactRows) {
   dense_options.solver = LinearSolver::DenseLU;
   int touched = 0;
   for (int k = 0; k < 300; ++k) {
-    ASSERT_TRUE(step(model, sparse, sparse_options).ok()) << k;
+    const StepStatus st = step(model, sparse, sparse_options);
+    ASSERT_TRUE(st.ok()) << k << " " << describe(st.failure) << " " << st.newton.residual_norm << " " << st.complementarity;
     ASSERT_TRUE(step(model, dense, dense_options).ok()) << k;
     for (const ContactState& c : sparse.contact) touched += c.normal_force > 1e-3 ? 1 : 0;
     for (int b = 0; b < 3; ++b) {
@@ -334,6 +336,89 @@ TEST(ContactRows, EliminationSolvesTheLinearisedRows) {
     // The body's rows: -scale (N dgamma + D db) = block ds - correction.
     const Vec6 force = -row.scale * (row.N * d.gamma + row.D * d.b);
     EXPECT_LT((force - (block * ds - correction)).norm(), 1e-10 * (1.0 + force.norm()));
+  }
+}
+
+// A rod hinged to the world swings down onto a stop and rests there (the limit is plastic):
+// its coordinate at the stop, at rest, the limit holding the gravity torque m g d sin(s) of
+// its centre of mass d = 0.5 m from the hinge.
+TEST(JointLimits, PendulumRestsOnItsStopHoldingTheGravityTorque) {
+  const Mechanism chain = pendulum_chain(1);
+  std::vector<Joint> joints = chain.model.joints();
+  const double s0 = joint_coordinate(joints[0], BodyState(), chain.state[0], nullptr, nullptr);
+  ASSERT_GT(std::abs(s0), 0.1);
+  const double stop = 0.4 * s0;
+  (s0 > 0.0 ? joints[0].lower : joints[0].upper) = stop;
+  const Model model(chain.model.bodies(), joints, chain.model.gravity());
+  ASSERT_EQ(model.topology().limit_joint.size(), 1u);
+  Data data(model, chain.state);
+  StepOptions options;
+  run(model, data, options, 300);
+  const double s = joint_coordinate(joints[0], BodyState(), data.state[0], nullptr, nullptr);
+  EXPECT_NEAR(s, stop, 1e-9);
+  EXPECT_LT(data.state[0].omega.norm(), 1e-8);
+  const double m = model.bodies()[0].mass, d = 0.5;
+  EXPECT_NEAR(std::abs(data.limit_force[0]), m * kG * d * std::sin(std::abs(stop)), 1e-6);
+  EXPECT_GT(data.limit_force[0] * (s0 > 0.0 ? 1.0 : -1.0), 0.0);  // pushing back inside
+  EXPECT_LT(max_constraint_violation(model, data.state), 1e-9);
+}
+
+// Limits on a chain's inner joints (parent a body, not the world) step the same with the
+// sparse block LDU and a dense LU, keep every coordinate inside its limits and the energy
+// never above its start.
+TEST(JointLimits, ChainStaysInsideItsLimitsWithEitherSolver) {
+  ChainOptions options_chain;
+  options_chain.initial_angle = 1.0;
+  const Mechanism chain = pendulum_chain(3, options_chain);
+  std::vector<Joint> joints = chain.model.joints();
+  joints[1].lower = -0.2;
+  joints[1].upper = 0.3;
+  joints[2].lower = -0.1;
+  joints[2].upper = 0.1;
+  const Model model(chain.model.bodies(), joints, chain.model.gravity());
+  ASSERT_EQ(model.topology().limit_joint.size(), 4u);
+  Data sparse(model, chain.state), dense(model, chain.state);
+  StepOptions sparse_options, dense_options;
+  dense_options.solver = LinearSolver::DenseLU;
+  const double e0 = energy(model, sparse.state);
+  double hit = 0.0;
+  for (int k = 0; k < 400; ++k) {
+    const StepStatus st = step(model, sparse, sparse_options);
+    ASSERT_TRUE(st.ok()) << k << " " << describe(st.failure) << " " << st.newton.residual_norm << " " << st.complementarity;
+    ASSERT_TRUE(step(model, dense, dense_options).ok()) << k;
+    for (int b = 0; b < 3; ++b)
+      ASSERT_LT((sparse.state[b].x - dense.state[b].x).norm(), 1e-8) << k;
+    for (int j = 1; j < 3; ++j) {
+      const double s = joint_coordinate(joints[j], sparse.state[j - 1], sparse.state[j], nullptr,
+                                        nullptr);
+      ASSERT_GE(s, joints[j].lower - 1e-9) << k;
+      ASSERT_LE(s, joints[j].upper + 1e-9) << k;
+    }
+    for (const double f : sparse.limit_force) hit = std::max(hit, std::abs(f));
+    ASSERT_LE(energy(model, sparse.state), e0 + 1e-9) << k;
+  }
+  EXPECT_GT(hit, 0.0);
+  EXPECT_LT(max_constraint_violation(model, sparse.state), 1e-9);
+}
+
+TEST(JointLimits, BadLimitsAreNamed) {
+  const Mechanism chain = pendulum_chain(2);
+  std::vector<Joint> joints = chain.model.joints();
+  joints[1].lower = 0.5;
+  joints[1].upper = 0.2;
+  EXPECT_THROW(Model(chain.model.bodies(), joints), InputError);
+  joints[1].upper = std::nan("");
+  EXPECT_THROW(Model(chain.model.bodies(), joints), InputError);
+  ChainOptions spherical;
+  spherical.joint = JointType::Spherical;
+  const Mechanism ball = pendulum_chain(1, spherical);
+  std::vector<Joint> ball_joints = ball.model.joints();
+  ball_joints[0].lower = -1.0;
+  try {
+    Model(ball.model.bodies(), ball_joints);
+    FAIL() << "a limit on a spherical joint was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("revolute and prismatic"), std::string::npos) << e.what();
   }
 }
 

@@ -79,6 +79,13 @@ TEST(MaximalNoMalloc, ContactStep) {
   const Model touching(chain.model.bodies(), chain.model.joints(), chain.model.gravity(), {},
                        contacts);
   expect_no_allocation({touching, chain.state});
+  // Joint limits, one of them active from the start.
+  std::vector<Joint> joints = chain.model.joints();
+  joints[0].lower = 0.0;
+  joints[0].upper = 0.5;
+  joints[2].lower = -0.05;
+  const Model limited(chain.model.bodies(), joints, chain.model.gravity());
+  expect_no_allocation({limited, chain.state});
 }
 
 }  // namespace

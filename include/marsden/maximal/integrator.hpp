@@ -117,6 +117,10 @@ class Data {
   std::vector<Vec3> body_torque;   // world frame
   std::vector<double> joint_input; // generalised force on a 1-dof joint's coordinate
   std::vector<ContactState> contact;  // per Model::contact_points, after the last step
+  // Per joint limit (Topology::limit_joint, limit_side): the generalised force it exerted on
+  // its joint's coordinate over the last step (N m or N; its impulse / dt), positive pushing
+  // the coordinate up.
+  std::vector<double> limit_force;
   double time = 0.0;
   long steps = 0;
   // Length of the interval that ended at the current state (0: none yet, then the next

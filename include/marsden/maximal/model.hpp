@@ -7,6 +7,7 @@
 #pragma once
 
 #include <iterator>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -110,6 +111,11 @@ struct Joint {
   double stiffness = 0.0;
   double damping = 0.0;
   double rest = 0.0;
+  // Limits of a one-degree-of-freedom joint's coordinate (rad or m), lower <= upper; each
+  // finite one is a one-sided constraint solved with the contacts (docs/contact.md, Joint
+  // limits): plastic, its impulse pushing the coordinate back inside.
+  double lower = -std::numeric_limits<double>::infinity();
+  double upper = std::numeric_limits<double>::infinity();
 };
 
 // A coupling of two one-degree-of-freedom joints' coordinates (URDF's <mimic>):
@@ -147,7 +153,12 @@ struct Topology {
   std::vector<int> node_joint;   // node -> joint index, -1 for a body
   std::vector<int> loop_joints;  // joints closing loops
   std::vector<int> loop_offset;  // first row of each loop joint in the loop block
-  std::vector<int> coupling_offset;  // the row of each coupling in the loop block
+  // The row of each coupling, then of each joint limit, in the loop block.
+  std::vector<int> coupling_offset;
+  // Per joint limit (after the couplings in coupling_offset): its joint and side, +1 for
+  // the lower limit (s - lower >= 0), -1 for the upper (upper - s >= 0).
+  std::vector<int> limit_joint;
+  std::vector<double> limit_side;
   std::vector<int> tree_joint_order;  // tree joints, each after the joint of its parent
   int tree_rows = 0;             // 6 bodies + tree joint rows
   int loop_rows = 0;
@@ -167,6 +178,10 @@ class Model {
   const std::vector<Coupling>& couplings() const { return couplings_; }
   const Contacts& contacts() const { return contacts_; }
   const std::vector<ContactPoint>& contact_points() const { return contact_points_; }
+  // Whether a step has inequalities to solve: contacts or joint limits (the interior point).
+  bool has_inequalities() const {
+    return !contact_points_.empty() || !topology_.limit_joint.empty();
+  }
   const Vec3& gravity() const { return gravity_; }
   const Topology& topology() const { return topology_; }
   int num_bodies() const { return static_cast<int>(bodies_.size()); }
