@@ -80,7 +80,8 @@ def _coordinates(values: dict | None) -> dict:
 def system(mechanism: Mechanism, *, inputs=(), controls: Signal | None = None,
            springs: dict | None = None, dampers: dict | None = None, q: dict | None = None,
            qd: dict | None = None, dt: float = 0.01, solver: str = "sparse",
-           tolerance: float = 1e-10) -> System:
+           tolerance: float = 1e-10, limits: dict | None = None, shapes=(),
+           surfaces=()) -> System:
     """The system of a mechanism.
 
     ``inputs``: names of revolute or prismatic joints whose generalised force (N m or N) is
@@ -90,12 +91,39 @@ def system(mechanism: Mechanism, *, inputs=(), controls: Signal | None = None,
     with several}, over the mechanism's own; the rates become the discrete velocities of an
     interval of ``dt`` (s), so give the step you will simulate with; loops are projected
     onto their constraints. ``solver``: "sparse" (the linear-time block LDU) or "dense".
+
+    Contact and limits (docs/contact.md): ``limits``: {joint: (lower, upper)} on revolute or
+    prismatic joints (rad or m; None for no bound on a side). ``shapes``: collision shapes,
+    each a dict {"body": name, "type": "sphere" | "capsule" | "box", "radius",
+    "half_length" (capsule), "half_extents" (box, 3 numbers), "position" (in the body,
+    default the centre of mass), "friction"}; ``surfaces``: half-spaces of the environment,
+    each {"normal" (default up), "point" (on the plane, default the origin), "friction"}; a
+    pair's friction is the larger of its two.
     """
     sp = {}
     for name, value in (springs or {}).items():
         stiffness, rest = (value, 0.0) if not hasattr(value, "__len__") else value
         sp[name] = (float(stiffness), float(rest))
+    bounds = {name: (-np.inf if lo is None else float(lo), np.inf if hi is None else float(hi))
+              for name, (lo, hi) in (limits or {}).items()}
     return _maximal.make_system(mechanism, list(inputs), as_signal(controls), sp,
                                 {k: float(v) for k, v in (dampers or {}).items()},
                                 _coordinates(q), _coordinates(qd), float(dt), solver,
-                                float(tolerance))
+                                float(tolerance), bounds, [_shape(s) for s in shapes],
+                                [_surface(s) for s in surfaces])
+
+
+def _shape(shape: dict) -> tuple:
+    kind = shape.get("type", "sphere")
+    sizes = {"sphere": lambda: [shape["radius"]],
+             "capsule": lambda: [shape["radius"], shape["half_length"]],
+             "box": lambda: list(shape["half_extents"])}.get(kind, lambda: [])()
+    return (str(shape["body"]), str(kind), [float(x) for x in sizes],
+            [float(x) for x in shape.get("position", (0.0, 0.0, 0.0))],
+            float(shape.get("friction", 0.0)))
+
+
+def _surface(surface: dict) -> tuple:
+    return ([float(x) for x in surface.get("normal", (0.0, 0.0, 1.0))],
+            [float(x) for x in surface.get("point", (0.0, 0.0, 0.0))],
+            float(surface.get("friction", 0.0)))

@@ -1,8 +1,12 @@
 // Mechanisms in maximal coordinates from Python (maximal-coordinates paper): the paper's
 // builders and URDF files give a Mechanism (bodies, joints, a consistent state); its
-// system takes springs, dampers and joint inputs by joint name, initial joint coordinates
-// and rates, and the linear solver.
+// system takes springs, dampers, limits and joint inputs by joint name, initial joint
+// coordinates and rates, contact shapes and surfaces (docs/contact.md), and the linear
+// solver.
+#include <cmath>
+#include <limits>
 #include <map>
+#include <tuple>
 #include <memory>
 #include <string>
 #include <utility>
@@ -15,6 +19,7 @@
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
 
@@ -46,13 +51,59 @@ int joint_index(const maximal::Model& model, const std::string& name, const char
   throw InputError(std::string(what) + ": no joint named '" + name + "'");
 }
 
+// A shape (body name, "sphere" | "capsule" | "box", sizes: radius | radius, half length |
+// half extents, position in the body, friction) and a surface (normal, a point on it,
+// friction), as marsden.maximal.system passes them.
+using ShapeArgs = std::tuple<std::string, std::string, std::vector<double>, std::vector<double>, double>;
+using SurfaceArgs = std::tuple<std::vector<double>, std::vector<double>, double>;
+
+Vec3 three(const std::vector<double>& v, const std::string& what) {
+  if (v.size() != 3) throw InputError(what + ": expected 3 numbers, got " + std::to_string(v.size()));
+  return Vec3(v[0], v[1], v[2]);
+}
+
+maximal::Contacts contacts_of(const maximal::Model& model, const std::vector<ShapeArgs>& shapes,
+                              const std::vector<SurfaceArgs>& surfaces) {
+  maximal::Contacts contacts;
+  for (std::size_t i = 0; i < surfaces.size(); ++i) {
+    const auto& [normal, point, friction] = surfaces[i];
+    const std::string what = "surfaces[" + std::to_string(i) + "]";
+    const Vec3 n = three(normal, what + ".normal");
+    if (!(n.norm() > 0.0)) throw InputError(what + ".normal: must be a non-zero vector");
+    contacts.surfaces.push_back(
+        {"", geometry::HalfSpace::through(three(point, what + ".point"), n.normalized()), friction});
+  }
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    const auto& [body, type, sizes, position, friction] = shapes[i];
+    const std::string what = "shapes[" + std::to_string(i) + "]";
+    int b = -1;
+    for (int k = 0; k < model.num_bodies(); ++k)
+      if (model.bodies()[std::size_t(k)].name == body) b = k;
+    if (b < 0) throw InputError(what + ".body: no body named '" + body + "'");
+    SE3 g_bs;
+    g_bs.x = three(position, what + ".position");
+    const std::size_t need = type == "sphere" ? 1 : type == "capsule" ? 2 : type == "box" ? 3 : 0;
+    if (need == 0)
+      throw InputError(what + ".type: expected \"sphere\", \"capsule\" or \"box\", got \"" + type + "\"");
+    if (sizes.size() != need)
+      throw InputError(what + ": a " + type + " takes " + std::to_string(need) + " sizes, got " +
+                       std::to_string(sizes.size()));
+    geometry::Shape shape = type == "sphere"    ? geometry::Shape(geometry::Sphere(sizes[0], g_bs))
+                            : type == "capsule" ? geometry::Shape(geometry::Capsule(sizes[0], sizes[1], g_bs))
+                                                : geometry::Shape(geometry::Box(Vec3(sizes[0], sizes[1], sizes[2]), g_bs));
+    contacts.shapes.push_back({body, b, std::move(shape), friction});
+  }
+  return contacts;
+}
+
 std::unique_ptr<sim::System> make_maximal_system(
     nb::object mechanism, const std::vector<std::string>& inputs,
     std::shared_ptr<sim::Signal> controls, const std::map<std::string, std::pair<double, double>>& springs,
     const std::map<std::string, double>& dampers,
     const std::map<std::string, std::vector<double>>& q,
     const std::map<std::string, std::vector<double>>& qd, double dt, const std::string& solver,
-    double tolerance) {
+    double tolerance, const std::map<std::string, std::pair<double, double>>& limits,
+    const std::vector<ShapeArgs>& shapes, const std::vector<SurfaceArgs>& surfaces) {
   const Mechanism& mech = nb::cast<const Mechanism&>(mechanism);
   std::vector<maximal::Joint> joints = mech.model.joints();
   auto one_dof = [&](const std::string& name, const char* what) -> maximal::Joint& {
@@ -71,14 +122,20 @@ std::unique_ptr<sim::System> make_maximal_system(
     if (!(c >= 0.0)) throw InputError("dampers: damping of '" + name + "' < 0");
     one_dof(name, "dampers").damping = c;
   }
+  for (const auto& [name, bounds] : limits) {
+    one_dof(name, "limits").lower = bounds.first;
+    one_dof(name, "limits").upper = bounds.second;
+  }
+  if (!shapes.empty() && surfaces.empty())
+    throw InputError("shapes: a contact needs at least one of surfaces");
   if (solver != "sparse" && solver != "dense")
     throw InputError("solver: expected \"sparse\" or \"dense\", got \"" + solver + "\"");
   if (!(tolerance > 0.0)) throw InputError("tolerance: must be > 0");
   if (!(dt > 0.0)) throw InputError("dt: must be > 0");
   sim::MaximalSetup setup;
-  setup.model = std::make_shared<const maximal::Model>(mech.model.bodies(), joints,
-                                                       mech.model.gravity(),
-                                                       mech.model.couplings());
+  setup.model = std::make_shared<const maximal::Model>(
+      mech.model.bodies(), joints, mech.model.gravity(), mech.model.couplings(),
+      contacts_of(mech.model, shapes, surfaces));
   const maximal::Model& model = *setup.model;
   // Initial joint coordinates and rates over the mechanism's own (dt: the step the
   // discrete velocities are taken over).
@@ -107,7 +164,7 @@ std::unique_ptr<sim::System> make_maximal_system(
   setup.controls = controls;
   return recorded(sim::make_maximal_system(setup), "maximal.make_system",
                   nb::make_tuple(mechanism, inputs, controls, springs, dampers, q, qd, dt,
-                                 solver, tolerance));
+                                 solver, tolerance, limits, shapes, surfaces));
 }
 
 }  // namespace
@@ -212,9 +269,13 @@ void bind_maximal(nb::module_ m) {
         nb::arg("q") = std::map<std::string, std::vector<double>>(),
         nb::arg("qd") = std::map<std::string, std::vector<double>>(), nb::arg("dt") = 0.01,
         nb::arg("solver") = "sparse", nb::arg("tolerance") = 1e-10,
+        nb::arg("limits") = std::map<std::string, std::pair<double, double>>(),
+        nb::arg("shapes") = std::vector<ShapeArgs>(), nb::arg("surfaces") = std::vector<SurfaceArgs>(),
         "The system of a mechanism (marsden.maximal.system spells its arguments): springs "
         "{joint: (stiffness, rest)}, dampers {joint: damping}, q and qd {joint: "
-        "coordinates}; InputError naming the joint or value.");
+        "coordinates}, limits {joint: (lower, upper)}, contact shapes (body, type, sizes, "
+        "position, friction) and surfaces (normal, point, friction); InputError naming the "
+        "joint or value.");
 }
 
 }  // namespace marsden::python
