@@ -48,7 +48,6 @@ import math
 import os
 import platform
 import re
-import statistics
 import sys
 import tempfile
 import time
@@ -61,6 +60,7 @@ import mujoco
 from mujoco import rollout as mj_rollout
 
 import marsden
+from measure import cpu_model, spread
 
 ROOT = Path(__file__).resolve().parents[2]
 A1_SCENE = ROOT / "examples" / "scenes" / "a1_standing.json"
@@ -498,20 +498,6 @@ def a1_result(job, duration):
 
 
 # ----------------------------------------------------------------------------- report
-
-def cpu_model():
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.machine()
-
-
-def spread(values, fmt):
-    return f"{fmt(statistics.median(values))} ({fmt(min(values))}-{fmt(max(values))})"
-
 
 def ratios(a, b):
     """Per-round ratios of two jobs' times (the same rounds)."""

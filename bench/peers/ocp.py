@@ -48,6 +48,7 @@ import crocoddyl
 import pinocchio as pin
 
 import marsden
+from measure import cpu_model, spread
 
 ROOT = Path(__file__).resolve().parents[2]
 PROBLEM = ROOT / "examples" / "problems" / "cart_pole_swing_up.json"
@@ -360,20 +361,6 @@ def iterations_to_target(entry, final_cost):
         else:
             lo = mid + 1
     return lo
-
-
-def cpu_model():
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.machine()
-
-
-def spread(values, fmt):
-    return f"{fmt(statistics.median(values))} ({fmt(min(values))}-{fmt(max(values))})"
 
 
 def ms(v):

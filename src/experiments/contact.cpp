@@ -75,14 +75,7 @@ bool run_steps(ExperimentContext& ctx, const Model& model, Data& data, const Ste
                            maximal::describe(status.failure));
       return false;
     }
-    for (std::size_t i = 0; i < data.contact.size(); ++i) {
-      const maximal::ContactState& c = data.contact[i];
-      const double m = model.mass_scale(model.contact_points()[i].body);
-      const double allowed = options.dt * options.newton.tolerance +
-                             options.contact_compliance * options.dt * options.dt *
-                                 c.normal_force / m;
-      s.worst_excess = std::max(s.worst_excess, -c.phi - allowed);
-    }
+    s.worst_excess = std::max(s.worst_excess, maximal::excess_penetration(model, data, options));
     if (energy) s.worst_rise = std::max(s.worst_rise, maximal::energy(model, data.state) - e0);
     if (each) each(data);
     if (k % 200 == 0) ctx.poll();

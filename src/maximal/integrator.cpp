@@ -1286,6 +1286,18 @@ Vec3 angular_momentum(const Model& model, const std::vector<BodyState>& state, d
   return l;
 }
 
+double excess_penetration(const Model& model, const Data& data, const StepOptions& options) {
+  double worst = -std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < data.contact.size(); ++i) {
+    const ContactState& c = data.contact[i];
+    const double m = model.mass_scale(model.contact_points()[i].body);
+    const double allowed = options.dt * options.newton.tolerance +
+                           options.contact_compliance * options.dt * options.dt * c.normal_force / m;
+    worst = std::max(worst, -c.phi - allowed);
+  }
+  return worst;
+}
+
 double max_constraint_violation(const Model& model, const std::vector<BodyState>& state) {
   double worst = 0.0;
   for (const Joint& joint : model.joints()) {

@@ -150,6 +150,11 @@ Vec3 linear_momentum(const Model& model, const std::vector<BodyState>& state);
 // ended at the state: Data::last_dt), which it conserves exactly when no
 // external torque acts; it differs from sum x x m v + R J omega by O(dt).
 Vec3 angular_momentum(const Model& model, const std::vector<BodyState>& state, double dt);
+// How far the deepest contact of the last step is through its surface beyond what the step
+// allows (m; <= 0 when none is): dt times the tolerance on its gap-rate row plus its
+// compliance's sink, eps dt^2 F / m (StepOptions::contact_compliance, F its normal force,
+// m its body's mass scale). -inf without contacts.
+double excess_penetration(const Model& model, const Data& data, const StepOptions& options);
 // Largest |g| over all joints at the given state.
 double max_constraint_violation(const Model& model, const std::vector<BodyState>& state);
 
