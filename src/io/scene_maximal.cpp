@@ -231,7 +231,16 @@ maximal::Contacts parse_contacts(const JsonNode& c, const std::vector<maximal::B
 // contact point is that far above its surface.
 void place_mechanism(const JsonNode& s, const maximal::Model& model,
                      std::vector<BodyState>& state) {
+  // Moving the whole mechanism would tear a joint to the world.
+  auto check_free = [&](const JsonNode& field) {
+    for (const maximal::Joint& j : model.joints()) {
+      if (j.parent == maximal::kWorld)
+        field.fail("the mechanism is held by joint '" + shown(j.name) +
+                   "' to the world: only a free mechanism (a floating base) can be moved");
+    }
+  };
   if (const auto base = s.find("base")) {
+    check_free(*base);
     base->expect_keys({"position", "orientation", "linear_velocity", "angular_velocity"});
     SE3 target{state[0].q.matrix(), state[0].x};
     if (const auto p = base->find("position")) target.x = p->vec3();
@@ -252,6 +261,7 @@ void place_mechanism(const JsonNode& s, const maximal::Model& model,
   if (const auto c = s.find("clearance")) {
     const double clearance = c->number_at_least(0.0);
     if (model.contact_points().empty()) c->fail("the system has no contact points");
+    check_free(*c);
     const maximal::Data data(model, state);
     std::size_t lowest = 0;
     for (std::size_t i = 1; i < data.contact.size(); ++i)

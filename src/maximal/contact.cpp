@@ -1,5 +1,6 @@
 #include "marsden/maximal/contact.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <variant>

@@ -10,12 +10,12 @@
 // The central path, at relaxation kappa ((m/s)^2):
 //   e1 = sigma - phi / dt - eps gamma = 0     c1 = gamma sigma - kappa = 0
 //   e2 = eta - w = 0                          c2 = z o y - kappa (1, 0, 0) = 0
-// The compliance eps (dimensionless, StepOptions::contact_compliance) makes unique the
-// load sharing that rigid bodies leave indeterminate (a face's four corners): that of a
-// foundation so stiff that the point sinks dt eps gamma under its load.
 // where z o y = (z . y, z0 y1 + y0 z1) is the cone's Jordan product. At kappa = 0, c2 is
 // Coulomb's law with maximum dissipation: |b| <= mu gamma, and where the point slides
-// (w != 0), b = -mu gamma w / |w|.
+// (w != 0), b = -mu gamma w / |w|. The compliance eps (dimensionless,
+// StepOptions::contact_compliance) makes unique the load sharing that rigid bodies leave
+// indeterminate (a face's four corners): that of a foundation so stiff that the point
+// sinks dt eps gamma under its load.
 #pragma once
 
 #include <Eigen/Core>
@@ -29,9 +29,6 @@ using Vec2 = Eigen::Vector2d;
 using Mat26 = Eigen::Matrix<double, 2, 6>;
 using Mat62 = Eigen::Matrix<double, 6, 2>;
 using Mat36 = Eigen::Matrix<double, 3, 6>;
-
-inline constexpr double kCompliance = 1e-7;
-inline constexpr double kTangentialCompliance = 1e-10;
 
 struct Unknowns {
   double gamma = 0.0, sigma = 0.0, psi = 0.0;

@@ -39,7 +39,7 @@ struct Workspace {
     const Topology& topo = model.topology();
     if (topo.loop_rows > kMaxLoopRows) {
       throw InputError("maximal model: " + std::to_string(topo.loop_rows) +
-                       " rows close loops (loop-closing joints and couplings), at most " +
+                       " rows close loops (loop-closing joints, couplings and joint limits), at most " +
                        std::to_string(kMaxLoopRows) + " are supported (the Newton system's "
                        "loop block is a dense Schur complement of fixed size)");
     }

@@ -462,6 +462,11 @@ TEST(MaximalScene, ContactFieldsAreValidated) {
                  load_error(dir, chain_scene(chain + R"({"surfaces": [{}]}})",
                                              R"(, "integrator": {"contact_compliance": -1})")),
                  "integrator.contact_compliance", "");
+  expect_message(dir,
+                 load_error(dir, chain_scene(chain + R"({"surfaces": [{}], "shapes": [
+                   {"body": "link1", "type": "sphere", "radius": 0.1}]}})",
+                                             R"(, "initial_state": {"clearance": 0.01})")),
+                 "initial_state.clearance", "held by joint 'joint0' to the world");
 }
 
 // "clearance" puts the lowest contact point that far above its surface, and "base" moves

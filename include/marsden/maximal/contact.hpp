@@ -1,5 +1,5 @@
 // Hard contact between the bodies' collision shapes and the environment's surfaces in the
-// maximal engine (docs/contact.md, Contact in the maximal engine). A shape is reduced to
+// maximal engine (docs/contact.md, The step with contact). A shape is reduced to
 // contact points, each a sphere of some radius (zero: a vertex) fixed in its body:
 //   sphere   its centre and radius
 //   capsule  the two ends of its segment, with its radius
