@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets of fuzz/ (clang, ASan + UBSan) and runs each for SECONDS
-# (default 15): the JSON layer, scenes, problems and URDF files, seeded from examples/.
-# A crash, sanitizer report, leak, hang (10 s), a single allocation of 2 GiB or more, or a
-# resident size over 4 GiB fails the run and leaves its input in build/fuzz/artifacts/ (the
-# resident limit is the larger: the sanitizer's allocator keeps what legitimate inputs such
-# as a 100 000-link model took); docs/reliability.md says how to turn it into
-# a regression test. Longer local runs: bash scripts/fuzz.sh 600.
+# Builds the libFuzzer targets of fuzz/ in the sanitizer build (clang, ASan + UBSan; the
+# sanitizer tests share its libraries) and runs each for SECONDS (default 15): the JSON
+# layer, scenes, problems and URDF files, seeded from examples/. A crash, sanitizer report,
+# leak, hang (10 s), a single allocation of 2 GiB or more, or a resident size over 4 GiB
+# fails the run and leaves its input in build/sanitize/fuzz-artifacts/ (the resident limit
+# is the larger: the sanitizer's allocator keeps what legitimate inputs such as a 100 000-link
+# model took); docs/reliability.md says how to turn it into a regression test. Longer local runs: bash scripts/fuzz.sh 600.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-15}"
-cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz -j "$(nproc)"
-work=build/fuzz/run
-artifacts=build/fuzz/artifacts
+cmake --preset sanitize >/dev/null
+cmake --build --preset sanitize -j "$(nproc)" --target fuzz_json fuzz_scene fuzz_problem fuzz_urdf
+work=build/sanitize/fuzz-run
+artifacts=build/sanitize/fuzz-artifacts
 mkdir -p "$artifacts"
 status=0
 for target in json scene problem urdf; do
@@ -25,7 +25,7 @@ for target in json scene problem urdf; do
     json) cp examples/scenes/*.json examples/problems/*.json "$corpus"/ ;;
   esac
   log="$work/$target.log"
-  if ./build/fuzz/fuzz/fuzz_"$target" "$corpus" -max_total_time="$seconds" -max_len=8192 \
+  if ./build/sanitize/fuzz/fuzz_"$target" "$corpus" -max_total_time="$seconds" -max_len=8192 \
        -timeout=10 -malloc_limit_mb=2048 -rss_limit_mb=4096 -print_final_stats=1 \
        -artifact_prefix="$artifacts/$target-" >"$log" 2>&1; then
     runs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")

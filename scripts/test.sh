@@ -2,8 +2,8 @@
 # Installs what is missing, then builds and runs every test: the release build's C++ and
 # Python tests (the command's and the package's), the package as a self-contained wheel
 # (tested in a fresh virtual environment, then installed into .venv and tested there),
-# the sanitizer (ASan + UBSan) build of the core tests, and a short run of the fuzz
-# targets.
+# the sanitizer (ASan + UBSan, clang) build of the core tests, and a short run of the fuzz
+# targets, which that build compiles too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh --robots
