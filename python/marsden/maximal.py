@@ -96,9 +96,11 @@ def system(mechanism: Mechanism, *, inputs=(), controls: Signal | None = None,
     prismatic joints (rad or m; None for no bound on a side). ``shapes``: collision shapes,
     each a dict {"body": name, "type": "sphere" | "capsule" | "box", "radius",
     "half_length" (capsule), "half_extents" (box, 3 numbers), "position" (in the body,
-    default the centre of mass), "friction"}; ``surfaces``: half-spaces of the environment,
-    each {"normal" (default up), "point" (on the plane, default the origin), "friction"}; a
-    pair's friction is the larger of its two.
+    default the centre of mass), "friction", "restitution"}; ``surfaces``: half-spaces of the
+    environment, each {"normal" (default up), "point" (on the plane, default the origin),
+    "friction", "restitution"}; a pair's friction and restitution (in [0, 1], 0: plastic) are
+    the larger of its two. Restitution above 0 times each impact inside the step and needs a
+    body without joints.
     """
     sp = {}
     for name, value in (springs or {}).items():
@@ -120,10 +122,10 @@ def _shape(shape: dict) -> tuple:
              "box": lambda: list(shape["half_extents"])}.get(kind, lambda: [])()
     return (str(shape["body"]), str(kind), [float(x) for x in sizes],
             [float(x) for x in shape.get("position", (0.0, 0.0, 0.0))],
-            float(shape.get("friction", 0.0)))
+            float(shape.get("friction", 0.0)), float(shape.get("restitution", 0.0)))
 
 
 def _surface(surface: dict) -> tuple:
     return ([float(x) for x in surface.get("normal", (0.0, 0.0, 1.0))],
             [float(x) for x in surface.get("point", (0.0, 0.0, 0.0))],
-            float(surface.get("friction", 0.0)))
+            float(surface.get("friction", 0.0)), float(surface.get("restitution", 0.0)))

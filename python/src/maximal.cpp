@@ -52,10 +52,11 @@ int joint_index(const maximal::Model& model, const std::string& name, const char
 }
 
 // A shape (body name, "sphere" | "capsule" | "box", sizes: radius | radius, half length |
-// half extents, position in the body, friction) and a surface (normal, a point on it,
-// friction), as marsden.maximal.system passes them.
-using ShapeArgs = std::tuple<std::string, std::string, std::vector<double>, std::vector<double>, double>;
-using SurfaceArgs = std::tuple<std::vector<double>, std::vector<double>, double>;
+// half extents, position in the body, friction, restitution) and a surface (normal, a point
+// on it, friction, restitution), as marsden.maximal.system passes them.
+using ShapeArgs =
+    std::tuple<std::string, std::string, std::vector<double>, std::vector<double>, double, double>;
+using SurfaceArgs = std::tuple<std::vector<double>, std::vector<double>, double, double>;
 
 Vec3 three(const std::vector<double>& v, const std::string& what) {
   if (v.size() != 3) throw InputError(what + ": expected 3 numbers, got " + std::to_string(v.size()));
@@ -66,15 +67,16 @@ maximal::Contacts contacts_of(const maximal::Model& model, const std::vector<Sha
                               const std::vector<SurfaceArgs>& surfaces) {
   maximal::Contacts contacts;
   for (std::size_t i = 0; i < surfaces.size(); ++i) {
-    const auto& [normal, point, friction] = surfaces[i];
+    const auto& [normal, point, friction, restitution] = surfaces[i];
     const std::string what = "surfaces[" + std::to_string(i) + "]";
     const Vec3 n = three(normal, what + ".normal");
     if (!(n.norm() > 0.0)) throw InputError(what + ".normal: must be a non-zero vector");
     contacts.surfaces.push_back(
-        {"", geometry::HalfSpace::through(three(point, what + ".point"), n.normalized()), friction});
+        {"", geometry::HalfSpace::through(three(point, what + ".point"), n.normalized()), friction,
+         restitution});
   }
   for (std::size_t i = 0; i < shapes.size(); ++i) {
-    const auto& [body, type, sizes, position, friction] = shapes[i];
+    const auto& [body, type, sizes, position, friction, restitution] = shapes[i];
     const std::string what = "shapes[" + std::to_string(i) + "]";
     int b = -1;
     for (int k = 0; k < model.num_bodies(); ++k)
@@ -91,7 +93,7 @@ maximal::Contacts contacts_of(const maximal::Model& model, const std::vector<Sha
     geometry::Shape shape = type == "sphere"    ? geometry::Shape(geometry::Sphere(sizes[0], g_bs))
                             : type == "capsule" ? geometry::Shape(geometry::Capsule(sizes[0], sizes[1], g_bs))
                                                 : geometry::Shape(geometry::Box(Vec3(sizes[0], sizes[1], sizes[2]), g_bs));
-    contacts.shapes.push_back({body, b, std::move(shape), friction});
+    contacts.shapes.push_back({body, b, std::move(shape), friction, restitution});
   }
   return contacts;
 }
@@ -274,8 +276,8 @@ void bind_maximal(nb::module_ m) {
         "The system of a mechanism (marsden.maximal.system spells its arguments): springs "
         "{joint: (stiffness, rest)}, dampers {joint: damping}, q and qd {joint: "
         "coordinates}, limits {joint: (lower, upper)}, contact shapes (body, type, sizes, "
-        "position, friction) and surfaces (normal, point, friction); InputError naming the "
-        "joint or value.");
+        "position, friction, restitution) and surfaces (normal, point, friction, restitution); "
+        "InputError naming the joint or value.");
 }
 
 }  // namespace marsden::python

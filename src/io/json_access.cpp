@@ -278,6 +278,14 @@ double JsonNode::number_at_least(double lower) const {
   return x;
 }
 
+double JsonNode::number_in(double lower, double upper) const {
+  const double x = number();
+  if (!(x >= lower && x <= upper))
+    fail("must be in [" + number_text(lower) + ", " + number_text(upper) + "] (got " +
+         number_text(x) + ")");
+  return x;
+}
+
 int JsonNode::integer(int lo, int hi) const {
   const double x = number();
   if (x != std::floor(x)) fail("expected an integer (got " + number_text(x) + ")");

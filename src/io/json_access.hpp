@@ -73,6 +73,7 @@ class JsonNode {
   double number() const;  // finite number
   double number_greater(double lower) const;
   double number_at_least(double lower) const;
+  double number_in(double lower, double upper) const;  // in [lower, upper]
   int integer(int lo, int hi) const;  // an integral value in [lo, hi]
   bool boolean() const;
   std::string string() const;

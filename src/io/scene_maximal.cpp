@@ -180,7 +180,7 @@ maximal::Contacts parse_contacts(const JsonNode& c, const std::vector<maximal::B
   if (surfaces.array_size() == 0) surfaces.fail("expected at least one surface");
   for (std::size_t i = 0; i < surfaces.array_size(); ++i) {
     const JsonNode e = surfaces[i];
-    e.expect_keys({"name", "normal", "point", "friction"});
+    e.expect_keys({"name", "normal", "point", "friction", "restitution"});
     maximal::Surface surface;
     if (const auto n = e.find("name")) surface.name = n->string();
     const Vec3 normal = e.find("normal") ? e.at("normal").vec3() : Vec3::UnitZ();
@@ -190,17 +190,19 @@ maximal::Contacts parse_contacts(const JsonNode& c, const std::vector<maximal::B
       return geometry::HalfSpace::through(point, normal.normalized());
     });
     if (const auto f = e.find("friction")) surface.friction = f->number_at_least(0.0);
+    if (const auto r = e.find("restitution")) surface.restitution = r->number_in(0.0, 1.0);
     out.surfaces.push_back(std::move(surface));
   }
   if (const auto shapes = c.find("shapes")) {
     for (std::size_t i = 0; i < shapes->array_size(); ++i) {
       const JsonNode e = (*shapes)[i];
       e.expect_keys({"name", "body", "type", "radius", "half_length", "half_extents", "position",
-                     "orientation", "friction"});
+                     "orientation", "friction", "restitution"});
       maximal::CollisionShape shape;
       shape.body = body_index(e.at("body"), bodies);
       shape.name = e.find("name") ? e.at("name").string() : bodies[std::size_t(shape.body)].name;
       if (const auto f = e.find("friction")) shape.friction = f->number_at_least(0.0);
+      if (const auto r = e.find("restitution")) shape.restitution = r->number_in(0.0, 1.0);
       const SE3 g_bs = shape_pose(e);
       const std::string type = e.at("type").one_of({"sphere", "capsule", "box"});
       shape.shape = with_field(e, [&]() -> geometry::Shape {

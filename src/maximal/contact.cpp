@@ -29,6 +29,12 @@ void check_friction(double mu, const std::string& label) {
   }
 }
 
+void check_restitution(double e, const std::string& label) {
+  if (!(e >= 0.0 && e <= 1.0)) {
+    throw InputError(label + ": restitution must be in [0, 1], got " + std::to_string(e));
+  }
+}
+
 // The spheres (centre in the body frame, radius) that stand for a shape.
 struct PointSphere {
   Vec3 c_b;
@@ -67,8 +73,10 @@ Eigen::Matrix<double, 3, 2> tangent_basis(const Vec3& n) {
 
 std::vector<ContactPoint> contact_points(const std::vector<Body>& bodies,
                                          const Contacts& contacts) {
-  for (std::size_t s = 0; s < contacts.surfaces.size(); ++s)
+  for (std::size_t s = 0; s < contacts.surfaces.size(); ++s) {
     check_friction(contacts.surfaces[s].friction, surface_label(contacts.surfaces[s], s));
+    check_restitution(contacts.surfaces[s].restitution, surface_label(contacts.surfaces[s], s));
+  }
   std::vector<ContactPoint> out;
   for (std::size_t i = 0; i < contacts.shapes.size(); ++i) {
     const CollisionShape& shape = contacts.shapes[i];
@@ -78,6 +86,7 @@ std::vector<ContactPoint> contact_points(const std::vector<Body>& bodies,
                        std::to_string(bodies.size()) + " bodies)");
     }
     check_friction(shape.friction, label);
+    check_restitution(shape.restitution, label);
     const std::vector<PointSphere> points = shape_points(shape.shape, label);
     for (std::size_t s = 0; s < contacts.surfaces.size(); ++s) {
       const Surface& surface = contacts.surfaces[s];
@@ -89,6 +98,7 @@ std::vector<ContactPoint> contact_points(const std::vector<Body>& bodies,
         c.c_b = p.c_b;
         c.radius = p.radius;
         c.mu = std::max(shape.friction, surface.friction);
+        c.restitution = std::max(shape.restitution, surface.restitution);
         c.n = surface.half_space.n();
         c.offset = surface.half_space.offset();
         c.T = tangent_basis(c.n);

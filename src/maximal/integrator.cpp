@@ -81,6 +81,15 @@ struct Workspace {
     contact.resize(num_points);
     active.reserve(num_points);
     contact_residuals.resize(num_points);
+    if (model.has_restitution()) {
+      flying.resize(num_points);
+      impulse.resize(num_points);
+      impact_time.resize(num_points);
+      arrival.resize(num_points);
+      lambda.resize(num_points);
+      interval_start.resize(nb);
+      step_start.resize(nb);
+    }
   }
 
   // The tree part of the Newton Jacobian: per node D, up = F(i, parent), down = F(parent, i).
@@ -158,6 +167,12 @@ struct Workspace {
   std::vector<contact_rows::Row> contact;
   std::vector<int> active;
   std::vector<contact_rows::Residuals> contact_residuals;
+  // Impacts (step_with_impacts): per candidate contact, whether it is in flight (left out of
+  // the solve, its crossing timed), the step's impulse (N s) and impact time, and at an
+  // impact its arrival speed and impulse; the states at the step's and interval's start.
+  std::vector<char> flying;
+  std::vector<double> impulse, impact_time, arrival, lambda;
+  std::vector<BodyState> interval_start, step_start;
 };
 
 Data::Data(const Model& model) : Data(model, std::vector<BodyState>(model.num_bodies())) {}
@@ -237,6 +252,15 @@ namespace {
 double rate_root(const Vec3& omega, double dt) {
   const double a = 4.0 / (dt * dt) - omega.squaredNorm();
   return a > 0.0 ? std::sqrt(a) : std::nan("");
+}
+
+// d/d omega_k of the t_k body momentum of eq. (33) as prepare() scales it,
+// (dt_prev / 2 dt) (r(dt_prev) J w - w x J w).
+Mat3 momentum_k_derivative(const Mat3& J, const Vec3& omega, double dt_prev, double dt) {
+  const double root = rate_root(omega, dt_prev);
+  const Vec3 Jw = J * omega;
+  return 0.5 * dt_prev / dt *
+         (root * J - Jw * omega.transpose() / root + Quat::hat(Jw) - Quat::hat(omega) * J);
 }
 
 const BodyState& pose_of(const std::vector<BodyState>& poses, int b) {
@@ -915,11 +939,14 @@ NewtonStatus interior_point(const Model& model, const Data& data, Workspace& ws,
   Eigen::VectorXd& rhs = ws.vectors.r_trial;
   Eigen::VectorXd& dx = ws.vectors.dx;
   Eigen::VectorXd& s_trial = ws.vectors.x_trial;
-  rate_limited = !evaluate(model, data, ws, dt, ws.s, r, ws.next, false);
+  // The first iteration uses this evaluation (with the Jacobian); the start below needs
+  // the positions it puts in ws.next.
+  rate_limited = !evaluate(model, data, ws, dt, ws.s, r, ws.next, true);
   if (rate_limited) {
     status.residual_norm = std::nan("");
     return status;
   }
+  bool evaluated = true;
   // Joint limits: their impulse nu is the loop-block unknown at limit_row(k) of s, their
   // slack sigma in ws.limit; d(phi / dt) . v over their two bodies is limit_rate(k, v).
   const auto limit_row = [&](std::size_t k) { return topo.tree_rows + topo.coupling_offset[nc + k]; };
@@ -1002,7 +1029,8 @@ NewtonStatus interior_point(const Model& model, const Data& data, Workspace& ws,
            (l.sigma + alpha * (affine ? l.d_sigma_aff : l.d_sigma));
   };
   for (;;) {
-    rate_limited = !evaluate(model, data, ws, dt, ws.s, r, ws.next, true);
+    if (!evaluated) rate_limited = !evaluate(model, data, ws, dt, ws.s, r, ws.next, true);
+    evaluated = false;
     if (rate_limited) {
       status.residual_norm = std::nan("");
       return status;
@@ -1147,8 +1175,10 @@ NewtonStatus solve_with_contact(const Model& model, const Data& data, Workspace&
                                 bool& rate_limited) {
   const auto& points = model.contact_points();
   ws.active.clear();
+  const auto in_flight = [&ws](std::size_t i) { return !ws.flying.empty() && ws.flying[i]; };
   for (std::size_t i = 0; i < points.size(); ++i) {
-    if (may_touch(model, data, points[i], dt)) ws.active.push_back(static_cast<int>(i));
+    if (!in_flight(i) && may_touch(model, data, points[i], dt))
+      ws.active.push_back(static_cast<int>(i));
   }
   for (;;) {
     NewtonStatus status;
@@ -1163,7 +1193,8 @@ NewtonStatus solve_with_contact(const Model& model, const Data& data, Workspace&
     bool added = false;
     for (std::size_t i = 0; i < points.size(); ++i) {
       const ContactPoint& c = points[i];
-      if (std::find(ws.active.begin(), ws.active.end(), static_cast<int>(i)) != ws.active.end())
+      if (in_flight(i) ||
+          std::find(ws.active.begin(), ws.active.end(), static_cast<int>(i)) != ws.active.end())
         continue;
       if (contact_rows::distance(c, ws.next[c.body].x, ws.R_next[c.body]) < 0.0) {
         ws.active.push_back(static_cast<int>(i));
@@ -1194,11 +1225,10 @@ void record_contacts(const Model& model, Data& data, const Workspace& ws) {
   }
 }
 
-}  // namespace
-
-StepStatus step(const Model& model, Data& data, const StepOptions& options) {
+// One interval of length dt from data's state (the whole step, or a part of one split by
+// impacts), committed into data when it converges.
+StepStatus step_interval(const Model& model, Data& data, const StepOptions& options, double dt) {
   Workspace& ws = data.workspace();
-  const double dt = options.dt;
   StepStatus status;
   if (!inputs_finite(data)) {
     status.failure = StepFailure::NonFinite;
@@ -1248,6 +1278,261 @@ StepStatus step(const Model& model, Data& data, const StepOptions& options) {
   data.last_dt = dt;
   ++data.steps;
   return status;
+}
+
+// Impacts with restitution (docs/contact.md, Impacts): the collision time is an unknown of
+// the step, as in the variational collision integrators of Fetecau, Marsden, Ortiz and West
+// (2003). The step runs without the pairs in flight; where one ends through its surface,
+// false position on the interval's length finds when the first of them touches, Newton's
+// impulse law acts there on the bodies' momenta, and the rest of the step follows.
+constexpr int kMaxImpactsPerStep = 16;
+
+// The body momentum of eq. (33) at the end of an interval of length h at rate omega.
+Vec3 body_momentum(const Mat3& J, const Vec3& omega, double h) {
+  const Vec3 Jw = J * omega;
+  return 0.5 * h * (rate_root(omega, h) * Jw - omega.cross(Jw));
+}
+
+// The rate of an interval of length h whose eq. (33) momentum is pi, by Newton from omega.
+Vec3 rate_for_momentum(const Mat3& J, const Vec3& pi, double h, Vec3 omega) {
+  for (int it = 0; it < 30; ++it) {
+    const Vec3 F = body_momentum(J, omega, h) - pi;
+    if (!(F.norm() > 4.0 * std::numeric_limits<double>::epsilon() * pi.norm())) break;
+    omega -= momentum_k_derivative(J, omega, h, 1.0).partialPivLu().solve(F);
+  }
+  return omega;
+}
+
+// Re-expresses every body's velocity as that of an interval of length h ending at the same
+// state: the body momentum of eq. (33) kept, and v moved by g (last - h) / 2, because the
+// step applies gravity at an interval's start, so that free flight under gravity stays
+// exact across intervals of different lengths.
+void reexpress(const Model& model, Data& data, double h) {
+  const double last = data.last_dt > 0.0 ? data.last_dt : h;
+  if (last == h) return;
+  for (int b = 0; b < model.num_bodies(); ++b) {
+    BodyState& st = data.state[b];
+    const Mat3& J = model.bodies()[b].inertia;
+    st.v += 0.5 * (last - h) * model.gravity();
+    st.omega = rate_for_momentum(J, body_momentum(J, st.omega, last), h, st.omega);
+  }
+  data.last_dt = h;
+}
+
+// The speed of the point of c along its surface's normal, at the body's velocity (v, omega
+// in the body frame).
+double normal_speed(const ContactPoint& c, const Mat3& R, const Vec3& v, const Vec3& omega) {
+  return c.n.dot(v) + c.c_b.cross(R.transpose() * c.n).dot(omega);
+}
+
+// Newton's law at the impact time for the pairs in flight that touch: each approaching
+// pair leaves at -e times its arrival speed (at 0 when it arrives slower than `slow`), by
+// normal impulses >= 0 solved jointly per body (projected Gauss-Seidel: simultaneous
+// impacts of one body, such as a face landing flat, share its impulse). The velocities
+// before are the instantaneous ones of the interval that ended (length data.last_dt): v
+// plus half its gravity, and the body momentum of eq. (33).
+int apply_impacts(const Model& model, Data& data, Workspace& ws, double slow, double touch) {
+  const auto& points = model.contact_points();
+  const double h = data.last_dt;
+  int impacts = 0;
+  for (int b = 0; b < model.num_bodies(); ++b) {
+    const Body& body = model.bodies()[b];
+    BodyState& st = data.state[b];
+    const Mat3 R = st.q.matrix();
+    const Mat3 J_inv = body.inertia.inverse();
+    Vec3 v = st.v + 0.5 * h * model.gravity();
+    Vec3 Omega = J_inv * body_momentum(body.inertia, st.omega, h);
+    // The pairs of b that touch and approach.
+    const auto hits = [&](std::size_t i) {
+      return points[i].body == b && ws.flying[i] && ws.arrival[i] > 0.0;
+    };
+    bool any = false;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      if (points[i].body != b) continue;
+      ws.lambda[i] = 0.0;
+      ws.arrival[i] = 0.0;
+      if (!ws.flying[i] || contact_rows::distance(points[i], st.x, R) > touch) continue;
+      ws.arrival[i] = std::max(0.0, -normal_speed(points[i], R, v, Omega));
+      any = any || ws.arrival[i] > 0.0;
+    }
+    if (!any) continue;
+    for (int sweep = 0; sweep < 200; ++sweep) {
+      double largest = 0.0;
+      for (std::size_t i = 0; i < points.size(); ++i) {
+        if (!hits(i)) continue;
+        const ContactPoint& c = points[i];
+        const double target = ws.arrival[i] > slow ? c.restitution * ws.arrival[i] : 0.0;
+        const Vec3 a = c.c_b.cross(R.transpose() * c.n);
+        const double inverse_mass = 1.0 / body.mass + a.dot(J_inv * a);
+        const double next = std::max(
+            0.0, ws.lambda[i] + (target - normal_speed(c, R, v, Omega)) / inverse_mass);
+        const double change = next - ws.lambda[i];
+        ws.lambda[i] = next;
+        v += change / body.mass * c.n;
+        Omega += change * (J_inv * a);
+        largest = std::max(largest, std::abs(change) * inverse_mass);
+      }
+      if (largest <= 1e-15 * (v.norm() + Omega.norm() + 1.0)) break;
+    }
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      if (!hits(i) || ws.lambda[i] == 0.0) continue;
+      ws.impulse[i] += ws.lambda[i];
+      ws.impact_time[i] = data.time;
+      ++impacts;
+    }
+    st.v = v - 0.5 * h * model.gravity();
+    st.omega = rate_for_momentum(body.inertia, body.inertia * Omega, h, st.omega);
+  }
+  return impacts;
+}
+
+StepStatus step_with_impacts(const Model& model, Data& data, const StepOptions& options) {
+  Workspace& ws = data.workspace();
+  const auto& points = model.contact_points();
+  const double dt = options.dt;
+  const double g = model.gravity().norm();
+  // A pair that arrives slower than a step of gravity's speed, within a step of gravity's
+  // fall of its surface, is in plain (plastic) contact: a bouncing ball's ever shorter
+  // last bounces end there. A pair touches at the impact time when within `touch`.
+  const double slow = g * dt;
+  const double near = 0.5 * g * dt * dt;
+  constexpr double touch = 1e-9;   // m
+  constexpr double found = 1e-13;  // m: false position's stop, on the touching side
+  const double t_start = data.time;
+  const long steps_start = data.steps;
+  ws.step_start = data.state;
+  const double last_dt_start = data.last_dt;
+  std::fill(ws.impulse.begin(), ws.impulse.end(), 0.0);
+  std::fill(ws.impact_time.begin(), ws.impact_time.end(), 0.0);
+  double elapsed = 0.0;
+  int impacts = 0;
+  bool plain = false;
+  StepStatus status;
+  for (;;) {
+    const double remaining = dt - elapsed;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      const ContactPoint& c = points[i];
+      ws.flying[i] = 0;
+      if (c.restitution == 0.0 || plain || impacts >= kMaxImpactsPerStep) continue;
+      const BodyState& st = data.state[c.body];
+      const double h = data.last_dt > 0.0 ? data.last_dt : dt;
+      const Mat3 R = st.q.matrix();
+      const Vec3 Omega = model.bodies()[c.body].inertia.inverse() *
+                         body_momentum(model.bodies()[c.body].inertia, st.omega, h);
+      const double speed = normal_speed(c, R, st.v + 0.5 * h * model.gravity(), Omega);
+      ws.flying[i] = contact_rows::distance(c, st.x, R) > near || speed < -slow;
+    }
+    ws.interval_start = data.state;
+    const double last_dt = data.last_dt;
+    // The interval of length h from its start; the least gap of the pairs that crossed.
+    const auto run = [&](double h) {
+      data.state = ws.interval_start;
+      data.last_dt = last_dt;
+      data.time = t_start + elapsed;
+      reexpress(model, data, h);
+      return step_interval(model, data, options, h);
+    };
+    const auto restore = [&] {
+      data.state = ws.step_start;
+      data.last_dt = last_dt_start;
+      data.time = t_start;
+      data.steps = steps_start;
+    };
+    status = run(remaining);
+    if (!status.ok()) {
+      restore();
+      return status;
+    }
+    // The pairs in flight that end through their surface.
+    bool crossed = false;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      if (!ws.flying[i]) continue;
+      const ContactPoint& c = points[i];
+      if (contact_rows::distance(c, data.state[c.body].x, data.state[c.body].q.matrix()) < 0.0)
+        crossed = true;
+      else
+        ws.flying[i] = 0;  // no impact of it in this interval
+    }
+    if (!crossed) break;
+    const auto least_gap = [&] {
+      double least = kInfinity;
+      for (std::size_t i = 0; i < points.size(); ++i) {
+        if (!ws.flying[i]) continue;
+        const ContactPoint& c = points[i];
+        least = std::min(least, contact_rows::distance(c, data.state[c.body].x,
+                                                       data.state[c.body].q.matrix()));
+      }
+      return least;
+    };
+    // False position (Illinois) for the fraction of the interval at which the first pair
+    // touches, kept on the touching side.
+    double lo = 0.0, f_lo = kInfinity, hi = 1.0, f_hi = least_gap();
+    {
+      for (std::size_t i = 0; i < points.size(); ++i) {
+        if (!ws.flying[i]) continue;
+        const ContactPoint& c = points[i];
+        const BodyState& st = ws.interval_start[c.body];
+        f_lo = std::min(f_lo, contact_rows::distance(c, st.x, st.q.matrix()));
+      }
+    }
+    double tau = 0.0, f = f_lo;
+    int side = 0;
+    for (int it = 0; it < 100; ++it) {
+      tau = std::clamp((lo * f_hi - hi * f_lo) / (f_hi - f_lo), lo, hi);
+      if (tau == lo || tau == hi) tau = 0.5 * (lo + hi);
+      status = run(tau * remaining);
+      if (!status.ok()) {
+        restore();
+        return status;
+      }
+      f = least_gap();
+      if (f >= 0.0) {
+        lo = tau;
+        f_lo = f;
+        if (side == 1) f_hi *= 0.5;
+        side = 1;
+        if (f <= found) break;
+      } else {
+        hi = tau;
+        f_hi = f;
+        if (side == -1) f_lo *= 0.5;
+        side = -1;
+      }
+      if (hi - lo <= 4.0 * std::numeric_limits<double>::epsilon()) break;
+    }
+    if (f < 0.0 && lo == 0.0) {
+      // Touching at the interval's start, with no time to split off: plain contact.
+      plain = true;
+      continue;
+    }
+    if (f < 0.0) {
+      tau = lo;
+      status = run(tau * remaining);
+      if (!status.ok()) {
+        restore();
+        return status;
+      }
+    }
+    impacts += apply_impacts(model, data, ws, slow, touch);
+    elapsed += tau * remaining;
+    if (tau >= 1.0) break;
+  }
+  reexpress(model, data, dt);
+  data.time = t_start + dt;
+  data.steps = steps_start + 1;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    data.contact[i].impulse = ws.impulse[i];
+    data.contact[i].impact_time = ws.impulse[i] > 0.0 ? ws.impact_time[i] : 0.0;
+  }
+  status.impacts = impacts;
+  return status;
+}
+
+}  // namespace
+
+StepStatus step(const Model& model, Data& data, const StepOptions& options) {
+  return model.has_restitution() ? step_with_impacts(model, data, options)
+                                 : step_interval(model, data, options, options.dt);
 }
 
 double energy(const Model& model, const std::vector<BodyState>& state) {
@@ -1331,15 +1616,6 @@ void evaluate_at(const Model& model, const Data& data, Workspace& ws, double dt,
   if (!prepare(model, data, ws, dt) || !evaluate(model, data, ws, dt, s, r, ws.next, jacobian)) {
     throw SolverError(describe(StepFailure::AngularRateLimit));
   }
-}
-
-// d/d omega_k of the t_k body momentum of eq. (33) as prepare() scales it,
-// (dt_prev / 2 dt) (r(dt_prev) J w - w x J w).
-Mat3 momentum_k_derivative(const Mat3& J, const Vec3& omega, double dt_prev, double dt) {
-  const double root = rate_root(omega, dt_prev);
-  const Vec3 Jw = J * omega;
-  return 0.5 * dt_prev / dt *
-         (root * J - Jw * omega.transpose() / root + Quat::hat(Jw) - Quat::hat(omega) * J);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
 
 #include "marsden/error.hpp"
@@ -204,6 +205,23 @@ Model::Model(std::vector<Body> bodies, std::vector<Joint> joints, Vec3 gravity,
   }
   topology_ = build_topology(num_bodies, joints_);
   contact_points_ = maximal::contact_points(bodies_, contacts_);
+  // An impact's impulse is solved for one free body at a time (integrator.cpp, Impacts).
+  for (const ContactPoint& c : contact_points_) {
+    if (c.restitution == 0.0) continue;
+    has_restitution_ = true;
+    const Body& body = bodies_[c.body];
+    if (!(body.mass > 0.0) || body.inertia.llt().info() != Eigen::Success) {
+      throw InputError("collision shape '" + contacts_.shapes[c.shape].name + "' on body '" +
+                       body.name + "': restitution above 0 needs a body with mass and a "
+                       "positive definite inertia (its impulse divides by them)");
+    }
+    for (const Joint& joint : joints_) {
+      if (joint.parent != c.body && joint.child != c.body) continue;
+      throw InputError("collision shape '" + contacts_.shapes[c.shape].name + "' on body '" +
+                       bodies_[c.body].name + "': restitution above 0 needs a body without "
+                       "joints, and joint '" + joint.name + "' holds it (docs/contact.md, Impacts)");
+    }
+  }
   for (std::size_t k = 0; k < couplings_.size(); ++k) {
     topology_.coupling_offset.push_back(topology_.loop_rows);
     ++topology_.loop_rows;

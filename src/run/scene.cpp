@@ -219,6 +219,7 @@ SceneRunSummary run_maximal(const Scene& scene, const std::filesystem::path& out
                                                    .set("shapes", int(model.contacts().shapes.size()))
                                                    .set("surfaces", int(model.contacts().surfaces.size()))
                                                    .set("candidates", int(model.contact_points().size()))
+                                                   .set("restitution", model.has_restitution())
                                                    .set("left_out", std::move(left_out)));
                       }
                       summary.set("mechanism", scene.source)

@@ -71,6 +71,7 @@ class MaximalSystem final : public sim::System {
       layout_.add("complementarity", {"complementarity"}, {});
       layout_.add("contact_iterations", {"contact_iterations"}, {});
     }
+    if (model_.has_restitution()) layout_.add("impacts", {"impacts"}, {});
     saved_ = data_.state;
     for (int b = 0; b < nb; ++b) quaternion_at_.push_back(13 * b + 3);
   }
@@ -291,6 +292,7 @@ class MaximalSystem final : public sim::System {
       out[c++] = last_.complementarity;
       out[c++] = last_.newton.iterations;
     }
+    if (model_.has_restitution()) out[c++] = last_.impacts;
   }
 
  private:

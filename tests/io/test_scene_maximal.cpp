@@ -451,6 +451,13 @@ TEST(MaximalScene, ContactFieldsAreValidated) {
                  load_error(dir, chain_scene(chain + R"({"surfaces": [{"friction": -1}]}})")),
                  "system.contact.surfaces[0].friction", "");
   expect_message(dir,
+                 load_error(dir, chain_scene(chain + R"({"surfaces": [{"restitution": 1.5}]}})")),
+                 "system.contact.surfaces[0].restitution", "in [0, 1]");
+  expect_message(dir,
+                 load_error(dir, chain_scene(chain + R"({"surfaces": [{}], "shapes": [
+                   {"body": "link1", "type": "sphere", "radius": 0.1, "restitution": 0.5}]}})")),
+                 "system", "needs a body without joints");
+  expect_message(dir,
                  load_error(dir, chain_scene(chain + R"({"surfaces": [{}], "urdf_collisions": {}}})")),
                  "system.contact.urdf_collisions", "URDF");
   expect_message(dir,

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numbers>
 #include <random>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -195,6 +196,161 @@ TEST(Contact, TossedBoxComesToRestOnAFace) {
     EXPECT_LT(data.state[0].omega.norm(), 1e-8) << "dt " << dt;
     EXPECT_NEAR(data.state[0].x.z(), 0.25, 1e-3) << "dt " << dt;
     EXPECT_LE(worst_rise, 0.0) << "dt " << dt;
+  }
+}
+
+// A ball of radius 0.1 m, restitution e, released at rest with its lowest point 1 m above
+// the ground. The state's velocity is that of the interval ending at t = 0 (integrator.hpp),
+// so rest at t = 0 is v = -g dt / 2.
+struct Ball {
+  Model model;
+  Data data;
+  StepOptions options;
+  Ball(double e, double dt)
+      : model([e] {
+          Contacts contacts;
+          contacts.shapes.push_back({"ball", 0, geometry::Sphere(0.1), 0.0, e});
+          contacts.surfaces.push_back(ground(0.0));
+          return Model({solid_sphere("ball", 1.0, 0.1)}, {}, Vec3(0.0, 0.0, -kG), {}, contacts);
+        }()),
+        data(model) {
+    options.dt = dt;
+    data.state[0].x = Vec3(0.0, 0.0, 1.1);
+    data.state[0].v = Vec3(0.0, 0.0, 0.5 * kG * dt);
+  }
+  // The height its lowest point would reach (m): gap plus the instantaneous velocity's.
+  double apex() const {
+    const double v = data.state[0].v.z() - 0.5 * kG * options.dt;
+    return data.state[0].x.z() - 0.1 + v * v / (2.0 * kG);
+  }
+};
+
+// e = 1: impacts at sqrt(2 / g) = 0.451524 s and every 0.903047 s after, every apex at 1 m.
+TEST(Impacts, ElasticBallBouncesAtTheClosedFormTimesToItsHeight) {
+  const double first = std::sqrt(2.0 / kG), period = 2.0 * first;
+  EXPECT_NEAR(first, 0.451524, 1e-6);
+  EXPECT_NEAR(period, 0.903047, 1e-6);
+  for (const double dt : {0.01, 0.1}) {
+    Ball ball(1.0, dt);
+    int impacts = 0;
+    double worst_apex = 0.0;
+    const int steps = static_cast<int>(std::lround(5.0 / dt));
+    for (int k = 0; k < steps; ++k) {
+      const StepStatus status = step(ball.model, ball.data, ball.options);
+      ASSERT_TRUE(status.ok()) << "dt " << dt << " step " << k << ": " << describe(status.failure);
+      if (status.impacts > 0) {
+        ASSERT_EQ(status.impacts, 1);
+        EXPECT_NEAR(ball.data.contact[0].impact_time, first + impacts * period, 1e-10)
+            << "dt " << dt << ", impact " << impacts;
+        ++impacts;
+      }
+      worst_apex = std::max(worst_apex, std::abs(ball.apex() - 1.0));
+      ASSERT_GE(ball.data.contact[0].phi, -1e-12) << "dt " << dt << " step " << k;
+    }
+    EXPECT_EQ(impacts, 6) << "dt " << dt;
+    EXPECT_LT(worst_apex, 1e-10) << "dt " << dt;
+  }
+}
+
+// Energy does not drift: 1100 bounces over 10^5 steps keep the apex at 1 m.
+TEST(Impacts, ElasticBallKeepsItsEnergyOverManyBounces) {
+  Ball ball(1.0, 0.01);
+  double worst_apex = 0.0;
+  for (int k = 0; k < 100000; ++k) {
+    ASSERT_TRUE(step(ball.model, ball.data, ball.options).ok()) << "step " << k;
+    worst_apex = std::max(worst_apex, std::abs(ball.apex() - 1.0));
+  }
+  EXPECT_LT(worst_apex, 1e-9);
+}
+
+// e = 0.5: each apex e^2 times the last, 0.25, 0.0625, 0.015625 m, then the ball rests.
+TEST(Impacts, HalfElasticBallLosesThreeQuartersOfItsHeightPerBounceThenRests) {
+  Ball ball(0.5, 0.01);
+  std::vector<double> apexes;
+  for (int k = 0; k < 500; ++k) {
+    const StepStatus status = step(ball.model, ball.data, ball.options);
+    ASSERT_TRUE(status.ok()) << "step " << k << ": " << describe(status.failure);
+    if (status.impacts > 0) apexes.push_back(ball.apex());
+  }
+  ASSERT_GE(apexes.size(), 3u);
+  EXPECT_NEAR(apexes[0], 0.25, 1e-10);
+  EXPECT_NEAR(apexes[1], 0.0625, 1e-10);
+  EXPECT_NEAR(apexes[2], 0.015625, 1e-10);
+  EXPECT_LT(ball.data.state[0].v.norm(), 1e-8);
+  EXPECT_NEAR(ball.data.state[0].x.z(), 0.1, 1e-6);
+}
+
+// Energy at the instants of the state (J): the interval's velocity v plus half a step of
+// gravity, and the body momentum of eq. (33) (the variables an impact's impulse acts on).
+double instant_energy(const Model& model, const Data& data, double dt) {
+  const Body& body = model.bodies()[0];
+  const BodyState& st = data.state[0];
+  const Vec3 v = st.v + 0.5 * dt * model.gravity();
+  const Vec3 Jw = body.inertia * st.omega;
+  const double root = std::sqrt(4.0 / (dt * dt) - st.omega.squaredNorm());
+  const Vec3 pi = 0.5 * dt * (root * Jw - st.omega.cross(Jw));
+  return 0.5 * body.mass * v.squaredNorm() + 0.5 * pi.dot(body.inertia.inverse() * pi) -
+         body.mass * model.gravity().dot(st.x);
+}
+
+// A spinning box landing on its corners without friction: the impulses act along the
+// normal only, so the horizontal velocity never changes; with e = 1 the energy stays to
+// round-off (free flight conserves it, and so does each impulse), with e = 0.5 it never
+// rises.
+TEST(Impacts, SpinningBoxKeepsItsHorizontalVelocityAndEnergyDoesNotRise) {
+  const Vec3 half(0.25, 0.15, 0.1);
+  for (const double e : {1.0, 0.5}) {
+    Contacts contacts;
+    contacts.shapes.push_back({"box", 0, geometry::Box(half), 0.0, e});
+    contacts.surfaces.push_back(ground(0.0));
+    const Model model({solid_box("box", 2.0, half)}, {}, Vec3(0.0, 0.0, -kG), {}, contacts);
+    BodyState st;
+    st.x = Vec3(0.0, 0.0, 1.0);
+    st.v = Vec3(0.7, -0.4, 0.0);
+    st.omega = Vec3(3.0, -2.0, 1.0);
+    Data data(model, {st});
+    StepOptions options;
+    options.dt = 0.005;
+    const double e0 = instant_energy(model, data, options.dt);
+    double worst = 0.0, rise = -1.0;
+    int impacts = 0;
+    for (int k = 0; k < 2000; ++k) {
+      const StepStatus status = step(model, data, options);
+      ASSERT_TRUE(status.ok()) << "e " << e << " step " << k << ": " << describe(status.failure);
+      impacts += status.impacts;
+      EXPECT_LT((data.state[0].v.head<2>() - st.v.head<2>()).norm(), 1e-12) << "step " << k;
+      const double change = instant_energy(model, data, options.dt) - e0;
+      worst = std::max(worst, std::abs(change));
+      rise = std::max(rise, change);
+    }
+    EXPECT_GT(impacts, 3) << "e " << e;
+    if (e == 1.0) EXPECT_LT(worst, 1e-9 * e0);
+    else EXPECT_LE(rise, 1e-10 * e0);
+  }
+}
+
+TEST(Impacts, BadRestitutionIsNamed) {
+  Contacts contacts;
+  contacts.shapes.push_back({"ball", 0, geometry::Sphere(0.1), 0.0, 1.5});
+  contacts.surfaces.push_back(ground(0.0));
+  const std::vector<Body> bodies{solid_sphere("b", 1.0, 0.1), solid_sphere("c", 1.0, 0.1)};
+  try {
+    Model(bodies, {}, Vec3(0, 0, -kG), {}, contacts);
+    FAIL() << "restitution 1.5 was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("'ball'"), std::string::npos) << e.what();
+  }
+  contacts.shapes[0].restitution = 0.5;
+  Joint hinge;
+  hinge.name = "hinge";
+  hinge.type = JointType::Revolute;
+  hinge.parent = 1;
+  hinge.child = 0;
+  try {
+    Model(bodies, {hinge}, Vec3(0, 0, -kG), {}, contacts);
+    FAIL() << "restitution on a body with a joint was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("'hinge'"), std::string::npos) << e.what();
   }
 }
 

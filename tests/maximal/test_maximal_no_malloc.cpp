@@ -72,6 +72,13 @@ TEST(MaximalNoMalloc, ContactStep) {
   st.v = Vec3(1.0, 0.0, -0.5);
   st.omega = Vec3(0.3, 0.2, 1.0);
   expect_no_allocation({box, {st}});
+  // An impact with restitution in the measured steps: the step splits at its time.
+  contacts.shapes[0].restitution = 0.8;
+  const Model bouncing({Body{"box", 1.0, 0.01 * Mat3::Identity()}}, {}, Vec3(0.0, 0.0, -9.81),
+                       {}, contacts);
+  st.x.z() = 0.12;
+  st.v.z() = -1.0;
+  expect_no_allocation({bouncing, {st}});
   const Mechanism chain = pendulum_chain(5);
   contacts.shapes[0] = {"tip", 4, geometry::Sphere(0.1), 0.5};
   contacts.surfaces[0].half_space =

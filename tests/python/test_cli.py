@@ -127,6 +127,8 @@ def check_maximal_outputs(out, summary, arrays):
                        "controls": (n, len(summary["inputs"]))}
     if contact:
         expected_shapes.update({name: (n,) for name in CONTACT_COLUMNS})
+        if summary["contact"]["restitution"]:
+            expected_shapes["impacts"] = (n,)
     assert set(arrays) == set(expected_shapes)
     for name, shape in expected_shapes.items():
         assert arrays[name].shape == shape, name
@@ -142,9 +144,12 @@ def check_maximal_outputs(out, summary, arrays):
     header = (out / "trajectory.csv").read_text().split("\n", 1)[0].split(",")
     assert header[1:1 + 7 * nb] == [f"{b}_{c}" for b in summary["bodies"]
                                     for c in ("x", "y", "z", "qw", "qx", "qy", "qz")]
-    extra = len(CONTACT_COLUMNS) if contact else 0
+    columns = list(CONTACT_COLUMNS) if contact else []
+    if contact and summary["contact"]["restitution"]:
+        columns.append("impacts")
+    extra = len(columns)
     if contact:
-        assert header[-extra:] == list(CONTACT_COLUMNS)
+        assert header[-extra:] == columns
     csv = np.loadtxt(out / "trajectory.csv", delimiter=",", skiprows=1, ndmin=2)
     assert csv.shape == (n, 1 + 7 * nb + 2 + extra)
     assert np.array_equal(csv[:, 0], arrays["t"])
@@ -153,7 +158,7 @@ def check_maximal_outputs(out, summary, arrays):
     assert np.array_equal(per_body[:, :, 3:], arrays["quaternion"])
     assert np.array_equal(csv[:, 1 + 7 * nb], arrays["energy"])
     assert np.array_equal(csv[:, 2 + 7 * nb], arrays["constraint_violation"])
-    for k, name in enumerate(CONTACT_COLUMNS if contact else ()):
+    for k, name in enumerate(columns):
         assert np.array_equal(csv[:, 3 + 7 * nb + k], arrays[name])
 
 
@@ -445,7 +450,8 @@ def test_contact_quick_holds_its_claims(tmp_path):
     out = tmp_path / "contact"
     results, claims = run_quick_experiment("contact", out)
     expected = {"sliding-box-stops", "incline-holds", "incline-slides", "sphere-rolls",
-                "tossed-box-rests", "no-penetration", "energy-never-rises"}
+                "tossed-box-rests", "elastic-ball-bounces", "elastic-ball-keeps-its-energy",
+                "half-elastic-ball-rests", "no-penetration", "energy-never-rises"}
     assert expected <= claims.keys() <= expected | {"a1-stands"}
     for c in claims.values():
         assert c["holds"], c

@@ -601,6 +601,12 @@ def test_maximal_contact_and_limits_from_python():
         marsden.maximal.system(chain, shapes=[{"body": "link0", "radius": 0.1}])
     with pytest.raises(marsden.InputError, match="lower <= upper"):
         marsden.maximal.system(chain, limits={"joint0": (1.0, 0.0)})
+    with pytest.raises(marsden.InputError, match="needs a body without joints"):
+        marsden.maximal.system(chain, shapes=[{"body": "link1", "radius": 0.1}],
+                               surfaces=[{"restitution": 0.5}])
+    with pytest.raises(marsden.InputError, match=r"restitution must be in \[0, 1\]"):
+        marsden.maximal.system(chain, shapes=[{"body": "link1", "radius": 0.1,
+                                               "restitution": 2.0}], surfaces=[{}])
 
 
 # --- every binding: the remaining builder elements, models and group functions ------------

@@ -28,6 +28,10 @@ struct CollisionShape {
   // Coulomb coefficient (>= 0, dimensionless); a pair uses the larger of its two, as MuJoCo
   // does, so setting either is enough.
   double friction = 0.0;
+  // Newton's coefficient of restitution in [0, 1] (0: plastic impacts); a pair uses the
+  // larger of its two, as for friction. Above 0 the step finds the time of each impact and
+  // applies its impulse there (docs/contact.md, Impacts); only on a body without joints.
+  double restitution = 0.0;
 };
 
 // A half-space of the environment (geometry::HalfSpace: the solid n . x <= offset).
@@ -35,6 +39,7 @@ struct Surface {
   std::string name;
   geometry::HalfSpace half_space{Vec3::UnitZ(), 0.0};
   double friction = 0.0;
+  double restitution = 0.0;
 };
 
 struct Contacts {
@@ -53,6 +58,7 @@ struct ContactPoint {
   Vec3 c_b = Vec3::Zero();
   double radius = 0.0;
   double mu = 0.0;
+  double restitution = 0.0;
   Vec3 n = Vec3::UnitZ();
   double offset = 0.0;
   Eigen::Matrix<double, 3, 2> T = Eigen::Matrix<double, 3, 2>::Identity();
@@ -60,7 +66,7 @@ struct ContactPoint {
 
 // The candidate contacts of `contacts`, every shape's points against every surface;
 // validates (a body index out of range, a friction that is negative or not finite, a
-// cylinder: InputError naming the shape).
+// restitution outside [0, 1], a cylinder: InputError naming the shape).
 std::vector<ContactPoint> contact_points(const std::vector<Body>& bodies,
                                          const Contacts& contacts);
 

@@ -83,6 +83,7 @@ struct StepStatus {
   StepFailure failure = StepFailure::None;
   int active_contacts = 0;       // candidate contacts in the step's solve
   double complementarity = 0.0;  // the largest complementarity residual ((m/s)^2)
+  int impacts = 0;               // impacts with restitution timed inside the step
   bool ok() const { return failure == StepFailure::None; }
 };
 
@@ -91,13 +92,17 @@ struct Workspace;
 // A candidate contact after the last step (Model::contact_points, same order): the force
 // the surface exerts on the body over the step (N, world: its impulse / dt), normal and
 // tangential parts, and the gap phi at the new pose (m); zero force where the contact was
-// not in the step's solve (its point was farther than it could travel in one step).
+// not in the step's solve (its point was farther than it could travel in one step). A
+// step split by impacts (docs/contact.md, Impacts) reports the force of its last interval,
+// and each pair's impact: its impulse along the normal (N s) and time (s).
 struct ContactState {
   Vec3 force = Vec3::Zero();
   double normal_force = 0.0;
   Vec3 friction_force = Vec3::Zero();
   double phi = 0.0;
   bool active = false;
+  double impulse = 0.0;       // 0: no impact in the step
+  double impact_time = 0.0;   // when impulse > 0
 };
 
 // Mutable simulation data: state (pose at t_k and velocity of the interval ending at

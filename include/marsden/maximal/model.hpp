@@ -182,6 +182,8 @@ class Model {
   bool has_inequalities() const {
     return !contact_points_.empty() || !topology_.limit_joint.empty();
   }
+  // Whether a candidate contact has restitution above 0 (its impacts are timed).
+  bool has_restitution() const { return has_restitution_; }
   const Vec3& gravity() const { return gravity_; }
   const Topology& topology() const { return topology_; }
   int num_bodies() const { return static_cast<int>(bodies_.size()); }
@@ -203,6 +205,7 @@ class Model {
   std::vector<Coupling> couplings_;
   Contacts contacts_;
   std::vector<ContactPoint> contact_points_;
+  bool has_restitution_ = false;
   Vec3 gravity_;
   Topology topology_;
   std::vector<double> mass_scale_, inertia_scale_;
