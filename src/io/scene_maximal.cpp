@@ -339,13 +339,15 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
   if (const auto in = root.find("integrator")) {
     in->expect_keys({"tolerance", "max_iterations", "line_search", "solver", "on_failure",
                      "max_subdivisions", "complementarity_tolerance", "contact_compliance",
-                     "friction_angle_tolerance"});
+                     "friction_angle_tolerance", "contact_relaxation"});
     if (const auto n = in->find("complementarity_tolerance"))
       ms->step.complementarity_tolerance = n->number_greater(0.0);
     if (const auto n = in->find("contact_compliance"))
       ms->step.contact_compliance = n->number_at_least(0.0);
     if (const auto n = in->find("friction_angle_tolerance"))
       ms->step.friction_angle_tolerance = n->number_greater(0.0);
+    if (const auto n = in->find("contact_relaxation"))
+      ms->step.contact_relaxation = n->number_at_least(0.0);
     NewtonOptions& newton = ms->step.newton;
     if (const auto n = in->find("tolerance")) newton.tolerance = n->number_greater(0.0);
     if (const auto n = in->find("max_iterations")) newton.max_iterations = n->integer(1, 1000);

@@ -947,6 +947,10 @@ NewtonStatus interior_point(const Model& model, const Data& data, Workspace& ws,
     return status;
   }
   bool evaluated = true;
+  // Relaxed (StepOptions::contact_relaxation): converged on the central path at kappa, where
+  // the cone's angle has no tolerance of its own.
+  const double relaxation = options.contact_relaxation;
+  const double angle_tolerance = relaxation > 0.0 ? 0.0 : options.friction_angle_tolerance;
   // Joint limits: their impulse nu is the loop-block unknown at limit_row(k) of s, their
   // slack sigma in ws.limit; d(phi / dt) . v over their two bodies is limit_rate(k, v).
   const auto limit_row = [&](std::size_t k) { return topo.tree_rows + topo.coupling_offset[nc + k]; };
@@ -1042,14 +1046,14 @@ NewtonStatus interior_point(const Model& model, const Data& data, Workspace& ws,
       r.segment<6>(6 * c.body).noalias() -= row.scale * (row.N * row.x.gamma + row.D * row.x.b);
       kinematics(c, ws.next[c.body].x, ws.R_next[c.body], ws.next[c.body].v,
                  ws.next[c.body].omega, dt, row);
-      const Residuals res = residuals(row, 0.0, false);
+      const Residuals res = residuals(row, relaxation, false);
       infeasibility = std::max(infeasibility, feasibility(res));
-      worst_gap = std::max(worst_gap, gap(row, res, options.friction_angle_tolerance));
+      worst_gap = std::max(worst_gap, gap(row, res, angle_tolerance));
     }
     for (std::size_t k = 0; k < nl; ++k) {
       const Workspace::LimitSlack& l = ws.limit[k];
       infeasibility = std::max(infeasibility, std::abs(l.sigma - l.phi / dt));
-      worst_gap = std::max(worst_gap, std::abs(ws.s[limit_row(k)] * l.sigma));
+      worst_gap = std::max(worst_gap, std::abs(ws.s[limit_row(k)] * l.sigma - relaxation));
     }
     status.residual_norm = std::max(scaled_norm(model, ws, r, dt), infeasibility);
     step_status.complementarity = worst_gap;
@@ -1071,33 +1075,42 @@ NewtonStatus interior_point(const Model& model, const Data& data, Workspace& ws,
       ws.coupling[nc + k].diag = sigma / (nu + sigma);
     }
     factor_jacobian(model, ws, options);
-    // Predictor (kappa = 0), then the centring target from how far it gets.
-    direction(0.0, false, &Row::d_aff, true);
+    // Predictor (kappa = 0), then the centring target from how far it gets. Relaxed, plain
+    // Newton on the central path at kappa: Mehrotra's corrector would move its fixed point
+    // by the products of a predictor that no longer vanishes there.
+    if (relaxation == 0.0) direction(0.0, false, &Row::d_aff, true);
     double alpha_aff = 1.0, mean = 0.0, mean_aff = 0.0;
     int count = 0;
-    for (const int i : ws.active) {
-      const Row& row = ws.contact[i];
-      alpha_aff = std::min(alpha_aff, step_to_boundary(row, row.d_aff, 1.0));
+    if (relaxation == 0.0) {
+      for (const int i : ws.active) {
+        const Row& row = ws.contact[i];
+        alpha_aff = std::min(alpha_aff, step_to_boundary(row, row.d_aff, 1.0));
+      }
+      for (std::size_t k = 0; k < nl; ++k)
+        alpha_aff = std::min(alpha_aff, limit_step(k, true, 1.0));
     }
-    for (std::size_t k = 0; k < nl; ++k) alpha_aff = std::min(alpha_aff, limit_step(k, true, 1.0));
     for (const int i : ws.active) {
       const Row& row = ws.contact[i];
       mean += complementarity(row, row.d_aff, 0.0);
-      mean_aff += complementarity(row, row.d_aff, alpha_aff);
+      if (relaxation == 0.0) mean_aff += complementarity(row, row.d_aff, alpha_aff);
       count += pairs(row);
     }
     for (std::size_t k = 0; k < nl; ++k) {
       mean += limit_product(k, true, 0.0);
-      mean_aff += limit_product(k, true, alpha_aff);
+      if (relaxation == 0.0) mean_aff += limit_product(k, true, alpha_aff);
       ++count;
     }
     mean /= count;
     mean_aff /= count;
-    // The target stops a decade below the tolerance: driving gamma sigma to round-off
-    // only makes the elimination's gamma / sigma overflow the Newton matrix's precision.
-    const double floor = 0.1 * options.complementarity_tolerance;
-    const double centring = mean > 0.0 ? std::pow(std::max(mean_aff, 0.0) / mean, 3) : 0.0;
-    direction(std::max(centring * mean, floor), true, &Row::d, false);
+    if (relaxation > 0.0) {
+      direction(relaxation, false, &Row::d, false);
+    } else {
+      // The target stops a decade below the tolerance: driving gamma sigma to round-off
+      // only makes the elimination's gamma / sigma overflow the Newton matrix's precision.
+      const double floor = 0.1 * options.complementarity_tolerance;
+      const double centring = mean > 0.0 ? std::pow(std::max(mean_aff, 0.0) / mean, 3) : 0.0;
+      direction(std::max(centring * mean, floor), true, &Row::d, false);
+    }
     // Nearer the solution the fraction tends to 1 (as 1 - mean complementarity), so that
     // the last iterations converge faster than by the fraction's factor.
     const double fraction =
@@ -1177,7 +1190,8 @@ NewtonStatus solve_with_contact(const Model& model, const Data& data, Workspace&
   ws.active.clear();
   const auto in_flight = [&ws](std::size_t i) { return !ws.flying.empty() && ws.flying[i]; };
   for (std::size_t i = 0; i < points.size(); ++i) {
-    if (!in_flight(i) && may_touch(model, data, points[i], dt))
+    if (!in_flight(i) &&
+        (options.contact_relaxation > 0.0 || may_touch(model, data, points[i], dt)))
       ws.active.push_back(static_cast<int>(i));
   }
   for (;;) {
@@ -1602,9 +1616,11 @@ int system_size(const Model& model) { return model.topology().size(); }
 namespace {
 
 // The workspace after prepare() and evaluate() at s; throws where the step has no solution.
+// The contacts' rows are relaxed_residual_blocks'.
 void evaluate_at(const Model& model, const Data& data, Workspace& ws, double dt,
-                 const Eigen::VectorXd& s, Eigen::VectorXd& r, bool jacobian) {
-  if (model.has_inequalities()) {
+                 const Eigen::VectorXd& s, Eigen::VectorXd& r, bool jacobian,
+                 bool with_contacts = false) {
+  if (model.has_inequalities() && !with_contacts) {
     throw InputError("maximal residual: the model has contacts or joint limits, whose rows the "
                      "residual's blocks do not include yet (docs/contact.md)");
   }
@@ -1628,10 +1644,13 @@ Eigen::VectorXd residual(const Model& model, const Data& data, double dt,
   return r;
 }
 
-void residual_blocks(const Model& model, const Data& data, double dt, const Eigen::VectorXd& s,
-                     ResidualBlocks& out) {
-  Workspace ws(model);
-  evaluate_at(model, data, ws, dt, s, out.r, true);
+namespace {
+
+// residual_blocks in the workspace ws, which keeps the poses at t_k and t_k+1.
+void fill_residual_blocks(const Model& model, const Data& data, double dt,
+                          const Eigen::VectorXd& s, ResidualBlocks& out, Workspace& ws,
+                          bool with_contacts) {
+  evaluate_at(model, data, ws, dt, s, out.r, true, with_contacts);
   assemble_tree(model, ws);
   assemble_dense(model, ws);
   out.J_r_s = ws.F_dense;
@@ -1744,6 +1763,114 @@ void residual_blocks(const Model& model, const Data& data, double dt, const Eige
   }
 }
 
+}  // namespace
+
+void residual_blocks(const Model& model, const Data& data, double dt, const Eigen::VectorXd& s,
+                     ResidualBlocks& out) {
+  Workspace ws(model);
+  fill_residual_blocks(model, data, dt, s, out, ws, false);
+}
+
+int contact_unknowns_size(const Model& model) {
+  int m = 0;
+  for (const ContactPoint& c : model.contact_points()) m += c.mu > 0.0 ? 7 : 2;
+  return m;
+}
+
+void relaxed_residual_blocks(const Model& model, const Data& data, double dt, double kappa,
+                             double compliance, const Eigen::VectorXd& s,
+                             const Eigen::VectorXd& z, ResidualBlocks& out) {
+  if (!model.topology().limit_joint.empty() || model.has_restitution()) {
+    throw InputError("maximal relaxed residual: joint limits and restitution have no relaxed "
+                     "rows yet (docs/contact.md, Derivatives through contact)");
+  }
+  const int m = contact_unknowns_size(model);
+  if (z.size() != m) {
+    throw InputError("maximal relaxed residual: " + std::to_string(z.size()) +
+                     " contact unknowns for " + std::to_string(m));
+  }
+  Workspace ws(model);
+  ResidualBlocks base;
+  fill_residual_blocks(model, data, dt, s, base, ws, true);
+  const int n = model.topology().size();
+  const int nb = model.num_bodies();
+  out.r.setZero(n + m);
+  out.r.head(n) = base.r;
+  out.J_r_s.setZero(n + m, n + m);
+  out.J_r_s.topLeftCorner(n, n) = base.J_r_s;
+  out.J_r_state.setZero(n + m, 12 * nb);
+  out.J_r_state.topRows(n) = base.J_r_state;
+  out.J_r_u.setZero(n + m, model.num_joints());
+  out.J_r_u.topRows(n) = base.J_r_u;
+  auto& J = out.J_r_s;
+  auto& J_x = out.J_r_state;
+  int o = n;
+  for (const ContactPoint& c : model.contact_points()) {
+    const int b = c.body;
+    contact_rows::Row row;
+    row.mu = c.mu;
+    row.friction = c.mu > 0.0;
+    row.scale = model.mass_scale(b) / dt;
+    force_columns(c, ws.R_k[b], row);
+    kinematics(c, ws.next[b].x, ws.R_next[b], ws.next[b].v, ws.next[b].omega, dt, row);
+    const double gamma = z[o - n], sigma = z[o - n + 1];
+    Vec2 impulse_t = Vec2::Zero();
+    if (row.friction) impulse_t = z.segment<2>(o - n + 2);
+    // The impulse on the body rows, at x_k: its rotational part R_k^T (a x F), a = R_k c -
+    // r n, F = gamma n + T b, moves with a perturbation R_k exp(dphi) by
+    // [hat(R_k^T (a x F)) + R_k^T F^ R_k c^] dphi.
+    out.r.segment<6>(6 * b) -= row.scale * (row.N * gamma + row.D * impulse_t);
+    J.block<6, 1>(6 * b, o) = -row.scale * row.N;
+    const Mat3& R_k = ws.R_k[b];
+    const Vec3 a = R_k * c.c_b - c.radius * c.n;
+    const Vec3 F = gamma * c.n + c.T * impulse_t;
+    J_x.block<3, 3>(6 * b + 3, 12 * b + 3) -=
+        row.scale * (Quat::hat(R_k.transpose() * a.cross(F)) +
+                     R_k.transpose() * Quat::hat(F) * R_k * Quat::hat(c.c_b));
+    // e1 = sigma - phi(x_kp1) / dt - eps gamma, x_kp1 = x_k + dt v, R_kp1 = R_k f, so a
+    // perturbation R_k exp(dphi) turns R_kp1 by exp(R_f^T dphi).
+    const Mat3& R_kp1 = ws.R_next[b];
+    const Mat3 R_f = (data.state[b].q.inverse() * ws.next[b].q).matrix();
+    out.r[o] = sigma - row.phi / dt - compliance * gamma;
+    J.block<1, 6>(o, 6 * b) = -row.P.transpose();
+    J(o, o) = -compliance;
+    J(o, o + 1) = 1.0;
+    J_x.block<1, 3>(o, 12 * b) = -c.n.transpose() / dt;
+    J_x.block<1, 3>(o, 12 * b + 3) =
+        c.n.transpose() * R_kp1 * Quat::hat(c.c_b) * R_f.transpose() / dt;
+    // c1 = gamma sigma - kappa.
+    out.r[o + 1] = gamma * sigma - kappa;
+    J(o + 1, o) = sigma;
+    J(o + 1, o + 1) = gamma;
+    if (row.friction) {
+      J.block<6, 2>(6 * b, o + 2) = -row.scale * row.D;
+      const double psi = z[o - n + 4];
+      const Vec2 eta = z.segment<2>(o - n + 5);
+      // e2 = eta - w, w = T^T u(x_kp1): du/dphi_kp1 = -R hat(omega x c) - r n^ R omega^.
+      out.r.segment<2>(o + 2) = eta - row.w;
+      J.block<2, 6>(o + 2, 6 * b) = -row.Q;
+      J.block<2, 2>(o + 2, o + 5).setIdentity();
+      const Vec3& omega = ws.next[b].omega;
+      const Mat3 du_dphi = -R_kp1 * Quat::hat(omega.cross(c.c_b)) -
+                           c.radius * Quat::hat(c.n) * R_kp1 * Quat::hat(omega);
+      J_x.block<2, 3>(o + 2, 12 * b + 3) = -c.T.transpose() * du_dphi * R_f.transpose();
+      // c2 = z o y - kappa (1, 0, 0), z = (mu gamma, b), y = (psi, eta).
+      const double z0 = c.mu * gamma;
+      out.r[o + 4] = z0 * psi + impulse_t.dot(eta) - kappa;
+      out.r.segment<2>(o + 5) = z0 * eta + psi * impulse_t;
+      J(o + 4, o) = c.mu * psi;
+      J.block<1, 2>(o + 4, o + 2) = eta.transpose();
+      J(o + 4, o + 4) = z0;
+      J.block<1, 2>(o + 4, o + 5) = impulse_t.transpose();
+      J.block<2, 1>(o + 5, o) = c.mu * eta;
+      J.block<2, 2>(o + 5, o + 2) = psi * Mat2::Identity();
+      J.block<2, 1>(o + 5, o + 4) = impulse_t;
+      J.block<2, 2>(o + 5, o + 5) = z0 * Mat2::Identity();
+    }
+    o += row.friction ? 7 : 2;
+  }
+}
+
 std::vector<BodyState> retract_state(const std::vector<BodyState>& state,
                                      const Eigen::VectorXd& delta) {
   if (delta.size() != 12 * static_cast<Eigen::Index>(state.size())) {
@@ -1774,6 +1901,31 @@ Eigen::VectorXd sparse_solve(const Model& model, Data& data, const StepOptions& 
   Eigen::VectorXd dx(rhs.size());
   solve_direction(model, ws, sparse, rhs, dx);
   return dx;
+}
+
+Eigen::VectorXd contact_unknowns(const Model& model, const Data& data) {
+  Eigen::VectorXd z(contact_unknowns_size(model));
+  const Workspace& ws = data.workspace();
+  const auto& points = model.contact_points();
+  std::vector<char> solved(points.size(), 0);
+  for (const int i : ws.active) solved[std::size_t(i)] = 1;
+  Eigen::Index o = 0;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (!solved[i]) {
+      throw InputError("maximal contact unknowns: contact " + std::to_string(i) +
+                       " was not in the last step's solve (a relaxed step solves every one)");
+    }
+    const contact_rows::Unknowns& x = ws.contact[i].x;
+    z[o] = x.gamma;
+    z[o + 1] = x.sigma;
+    if (points[i].mu > 0.0) {
+      z.segment<2>(o + 2) = x.b;
+      z[o + 4] = x.psi;
+      z.segment<2>(o + 5) = x.eta;
+    }
+    o += points[i].mu > 0.0 ? 7 : 2;
+  }
+  return z;
 }
 
 Eigen::VectorXd warm_start(const Model& model, const Data& data) {

@@ -211,9 +211,22 @@ class MaximalSystem final : public sim::System {
   // The next state is x_kp1 = x_k + dt v_kp1, q_kp1 = q_k f(omega_kp1) (eq. (32)) and the
   // velocities s: so dx_kp1 = dx_k + dt dv_kp1, dphi_kp1 = R(f)^T dphi_k + dt Phi domega_kp1
   // (maximal::rotation_update_map), and the velocity rows are ds's.
-  bool has_step_derivatives() const override { return !model_.has_inequalities(); }
+  // With contacts, at the relaxation kappa of StepOptions::contact_relaxation (> 0), where
+  // the step is smooth: the implicit-function theorem on maximal::relaxed_residual_blocks
+  // (docs/contact.md, Derivatives through contact). Joint limits and restitution have none.
+  bool has_step_derivatives() const override {
+    return !model_.has_inequalities() ||
+           (options_.contact_relaxation > 0.0 && model_.topology().limit_joint.empty() &&
+            !model_.has_restitution());
+  }
   void step_derivatives(double, double dt, std::span<const double> u_k, Eigen::MatrixXd& A,
                         Eigen::MatrixXd& B) const override {
+    if (!has_step_derivatives()) {
+      throw InputError(
+          "maximal step derivatives: through contact they need the integrator's "
+          "contact_relaxation > 0, and joint limits and restitution have none yet "
+          "(docs/contact.md, Derivatives through contact)");
+    }
     if (u_k.size() != input_joints_.size())
       throw InputError("maximal step derivatives: expected " +
                        std::to_string(input_joints_.size()) + " inputs, got " +
@@ -230,7 +243,13 @@ class MaximalSystem final : public sim::System {
                         number_text(st.newton.residual_norm) + ")");
     const Eigen::VectorXd s = maximal::inspect::warm_start(model_, next);
     maximal::ResidualBlocks blocks;
-    maximal::residual_blocks(model_, start, dt, s, blocks);
+    if (model_.contact_points().empty()) {
+      maximal::residual_blocks(model_, start, dt, s, blocks);
+    } else {
+      maximal::relaxed_residual_blocks(model_, start, dt, options.contact_relaxation,
+                                       options.contact_compliance, s,
+                                       maximal::inspect::contact_unknowns(model_, next), blocks);
+    }
     // Rank-revealing: a loop closed by a revolute joint has redundant rows, whose
     // multipliers are not unique; the velocities' derivatives are (the least-norm solve).
     Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> solver(blocks.J_r_s);

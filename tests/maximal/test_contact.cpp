@@ -4,6 +4,7 @@
 // properties: no penetration beyond the solver's tolerance, energy that never rises with
 // plastic contact, the sparse block LDU agreeing with a dense LU through the contact rows.
 #include <cmath>
+#include <memory>
 #include <numbers>
 #include <random>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "marsden/maximal/integrator.hpp"
 #include "marsden/maximal/joints.hpp"
 #include "marsden/maximal/setup.hpp"
+#include "marsden/sim/maximal.hpp"
 #include "maximal/contact_checks.hpp"
 #include "maximal/contact_rows.hpp"
 
@@ -351,6 +353,143 @@ TEST(Impacts, BadRestitutionIsNamed) {
     FAIL() << "restitution on a body with a joint was accepted";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("'hinge'"), std::string::npos) << e.what();
+  }
+}
+
+// Derivatives through contact (docs/contact.md): a box with friction and a frictionless
+// sphere on it, tilted and moving just above the ground.
+Model relaxed_box() {
+  const Vec3 half(0.1, 0.2, 0.15);
+  Contacts contacts;
+  contacts.shapes.push_back({"box", 0, geometry::Box(half), 0.5});
+  contacts.shapes.push_back(
+      {"knob", 0, geometry::Sphere(0.05, SE3(Mat3::Identity(), Vec3(0.05, -0.1, 0.2))), 0.0});
+  contacts.surfaces.push_back(ground(0.0));
+  return Model({solid_box("box", 2.0, half)}, {}, Vec3(0.0, 0.0, -kG), {}, contacts);
+}
+
+BodyState relaxed_box_state() {
+  BodyState st;
+  st.x = Vec3(0.1, -0.2, 0.26);
+  st.q = Quat::exp(Vec3(0.3, -0.2, 0.5));
+  st.v = Vec3(0.8, -0.3, -0.4);
+  st.omega = Vec3(0.7, 1.1, -0.6);
+  return st;
+}
+
+// The relaxed residual's Jacobian blocks against central differences of the residual, in
+// the unknowns (s, z) and the state (retract_state's chart), at unknowns off the solution.
+TEST(DerivativesThroughContact, RelaxedResidualBlocksMatchCentralDifferences) {
+  const Model model = relaxed_box();
+  Data data(model, {relaxed_box_state()});
+  const double dt = 0.01, kappa = 1e-4, eps = 1e-6;
+  const int n = system_size(model), m = contact_unknowns_size(model);
+  ASSERT_EQ(m, 8 * 7 + 2);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> unit(0.1, 1.0);
+  Eigen::VectorXd s(n), z(m);
+  s << 0.7, -0.2, -0.5, 0.9, 1.0, -0.4;
+  for (int i = 0; i < m; ++i) z[i] = unit(rng);
+  ResidualBlocks blocks;
+  relaxed_residual_blocks(model, data, dt, kappa, eps, s, z, blocks);
+  const auto r_at = [&](const Data& d, const Eigen::VectorXd& sz) {
+    ResidualBlocks b;
+    relaxed_residual_blocks(model, d, dt, kappa, eps, sz.head(n), sz.tail(m), b);
+    return Eigen::VectorXd(b.r);
+  };
+  const double h = 1e-6;
+  Eigen::VectorXd sz(n + m);
+  sz << s, z;
+  for (int j = 0; j < n + m; ++j) {
+    Eigen::VectorXd plus = sz, minus = sz;
+    plus[j] += h;
+    minus[j] -= h;
+    const Eigen::VectorXd fd = (r_at(data, plus) - r_at(data, minus)) / (2.0 * h);
+    EXPECT_LT((fd - blocks.J_r_s.col(j)).cwiseAbs().maxCoeff(),
+              1e-6 * std::max(1.0, fd.cwiseAbs().maxCoeff()))
+        << "unknown " << j;
+  }
+  for (int j = 0; j < 12; ++j) {
+    Eigen::VectorXd delta = Eigen::VectorXd::Zero(12);
+    delta[j] = h;
+    Data plus = data, minus = data;
+    plus.state = retract_state(data.state, delta);
+    minus.state = retract_state(data.state, -delta);
+    const Eigen::VectorXd fd = (r_at(plus, sz) - r_at(minus, sz)) / (2.0 * h);
+    EXPECT_LT((fd - blocks.J_r_state.col(j)).cwiseAbs().maxCoeff(),
+              1e-6 * std::max(1.0, fd.cwiseAbs().maxCoeff()))
+        << "state entry " << j;
+  }
+}
+
+// The relaxed step's exact derivatives (sim::System::step_derivatives) against central
+// differences of the relaxed step in every direction of the state's chart, with the box
+// resting on four corners and sliding; and the step stops on the central path.
+TEST(DerivativesThroughContact, StepDerivativesEqualCentralDifferencesOfTheRelaxedStep) {
+  sim::MaximalSetup setup;
+  setup.model = std::make_shared<const Model>(relaxed_box());
+  BodyState st;
+  st.x = Vec3(0.0, 0.0, 0.15);
+  st.v = Vec3(0.6, 0.2, 0.0);
+  st.omega = Vec3(0.0, 0.0, 0.8);
+  setup.state0 = {st};
+  setup.step.contact_relaxation = 1e-4;
+  setup.step.newton.tolerance = 1e-14;
+  setup.step.complementarity_tolerance = 1e-16;
+  auto system = sim::make_maximal_system(setup);
+  const double dt = 0.01;
+  for (int k = 0; k < 5; ++k) ASSERT_TRUE(system->step(k * dt, dt).converged);
+  ASSERT_TRUE(system->has_step_derivatives());
+  const int nx = system->state_size(), nt = system->tangent_size();
+  Eigen::VectorXd x(nx);
+  system->get_state({x.data(), std::size_t(nx)});
+  Eigen::MatrixXd A, B;
+  system->step_derivatives(0.0, dt, {}, A, B);
+  const auto F = [&](const Eigen::VectorXd& start) {
+    system->set_state({start.data(), std::size_t(nx)});
+    EXPECT_TRUE(system->step(0.0, dt).converged);
+    Eigen::VectorXd out(nx);
+    system->get_state({out.data(), std::size_t(nx)});
+    return out;
+  };
+  const auto chart_diff = [&](const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
+    Eigen::VectorXd out(nt);
+    system->state_difference({b.data(), std::size_t(nx)}, {a.data(), std::size_t(nx)},
+                             {out.data(), std::size_t(nt)});
+    return out;  // a (-) b
+  };
+  const Eigen::VectorXd y0 = F(x);
+  const double h = 1e-6;
+  for (int j = 0; j < nt; ++j) {
+    Eigen::VectorXd e = Eigen::VectorXd::Zero(nt), plus(nx), minus(nx);
+    e[j] = h;
+    system->state_integrate({x.data(), std::size_t(nx)}, {e.data(), std::size_t(nt)},
+                            {plus.data(), std::size_t(nx)});
+    e = -e;
+    system->state_integrate({x.data(), std::size_t(nx)}, {e.data(), std::size_t(nt)},
+                            {minus.data(), std::size_t(nx)});
+    const Eigen::VectorXd fd = (chart_diff(F(plus), y0) - chart_diff(F(minus), y0)) / (2.0 * h);
+    const double error = (A.col(j) - fd).cwiseAbs().maxCoeff() /
+                         std::max(1.0, fd.cwiseAbs().maxCoeff());
+    EXPECT_LT(error, 1e-6) << "direction " << j << "\nexact " << A.col(j).transpose()
+                           << "\nfd    " << fd.transpose();
+  }
+  // Not a trivial agreement: the contacts change how the velocities respond.
+  EXPECT_GT((A.bottomRightCorner(6, 6) - Eigen::MatrixXd::Identity(6, 6)).cwiseAbs().maxCoeff(), 1e-2);
+}
+
+TEST(DerivativesThroughContact, HardContactHasNoneAndSaysWhy) {
+  sim::MaximalSetup setup;
+  setup.model = std::make_shared<const Model>(relaxed_box());
+  setup.state0 = {relaxed_box_state()};
+  auto system = sim::make_maximal_system(setup);
+  EXPECT_FALSE(system->has_step_derivatives());
+  Eigen::MatrixXd A, B;
+  try {
+    system->step_derivatives(0.0, 0.01, {}, A, B);
+    FAIL() << "hard contact gave derivatives";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("contact_relaxation"), std::string::npos) << e.what();
   }
 }
 

@@ -64,6 +64,12 @@ struct StepOptions {
   // interior-point iteration may go, at least; it tends to 1 as the mean complementarity
   // product falls (1 - mean, in (m/s)^2).
   double fraction_to_boundary = 0.99;
+  // Relaxation kappa ((m/s)^2) of the contacts' complementarity, for derivatives through
+  // contact (docs/contact.md, Derivatives through contact): above 0, every candidate
+  // contact is in the step's solve and the step stops on the central path, each product
+  // gamma sigma and z o y equal to kappa (to complementarity_tolerance), where the step is a
+  // smooth function of the state and inputs; 0 (the default) is hard contact.
+  double contact_relaxation = 0.0;
 };
 
 enum class StepFailure {
@@ -175,7 +181,8 @@ double max_constraint_violation(const Model& model, const std::vector<BodyState>
 //                               chart of retract_state
 //   J_r_u      (n x joints)     w.r.t. each joint's input (zero for joints without one dof)
 // Throws SolverError when some |omega| >= 2 / dt (eq. (32) has no solution), InputError for
-// a model with contacts (their rows are not among these blocks yet). Allocates.
+// a model with contacts or limits (relaxed_residual_blocks below has the contacts' rows).
+// Allocates.
 struct ResidualBlocks {
   Eigen::VectorXd r;
   Eigen::MatrixXd J_r_s, J_r_state, J_r_u;
@@ -183,6 +190,17 @@ struct ResidualBlocks {
 int system_size(const Model& model);
 void residual_blocks(const Model& model, const Data& data, double dt, const Eigen::VectorXd& s,
                      ResidualBlocks& out);
+// Contact at relaxation kappa ((m/s)^2; docs/contact.md, Derivatives through contact): the
+// blocks above with every candidate contact's unknowns z and rows appended, for a model
+// with contacts but no joint limits or restitution (InputError otherwise). z, per candidate
+// (Model::contact_points order), in m/s: gamma, sigma, then with friction (mu > 0) b (2),
+// psi, eta (2); rows: e1, c1, then with friction e2 (2), c2 (3) (contact_rows.hpp), with
+// compliance eps in e1. The body rows take the impulses -(m / dt) (N gamma + D b); J_r_s is
+// w.r.t. (s, z). Allocates.
+int contact_unknowns_size(const Model& model);
+void relaxed_residual_blocks(const Model& model, const Data& data, double dt, double kappa,
+                             double compliance, const Eigen::VectorXd& s,
+                             const Eigen::VectorXd& z, ResidualBlocks& out);
 // The residual alone (no Jacobians).
 Eigen::VectorXd residual(const Model& model, const Data& data, double dt,
                          const Eigen::VectorXd& s);
@@ -202,6 +220,9 @@ Eigen::VectorXd sparse_solve(const Model& model, Data& data, const StepOptions& 
 // The last velocities and multipliers: the next step's starting point unless it
 // extrapolates from the last solutions (after solved steps at one dt).
 Eigen::VectorXd warm_start(const Model& model, const Data& data);
+// The contact unknowns z of the last step (relaxed_residual_blocks' layout), when every
+// candidate was in its solve (StepOptions::contact_relaxation > 0); InputError otherwise.
+Eigen::VectorXd contact_unknowns(const Model& model, const Data& data);
 // One Newton iteration's linear algebra only (assemble, factor, solve), for timing.
 void newton_system_solve(const Model& model, Data& data, const StepOptions& options);
 }  // namespace inspect
