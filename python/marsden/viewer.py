@@ -244,9 +244,11 @@ def _planar_parts(vehicle: dict, arrays: dict, where: Path):
 
 
 def _chart(arrays: dict) -> list[dict]:
-    """The strip chart's series: energy, constraint violation and each control."""
+    """The strip chart's series: energy, constraint violation, the contact columns (normal
+    force, penetration, complementarity, impacts) where the run has them, and each control."""
     series = []
-    for name in ("energy", "constraint_violation", "constraint_residual"):
+    for name in ("energy", "constraint_violation", "constraint_residual", "contact_force",
+                 "penetration", "complementarity", "impacts"):
         if name in arrays:
             series.append({"name": name.replace("_", " "), "values": np.asarray(arrays[name], float).reshape(-1)})
     if "controls" in arrays:

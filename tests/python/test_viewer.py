@@ -371,6 +371,11 @@ def test_links_without_a_drawable_visual_are_drawn_from_their_collision_geometry
     ((box,),) = [b["geometry"] for b in desc["model"]["bodies"]]
     assert box["shape"] == "box" and np.allclose(box["semi_axes"], [0.25, 0.25, 0.25])
     assert desc["model"]["ground"] is True
+    # The strip chart carries the run's contact columns.
+    traj = np.load(tmp_path / "run" / "trajectory.npz")
+    chart = {s["name"]: s["values"] for s in viewer.scene_data(tmp_path / "run")["chart"]}
+    assert {"contact force", "penetration", "complementarity"} <= chart.keys()
+    assert np.array_equal(chart["contact force"], traj["contact_force"])
 
 
 # --- Planar vehicles: the parts the page turns.
