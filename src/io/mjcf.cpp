@@ -42,6 +42,7 @@ struct Reader {
   std::string eulerseq = "xyz";
   InertiaFromGeom inertia_from_geom = InertiaFromGeom::Auto;
   bool autolimits = true;
+  double total_mass = -1.0;  // <compiler settotalmass>: scale every body to this sum, if > 0
   std::map<std::string, ClassDefaults> classes;
   std::map<std::string, std::string> mesh_files;  // <asset><mesh name file>
   UrdfModel model;
@@ -445,8 +446,6 @@ UrdfJoint read_joint(Reader& r, const XMLElement* j, const std::string& name, bo
   out.stiffness = r.non_negative(j, "stiffness", 0.0);
   out.armature = r.non_negative(j, "armature", 0.0);
   out.springref = unit(r.number(j, "springref", 0.0));
-  if (r.number(j, "ref", 0.0) != 0.0)
-    r.fail(j, "a non-zero ref (the reference position) is not supported");
   if (r.number(j, "frictionloss", 0.0) != 0.0)
     r.fail(j, "frictionloss (dry friction) is not supported");
   if (j->Attribute("springdamper") != nullptr &&
@@ -588,9 +587,10 @@ void read_body(Reader& r, XMLElement* b, int parent_link, const std::string& inh
     r.model.root_pose = parent_body;
   } else {
     // Joints in file order, each in the body frame at the body's pose as the joints before
-    // it left it: joint i turns about (slides along) axis_i through pos_i, so its frame is
-    // the previous joint's moved by pos_i - pos_(i-1), and the body frame sits at -pos_n in
-    // the last joint's.
+    // it left it: joint i turns about (slides along) axis_i through pos_i by q_i - ref_i
+    // (MuJoCo's qpos - qpos0, so that the coordinate is MuJoCo's qpos). Its child link L_i
+    // is the joint frame moved by q_i, so the body frame after it is L_i M_i(-ref_i)
+    // T(-pos_i), and the next joint's frame that times T(pos_(i+1)).
     int previous = parent_link;
     SE3 origin = parent_body;
     Vec3 previous_pos = Vec3::Zero();
@@ -603,22 +603,27 @@ void read_body(Reader& r, XMLElement* b, int parent_link, const std::string& inh
       const std::string jname = joint_name(
           r, j, jn != nullptr && *jn != '\0' ? std::string(jn)
                                              : name + "_joint" + std::to_string(index));
-      UrdfJoint joint = read_joint(r, j, jname, type == "hinge");
+      const bool hinge = type == "hinge";
+      UrdfJoint joint = read_joint(r, j, jname, hinge);
       const Vec3 pos = r.vec3(j, "pos", Vec3::Zero());
+      const double ref = hinge ? r.angle(r.number(j, "ref", 0.0)) : r.number(j, "ref", 0.0);
       joint.origin = origin * SE3{Mat3::Identity(), pos - previous_pos};
+      origin = hinge ? SE3{Eigen::AngleAxisd(-ref, joint.axis).toRotationMatrix(), Vec3::Zero()}
+                     : SE3{Mat3::Identity(), -ref * joint.axis};
       const bool last = ++index == static_cast<int>(joints.size());
-      const int child = last && pos.isZero(0.0) ? add_link(r, b, name)
-                                                : add_link(r, j, name + "_" + jname);
+      const int child = last && pos.isZero(0.0) && ref == 0.0
+                            ? add_link(r, b, name)
+                            : add_link(r, j, name + "_" + jname);
       add_joint(r, std::move(joint), previous, child);
       previous = child;
-      origin = SE3::identity();
       previous_pos = pos;
     }
-    if (joints.empty() || !previous_pos.isZero(0.0)) {
+    if (joints.empty() || !previous_pos.isZero(0.0) || origin.R != Mat3::Identity() ||
+        !origin.x.isZero(0.0)) {
       UrdfJoint weld;
       weld.name = joint_name(r, b, name + (joints.empty() ? "_weld" : "_offset"));
       weld.type = UrdfJointType::Fixed;
-      weld.origin = joints.empty() ? parent_body : SE3{Mat3::Identity(), -previous_pos};
+      weld.origin = origin * SE3{Mat3::Identity(), -previous_pos};
       link = add_link(r, b, name);
       add_joint(r, std::move(weld), previous, link);
     } else {
@@ -702,8 +707,9 @@ void read_compiler(Reader& r, const XMLElement* c) {
   r.autolimits = autolimits == "true";
   if (r.word(c, "coordinate", "local") != "local")
     r.fail(c, "coordinate=\"global\" is not supported (MuJoCo 3 removed it)");
-  for (const char* a : {"boundmass", "boundinertia", "settotalmass"})
+  for (const char* a : {"boundmass", "boundinertia"})
     if (r.number(c, a, 0.0) > 0.0) r.fail(c, std::string(a) + " is not supported");
+  r.total_mass = r.number(c, "settotalmass", r.total_mass);
   if (r.word(c, "balanceinertia", "false") != "false")
     r.fail(c, "balanceinertia is not supported");
   if (c->Attribute("inertiagrouprange") != nullptr)
@@ -719,8 +725,8 @@ void read_option(Reader& r, const XMLElement* o) {
       r.fail(o, std::string(a) + ": fluid forces are not supported");
   for (const XMLElement* c = o->FirstChildElement(); c != nullptr; c = c->NextSiblingElement()) {
     if (std::string_view(c->Name()) != "flag") r.fail(c, "not supported");
-    for (const char* a : {"gravity", "passive", "actuation", "clampctrl", "limit", "spring",
-                          "damper"})
+    if (r.word(c, "gravity", "enable") == "disable") r.model.gravity.setZero();
+    for (const char* a : {"passive", "actuation", "clampctrl", "limit", "spring", "damper"})
       if (r.word(c, a, "enable") == "disable")
         r.fail(c, std::string(a) + "=\"disable\" is not supported");
   }
@@ -825,6 +831,16 @@ UrdfModel parse_mjcf(std::string_view xml, const std::string& source_name) {
   if (world == nullptr) throw InputError(source_name + ": missing <worldbody>");
   read_worldbody(r, world);
   if (actuators != nullptr) read_actuators(r, actuators);
+  if (r.total_mass > 0.0) {
+    // Masses and inertias scaled alike, as MuJoCo's compiler does.
+    double sum = 0.0;
+    for (const UrdfLink& l : r.model.links) sum += l.mass;
+    if (!(sum > 0.0)) throw InputError(source_name + ": settotalmass: the bodies have no mass");
+    for (UrdfLink& l : r.model.links) {
+      l.mass *= r.total_mass / sum;
+      l.inertia *= r.total_mass / sum;
+    }
+  }
   return std::move(r.model);
 }
 
