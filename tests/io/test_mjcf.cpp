@@ -234,6 +234,37 @@ TEST(MjcfBodies, SeveralJointsHangInOrderThroughMasslessLinks) {
   EXPECT_FALSE(link(m, "b_j1").has_inertial);
 }
 
+// MuJoCo turns a joint by qpos - ref: the coordinate is qpos when the link after the joint
+// is turned (slid) back by ref before the body frame.
+TEST(MjcfBodies, RefTurnsTheBodyBackSoThatCoordinatesAreQpos) {
+  const UrdfModel m = parse(
+      "<body name='h'><joint name='j' axis='0 0 1' ref='90'/><geom size='0.1'/></body>"
+      "<body name='s'><joint name='k' type='slide' axis='1 0 0' ref='0.3'/>"
+      "<geom size='0.1'/></body>");
+  EXPECT_EQ(joint(m, "j").child, "h_j");
+  expect_near(joint(m, "h_offset").origin.R,
+              Eigen::AngleAxisd(-kPi / 2, Vec3::UnitZ()).toRotationMatrix(), 1e-15);
+  EXPECT_LT((joint(m, "s_offset").origin.x - Vec3(-0.3, 0, 0)).norm(), 1e-15);
+}
+
+TEST(MjcfCompiler, SetTotalMassScalesMassesAndInertiasAlike) {
+  const UrdfModel m = parse(
+      "<body name='a'><joint/><geom size='0.1' mass='1'/>"
+      "<body name='b'><joint/><geom size='0.1' mass='3'/></body></body>",
+      "<compiler settotalmass='8'/>");
+  EXPECT_DOUBLE_EQ(link(m, "a").mass, 2.0);
+  EXPECT_DOUBLE_EQ(link(m, "b").mass, 6.0);
+  expect_near(link(m, "b").inertia, 0.4 * 6.0 * 0.01 * Mat3::Identity(), 1e-15);
+}
+
+TEST(MjcfCompiler, OptionGravityAndItsFlag) {
+  const std::string body = "<body><joint/><geom size='0.1'/></body>";
+  EXPECT_EQ(parse(body, "<option gravity='0 0 -5'/>").gravity, Vec3(0, 0, -5));
+  EXPECT_EQ(parse(body, "<option gravity='0 0 -5'><flag gravity='disable'/></option>").gravity,
+            Vec3::Zero());
+  EXPECT_EQ(parse(body).gravity, Vec3(0, 0, -9.81));
+}
+
 TEST(MjcfBodies, FreeJointMakesTheFloatingRoot) {
   const UrdfModel m = parse(
       "<geom type='plane' size='1 1 0.1'/><body name='torso' pos='0 0 2'><freejoint/>"
@@ -255,6 +286,7 @@ TEST(MjcfFiles, ExamplesReadWithIncludesActuatorsAndOption) {
   EXPECT_EQ(arm.actuators[0].gear, 20.0);
   // The included default class: the visual box adds no mass and no collision shape.
   EXPECT_EQ(link(arm, "wrist").mass, 0.3);
+  EXPECT_EQ(joint(arm, "tip_weld").type, UrdfJointType::Fixed);
   EXPECT_TRUE(link(arm, "wrist").collisions.empty());
   EXPECT_EQ(link(arm, "cart").visuals[0].rgba, Vec4(0.7, 0.6, 0.4, 1.0));
   const UrdfModel pendulum = io::read_mjcf(dir + "double_pendulum.xml");
