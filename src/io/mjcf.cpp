@@ -573,6 +573,11 @@ void read_body(Reader& r, XMLElement* b, int parent_link, const std::string& inh
     if (!world_child || !single_world_child || joints.size() != 1)
       r.fail(j, "a free joint is supported only as the one joint of the one body of "
                 "<worldbody> (the floating base)");
+    // The floating base's coordinates are not MuJoCo's velocities: their rotor inertia,
+    // springs and dampers would differ, so none is taken.
+    for (const char* a : {"armature", "damping", "stiffness", "frictionloss"})
+      if (r.number(j, a, 0.0) != 0.0)
+        r.fail(j, std::string("a free joint's ") + a + " is not supported");
     free = true;
   }
 

@@ -87,11 +87,67 @@ def test_every_suite_file_loads_or_names_its_reason():
         assert set(names) <= set(loaded)
 
 
-def test_free_root_gets_six_floating_coordinates():
-    path = suite_file("gymnasium", "ant")
+def rotation(axis, angle):
+    c, s = np.cos(angle), np.sin(angle)
+    i, j = [(1, 2), (2, 0), (0, 1)][axis]
+    R = np.eye(3)
+    R[i, i] = R[j, j] = c
+    R[i, j], R[j, i] = -s, s
+    return R
+
+
+@pytest.mark.parametrize("suite,name", [("gymnasium", "ant"), ("dm_control", "humanoid"),
+                                        ("dm_control", "humanoid_CMU")])
+def test_free_root_equals_mujoco_through_the_change_of_velocities(suite, name):
+    """The floating base's coordinates (x, y, z, yaw, pitch, roll after the root's pose in
+    the file, B) are not MuJoCo's free joint (world position and quaternion; world linear
+    and body angular velocity): with v_mujoco = J(q) qd, M = J^T M_mujoco J and
+    bias = J^T (bias_mujoco + M_mujoco Jdot qd)."""
+    path = suite_file(suite, name)
     mj = mujoco.MjModel.from_xml_path(str(path))
+    data = mujoco.MjData(mj)
     model = marsden.load_mjcf(path)
     assert len(model.coordinates) == mj.nv
-    assert model.coordinates[:6] == [f"torso_{s}" for s in ("x", "y", "z", "yaw", "pitch", "roll")]
+    root = model.coordinates[0][:-2]
+    assert model.coordinates[:6] == [f"{root}_{s}" for s in ("x", "y", "z", "yaw", "pitch", "roll")]
+    names = [mujoco.mj_id2name(mj, mujoco.mjtObj.mjOBJ_JOINT, j) for j in range(1, mj.njnt)]
+    order = [model.coordinates.index(n) for n in names]  # MuJoCo's dofs 6.. (hinges)
+    R_B = np.zeros(9)
+    mujoco.mju_quat2Mat(R_B, mj.qpos0[3:7])
+    R_B, p_B = R_B.reshape(3, 3), mj.qpos0[:3]
+    rng = np.random.default_rng(39)
+    for _ in range(3):
+        q = rng.uniform(-1.0, 1.0, mj.nv)
+        qd = rng.uniform(-2.0, 2.0, mj.nv)
+        yaw, pitch, roll = q[3:6]
+        R = R_B @ rotation(2, yaw) @ rotation(1, pitch) @ rotation(0, roll)
+        quat = np.zeros(4)
+        mujoco.mju_mat2Quat(quat, R.flatten())
+        data.qpos[:3], data.qpos[3:7] = p_B + R_B @ q[:3], quat
+        data.qpos[7:] = mj.qpos0[7:] + q[order]
+        # Body angular velocity of Rz(yaw) Ry(pitch) Rx(roll): E (yaw', pitch', roll').
+        sp, cp, sr, cr = np.sin(pitch), np.cos(pitch), np.sin(roll), np.cos(roll)
+        E = np.array([[-sp, 0, 1], [sr * cp, cr, 0], [cr * cp, -sr, 0]])
+        dp, dr = qd[4], qd[5]
+        E_dot = np.array([[-cp * dp, 0, 0],
+                          [cr * cp * dr - sr * sp * dp, -sr * dr, 0],
+                          [-sr * cp * dr - cr * sp * dp, -cr * dr, 0]])
+        J = np.zeros((mj.nv, mj.nv))
+        J[:3, :3], J[3:6, 3:6] = R_B, E
+        J[6 + np.arange(len(order)), order] = 1.0
+        J_dot_qd = np.zeros(mj.nv)
+        J_dot_qd[3:6] = E_dot @ qd[3:6]
+        data.qvel[:] = J @ qd
+        mujoco.mj_forward(mj, data)
+        M_mujoco = np.zeros((mj.nv, mj.nv))
+        mujoco.mj_fullM(mj, M_mujoco, data.qM)
+        terms = marsden.tree.lagrangian_terms(model, q, qd)
+        bias = terms["L_qv"].T @ qd - terms["L_q"]
+        assert relative(terms["M"], J.T @ M_mujoco @ J) <= 1e-9
+        expected = J.T @ (data.qfrc_bias - data.qfrc_spring + M_mujoco @ J_dot_qd)
+        assert relative(bias, expected) <= 1e-9
+
+
+def test_the_maximal_engine_refuses_armature_by_name():
     with pytest.raises(marsden.InputError, match="armature"):
-        marsden.load_mjcf(path, engine="maximal")
+        marsden.load_mjcf(suite_file("gymnasium", "ant"), engine="maximal")
