@@ -125,6 +125,14 @@ struct Reader {
     return std::nullopt;
   }
   double angle(double value) const { return degree ? value * std::numbers::pi / 180.0 : value; }
+  // v / |v|, an error when v is zero; stableNorm, so that huge entries do not overflow.
+  template <int N>
+  Eigen::Matrix<double, N, 1> unit(const XMLElement* e, const Eigen::Matrix<double, N, 1>& v,
+                                   const std::string& what) const {
+    const double length = v.stableNorm();
+    if (!(length > 0.0)) fail(e, what);
+    return v / length;
+  }
 
   // The one orientation an element may give (quat, axisangle, euler, xyaxes, zaxis).
   Mat3 orientation(const XMLElement* e) const {
@@ -134,15 +142,14 @@ struct Reader {
     if (given > 1) fail(e, "more than one of quat, axisangle, euler, xyaxes, zaxis");
     if (e->Attribute("quat") != nullptr) {
       const std::vector<double> q = fixed(e, "quat", 4, {});
-      const Eigen::Quaterniond quat(q[0], q[1], q[2], q[3]);
-      if (!(quat.norm() > 0.0)) fail(e, "quat: zero quaternion");
-      return quat.normalized().toRotationMatrix();
+      const Vec4 wxyz = unit(e, Vec4(q[0], q[1], q[2], q[3]), "quat: zero quaternion");
+      return Eigen::Quaterniond(wxyz[0], wxyz[1], wxyz[2], wxyz[3]).toRotationMatrix();
     }
     if (e->Attribute("axisangle") != nullptr) {
       const std::vector<double> a = fixed(e, "axisangle", 4, {});
       const Vec3 axis(a[0], a[1], a[2]);
-      if (!(axis.norm() > 0.0)) fail(e, "axisangle: zero axis");
-      return Eigen::AngleAxisd(angle(a[3]), axis.normalized()).toRotationMatrix();
+      return Eigen::AngleAxisd(angle(a[3]), unit(e, axis, "axisangle: zero axis"))
+          .toRotationMatrix();
     }
     if (e->Attribute("euler") != nullptr) {
       const Vec3 a = vec3(e, "euler", Vec3::Zero());
@@ -160,8 +167,8 @@ struct Reader {
     if (e->Attribute("xyaxes") != nullptr) {
       const std::vector<double> a = fixed(e, "xyaxes", 6, {});
       Vec3 x(a[0], a[1], a[2]), y(a[3], a[4], a[5]);
-      if (!(x.norm() > 0.0)) fail(e, "xyaxes: zero x axis");
-      x.normalize();
+      x = unit(e, x, "xyaxes: zero x axis");
+      y = unit(e, y, "xyaxes: zero y axis");
       y -= y.dot(x) * x;
       if (!(y.norm() > 1e-12)) fail(e, "xyaxes: y axis parallel to x");
       y.normalize();
@@ -171,8 +178,8 @@ struct Reader {
     }
     if (e->Attribute("zaxis") != nullptr) {
       const Vec3 z = vec3(e, "zaxis", Vec3::UnitZ());
-      if (!(z.norm() > 0.0)) fail(e, "zaxis: zero vector");
-      return Eigen::Quaterniond::FromTwoVectors(Vec3::UnitZ(), z).toRotationMatrix();
+      return Eigen::Quaterniond::FromTwoVectors(Vec3::UnitZ(), unit(e, z, "zaxis: zero vector"))
+          .toRotationMatrix();
     }
     return Mat3::Identity();
   }
@@ -268,7 +275,7 @@ void apply_defaults(const Reader& r, XMLElement* e, const std::string& childclas
   const std::string cls = r.word(e, "class", childclass);
   const auto it = r.classes.find(cls);
   if (it == r.classes.end()) {
-    if (e->Attribute("class") != nullptr) r.fail(e, "unknown class \"" + cls + "\"");
+    if (cls != "main") r.fail(e, "unknown class \"" + cls + "\"");
     return;  // "main" without any <default>
   }
   const auto slot = it->second.find(default_slot(e->Name()));
@@ -309,7 +316,8 @@ GeomShape read_geom_shape(const Reader& r, const XMLElement* g) {
       r.fail(g, "fromto is for capsule, cylinder, box and ellipsoid geoms, not \"" + type + "\"");
     const std::vector<double> ft = r.fixed(g, "fromto", 6, {});
     const Vec3 a(ft[0], ft[1], ft[2]), b(ft[3], ft[4], ft[5]);
-    if (!((b - a).norm() > 0.0)) r.fail(g, "fromto: the two points coincide");
+    if (!((b - a).norm() > 0.0) || !std::isfinite((b - a).norm()))
+      r.fail(g, "fromto: the two points coincide or lie too far apart");
     v.origin = SE3{Eigen::Quaterniond::FromTwoVectors(Vec3::UnitZ(), b - a).toRotationMatrix(),
                    0.5 * (a + b)};
     half_length = 0.5 * (b - a).norm();
@@ -425,8 +433,7 @@ UrdfJoint read_joint(Reader& r, const XMLElement* j, const std::string& name, bo
   UrdfJoint out;
   out.name = name;
   const Vec3 axis = r.vec3(j, "axis", Vec3::UnitZ());
-  if (!(axis.norm() > 0.0)) r.fail(j, "axis: zero vector");
-  out.axis = axis.normalized();
+  out.axis = r.unit(j, axis, "axis: zero vector");
   const auto unit = [&](double v) { return hinge ? r.angle(v) : v; };
   const std::optional<bool> limited = r.tri_state(j, "limited");
   const bool has_range = j->Attribute("range") != nullptr;
@@ -506,6 +513,8 @@ void set_body_inertia(Reader& r, UrdfLink& link, const XMLElement* inertial,
     if (mass == 0.0) continue;
     const SE3& o = shape.visual.origin;
     parts.push_back({mass, o.x, o.R * (mass * shape.unit_inertia).asDiagonal() * o.R.transpose()});
+    if (!std::isfinite(mass) || !parts.back().inertia.allFinite())
+      r.fail(g, "its mass or inertia overflows (size, density or mass too large)");
   }
   double mass = 0.0;
   Vec3 first_moment = Vec3::Zero();
@@ -520,6 +529,8 @@ void set_body_inertia(Reader& r, UrdfLink& link, const XMLElement* inertial,
     const Vec3 d = p.com - com;
     inertia += p.inertia + p.mass * (d.squaredNorm() * Mat3::Identity() - d * d.transpose());
   }
+  if (!std::isfinite(mass) || !com.allFinite() || !inertia.allFinite())
+    r.fail(geoms.front().first, "the body's mass or inertia overflows (geoms too large or heavy)");
   link.has_inertial = true;
   link.mass = mass;
   link.inertial_origin = SE3{Mat3::Identity(), com};
@@ -529,7 +540,7 @@ void set_body_inertia(Reader& r, UrdfLink& link, const XMLElement* inertial,
 void read_body(Reader& r, XMLElement* b, int parent_link, const std::string& inherited_class,
                bool world_child, bool single_world_child) {
   const std::string childclass = r.word(b, "childclass", inherited_class);
-  if (b->Attribute("childclass") != nullptr && r.classes.count(childclass) == 0)
+  if (childclass != "main" && r.classes.count(childclass) == 0)
     r.fail(b, "unknown childclass \"" + childclass + "\"");
   if (r.word(b, "mocap", "false") != "false") r.fail(b, "mocap bodies are not supported");
   if (r.number(b, "gravcomp", 0.0) != 0.0) r.fail(b, "gravcomp is not supported");

@@ -334,6 +334,14 @@ TEST(MjcfErrors, NameTheElementAndItsLine) {
                "<motor>: joint \"x\" does not exist (line 2)");
   expect_error("<mujoco><worldbody><body></worldbody></mujoco>", "bad.xml: line 1: malformed XML");
   expect_error("<robot/>", "missing <mujoco> root element");
+  expect_error("<mujoco><worldbody><body><joint/>\n<geom size='1e200'/></body></worldbody></mujoco>",
+               "<geom>: its mass or inertia overflows (size, density or mass too large) (line 2)");
+  // Huge but finite entries are still a direction.
+  expect_near(body_rotation("quat='1e300 0 0 1e300'"),
+              Eigen::AngleAxisd(kPi / 2, Vec3::UnitZ()).toRotationMatrix(), 1e-15);
+  EXPECT_EQ(error_of("<mujoco><worldbody><body childclass='main'><joint class='main'/>"
+                     "<geom size='0.1'/></body></worldbody></mujoco>"),
+            "");
   const UrdfModel warned = io::parse_mjcf(
       "<mujoco><worldbody/>\n<contact><exclude body1='a' body2='b'/></contact></mujoco>", "w.xml");
   ASSERT_EQ(warned.warnings.size(), 1u);
