@@ -461,9 +461,6 @@ UrdfJoint read_joint(Reader& r, const XMLElement* j, const std::string& name, bo
   return out;
 }
 
-void read_body(Reader& r, XMLElement* b, int parent_link, const std::string& childclass,
-               bool world_child, bool single_world_child);
-
 // The mass, centre of mass and inertia of a body, from <inertial> or its geoms.
 void set_body_inertia(Reader& r, UrdfLink& link, const XMLElement* inertial,
                       const std::vector<std::pair<const XMLElement*, GeomShape>>& geoms) {
