@@ -222,7 +222,8 @@ Mechanism mechanism_from_urdf(const UrdfModel& urdf, const Vec3& gravity,
 void set_limits_from_urdf(const UrdfModel& urdf, std::vector<Joint>& joints);
 // The <collision> geometry as collision shapes (marsden/maximal/contact.hpp) on the bodies of
 // mechanism_from_urdf(urdf, ..., floating_base), each at its link's pose in its body, named
-// after its link, with the given friction coefficient: spheres and boxes. Cylinders and
+// after its link, with its own friction coefficient (MJCF geoms) or else the given one:
+// spheres and boxes. Cylinders and
 // meshes have no contact points yet, and a fixed base's links belong to the world, whose
 // shapes do not collide yet: those are left out, each named in *left_out when given
 // ("link 'FR_hip': cylinder"; so are MJCF's capsules, ellipsoids and planes).

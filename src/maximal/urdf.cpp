@@ -143,7 +143,7 @@ std::vector<CollisionShape> collision_shapes_from_urdf(const UrdfModel& urdf, bo
       CollisionShape shape;
       shape.name = link.name;
       shape.body = group_body[std::size_t(group)];
-      shape.friction = friction;
+      shape.friction = c.has_friction ? c.friction : friction;  // an MJCF geom's own first
       if (c.shape == UrdfShape::Sphere)
         shape.shape = geometry::Sphere(c.radius, g_bs);
       else

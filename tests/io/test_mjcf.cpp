@@ -13,6 +13,7 @@
 
 #include "marsden/error.hpp"
 #include "marsden/io/mjcf.hpp"
+#include "marsden/maximal/contact.hpp"
 #include "marsden/maximal/setup.hpp"
 #include "marsden/tree/model.hpp"
 #include "temp_dir.hpp"
@@ -275,6 +276,20 @@ TEST(MjcfBodies, FreeJointMakesTheFloatingRoot) {
   ASSERT_EQ(m.world_geoms.size(), 1u);
   EXPECT_EQ(m.world_geoms[0].shape, UrdfShape::Plane);
   EXPECT_EQ(m.links.front().name, "torso");
+}
+
+TEST(MjcfBodies, GeomsAreContactShapesWithTheirOwnFriction) {
+  const UrdfModel m = parse(
+      "<body name='ball'><freejoint/><geom size='0.1' friction='0.7 0.01 0.001'/>"
+      "<geom type='box' size='0.1 0.2 0.3' pos='0 0 0.5'/>"
+      "<geom size='0.05' contype='0' conaffinity='0'/></body>");
+  std::vector<std::string> left_out;
+  const std::vector<maximal::CollisionShape> shapes =
+      maximal::collision_shapes_from_urdf(m, true, 0.4, &left_out);
+  ASSERT_EQ(shapes.size(), 2u);  // the third geom does not collide
+  EXPECT_EQ(shapes[0].friction, 0.7);
+  EXPECT_EQ(shapes[1].friction, 0.4);  // none in the file: the caller's
+  EXPECT_TRUE(left_out.empty());
 }
 
 TEST(MjcfFiles, ExamplesReadWithIncludesActuatorsAndOption) {
