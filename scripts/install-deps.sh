@@ -48,9 +48,14 @@ then
   echo "install-deps: pip install -r requirements.txt (into .venv)"
   .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements.txt
 fi
-# --robots: Pinocchio and example-robot-data for the robot zoo and its tests (about 150 MB).
+# --robots: Pinocchio and example-robot-data for the robot zoo and its tests, MuJoCo for the
+# MJCF tests (about 160 MB), and the MJCF files of Gymnasium's and dm_control's suites (their
+# XML only, about 1 MB unpacked, into .venv/share/marsden-model-suites).
 if [[ " $* " == *" --robots "* ]] &&
-   ! .venv/bin/python -c 'import pinocchio, importlib.metadata as m; m.distribution("example-robot-data")' >/dev/null 2>&1; then
+   ! .venv/bin/python -c 'import pinocchio, mujoco, importlib.metadata as m; m.distribution("example-robot-data")' >/dev/null 2>&1; then
   echo "install-deps: pip install -r requirements-robots.txt (into .venv)"
   .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements-robots.txt
+fi
+if [[ " $* " == *" --robots "* ]]; then
+  .venv/bin/python scripts/install_model_suites.py
 fi

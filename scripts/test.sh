@@ -27,7 +27,7 @@ ccache --show-stats | grep -iE "hits|misses" || true
 (cd /tmp && python -c "import marsden; print('installed marsden', marsden.__version__)")
 python -m pytest -q -p no:cacheprovider tests/python/test_package.py tests/python/test_state.py \
   tests/python/test_pickle.py tests/python/test_control.py tests/python/test_api_docs.py \
-  tests/python/test_robots.py \
+  tests/python/test_robots.py tests/python/test_mjcf.py \
   tests/python/test_sweep.py
 
 cmake --preset sanitize >/dev/null

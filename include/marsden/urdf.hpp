@@ -28,14 +28,17 @@ inline constexpr double kInertiaRelativeRoundOff = 1e-9;
 inline constexpr double kInertiaAbsoluteRoundOff = 1e-12;  // kg m^2
 
 // <visual>: geometry drawn by the player (docs/viewer.md), not part of the dynamics.
-enum class UrdfShape { Box, Cylinder, Sphere, Mesh };
+// Capsule, Ellipsoid and Plane come from MJCF geoms only (io::read_mjcf).
+enum class UrdfShape { Box, Cylinder, Sphere, Mesh, Capsule, Ellipsoid, Plane };
 
 struct UrdfVisual {
   SE3 origin;                       // the geometry's frame in the link frame
   UrdfShape shape = UrdfShape::Box;
-  Vec3 size = Vec3::Zero();         // box: full edge lengths (m), each > 0
-  double radius = 0.0;              // cylinder, sphere (m, > 0)
-  double length = 0.0;              // cylinder, along its z axis (m, > 0)
+  Vec3 size = Vec3::Zero();         // box: full edge lengths (m), each > 0; ellipsoid: its
+                                    // three semi-axes (m); plane: half x and y extents (0:
+                                    // infinite) and MJCF's grid spacing
+  double radius = 0.0;              // cylinder, sphere, capsule (m, > 0)
+  double length = 0.0;              // cylinder, capsule: of the cylindrical part, along z (m)
   std::string filename;             // mesh: as the file gives it (package://, file://, path)
   Vec3 scale = Vec3::Ones();        // mesh: per axis, each non-zero
   // <material>: its <color rgba> given here, or by name in a <material> of the robot or of
@@ -43,6 +46,9 @@ struct UrdfVisual {
   std::string material;
   bool has_color = false;
   Vec4 rgba = Vec4::Ones();         // each in [0, 1]
+  // MJCF <geom friction>: its sliding coefficient (>= 0); URDF has none.
+  bool has_friction = false;
+  double friction = 0.0;
 };
 
 struct UrdfLink {
@@ -82,6 +88,20 @@ struct UrdfJoint {
   // offset; empty for an independent joint.
   std::string mimic;
   double mimic_multiplier = 1.0, mimic_offset = 0.0;
+  // MJCF only (URDF has none, all zero): rotor inertia added to this coordinate's diagonal
+  // of the mass matrix, a kinetic energy 1/2 armature qd^2 (kg m^2 or kg), and a spring on
+  // the coordinate, force -stiffness (q - springref) (N m/rad or N/m; springref in rad or m).
+  double armature = 0.0, stiffness = 0.0, springref = 0.0;
+};
+
+// MJCF <motor>: a generalized force gear * ctrl on the named joint's coordinate, the control
+// clamped to [ctrl_lower, ctrl_upper] when ctrl_limited. Read, not yet an engine input.
+struct UrdfActuator {
+  std::string name;
+  std::string joint;
+  double gear = 1.0;                // N m or N per unit of control
+  bool ctrl_limited = false;
+  double ctrl_lower = 0.0, ctrl_upper = 0.0;
 };
 
 struct UrdfModel {
@@ -91,6 +111,21 @@ struct UrdfModel {
   // keep their file order.
   std::vector<UrdfJoint> joints;
   std::string root;                 // the one link that is no joint's child
+
+  // From MJCF files only (io::read_mjcf); a URDF description leaves them at these values.
+  // floating_root: the root link carries a <freejoint>, to be converted with floating_base;
+  // root_pose is then its pose in the world in the file (the floating coordinates' start).
+  bool floating_root = false;
+  SE3 root_pose;
+  // <worldbody> geoms of a floating-root file (they cannot hang on the root link): static
+  // geometry, kept for the player and contact, not yet used by the engines.
+  std::vector<UrdfVisual> world_geoms;
+  std::vector<UrdfActuator> actuators;
+  double timestep = 0.0;            // <option timestep> (s); 0: not given
+  Vec3 gravity = Vec3(0.0, 0.0, -9.81);  // <option gravity> (m/s^2)
+  // Elements read but ignored because they do not change the dynamics, each named with its
+  // file and line ("model.xml: <sensor>: ignored, not part of the dynamics (line 40)").
+  std::vector<std::string> warnings;
 };
 
 // Links welded together by fixed joints move as one rigid body: the root link's group, then
@@ -153,8 +188,9 @@ namespace marsden::tree {
 //   child link  Const, undoing the alignment, so that its frame is the URDF child frame;
 // a fixed joint adds the child link as one Const frame. Each rigid body's combined
 // inertial (UrdfRigidBody) becomes one Mass on its first link's frame, limits of
-// revolute/prismatic joints become coordinate limits, and <dynamics damping> a coordinate
-// damper. Coulomb friction is not modelled (ignored). A
+// revolute/prismatic joints become coordinate limits, <dynamics damping> a coordinate
+// damper, and the MJCF fields armature the coordinate's armature and stiffness a coordinate
+// spring at springref. Coulomb friction is not modelled (ignored). A
 // <mimic> joint keeps its coordinate, tied to its leader's by a coupling constraint
 // q = multiplier q_leader + offset. A joint frame whose name a link already has is named
 // "J_joint" (the coordinate keeps the name J). A joint that moves no mass is an
@@ -172,7 +208,8 @@ namespace marsden::maximal {
 // itself (fixed base) or a free body (floating_base). Revolute and continuous joints
 // become maximal revolute joints, prismatic ones prismatic, with anchors at the joint
 // origin and the axis in the parent body's frame; <dynamics damping> becomes the joint's
-// (implicit) damper; limits and friction are not modelled; a <mimic> joint is a Coupling
+// (implicit) damper; limits and friction are not modelled; MJCF armature and joint
+// stiffness are an InputError (no maximal form yet); a <mimic> joint is a Coupling
 // of its coordinate to its leader's. Bodies without mass or with a singular inertia (a
 // massless link between two joints, a point mass) are allowed where their joints
 // determine them (docs/maximal.md); a joint that moves no mass is an InputError
@@ -185,10 +222,11 @@ Mechanism mechanism_from_urdf(const UrdfModel& urdf, const Vec3& gravity,
 void set_limits_from_urdf(const UrdfModel& urdf, std::vector<Joint>& joints);
 // The <collision> geometry as collision shapes (marsden/maximal/contact.hpp) on the bodies of
 // mechanism_from_urdf(urdf, ..., floating_base), each at its link's pose in its body, named
-// after its link, with the given friction coefficient: spheres and boxes. Cylinders and
+// after its link, with its own friction coefficient (MJCF geoms) or else the given one:
+// spheres and boxes. Cylinders and
 // meshes have no contact points yet, and a fixed base's links belong to the world, whose
 // shapes do not collide yet: those are left out, each named in *left_out when given
-// ("link 'FR_hip': cylinder").
+// ("link 'FR_hip': cylinder"; so are MJCF's capsules, ellipsoids and planes).
 std::vector<CollisionShape> collision_shapes_from_urdf(const UrdfModel& urdf, bool floating_base,
                                                        double friction,
                                                        std::vector<std::string>* left_out);

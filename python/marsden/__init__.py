@@ -52,6 +52,16 @@ def make_system(scene: Scene, controls=None, shape=None) -> System:
     ``shape``) replace the scene's signals: a Signal, a callable f(t), a constant vector or
     (times, values) (see as_signal); their sizes must match the system (InputError)."""
     return _make_system(scene, as_signal(controls), as_signal(shape))
+
+
+def load_mjcf(path, engine: str = "tree"):
+    """An MJCF file (docs/mjcf.md) as a tree model (marsden.tree.model_from_mjcf) or, with
+    engine="maximal", a mechanism (marsden.maximal.mechanism_from_mjcf)."""
+    if engine == "tree":
+        return tree.model_from_mjcf(path)
+    if engine == "maximal":
+        return maximal.mechanism_from_mjcf(path)
+    raise InputError(f"load_mjcf: engine must be 'tree' or 'maximal', got {engine!r}")
 from .trajectory import Trajectory, simulate
 from .experiment_report import ReportError, write_report as report
 from .viewer import ViewError, view
@@ -77,6 +87,7 @@ __all__ = [
     "lie",
     "initial_state_names",
     "list_experiments",
+    "load_mjcf",
     "load_problem",
     "load_scene",
     "make_system",

@@ -21,7 +21,7 @@ from .signals import as_signal
 from ._pickle import recorded
 
 __all__ = ["Mechanism", "closed_chain", "four_bar_chain", "joint_coordinates",
-           "mechanism_from_urdf", "minitaur_leg", "pendulum_chain", "system"]
+           "mechanism_from_mjcf", "mechanism_from_urdf", "minitaur_leg", "pendulum_chain", "system"]
 
 Mechanism = _maximal.Mechanism
 joint_coordinates = _maximal.joint_coordinates
@@ -68,6 +68,18 @@ def _mechanism_from_urdf(path: str, gravity: tuple, floating_base: bool,
                          weld_massless_joints: bool) -> Mechanism:
     return _maximal.mechanism_from_urdf(path, np.asarray(gravity, dtype=float), floating_base,
                                         weld_massless_joints)
+
+
+def mechanism_from_mjcf(path, weld_massless_joints: bool = False) -> Mechanism:
+    """An MJCF file in maximal coordinates (docs/mjcf.md), gravity from its <option>, at the
+    file's pose with the root at the world origin; a <freejoint> root is a free body.
+    Armature and joint stiffness are an error (no maximal form yet)."""
+    return _mechanism_from_mjcf(os.path.abspath(path), bool(weld_massless_joints))
+
+
+@recorded
+def _mechanism_from_mjcf(path: str, weld_massless_joints: bool) -> Mechanism:
+    return _maximal.mechanism_from_mjcf(path, weld_massless_joints)
 
 
 def _coordinates(values: dict | None) -> dict:

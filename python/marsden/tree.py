@@ -34,7 +34,8 @@ from .signals import as_signal
 from ._pickle import recorded
 
 __all__ = ["Builder", "Model", "continuous_dynamics", "four_bar", "four_bar_state",
-           "lagrangian_terms", "marionette", "marionette_configuration", "model_from_urdf",
+           "lagrangian_terms", "marionette", "marionette_configuration", "model_from_mjcf",
+           "model_from_urdf",
            "n_link_pendulum", "system", "with_constraints", "with_forces", "with_potentials"]
 
 Model = _tree.Model
@@ -77,6 +78,19 @@ def _model_from_urdf(path: str, gravity: tuple, floating_base: bool,
                      weld_massless_joints: bool) -> Model:
     return _tree.model_from_urdf(path, np.asarray(gravity, dtype=float), floating_base,
                                  weld_massless_joints)
+def model_from_mjcf(path, weld_massless_joints: bool = False) -> Model:
+    """An MJCF file as a tree model (docs/mjcf.md), gravity from its <option>: one
+    coordinate per hinge or slide joint, named as the joint, zero at the file's pose
+    (MuJoCo's qpos0); a <freejoint> root adds six (ROOT_x, _y, _z, _yaw, _pitch, _roll)
+    from the root's pose in the file. Armature and joint springs are the model's."""
+    return _model_from_mjcf(os.path.abspath(path), bool(weld_massless_joints))
+
+
+@recorded
+def _model_from_mjcf(path: str, weld_massless_joints: bool) -> Model:
+    return _tree.model_from_mjcf(path, weld_massless_joints)
+
+
 lagrangian_terms = _tree.lagrangian_terms
 continuous_dynamics = _tree.continuous_dynamics
 

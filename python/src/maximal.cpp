@@ -24,6 +24,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "marsden/error.hpp"
+#include "marsden/io/mjcf.hpp"
 #include "marsden/io/urdf.hpp"
 #include "marsden/maximal/setup.hpp"
 #include "marsden/sim/maximal.hpp"
@@ -240,6 +241,18 @@ void bind_maximal(nb::module_ m) {
       "body per group of links welded by fixed joints; the root's group fixed to the world "
       "or, with floating_base, free. A joint that moves no mass is an error, or with "
       "weld_massless_joints a fixed joint.");
+  m.def(
+      "mechanism_from_mjcf",
+      [](const std::filesystem::path& path, bool weld_massless_joints) {
+        UrdfModel description = io::read_mjcf(path);
+        if (weld_massless_joints) description = weld_joints_moving_no_mass(std::move(description));
+        return maximal::mechanism_from_urdf(description, description.gravity,
+                                            description.floating_root);
+      },
+      nb::arg("path"), nb::arg("weld_massless_joints") = false,
+      "An MJCF file in maximal coordinates (docs/mjcf.md), gravity from its <option>, at "
+      "the file's pose with the root at the world origin; a <freejoint> root is a free body. "
+      "Armature and joint stiffness are an error (no maximal form yet).");
   m.def(
       "joint_coordinates",
       [](const maximal::Mechanism& mech, const Eigen::MatrixXd& poses) {

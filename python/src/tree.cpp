@@ -17,6 +17,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "marsden/error.hpp"
+#include "marsden/io/mjcf.hpp"
 #include "marsden/io/urdf.hpp"
 #include "marsden/sim/tree.hpp"
 #include "marsden/tree/builtin_models.hpp"
@@ -313,6 +314,22 @@ void bind_tree(nb::module_ m) {
       "as the joint; with floating_base six more for the root (ROOT_x, _y, _z, _yaw, "
       "_pitch, _roll: world position and Z-Y-X Euler angles). A joint that moves no mass "
       "is an error, or with weld_massless_joints a fixed joint (no coordinate).");
+  m.def(
+      "model_from_mjcf",
+      [](const std::filesystem::path& path, bool weld_massless_joints) {
+        UrdfModel description = io::read_mjcf(path);
+        if (weld_massless_joints) description = weld_joints_moving_no_mass(std::move(description));
+        UrdfTreeOptions options;
+        options.gravity = description.gravity;
+        options.floating_base = description.floating_root;
+        options.base_pose = description.root_pose;
+        return shared(tree::model_from_urdf(description, options));
+      },
+      nb::arg("path"), nb::arg("weld_massless_joints") = false,
+      "An MJCF file as a tree model (docs/mjcf.md), gravity from its <option>: one "
+      "coordinate per hinge or slide joint, named as the joint, zero at the file's pose "
+      "(MuJoCo's qpos0); a <freejoint> root adds six (ROOT_x, _y, _z, _yaw, _pitch, _roll) "
+      "from the root's pose in the file. Armature and joint springs are the model's.");
   m.def(
       "lagrangian_terms",
       [](const std::shared_ptr<const Model>& model, const Eigen::VectorXd& q,

@@ -55,6 +55,11 @@ Mechanism mechanism_from_urdf(const UrdfModel& urdf, const Vec3& gravity, bool f
     j.axis = body_joint.R * uj.axis;
     // Only viscous damping carries over; URDF limits and friction have no maximal form.
     j.damping = uj.damping;
+    // MJCF rotor inertia and joint springs have no maximal form yet: refused, not dropped.
+    if (uj.armature != 0.0 || uj.stiffness != 0.0)
+      throw InputError("robot \"" + urdf.name + "\": joint \"" + uj.name +
+                       "\": armature and joint stiffness are not supported by the maximal "
+                       "engine yet (the tree engine takes them)");
     joints.push_back(j);
   }
   if (bodies.empty() || std::none_of(bodies.begin(), bodies.end(), [](const Body& b) {
@@ -125,6 +130,9 @@ std::vector<CollisionShape> collision_shapes_from_urdf(const UrdfModel& urdf, bo
       const char* why = group_body[std::size_t(group)] == kWorld ? "on the fixed base"
                         : c.shape == UrdfShape::Cylinder       ? "cylinder"
                         : c.shape == UrdfShape::Mesh           ? "mesh"
+                        : c.shape == UrdfShape::Capsule        ? "capsule"
+                        : c.shape == UrdfShape::Ellipsoid      ? "ellipsoid"
+                        : c.shape == UrdfShape::Plane          ? "plane"
                                                                : nullptr;
       if (why != nullptr) {
         if (left_out != nullptr) left_out->push_back(label + ": " + why);
@@ -135,7 +143,7 @@ std::vector<CollisionShape> collision_shapes_from_urdf(const UrdfModel& urdf, bo
       CollisionShape shape;
       shape.name = link.name;
       shape.body = group_body[std::size_t(group)];
-      shape.friction = friction;
+      shape.friction = c.has_friction ? c.friction : friction;  // an MJCF geom's own first
       if (c.shape == UrdfShape::Sphere)
         shape.shape = geometry::Sphere(c.radius, g_bs);
       else

@@ -173,6 +173,18 @@ Json visual_json(const UrdfVisual& v, const SE3& g_body_visual) {
       semi_axes = Vec3(v.radius, v.radius, 0.5 * v.length);
       break;
     case UrdfShape::Mesh: out.set("shape", "mesh").set("scale", vec3(v.scale)); break;
+    // MJCF shapes the player has no primitive for, drawn by their nearest one: a capsule as
+    // the cylinder that holds it, a plane as a thin box (10 m when MJCF says infinite).
+    case UrdfShape::Capsule:
+      out.set("shape", "cylinder");
+      semi_axes = Vec3(v.radius, v.radius, 0.5 * v.length + v.radius);
+      break;
+    case UrdfShape::Ellipsoid: out.set("shape", "ellipsoid"); semi_axes = v.size; break;
+    case UrdfShape::Plane:
+      out.set("shape", "box");
+      semi_axes = Vec3(v.size.x() > 0.0 ? v.size.x() : 5.0, v.size.y() > 0.0 ? v.size.y() : 5.0,
+                       1e-3);
+      break;
   }
   if (v.has_color) {
     const auto channel = [&](int i) { return int(std::lround(255.0 * v.rgba[i])); };

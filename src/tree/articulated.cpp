@@ -1,5 +1,6 @@
 // Featherstone's articulated-body recursions in world axes (Rigid Body Dynamics
-// Algorithms, §7.3), used to solve (M(q) + diag d) x = b in O(n) without forming M: the
+// Algorithms, §7.3), used to solve (M(q) + diag d) x = b in O(n) without forming M (M with
+// the coordinates' armature on its diagonal, as lagrangian_terms adds it): the
 // midpoint step's simplified Newton matrix is M / dt plus diagonal spring and damper terms
 // (midpoint.cpp). Every joint has one coordinate; spatial inertias map twists
 // (omega, v) to momenta (angular about the world origin, linear), as in spatial.cpp, so
@@ -40,7 +41,8 @@ void articulated_factor(const Model& model, Data& data) {
     const bool dynamic = model.dynamic_index(J.coord) >= 0;
     if (dynamic) {
       data.U_art[j].noalias() = data.IA[j] * data.S[j];
-      data.D_art[j] = data.S[j].dot(data.U_art[j]) + data.d_art[J.coord];
+      data.D_art[j] = data.S[j].dot(data.U_art[j]) + model.coords()[J.coord].armature +
+                      data.d_art[J.coord];
     }
     if (J.parent < 0) continue;
     data.IA[J.parent] += data.IA[j];

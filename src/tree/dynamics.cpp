@@ -189,6 +189,14 @@ void lagrangian_terms(const Model& model, Data& data, const VecX& q, const VecX&
   else
     detail::paper_lagrangian(model, data, q, qd, second_order,
                              algorithm == LagrangianAlgorithm::PaperCached);
+  // Rotor inertia: 1/2 a qd_i^2 per coordinate, constant in q.
+  for (int i = 0; i < model.num_coords(); ++i) {
+    const double a = model.coords()[i].armature;
+    if (a == 0.0) continue;
+    data.kinetic += 0.5 * a * qd[i] * qd[i];
+    data.L_v[i] += a * qd[i];
+    if (second_order) data.M(i, i) += a;
+  }
   detail::add_spring_terms(model, data, q, second_order);
 }
 

@@ -175,6 +175,14 @@ void ModelBuilder::set_gravity(const Vec3& g) {
   model_.gravity_ = g;
 }
 
+void ModelBuilder::set_armature(int coord, double armature) {
+  check_coord(coord, "armature");
+  if (!(armature >= 0.0) || !std::isfinite(armature))
+    throw InputError("tree model: coordinate \"" + model_.coords_[coord].name +
+                     "\": armature must be finite and >= 0");
+  model_.coords_[coord].armature = armature;
+}
+
 void ModelBuilder::set_limits(int coord, double lower, double upper) {
   check_coord(coord, "limits");
   if (std::isnan(lower) || std::isnan(upper) || lower > upper)

@@ -88,9 +88,11 @@ Model model_from_urdf(const UrdfModel& urdf, const UrdfTreeOptions& options) {
                                                             g_origin_align.inverse());
 
     const int coord = builder.coord_index(joint.name);
-    if (joint.type != UrdfJointType::Continuous)
+    if (joint.has_limits && joint.type != UrdfJointType::Continuous)
       builder.set_limits(coord, joint.lower, joint.upper);
     if (joint.damping > 0.0) builder.add_coordinate_damper(coord, joint.damping);
+    if (joint.armature > 0.0) builder.set_armature(coord, joint.armature);
+    if (joint.stiffness > 0.0) builder.add_coordinate_spring(coord, joint.stiffness, joint.springref);
   }
   for (const UrdfJoint& joint : urdf.joints) {
     if (joint.mimic.empty()) continue;

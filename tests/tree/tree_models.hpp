@@ -27,7 +27,7 @@ inline Mat3 random_inertia(std::mt19937& rng) {
 }
 
 // A random tree of `joints` driven frames mixing translations and rotations about every
-// axis, fixed primitives and constant transforms, with branches.
+// axis, fixed primitives and constant transforms, with branches and armature.
 inline Model random_tree(unsigned seed, int joints, bool extras) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
@@ -50,6 +50,9 @@ inline Model random_tree(unsigned seed, int joints, bool extras) {
         b.add_joint_frame(name("j"), fixed, static_cast<Transform>(k % 6), name("q"));
     b.add_mass(driven, 0.5 + 0.5 * (u(rng) + 1.0), 0.2 * Vec3(u(rng), u(rng), u(rng)),
                random_inertia(rng));
+    // Rotor inertia (MJCF armature) on every other coordinate, so that each check of the
+    // Lagrangian, its Jacobians and the articulated solve covers it.
+    if (k % 2 == 1) b.set_armature(k, 0.03 * (k + 1));
     attach.push_back(driven);
   }
   b.set_gravity(Vec3(0.3, -0.2, -9.81));

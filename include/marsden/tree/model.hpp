@@ -44,6 +44,9 @@ struct Coordinate {
   bool prescribed = false;  // its next value is an input of the step (files: "kinematic")
   // Joint limits as read from a model file; recorded, not enforced by the dynamics.
   double lower = -1e300, upper = 1e300;
+  // Rotor inertia on this coordinate (MJCF armature): kinetic energy 1/2 armature qd^2,
+  // added to the mass matrix's diagonal (kg m^2 or kg, >= 0).
+  double armature = 0.0;
 };
 
 // A rigid mass attached to a frame: mass, centre of mass in the frame, rotational inertia
@@ -246,6 +249,7 @@ class ModelBuilder {
   void add_mass(int frame, double mass, const Vec3& com, const Mat3& inertia);
   void set_gravity(const Vec3& g);
   void set_limits(int coord, double lower, double upper);
+  void set_armature(int coord, double armature);  // Coordinate::armature, >= 0
 
   void add_coordinate_spring(int coord, double stiffness, double rest);
   void add_frame_spring(int frame_a, int frame_b, double stiffness, double rest_length);

@@ -1,0 +1,153 @@
+"""MJCF files (docs/mjcf.md) against MuJoCo, the independent reference: for the models of
+Gymnasium's and dm_control's suites that have hinge and slide joints only, and the
+examples in examples/mjcf, the tree model's mass matrix (armature included) and bias forces
+equal MuJoCo's mj_fullM and qfrc_bias at random states. The suites' XML files are
+installed by scripts/install-deps.sh --robots (scripts/install_model_suites.py)."""
+
+import pathlib
+import sys
+
+import mujoco
+import numpy as np
+import pytest
+
+import marsden
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SUITES = pathlib.Path(sys.prefix) / "share" / "marsden-model-suites"
+# Every suite file with only hinge and slide joints that the reader accepts (docs/mjcf.md
+# names the reasons for the others).
+HINGE_SLIDE = {
+    "gymnasium": ["half_cheetah", "hopper", "inverted_double_pendulum", "inverted_pendulum",
+                  "point", "pusher", "pusher_v5", "reacher", "walker2d", "walker2d_v5"],
+    "dm_control": ["acrobot", "cartpole", "cheetah", "hopper", "pendulum", "reacher",
+                   "walker"],
+}
+
+
+def suite_file(suite, stem):
+    path = SUITES / suite / f"{stem}.xml"
+    assert path.exists(), (f"{path} is missing: scripts/install-deps.sh --robots installs the "
+                           "suites' MJCF files")
+    return path
+
+
+FILES = [ROOT / "examples" / "mjcf" / "double_pendulum.xml",
+         ROOT / "examples" / "mjcf" / "cart_arm.xml"]
+CASES = [(None, f) for f in FILES] + [(s, n) for s, names in HINGE_SLIDE.items() for n in names]
+
+
+def relative(a, b):
+    return np.abs(a - b).max() / np.abs(b).max()
+
+
+@pytest.mark.parametrize("suite,name", CASES,
+                         ids=[f"{s}/{n}" if s else pathlib.Path(n).stem for s, n in CASES])
+def test_mass_matrix_and_bias_equal_mujoco(suite, name):
+    path = suite_file(suite, name) if suite else name
+    mj = mujoco.MjModel.from_xml_path(str(path))
+    data = mujoco.MjData(mj)
+    model = marsden.tree.model_from_mjcf(path)
+    assert mj.nq == mj.nv == len(model.coordinates)
+    # Coordinates are named as MuJoCo's joints and equal their qpos (ref included), with
+    # the same positive sense; only the order may differ.
+    names = [mujoco.mj_id2name(mj, mujoco.mjtObj.mjOBJ_JOINT, j) for j in range(mj.njnt)]
+    order = [model.coordinates.index(n) for n in names]
+    rng = np.random.default_rng(39)
+    for _ in range(3):
+        qpos = mj.qpos0 + rng.uniform(-1.0, 1.0, mj.nq)
+        qvel = rng.uniform(-2.0, 2.0, mj.nv)
+        data.qpos[:], data.qvel[:] = qpos, qvel
+        mujoco.mj_forward(mj, data)
+        M_mujoco = np.zeros((mj.nv, mj.nv))
+        mujoco.mj_fullM(mj, M_mujoco, data.qM)
+        q, qd = np.zeros(mj.nq), np.zeros(mj.nv)
+        q[order], qd[order] = qpos, qvel
+        terms = marsden.tree.lagrangian_terms(model, q, qd)
+        M = terms["M"][np.ix_(order, order)]
+        # M qdd = L_q - L_qv^T qd (+ forces): the bias is L_qv^T qd - L_q, whose L_q holds
+        # the joint springs, which MuJoCo keeps apart in qfrc_spring.
+        bias = (terms["L_qv"].T @ qd - terms["L_q"])[order]
+        assert relative(M, M_mujoco) <= 1e-9
+        assert relative(bias, data.qfrc_bias - data.qfrc_spring) <= 1e-9
+
+
+def test_every_suite_file_loads_or_names_its_reason():
+    files = sorted(SUITES.glob("*/*.xml"))
+    assert len(files) >= 33, f"{SUITES}: scripts/install-deps.sh --robots installs the suites"
+    loaded = []
+    for path in files:
+        try:
+            marsden.tree.model_from_mjcf(path)
+            loaded.append(path.stem)
+        except marsden.InputError as error:
+            # The file and the line of the element it refuses.
+            assert str(path) in str(error) and "(line " in str(error), str(error)
+    for names in HINGE_SLIDE.values():
+        assert set(names) <= set(loaded)
+
+
+def rotation(axis, angle):
+    c, s = np.cos(angle), np.sin(angle)
+    i, j = [(1, 2), (2, 0), (0, 1)][axis]
+    R = np.eye(3)
+    R[i, i] = R[j, j] = c
+    R[i, j], R[j, i] = -s, s
+    return R
+
+
+@pytest.mark.parametrize("suite,name", [("gymnasium", "ant"), ("dm_control", "humanoid"),
+                                        ("dm_control", "humanoid_CMU")])
+def test_free_root_equals_mujoco_through_the_change_of_velocities(suite, name):
+    """The floating base's coordinates (x, y, z, yaw, pitch, roll after the root's pose in
+    the file, B) are not MuJoCo's free joint (world position and quaternion; world linear
+    and body angular velocity): with v_mujoco = J(q) qd, M = J^T M_mujoco J and
+    bias = J^T (bias_mujoco + M_mujoco Jdot qd)."""
+    path = suite_file(suite, name)
+    mj = mujoco.MjModel.from_xml_path(str(path))
+    data = mujoco.MjData(mj)
+    model = marsden.load_mjcf(path)
+    assert len(model.coordinates) == mj.nv
+    root = model.coordinates[0][:-2]
+    assert model.coordinates[:6] == [f"{root}_{s}" for s in ("x", "y", "z", "yaw", "pitch", "roll")]
+    names = [mujoco.mj_id2name(mj, mujoco.mjtObj.mjOBJ_JOINT, j) for j in range(1, mj.njnt)]
+    order = [model.coordinates.index(n) for n in names]  # MuJoCo's dofs 6.. (hinges)
+    R_B = np.zeros(9)
+    mujoco.mju_quat2Mat(R_B, mj.qpos0[3:7])
+    R_B, p_B = R_B.reshape(3, 3), mj.qpos0[:3]
+    rng = np.random.default_rng(39)
+    for _ in range(3):
+        q = rng.uniform(-1.0, 1.0, mj.nv)
+        qd = rng.uniform(-2.0, 2.0, mj.nv)
+        yaw, pitch, roll = q[3:6]
+        R = R_B @ rotation(2, yaw) @ rotation(1, pitch) @ rotation(0, roll)
+        quat = np.zeros(4)
+        mujoco.mju_mat2Quat(quat, R.flatten())
+        data.qpos[:3], data.qpos[3:7] = p_B + R_B @ q[:3], quat
+        data.qpos[7:] = mj.qpos0[7:] + q[order]
+        # Body angular velocity of Rz(yaw) Ry(pitch) Rx(roll): E (yaw', pitch', roll').
+        sp, cp, sr, cr = np.sin(pitch), np.cos(pitch), np.sin(roll), np.cos(roll)
+        E = np.array([[-sp, 0, 1], [sr * cp, cr, 0], [cr * cp, -sr, 0]])
+        dp, dr = qd[4], qd[5]
+        E_dot = np.array([[-cp * dp, 0, 0],
+                          [cr * cp * dr - sr * sp * dp, -sr * dr, 0],
+                          [-sr * cp * dr - cr * sp * dp, -cr * dr, 0]])
+        J = np.zeros((mj.nv, mj.nv))
+        J[:3, :3], J[3:6, 3:6] = R_B, E
+        J[6 + np.arange(len(order)), order] = 1.0
+        J_dot_qd = np.zeros(mj.nv)
+        J_dot_qd[3:6] = E_dot @ qd[3:6]
+        data.qvel[:] = J @ qd
+        mujoco.mj_forward(mj, data)
+        M_mujoco = np.zeros((mj.nv, mj.nv))
+        mujoco.mj_fullM(mj, M_mujoco, data.qM)
+        terms = marsden.tree.lagrangian_terms(model, q, qd)
+        bias = terms["L_qv"].T @ qd - terms["L_q"]
+        assert relative(terms["M"], J.T @ M_mujoco @ J) <= 1e-9
+        expected = J.T @ (data.qfrc_bias - data.qfrc_spring + M_mujoco @ J_dot_qd)
+        assert relative(bias, expected) <= 1e-9
+
+
+def test_the_maximal_engine_refuses_armature_by_name():
+    with pytest.raises(marsden.InputError, match="armature"):
+        marsden.load_mjcf(suite_file("gymnasium", "ant"), engine="maximal")
