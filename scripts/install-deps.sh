@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what Marsden needs and is missing: Debian packages and pinned PyPI packages.
 # Safe to run again: it only installs what is not there yet. --robots adds the robot zoo's
-# PyPI packages (requirements-robots.txt).
+# PyPI packages (requirements-robots.txt), --suites the MJCF model suites' files.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -49,13 +49,14 @@ then
   .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements.txt
 fi
 # --robots: Pinocchio and example-robot-data for the robot zoo and its tests, MuJoCo for the
-# MJCF tests (about 160 MB), and the MJCF files of Gymnasium's and dm_control's suites (their
-# XML only, about 1 MB unpacked, into .venv/share/marsden-model-suites).
+# MJCF tests (about 160 MB). --suites: the MJCF files of Gymnasium's and dm_control's suites
+# (their XML only, about 1 MB unpacked from a 57 MB download, into
+# .venv/share/marsden-model-suites), for the tests; the demo needs none of them.
 if [[ " $* " == *" --robots "* ]] &&
    ! .venv/bin/python -c 'import pinocchio, mujoco, importlib.metadata as m; m.distribution("example-robot-data")' >/dev/null 2>&1; then
   echo "install-deps: pip install -r requirements-robots.txt (into .venv)"
   .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements-robots.txt
 fi
-if [[ " $* " == *" --robots "* ]]; then
+if [[ " $* " == *" --suites "* ]]; then
   .venv/bin/python scripts/install_model_suites.py
 fi

@@ -6,7 +6,7 @@
 # targets, which that build compiles too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install-deps.sh --robots
+bash scripts/install-deps.sh --robots --suites
 # The experiments' plots and the tests run the Python of .venv.
 source .venv/bin/activate
 jobs="$(nproc)"

@@ -74,7 +74,7 @@ def test_mass_matrix_and_bias_equal_mujoco(suite, name):
 
 def test_every_suite_file_loads_or_names_its_reason():
     files = sorted(SUITES.glob("*/*.xml"))
-    assert len(files) >= 33, f"{SUITES}: scripts/install-deps.sh --robots installs the suites"
+    assert len(files) >= 33, f"{SUITES}: scripts/install-deps.sh --suites installs the suites"
     loaded = []
     for path in files:
         try:

@@ -136,7 +136,8 @@ TEST_F(CodeFiles, TextsThatNameCodeAreRefusedUnlessTheCallerAllowsIt) {
   const EnvVariable everything("MARSDEN_TRUSTED_FOLDERS", dir.path().string());
   const CodeAllowance python_caller{false, "pass allow_code=True"};
   const std::string label = (dir / "scene.json").string();
-  for (const auto& [system, field] : kReferences) {
+  for (const auto& [system_json, field] : kReferences) {
+    const std::string system = system_json;  // clang 14 does not capture a binding
     const std::string msg =
         error_of([&] { parse_scene(with_system(system), label, python_caller); });
     expect_refused(msg, label, field);
