@@ -223,10 +223,10 @@ void set_limits_from_urdf(const UrdfModel& urdf, std::vector<Joint>& joints);
 // The <collision> geometry as collision shapes (marsden/maximal/contact.hpp) on the bodies of
 // mechanism_from_urdf(urdf, ..., floating_base), each at its link's pose in its body, named
 // after its link, with its own friction coefficient (MJCF geoms) or else the given one:
-// spheres and boxes. Cylinders and
-// meshes have no contact points yet, and a fixed base's links belong to the world, whose
-// shapes do not collide yet: those are left out, each named in *left_out when given
-// ("link 'FR_hip': cylinder"; so are MJCF's capsules, ellipsoids and planes).
+// spheres, boxes and (MJCF) capsules. Cylinders and meshes have no contact points yet, and
+// a fixed base's links belong to the world, whose shapes do not collide yet: those are left
+// out, each named in *left_out when given ("link 'FR_hip': cylinder"; so are MJCF's
+// ellipsoids and planes).
 std::vector<CollisionShape> collision_shapes_from_urdf(const UrdfModel& urdf, bool floating_base,
                                                        double friction,
                                                        std::vector<std::string>* left_out);

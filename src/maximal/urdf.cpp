@@ -130,7 +130,6 @@ std::vector<CollisionShape> collision_shapes_from_urdf(const UrdfModel& urdf, bo
       const char* why = group_body[std::size_t(group)] == kWorld ? "on the fixed base"
                         : c.shape == UrdfShape::Cylinder       ? "cylinder"
                         : c.shape == UrdfShape::Mesh           ? "mesh"
-                        : c.shape == UrdfShape::Capsule        ? "capsule"
                         : c.shape == UrdfShape::Ellipsoid      ? "ellipsoid"
                         : c.shape == UrdfShape::Plane          ? "plane"
                                                                : nullptr;
@@ -146,6 +145,8 @@ std::vector<CollisionShape> collision_shapes_from_urdf(const UrdfModel& urdf, bo
       shape.friction = c.has_friction ? c.friction : friction;  // an MJCF geom's own first
       if (c.shape == UrdfShape::Sphere)
         shape.shape = geometry::Sphere(c.radius, g_bs);
+      else if (c.shape == UrdfShape::Capsule)
+        shape.shape = geometry::Capsule(c.radius, 0.5 * c.length, g_bs);
       else
         shape.shape = geometry::Box(0.5 * c.size, g_bs);
       shapes.push_back(std::move(shape));

@@ -7,6 +7,7 @@
 #include <iterator>
 #include <numbers>
 #include <string>
+#include <variant>
 
 #include <Eigen/Geometry>
 #include <gtest/gtest.h>
@@ -282,13 +283,18 @@ TEST(MjcfBodies, GeomsAreContactShapesWithTheirOwnFriction) {
   const UrdfModel m = parse(
       "<body name='ball'><freejoint/><geom size='0.1' friction='0.7 0.01 0.001'/>"
       "<geom type='box' size='0.1 0.2 0.3' pos='0 0 0.5'/>"
-      "<geom size='0.05' contype='0' conaffinity='0'/></body>");
+      "<geom size='0.05' contype='0' conaffinity='0'/>"
+      "<geom type='capsule' size='0.05' fromto='0 0 -0.2 0 0 -0.6'/></body>");
   std::vector<std::string> left_out;
   const std::vector<maximal::CollisionShape> shapes =
       maximal::collision_shapes_from_urdf(m, true, 0.4, &left_out);
-  ASSERT_EQ(shapes.size(), 2u);  // the third geom does not collide
+  ASSERT_EQ(shapes.size(), 3u);  // the third geom does not collide
   EXPECT_EQ(shapes[0].friction, 0.7);
   EXPECT_EQ(shapes[1].friction, 0.4);  // none in the file: the caller's
+  const auto* capsule = std::get_if<geometry::Capsule>(&shapes[2].shape);
+  ASSERT_NE(capsule, nullptr);
+  EXPECT_EQ(capsule->radius(), 0.05);
+  EXPECT_NEAR(capsule->half_length(), 0.2, 1e-15);
   EXPECT_TRUE(left_out.empty());
 }
 
