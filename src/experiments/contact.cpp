@@ -66,13 +66,14 @@ geometry::HalfSpace incline(double a) {
   return geometry::HalfSpace(Vec3(-std::sin(a), 0.0, std::cos(a)), 0.0);
 }
 
-// Steps `steps` times; `each` sees the data after every step. Returns false on a failed step
-// (named in s.failures). The energy is checked only where nothing drives the body.
+// Steps `steps` times; `each` sees the data and the status after every step. Returns false
+// on a failed step (named in s.failures). The energy is checked only where nothing drives
+// the body.
 bool run_steps(ExperimentContext& ctx, const Model& model, Data& data, const StepOptions& options,
-               int steps, const std::string& label, Structure& s, bool energy,
-               const std::function<void(const Data&)>& each = {}) {
+               long steps, const std::string& label, Structure& s, bool energy,
+               const std::function<void(const Data&, const maximal::StepStatus&)>& each = {}) {
   const double e0 = maximal::energy(model, data.state);
-  for (int k = 0; k < steps; ++k) {
+  for (long k = 0; k < steps; ++k) {
     const maximal::StepStatus status = maximal::step(model, data, options);
     if (!status.ok()) {
       s.failures.push_back(label + " at step " + std::to_string(k) + ": " +
@@ -81,7 +82,7 @@ bool run_steps(ExperimentContext& ctx, const Model& model, Data& data, const Ste
     }
     s.worst_excess = std::max(s.worst_excess, maximal::excess_penetration(model, data, options));
     if (energy) s.worst_rise = std::max(s.worst_rise, maximal::energy(model, data.state) - e0);
-    if (each) each(data);
+    if (each) each(data, status);
     if (k % 200 == 0) ctx.poll();
   }
   return true;
@@ -117,7 +118,8 @@ void contact_experiment(ExperimentContext& ctx) {
     options.dt = dt;
     int k = 0;
     const bool ok = run_steps(ctx, model, data, options, int(std::lround(2.0 / dt)),
-                              "sliding box at dt " + text(dt), s, true, [&](const Data& d) {
+                              "sliding box at dt " + text(dt), s, true,
+                              [&](const Data& d, const maximal::StepStatus&) {
                                 csv.write_row({0.0, dt, ++k * dt, d.state[0].v.norm()});
                               });
     if (!ok) continue;
@@ -202,7 +204,8 @@ void contact_experiment(ExperimentContext& ctx) {
     options.dt = dt;
     int k = 0;
     if (!run_steps(ctx, model, data, options, int(std::lround(6.0 / dt)),
-                   "tossed box at dt " + text(dt), s, true, [&](const Data& d) {
+                   "tossed box at dt " + text(dt), s, true,
+                   [&](const Data& d, const maximal::StepStatus&) {
                      csv.write_row({1.0, dt, ++k * dt, d.state[0].x.z()});
                    }))
       continue;
@@ -233,30 +236,24 @@ void contact_experiment(ExperimentContext& ctx) {
     data.state[0].v = Vec3(0.0, 0.0, 0.5 * kG * dt);
     StepOptions options;
     options.dt = dt;
-    const std::string label = "ball (e " + text(e) + ") at dt " + text(dt);
-    for (long k = 0; k < steps; ++k) {
-      const maximal::StepStatus status = maximal::step(model, data, options);
-      if (!status.ok()) {
-        s.failures.push_back(label + " at step " + std::to_string(k) + ": " +
-                             maximal::describe(status.failure));
-        return b;
-      }
-      s.worst_excess = std::max(s.worst_excess, maximal::excess_penetration(model, data, options));
-      const double v = data.state[0].v.z() - 0.5 * kG * dt;  // at t_k
-      const double apex = data.state[0].x.z() - r + v * v / (2.0 * kG);
-      if (status.impacts > 0) {
-        b.apexes.push_back(apex);
-        b.worst_time = std::max(b.worst_time, std::abs(data.contact[0].impact_time -
-                                                       (2 * b.impacts + 1) * first));
-        b.impacts += status.impacts;
-      }
-      b.worst_apex = std::max(b.worst_apex, std::abs(apex - 1.0));
-      if (record) csv.write_row({2.0 + e, dt, (k + 1) * dt, data.state[0].x.z() - r});
-      if (k % 1000 == 0) ctx.poll();
-    }
+    long k = 0;
+    b.ok = run_steps(ctx, model, data, options, steps,
+                     "ball (e " + text(e) + ") at dt " + text(dt), s, false,
+                     [&](const Data& d, const maximal::StepStatus& status) {
+                       const double v = d.state[0].v.z() - 0.5 * kG * dt;  // at t_k
+                       const double apex = d.state[0].x.z() - r + v * v / (2.0 * kG);
+                       if (status.impacts > 0) {
+                         b.apexes.push_back(apex);
+                         b.worst_time =
+                             std::max(b.worst_time, std::abs(d.contact[0].impact_time -
+                                                             (2 * b.impacts + 1) * first));
+                         b.impacts += status.impacts;
+                       }
+                       b.worst_apex = std::max(b.worst_apex, std::abs(apex - 1.0));
+                       if (record) csv.write_row({2.0 + e, dt, ++k * dt, d.state[0].x.z() - r});
+                     });
     b.rest_speed = data.state[0].v.norm();
     b.rest_height = std::abs(data.state[0].x.z() - r);
-    b.ok = true;
     return b;
   };
   const Bounce elastic_fine = bounce(1.0, 0.01, 500, true);
