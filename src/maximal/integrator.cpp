@@ -1299,7 +1299,7 @@ StepStatus step_interval(const Model& model, Data& data, const StepOptions& opti
 // (2003). The step runs without the pairs in flight; where one ends through its surface,
 // false position on the interval's length finds when the first of them touches, Newton's
 // impulse law acts there on the bodies' momenta, and the rest of the step follows.
-constexpr int kMaxImpactsPerStep = 16;
+constexpr int kMaxImpactsPerStep = 16;  // splits of one step; the rest is plain contact
 
 // The body momentum of eq. (33) at the end of an interval of length h at rate omega.
 Vec3 body_momentum(const Mat3& J, const Vec3& omega, double h) {
@@ -1419,7 +1419,7 @@ StepStatus step_with_impacts(const Model& model, Data& data, const StepOptions& 
   std::fill(ws.impulse.begin(), ws.impulse.end(), 0.0);
   std::fill(ws.impact_time.begin(), ws.impact_time.end(), 0.0);
   double elapsed = 0.0;
-  int impacts = 0;
+  int impacts = 0, splits = 0;
   bool plain = false;
   StepStatus status;
   for (;;) {
@@ -1427,7 +1427,7 @@ StepStatus step_with_impacts(const Model& model, Data& data, const StepOptions& 
     for (std::size_t i = 0; i < points.size(); ++i) {
       const ContactPoint& c = points[i];
       ws.flying[i] = 0;
-      if (c.restitution == 0.0 || plain || impacts >= kMaxImpactsPerStep) continue;
+      if (c.restitution == 0.0 || plain || splits >= kMaxImpactsPerStep) continue;
       const BodyState& st = data.state[c.body];
       const double h = data.last_dt > 0.0 ? data.last_dt : dt;
       const Mat3 R = st.q.matrix();
@@ -1528,6 +1528,7 @@ StepStatus step_with_impacts(const Model& model, Data& data, const StepOptions& 
       }
     }
     impacts += apply_impacts(model, data, ws, slow, touch);
+    ++splits;
     elapsed += tau * remaining;
     if (tau >= 1.0) break;
   }

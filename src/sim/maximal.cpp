@@ -274,6 +274,7 @@ class MaximalSystem final : public sim::System {
       A.block(row + 3, row + 3, 3, 3) += f.matrix().transpose();
       A.middleRows(row + 6, 3) = ds_dx.middleRows(v, 3);
       A.middleRows(row + 9, 3) = ds_dx.middleRows(w, 3);
+      if (ds_du.cols() == 0) continue;  // rows of no columns point nowhere (UBSan)
       B.middleRows(row, 3) = dt * ds_du.middleRows(v, 3);
       B.middleRows(row + 3, 3) = dt * Phi * ds_du.middleRows(w, 3);
       B.middleRows(row + 6, 3) = ds_du.middleRows(v, 3);

@@ -385,7 +385,8 @@ void midpoint_step_derivatives(const Model& model, Data& data, const MidpointOpt
     const int i = dyn[a];
     for (int j = 0; j < n; ++j) B_q(a, j) = d1_jacobian_prev(data, alpha, dt, i, j) - H_k(i, j);
     B_p(a, a) = 1.0;
-    B_u.row(a) = (1.0 - alpha) * dt * data.Q_u.row(i);
+    // A row of a matrix without columns points nowhere (UBSan's pointer check).
+    if (nu > 0) B_u.row(a) = (1.0 - alpha) * dt * data.Q_u.row(i);
     for (int b = 0; b < nk; ++b) B_k(a, b) = data.D1(i, prescribed[b]);
   }
   for (int c = 0; c < m; ++c)
@@ -410,7 +411,8 @@ void midpoint_step_derivatives(const Model& model, Data& data, const MidpointOpt
     for (int j = 0; j < n; ++j) P_prev(a, j) = d2_jacobian_prev(data, alpha, dt, i, j);
   }
   MatX Q_u_dyn(nd, nu);
-  for (int a = 0; a < nd; ++a) Q_u_dyn.row(a) = data.Q_u.row(dyn[a]);
+  if (nu > 0)
+    for (int a = 0; a < nd; ++a) Q_u_dyn.row(a) = data.Q_u.row(dyn[a]);
   out.dp_dq = P_prev + P_next_dyn * out.dq_dq;
   out.dp_dp = P_next_dyn * out.dq_dp;
   out.dp_du = alpha * dt * Q_u_dyn + P_next_dyn * out.dq_du;

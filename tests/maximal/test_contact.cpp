@@ -363,7 +363,7 @@ Model relaxed_box() {
   Contacts contacts;
   contacts.shapes.push_back({"box", 0, geometry::Box(half), 0.5});
   contacts.shapes.push_back(
-      {"knob", 0, geometry::Sphere(0.05, SE3(Mat3::Identity(), Vec3(0.05, -0.1, 0.2))), 0.0});
+      {"knob", 0, geometry::Sphere(0.05, SE3{Mat3::Identity(), Vec3(0.05, -0.1, 0.2)}), 0.0});
   contacts.surfaces.push_back(ground(0.0));
   return Model({solid_box("box", 2.0, half)}, {}, Vec3(0.0, 0.0, -kG), {}, contacts);
 }
