@@ -1438,7 +1438,7 @@ StepStatus step_with_impacts(const Model& model, Data& data, const StepOptions& 
     }
     ws.interval_start = data.state;
     const double last_dt = data.last_dt;
-    // The interval of length h from its start; the least gap of the pairs that crossed.
+    // The interval of length h from its start.
     const auto run = [&](double h) {
       data.state = ws.interval_start;
       data.last_dt = last_dt;
@@ -1468,6 +1468,7 @@ StepStatus step_with_impacts(const Model& model, Data& data, const StepOptions& 
         ws.flying[i] = 0;  // no impact of it in this interval
     }
     if (!crossed) break;
+    // The least gap of the pairs that crossed.
     const auto least_gap = [&] {
       double least = kInfinity;
       for (std::size_t i = 0; i < points.size(); ++i) {
@@ -1481,13 +1482,11 @@ StepStatus step_with_impacts(const Model& model, Data& data, const StepOptions& 
     // False position (Illinois) for the fraction of the interval at which the first pair
     // touches, kept on the touching side.
     double lo = 0.0, f_lo = kInfinity, hi = 1.0, f_hi = least_gap();
-    {
-      for (std::size_t i = 0; i < points.size(); ++i) {
-        if (!ws.flying[i]) continue;
-        const ContactPoint& c = points[i];
-        const BodyState& st = ws.interval_start[c.body];
-        f_lo = std::min(f_lo, contact_rows::distance(c, st.x, st.q.matrix()));
-      }
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      if (!ws.flying[i]) continue;
+      const ContactPoint& c = points[i];
+      const BodyState& st = ws.interval_start[c.body];
+      f_lo = std::min(f_lo, contact_rows::distance(c, st.x, st.q.matrix()));
     }
     double tau = 0.0, f = f_lo;
     int side = 0;
@@ -1515,7 +1514,11 @@ StepStatus step_with_impacts(const Model& model, Data& data, const StepOptions& 
       if (hi - lo <= 4.0 * std::numeric_limits<double>::epsilon()) break;
     }
     if (f < 0.0 && lo == 0.0) {
-      // Touching at the interval's start, with no time to split off: plain contact.
+      // Touching at the interval's start, with no time to split off: the interval again
+      // from its start, in plain contact.
+      data.state = ws.interval_start;
+      data.last_dt = last_dt;
+      data.time = t_start + elapsed;
       plain = true;
       continue;
     }
