@@ -385,6 +385,22 @@ void parse_timing_and_output(const JsonNode& root, Scene& scene) {
   }
 }
 
+SceneView read_view(const JsonNode& root) {
+  SceneView out;
+  const auto view = root.find("view");
+  if (!view) return out;
+  view->expect_keys({"obstacles", "dimension", "goal"});
+  if (const auto d = view->find("dimension")) out.dimension = d->integer(2, 3);
+  out.obstacles = detail::parse_obstacles(*view, out.dimension);
+  if (const auto goal = view->find("goal")) {
+    goal->expect_keys({"kind", "position", "orientation"});
+    out.goal_kind = goal->at("kind").one_of({"landing_pad", "dock"});
+    out.goal.x = goal->at("position").vec3();
+    if (const auto o = goal->find("orientation")) out.goal.R = parse_orientation(*o);
+  }
+  return out;
+}
+
 Scene build_scene(detail::JsonDocument doc, const CodeResolver& code) {
   detail::resolve_python_modules(doc, code);
   const JsonNode root(doc);
@@ -395,17 +411,7 @@ Scene build_scene(detail::JsonDocument doc, const CodeResolver& code) {
   Scene scene;
   scene.file = doc.file;
   parse_limits(root, scene);
-  if (const auto view = root.find("view")) {
-    view->expect_keys({"obstacles", "dimension", "goal"});
-    if (const auto d = view->find("dimension")) scene.view_dimension = d->integer(2, 3);
-    scene.view_obstacles = detail::parse_obstacles(*view, scene.view_dimension);
-    if (const auto goal = view->find("goal")) {
-      goal->expect_keys({"kind", "position", "orientation"});
-      scene.view_goal_kind = goal->at("kind").one_of({"landing_pad", "dock"});
-      scene.view_goal.x = goal->at("position").vec3();
-      if (const auto o = goal->find("orientation")) scene.view_goal.R = parse_orientation(*o);
-    }
-  }
+  read_view(root);  // validated here, read by the player's writer (parse_scene_view)
   const JsonNode sys = root.at("system");
   scene.system_type = sys.at("type").one_of(
       {"rigid_body", "helicopter", "boat", "generated", "car", "snakeboard", "sleigh",
@@ -483,6 +489,21 @@ Scene parse_scene(std::string_view json_text, const std::string& file_label,
   Scene scene = build_scene(detail::parse_json_text(json_text, file_label), code);
   scene.text = std::string(json_text);
   return scene;
+}
+
+std::shared_ptr<const sim::Signal> Scene::controls() const {
+  return std::visit([](const auto& setup) -> std::shared_ptr<const sim::Signal> { return setup.controls; },
+                    system);
+}
+
+void Scene::set_controls(std::shared_ptr<const sim::Signal> controls) {
+  std::visit([&](auto& setup) { setup.controls = std::move(controls); }, system);
+}
+
+SceneView parse_scene_view(const Scene& scene) {
+  if (scene.text.empty()) return {};
+  const detail::JsonDocument doc = detail::parse_json_text(scene.text, scene.file);
+  return read_view(JsonNode(doc));
 }
 
 Scene load_scene(const std::filesystem::path& path, const CodeResolver& code) {

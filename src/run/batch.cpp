@@ -3,8 +3,6 @@
 // System::set_state.
 #include "marsden/run/batch.hpp"
 
-#include <variant>
-
 #include "marsden/error.hpp"
 #include "marsden/run/run.hpp"
 
@@ -15,7 +13,7 @@ std::vector<std::string> initial_state_names(const io::Scene& scene) {
 }
 
 void set_controls(io::Scene& scene, std::shared_ptr<const sim::Signal> controls) {
-  std::visit([&](auto& setup) { setup.controls = std::move(controls); }, scene.system);
+  scene.set_controls(std::move(controls));
 }
 
 sim::BatchOutput rollout_scenes(const SceneBatch& batch, int threads,

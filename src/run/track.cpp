@@ -5,7 +5,6 @@
 #include <cmath>
 #include <limits>
 #include <span>
-#include <variant>
 
 #include "marsden/control/lqr.hpp"
 #include "marsden/error.hpp"
@@ -38,11 +37,6 @@ class StateRecorder final : public sim::Recorder {
  private:
   const sim::System& system_;
 };
-
-std::shared_ptr<const sim::Signal> scene_controls(const io::Scene& scene) {
-  return std::visit([](const auto& setup) -> std::shared_ptr<const sim::Signal> { return setup.controls; },
-                    scene.system);
-}
 
 // Names of the tangent entries: a state's own names, three per quaternion.
 std::vector<std::string> tangent_names(const sim::System& system) {
@@ -86,7 +80,7 @@ StateRun run_states(const io::Scene& scene, std::shared_ptr<sim::Controller> con
   io::Scene s = scene;
   std::unique_ptr<sim::Feedback> feedback;
   if (controller) {
-    const std::shared_ptr<const sim::Signal> controls = scene_controls(scene);
+    const std::shared_ptr<const sim::Signal> controls = scene.controls();
     const int inputs = controls ? controls->size() : 0;
     feedback = std::make_unique<sim::Feedback>(std::move(controller), inputs, lower, upper);
     set_controls(s, feedback->signal());
@@ -112,7 +106,7 @@ TrackSummary track_optimum(const io::Scene& resimulation, const std::filesystem:
                            double offset) {
   if (!(offset > 0.0) || !std::isfinite(offset))
     throw InputError("track: the offset must be a finite number > 0 (rad or m)");
-  const std::shared_ptr<const sim::Signal> controls = scene_controls(resimulation);
+  const std::shared_ptr<const sim::Signal> controls = resimulation.controls();
   if (!controls || controls->size() == 0)
     throw InputError(resimulation.file + ": track: the system has no controls to feed back");
   const int nu = controls->size(), N = resimulation.steps;

@@ -558,11 +558,11 @@ TEST(SceneErrors, ViewObstaclesAreReadAndNamed) {
   TempDir dir;
   const std::string body = R"({"system": {"type": "rigid_body", "inertia": {"J": [1, 2, 3], "mass": 1}},
       "dt": 0.01, "duration": 0.1, "view": )";
-  const Scene scene = load_scene(dir.write("view.json", body + R"({"dimension": 2,
-      "obstacles": [{"type": "cylinder", "center": [4, 0.3], "radius": 0.5}]}})"));
-  ASSERT_EQ(scene.view_obstacles.size(), 1u);
-  EXPECT_EQ(scene.view_dimension, 2);
-  EXPECT_EQ(scene.view_obstacles[0].center, Vec3(4.0, 0.3, 0.0));
+  const SceneView view = parse_scene_view(load_scene(dir.write("view.json", body + R"({"dimension": 2,
+      "obstacles": [{"type": "cylinder", "center": [4, 0.3], "radius": 0.5}]}})")));
+  ASSERT_EQ(view.obstacles.size(), 1u);
+  EXPECT_EQ(view.dimension, 2);
+  EXPECT_EQ(view.obstacles[0].center, Vec3(4.0, 0.3, 0.0));
   for (const auto& [view, field, problem] :
        std::vector<std::tuple<std::string, std::string, std::string>>{
            {R"({"dimension": 4})", "view.dimension", "4"},
@@ -578,13 +578,13 @@ TEST(SceneErrors, ViewGoalIsReadAndNamed) {
   TempDir dir;
   const std::string body = R"({"system": {"type": "rigid_body", "inertia": {"J": [1, 2, 3], "mass": 1}},
       "dt": 0.01, "duration": 0.1, "view": )";
-  const Scene scene = load_scene(dir.write("goal.json", body + R"({"goal": {"kind": "dock",
-      "position": [25, 10, 0], "orientation": {"rpy": [0, 0, 1.5707963267948966]}}}})"));
-  EXPECT_EQ(scene.view_goal_kind, "dock");
-  EXPECT_EQ(scene.view_goal.x, Vec3(25, 10, 0));
-  EXPECT_LT((scene.view_goal.R * Vec3::UnitX() - Vec3::UnitY()).norm(), 1e-15);
-  EXPECT_TRUE(scene.view_obstacles.empty());
-  EXPECT_EQ(load_scene(dir.write("none.json", body + "{}}")).view_goal_kind, "");
+  const SceneView view = parse_scene_view(load_scene(dir.write("goal.json", body + R"({"goal": {"kind": "dock",
+      "position": [25, 10, 0], "orientation": {"rpy": [0, 0, 1.5707963267948966]}}}})")));
+  EXPECT_EQ(view.goal_kind, "dock");
+  EXPECT_EQ(view.goal.x, Vec3(25, 10, 0));
+  EXPECT_LT((view.goal.R * Vec3::UnitX() - Vec3::UnitY()).norm(), 1e-15);
+  EXPECT_TRUE(view.obstacles.empty());
+  EXPECT_EQ(parse_scene_view(load_scene(dir.write("none.json", body + "{}}"))).goal_kind, "");
   for (const auto& [view, field, problem] :
        std::vector<std::tuple<std::string, std::string, std::string>>{
            {R"({"goal": {"kind": "helipad", "position": [0, 0, 0]}})", "view.goal.kind", "helipad"},

@@ -52,14 +52,6 @@ struct Scene {
   // Budgets checked before work (docs/reliability.md), raised or lowered by "limits".
   std::size_t memory_bytes = tree::kDataMemoryLimit;  // a tree's Data, the dense maximal LU
   long long output_rows = 20'000'000;                 // rows of the trajectory
-  // "view": what the player draws beside the run, not part of the dynamics: obstacles (an
-  // optimisation's, written into its re-simulation scene), planar (2) or spatial (3).
-  std::vector<control::Obstacle> view_obstacles;
-  int view_dimension = 3;
-  // "view": {"goal": {"kind", "position", "orientation"}}: a landing pad ("landing_pad")
-  // or a dock ("dock") at an optimisation's final pose; empty kind when absent.
-  std::string view_goal_kind;
-  SE3 view_goal;
   // Tree and maximal systems read from a URDF file: the description the model was built
   // from (joints welded as the scene says) and the file, for the player's <visual>
   // geometry (run/view.cpp); null otherwise.
@@ -72,7 +64,27 @@ struct Scene {
   sim::FailurePolicy policy;
   std::variant<VehicleScene, NonholonomicScene, TreeScene, MaximalScene, PlanarVehicleScene>
       system;
+
+  // The system's input signal, which every family's setup has (null: none), and its
+  // replacement (batches give each run its own).
+  std::shared_ptr<const sim::Signal> controls() const;
+  void set_controls(std::shared_ptr<const sim::Signal> controls);
 };
+
+// A scene's "view": what the player draws beside the run, not part of the dynamics and so
+// not in Scene: obstacles (an optimisation's, written into its re-simulation scene), in a
+// planar (2) or spatial (3) world, and {"goal": {"kind", "position", "orientation"}}, a
+// landing pad ("landing_pad") or a dock ("dock") at an optimisation's final pose.
+struct SceneView {
+  std::vector<control::Obstacle> obstacles;
+  int dimension = 3;
+  std::string goal_kind;  // empty when the scene has no goal
+  SE3 goal;
+};
+
+// The "view" of a parsed scene, read from its text (parse_scene validated it); the
+// defaults when it has none.
+SceneView parse_scene_view(const Scene& scene);
 
 // Reads and validates a scene file. Throws InputError naming the file and the field. The
 // code the file names (a module, a library) is resolved by `code`; without it, refused

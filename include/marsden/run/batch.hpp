@@ -19,7 +19,7 @@ namespace marsden::run {
 // vz; for tree systems q then qd_ per coordinate; docs/architecture.md lists every family).
 std::vector<std::string> initial_state_names(const io::Scene& scene);
 
-// Replaces the scene's controls; throws InputError when the family takes none.
+// Replaces the scene's controls (io::Scene::set_controls).
 void set_controls(io::Scene& scene, std::shared_ptr<const sim::Signal> controls);
 
 struct SceneBatch {
