@@ -2,7 +2,6 @@
 // tinyxml2 is used only here and in urdf.cpp.
 #include "marsden/io/mjcf.hpp"
 
-#include <charconv>
 #include <cmath>
 #include <map>
 #include <numbers>
@@ -18,6 +17,7 @@
 
 #include "marsden/error.hpp"
 #include "json_access.hpp"
+#include "text_number.hpp"
 
 namespace marsden::io {
 namespace {
@@ -80,11 +80,8 @@ struct Reader {
     if (text == nullptr) return out;
     std::istringstream words{std::string(text)};
     for (std::string w; words >> w;) {
-      std::string_view s = w;
-      if (s.front() == '+') s.remove_prefix(1);
       double v = 0.0;
-      const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-      if (ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(v))
+      if (!detail::parse_finite_double(w, v))
         fail(e, std::string(attr) + ": not a finite number: \"" + w + "\"");
       out.push_back(v);
     }

@@ -1,7 +1,6 @@
 // URDF reading and validation (docs/urdf.md). tinyxml2 is used only in this file.
 #include "marsden/io/urdf.hpp"
 
-#include <charconv>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -14,6 +13,7 @@
 
 #include "marsden/error.hpp"
 #include "json_access.hpp"
+#include "text_number.hpp"
 
 namespace marsden::io {
 namespace {
@@ -50,14 +50,6 @@ double round_off_tolerance(const Vec3& lambda) {
   return kInertiaRelativeRoundOff * lambda.maxCoeff() + kInertiaAbsoluteRoundOff;
 }
 
-// A finite double spelled in full (no trailing characters).
-bool parse_double(std::string_view text, double& value) {
-  if (!text.empty() && text.front() == '+') text.remove_prefix(1);
-  const char* end = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  return ec == std::errc() && ptr == end && std::isfinite(value);
-}
-
 // Reading of one element's attributes, with messages that name the element.
 class ElementReader {
  public:
@@ -81,7 +73,7 @@ class ElementReader {
       return *fallback;
     }
     double value = 0.0;
-    if (!parse_double(trim(text), value))
+    if (!detail::parse_finite_double(trim(text), value))
       fail(attribute_name(e, attr) + ": not a finite number: " + in_quotes(text), e);
     return value;
   }
@@ -99,7 +91,7 @@ class ElementReader {
            e);
     Vec3 v;
     for (int i = 0; i < 3; ++i)
-      if (!parse_double(parts[i], v[i]))
+      if (!detail::parse_finite_double(parts[i], v[i]))
         fail(attribute_name(e, attr) + ": not a finite number: " + in_quotes(parts[i]), e);
     return v;
   }
@@ -164,7 +156,7 @@ Vec4 read_rgba(const ElementReader& r, const XMLElement* color) {
   if (parts.size() != 4)
     r.fail("<color rgba>: expected 4 numbers, got " + std::to_string(parts.size()), color);
   for (int i = 0; i < 4; ++i)
-    if (!parse_double(parts[std::size_t(i)], rgba[i]) || rgba[i] < 0.0 || rgba[i] > 1.0)
+    if (!detail::parse_finite_double(parts[std::size_t(i)], rgba[i]) || rgba[i] < 0.0 || rgba[i] > 1.0)
       r.fail("<color rgba>: not a number in [0, 1]: " + in_quotes(parts[std::size_t(i)]), color);
   return rgba;
 }

@@ -18,6 +18,7 @@
 #include "marsden/maximal/setup.hpp"
 #include "marsden/tree/model.hpp"
 #include "temp_dir.hpp"
+#include "urdf_lookup.hpp"
 
 namespace marsden {
 namespace {
@@ -29,16 +30,8 @@ UrdfModel parse(const std::string& body, const std::string& head = "") {
                         "test.xml");
 }
 
-const UrdfLink& link(const UrdfModel& m, const std::string& name) {
-  for (const UrdfLink& l : m.links)
-    if (l.name == name) return l;
-  throw std::runtime_error("no link " + name);
-}
-const UrdfJoint& joint(const UrdfModel& m, const std::string& name) {
-  for (const UrdfJoint& j : m.joints)
-    if (j.name == name) return j;
-  throw std::runtime_error("no joint " + name);
-}
+using test::joint_named;
+using test::link_named;
 
 // The message of the InputError that parsing `xml` raises ("" if none).
 std::string error_of(const std::string& xml) {
@@ -57,7 +50,7 @@ void expect_near(const Mat3& a, const Mat3& b, double tol) {
 // One geom in a body, density 700.
 const UrdfLink& single_geom(UrdfModel& storage, const std::string& geom) {
   storage = parse("<body name='b'><joint/><geom " + geom + " density='700'/></body>");
-  return link(storage, "b");
+  return link_named(storage, "b");
 }
 
 TEST(MjcfGeomInertia, EachPrimitiveMatchesItsClosedForm) {
@@ -134,7 +127,7 @@ TEST(MjcfGeomInertia, GeomsCombineByParallelAxesAndMassOverridesDensity) {
   UrdfModel m = parse(
       "<body name='b'><joint/><geom size='0.1' pos='0 0.5 0' mass='2'/>"
       "<geom size='0.1' pos='0 -0.5 0' mass='2' density='1'/></body>");
-  const UrdfLink& b = link(m, "b");
+  const UrdfLink& b = link_named(m, "b");
   EXPECT_DOUBLE_EQ(b.mass, 4.0);
   EXPECT_LT(b.inertial_origin.x.norm(), 1e-15);
   const double own = 0.4 * 2.0 * 0.01, shift = 2.0 * 0.25;
@@ -147,17 +140,17 @@ TEST(MjcfGeomInertia, InertialAndInertiaFromGeomAsMuJoCo) {
       "<body name='b'><joint/><inertial pos='0.1 0 0' mass='3' diaginertia='1 2 3'/>"
       "<geom size='0.1' mass='7'/></body>";
   // auto (the default): the <inertial> wins.
-  EXPECT_DOUBLE_EQ(link(parse(body), "b").mass, 3.0);
-  EXPECT_DOUBLE_EQ(link(parse(body, "<compiler inertiafromgeom='true'/>"), "b").mass, 7.0);
+  EXPECT_DOUBLE_EQ(link_named(parse(body), "b").mass, 3.0);
+  EXPECT_DOUBLE_EQ(link_named(parse(body, "<compiler inertiafromgeom='true'/>"), "b").mass, 7.0);
   const UrdfModel none = parse("<body name='b'><joint/><geom size='0.1'/></body>",
                                "<compiler inertiafromgeom='false'/>");
-  EXPECT_FALSE(link(none, "b").has_inertial);
+  EXPECT_FALSE(link_named(none, "b").has_inertial);
   // fullinertia: M11 M22 M33 M12 M13 M23.
   const UrdfModel full = parse(
       "<body name='b'><joint/><inertial mass='1' fullinertia='4 5 6 0.1 0.2 0.3'/></body>");
   Mat3 expected;
   expected << 4, 0.1, 0.2, 0.1, 5, 0.3, 0.2, 0.3, 6;
-  expect_near(link(full, "b").inertia, expected, 0.0);
+  expect_near(link_named(full, "b").inertia, expected, 0.0);
 }
 
 TEST(MjcfDefaults, NestedClassesInheritAndChildclassApplies) {
@@ -170,13 +163,13 @@ TEST(MjcfDefaults, NestedClassesInheritAndChildclassApplies) {
       "<body name='c'><joint name='j2' class='main'/><joint name='j3' class='a' damping='5'/>"
       "<geom/></body></body>",
       head);
-  EXPECT_EQ(joint(m, "j1").damping, 2.0);  // from a, through b
-  EXPECT_EQ(joint(m, "j1").stiffness, 3.0);
-  EXPECT_EQ(joint(m, "j1").armature, 0.1);  // from main, through a and b
-  EXPECT_EQ(joint(m, "j2").damping, 1.0);
-  EXPECT_EQ(joint(m, "j2").stiffness, 0.0);
-  EXPECT_EQ(joint(m, "j3").damping, 5.0);  // its own attribute wins
-  EXPECT_EQ(joint(m, "j3").stiffness, 0.0);
+  EXPECT_EQ(joint_named(m, "j1").damping, 2.0);  // from a, through b
+  EXPECT_EQ(joint_named(m, "j1").stiffness, 3.0);
+  EXPECT_EQ(joint_named(m, "j1").armature, 0.1);  // from main, through a and b
+  EXPECT_EQ(joint_named(m, "j2").damping, 1.0);
+  EXPECT_EQ(joint_named(m, "j2").stiffness, 0.0);
+  EXPECT_EQ(joint_named(m, "j3").damping, 5.0);  // its own attribute wins
+  EXPECT_EQ(joint_named(m, "j3").stiffness, 0.0);
   EXPECT_NE(error_of("<mujoco><worldbody><body><joint class='nope'/></body></worldbody></mujoco>")
                 .find("unknown class \"nope\""),
             std::string::npos);
@@ -184,7 +177,7 @@ TEST(MjcfDefaults, NestedClassesInheritAndChildclassApplies) {
 
 Mat3 body_rotation(const std::string& attrs, const std::string& head = "") {
   const UrdfModel m = parse("<body name='b' " + attrs + "><geom size='0.1'/></body>", head);
-  return joint(m, "b_weld").origin.R;
+  return joint_named(m, "b_weld").origin.R;
 }
 
 TEST(MjcfOrientation, AngleUnitsAndEveryFormAgree) {
@@ -207,13 +200,13 @@ TEST(MjcfOrientation, AngleUnitsAndEveryFormAgree) {
   const UrdfModel m = parse(
       "<body><joint name='h' range='-90 45' springref='30'/><joint name='s' type='slide' "
       "range='-2 3'/><geom size='0.1'/></body>");
-  EXPECT_NEAR(joint(m, "h").lower, -kPi / 2, 1e-15);
-  EXPECT_NEAR(joint(m, "h").upper, kPi / 4, 1e-15);
-  EXPECT_NEAR(joint(m, "h").springref, kPi / 6, 1e-15);
-  EXPECT_EQ(joint(m, "s").lower, -2.0);
-  EXPECT_EQ(joint(m, "h").type, UrdfJointType::Revolute);
+  EXPECT_NEAR(joint_named(m, "h").lower, -kPi / 2, 1e-15);
+  EXPECT_NEAR(joint_named(m, "h").upper, kPi / 4, 1e-15);
+  EXPECT_NEAR(joint_named(m, "h").springref, kPi / 6, 1e-15);
+  EXPECT_EQ(joint_named(m, "s").lower, -2.0);
+  EXPECT_EQ(joint_named(m, "h").type, UrdfJointType::Revolute);
   // autolimits: no range, no limits.
-  EXPECT_EQ(joint(parse("<body><joint name='c'/><geom size='0.1'/></body>"), "c").type,
+  EXPECT_EQ(joint_named(parse("<body><joint name='c'/><geom size='0.1'/></body>"), "c").type,
             UrdfJointType::Continuous);
 }
 
@@ -233,7 +226,7 @@ TEST(MjcfBodies, SeveralJointsHangInOrderThroughMasslessLinks) {
   EXPECT_EQ(m.joints[2].type, UrdfJointType::Fixed);
   EXPECT_EQ(m.joints[2].child, "b");
   EXPECT_LT((m.joints[2].origin.x - Vec3(-0.1, 0, 0)).norm(), 1e-15);
-  EXPECT_FALSE(link(m, "b_j1").has_inertial);
+  EXPECT_FALSE(link_named(m, "b_j1").has_inertial);
 }
 
 // MuJoCo turns a joint by qpos - ref: the coordinate is qpos when the link after the joint
@@ -243,10 +236,10 @@ TEST(MjcfBodies, RefTurnsTheBodyBackSoThatCoordinatesAreQpos) {
       "<body name='h'><joint name='j' axis='0 0 1' ref='90'/><geom size='0.1'/></body>"
       "<body name='s'><joint name='k' type='slide' axis='1 0 0' ref='0.3'/>"
       "<geom size='0.1'/></body>");
-  EXPECT_EQ(joint(m, "j").child, "h_j");
-  expect_near(joint(m, "h_offset").origin.R,
+  EXPECT_EQ(joint_named(m, "j").child, "h_j");
+  expect_near(joint_named(m, "h_offset").origin.R,
               Eigen::AngleAxisd(-kPi / 2, Vec3::UnitZ()).toRotationMatrix(), 1e-15);
-  EXPECT_LT((joint(m, "s_offset").origin.x - Vec3(-0.3, 0, 0)).norm(), 1e-15);
+  EXPECT_LT((joint_named(m, "s_offset").origin.x - Vec3(-0.3, 0, 0)).norm(), 1e-15);
 }
 
 TEST(MjcfCompiler, SetTotalMassScalesMassesAndInertiasAlike) {
@@ -254,9 +247,9 @@ TEST(MjcfCompiler, SetTotalMassScalesMassesAndInertiasAlike) {
       "<body name='a'><joint/><geom size='0.1' mass='1'/>"
       "<body name='b'><joint/><geom size='0.1' mass='3'/></body></body>",
       "<compiler settotalmass='8'/>");
-  EXPECT_DOUBLE_EQ(link(m, "a").mass, 2.0);
-  EXPECT_DOUBLE_EQ(link(m, "b").mass, 6.0);
-  expect_near(link(m, "b").inertia, 0.4 * 6.0 * 0.01 * Mat3::Identity(), 1e-15);
+  EXPECT_DOUBLE_EQ(link_named(m, "a").mass, 2.0);
+  EXPECT_DOUBLE_EQ(link_named(m, "b").mass, 6.0);
+  expect_near(link_named(m, "b").inertia, 0.4 * 6.0 * 0.01 * Mat3::Identity(), 1e-15);
 }
 
 TEST(MjcfCompiler, OptionGravityAndItsFlag) {
@@ -306,14 +299,14 @@ TEST(MjcfFiles, ExamplesReadWithIncludesActuatorsAndOption) {
   EXPECT_EQ(arm.actuators[0].joint, "slider");
   EXPECT_EQ(arm.actuators[0].gear, 20.0);
   // The included default class: the visual box adds no mass and no collision shape.
-  EXPECT_EQ(link(arm, "wrist").mass, 0.3);
-  EXPECT_EQ(joint(arm, "tip_weld").type, UrdfJointType::Fixed);
-  EXPECT_TRUE(link(arm, "wrist").collisions.empty());
-  EXPECT_EQ(link(arm, "cart").visuals[0].rgba, Vec4(0.7, 0.6, 0.4, 1.0));
+  EXPECT_EQ(link_named(arm, "wrist").mass, 0.3);
+  EXPECT_EQ(joint_named(arm, "tip_weld").type, UrdfJointType::Fixed);
+  EXPECT_TRUE(link_named(arm, "wrist").collisions.empty());
+  EXPECT_EQ(link_named(arm, "cart").visuals[0].rgba, Vec4(0.7, 0.6, 0.4, 1.0));
   const UrdfModel pendulum = io::read_mjcf(dir + "double_pendulum.xml");
   EXPECT_TRUE(pendulum.actuators[0].ctrl_limited);
   EXPECT_EQ(pendulum.actuators[0].ctrl_upper, 1.0);
-  EXPECT_EQ(joint(pendulum, "elbow").stiffness, 2.0);
+  EXPECT_EQ(joint_named(pendulum, "elbow").stiffness, 2.0);
   // Into the tree engine: armature and springs carry over; the maximal engine refuses
   // armature by name rather than drop it.
   const tree::Model model = tree::model_from_urdf(pendulum);

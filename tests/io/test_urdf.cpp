@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "io/temp_dir.hpp"
+#include "io/urdf_lookup.hpp"
 #include "marsden/error.hpp"
 #include "marsden/io/urdf.hpp"
 #include "marsden/maximal/contact.hpp"
@@ -39,17 +40,8 @@ Mat3 rpy(double roll, double pitch, double yaw) {
          rotation(Vec3::UnitX(), roll);
 }
 
-const UrdfJoint& joint_named(const UrdfModel& m, const std::string& name) {
-  for (const UrdfJoint& j : m.joints)
-    if (j.name == name) return j;
-  throw std::runtime_error("no joint " + name);
-}
-
-const UrdfLink& link_named(const UrdfModel& m, const std::string& name) {
-  for (const UrdfLink& l : m.links)
-    if (l.name == name) return l;
-  throw std::runtime_error("no link " + name);
-}
+using test::joint_named;
+using test::link_named;
 
 // --- Reading the examples -------------------------------------------------------------
 
