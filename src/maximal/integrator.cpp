@@ -1032,6 +1032,17 @@ NewtonStatus interior_point(const Model& model, const Data& data, Workspace& ws,
     return (ws.s[limit_row(k)] + alpha * (affine ? l.d_nu_aff : l.d_nu)) *
            (l.sigma + alpha * (affine ? l.d_sigma_aff : l.d_sigma));
   };
+  // The mean of every pair's product at x + alpha d (d: the rows' `d` or `d_aff`).
+  auto mean_product = [&](Unknowns Row::*d, bool affine, double alpha) {
+    double sum = 0.0;
+    int count = 0;
+    for (const int i : ws.active) {
+      sum += complementarity(ws.contact[i], ws.contact[i].*d, alpha);
+      count += pairs(ws.contact[i]);
+    }
+    for (std::size_t k = 0; k < nl; ++k, ++count) sum += limit_product(k, affine, alpha);
+    return sum / count;
+  };
   for (;;) {
     if (!evaluated) rate_limited = !evaluate(model, data, ws, dt, ws.s, r, ws.next, true);
     evaluated = false;
@@ -1075,36 +1086,21 @@ NewtonStatus interior_point(const Model& model, const Data& data, Workspace& ws,
       ws.coupling[nc + k].diag = sigma / (nu + sigma);
     }
     factor_jacobian(model, ws, options);
-    // Predictor (kappa = 0), then the centring target from how far it gets. Relaxed, plain
-    // Newton on the central path at kappa: Mehrotra's corrector would move its fixed point
-    // by the products of a predictor that no longer vanishes there.
-    if (relaxation == 0.0) direction(0.0, false, &Row::d_aff, true);
-    double alpha_aff = 1.0, mean = 0.0, mean_aff = 0.0;
-    int count = 0;
-    if (relaxation == 0.0) {
-      for (const int i : ws.active) {
-        const Row& row = ws.contact[i];
-        alpha_aff = std::min(alpha_aff, step_to_boundary(row, row.d_aff, 1.0));
-      }
-      for (std::size_t k = 0; k < nl; ++k)
-        alpha_aff = std::min(alpha_aff, limit_step(k, true, 1.0));
-    }
-    for (const int i : ws.active) {
-      const Row& row = ws.contact[i];
-      mean += complementarity(row, row.d_aff, 0.0);
-      if (relaxation == 0.0) mean_aff += complementarity(row, row.d_aff, alpha_aff);
-      count += pairs(row);
-    }
-    for (std::size_t k = 0; k < nl; ++k) {
-      mean += limit_product(k, true, 0.0);
-      if (relaxation == 0.0) mean_aff += limit_product(k, true, alpha_aff);
-      ++count;
-    }
-    mean /= count;
-    mean_aff /= count;
+    double mean = 0.0;  // the mean complementarity product at the iterate
     if (relaxation > 0.0) {
+      // Plain Newton on the central path at kappa: Mehrotra's corrector would move its
+      // fixed point by the products of a predictor that no longer vanishes there.
       direction(relaxation, false, &Row::d, false);
+      mean = mean_product(&Row::d, false, 0.0);
     } else {
+      // Predictor (kappa = 0), then the centring target from how far it gets.
+      direction(0.0, false, &Row::d_aff, true);
+      double alpha_aff = 1.0;
+      for (const int i : ws.active)
+        alpha_aff = std::min(alpha_aff, step_to_boundary(ws.contact[i], ws.contact[i].d_aff, 1.0));
+      for (std::size_t k = 0; k < nl; ++k) alpha_aff = std::min(alpha_aff, limit_step(k, true, 1.0));
+      mean = mean_product(&Row::d_aff, true, 0.0);
+      const double mean_aff = mean_product(&Row::d_aff, true, alpha_aff);
       // The target stops a decade below the tolerance: driving gamma sigma to round-off
       // only makes the elimination's gamma / sigma overflow the Newton matrix's precision.
       const double floor = 0.1 * options.complementarity_tolerance;
@@ -1125,17 +1121,11 @@ NewtonStatus interior_point(const Model& model, const Data& data, Workspace& ws,
     // (a wide neighbourhood), or the next directions of a pair pinned to its cone's boundary
     // point out of it and the iteration stalls.
     auto centred = [&](double a) {
-      double sum = 0.0, least = kInfinity;
-      for (const int i : ws.active) {
-        const Row& row = ws.contact[i];
-        sum += complementarity(row, row.d, a);
-        least = std::min(least, least_product(row, row.d, a));
-      }
-      for (std::size_t k = 0; k < nl; ++k) {
-        sum += limit_product(k, false, a);
-        least = std::min(least, limit_product(k, false, a));
-      }
-      return least >= kCentrality * sum / count;
+      double least = kInfinity;
+      for (const int i : ws.active)
+        least = std::min(least, least_product(ws.contact[i], ws.contact[i].d, a));
+      for (std::size_t k = 0; k < nl; ++k) least = std::min(least, limit_product(k, false, a));
+      return least >= kCentrality * mean_product(&Row::d, false, a);
     };
     for (int halvings = 0; halvings < 30 && !centred(alpha); ++halvings) alpha *= 0.5;
     // A pair that blocks the step (its boundary within 1e-3 of it along the direction) is
