@@ -15,6 +15,7 @@
 #include "problem_detail.hpp"
 #include "scene_detail.hpp"
 #include "marsden/error.hpp"
+#include "marsden/io/mjcf.hpp"
 #include "marsden/io/urdf.hpp"
 #include "marsden/support/text.hpp"
 #include "marsden/lie/quaternion.hpp"
@@ -65,6 +66,23 @@ std::shared_ptr<const HolonomicModel<SE3>> parse_rigid_body(const JsonNode& sys)
     inertia = rigid_body_inertia(J.vec3(), mass);
   }
   return with_field(in, [&] { return std::make_shared<const FreeBody<SE3>>(inertia); });
+}
+
+// The MJCF suites that scripts/install_model_suites.py unpacks (gymnasium/, dm_control/):
+// $MARSDEN_MODEL_SUITES_DIR, else share/marsden-model-suites of the active virtual
+// environment.
+std::filesystem::path model_suites_dir(const JsonNode& file) {
+  if (const char* dir = std::getenv("MARSDEN_MODEL_SUITES_DIR"); dir != nullptr && *dir != '\0')
+    return dir;
+  std::error_code ec;
+  if (const char* venv = std::getenv("VIRTUAL_ENV"); venv != nullptr && *venv != '\0') {
+    const std::filesystem::path suites =
+        std::filesystem::path(venv) / "share" / "marsden-model-suites";
+    if (std::filesystem::is_directory(suites, ec)) return suites;
+  }
+  file.fail("names a model of the MJCF suites, which are not installed in the active Python "
+            "environment: run scripts/install-deps.sh --suites and source .venv/bin/activate, "
+            "or set MARSDEN_MODEL_SUITES_DIR to their folder");
 }
 
 }  // namespace
@@ -148,6 +166,7 @@ Mat3 parse_orientation(const JsonNode& o) {
 namespace {
 
 constexpr std::string_view kRobotData = "example-robot-data:";
+constexpr std::string_view kModelSuites = "model-suites:";
 
 // The robots folder of the example-robot-data package: $MARSDEN_ROBOTS_DIR, else the one
 // installed in the active virtual environment ($VIRTUAL_ENV, as .venv/bin/activate sets).
@@ -172,21 +191,31 @@ std::filesystem::path robot_data_dir(const JsonNode& file) {
 }  // namespace
 
 SceneUrdf read_scene_urdf(const JsonNode& sys, const std::string& scene_file) {
-  const JsonNode file = sys.at("urdf");
-  const std::string name = file.string();
-  const std::filesystem::path path =
-      name.rfind(kRobotData, 0) == 0
-          ? robot_data_dir(file) / name.substr(kRobotData.size())
-          : std::filesystem::path(scene_file).parent_path() / name;
   SceneUrdf out;
-  out.file = path;
-  if (const auto b = sys.find("base")) out.floating_base = b->one_of({"fixed", "floating"}) == "floating";
+  out.mjcf = sys.has("mjcf");
+  const JsonNode file = sys.at(out.key());
+  const std::string name = file.string();
+  const std::string_view prefix = out.mjcf ? kModelSuites : kRobotData;
+  if (name.rfind(prefix, 0) == 0)
+    out.file = (out.mjcf ? model_suites_dir(file) : robot_data_dir(file)) / name.substr(prefix.size());
+  else
+    out.file = std::filesystem::path(scene_file).parent_path() / name;
+  if (const auto b = sys.find("base")) {
+    if (out.mjcf) b->fail("an MJCF file says its base itself (a <freejoint> on its root); remove this field");
+    out.floating_base = b->one_of({"fixed", "floating"}) == "floating";
+  }
   const bool weld = sys.has("massless_joints") &&
                     sys.at("massless_joints").one_of({"error", "weld"}) == "weld";
-  // read_urdf's errors name the URDF file and element; say which scene field led there.
-  out.urdf = with_field(file, [&] { return read_urdf(path); });
+  // The readers' errors name the file and element; say which scene field led there.
+  out.urdf = with_field(file, [&] { return out.mjcf ? read_mjcf(out.file) : read_urdf(out.file); });
+  if (out.mjcf) out.floating_base = out.urdf.floating_root;
   if (weld) out.urdf = weld_joints_moving_no_mass(std::move(out.urdf));
   return out;
+}
+
+Vec3 SceneUrdf::gravity(const JsonNode& sys) const {
+  if (const auto g = sys.find("gravity")) return g->vec3();
+  return mjcf ? urdf.gravity : Vec3(0.0, 0.0, -9.81);
 }
 
 VehicleState<SE3> parse_vehicle_initial_state(const JsonNode& s) {

@@ -43,13 +43,22 @@ inline void set_if(const JsonNode& obj, std::string_view key, double& field, dou
     field = strict ? n->number_greater(lower) : n->number_at_least(lower);
 }
 
-// The URDF file that a "system" object names in "urdf" (relative to the scene file), with
-// its "base" ("fixed" or "floating") and "massless_joints" ("error", the default, or "weld":
-// joints that move no mass become fixed, docs/urdf.md). Errors name the field.
+// The robot description a "system" object names: a URDF file in "urdf", with its "base"
+// ("fixed" or "floating"), or an MJCF file in "mjcf", floating where its root has a free
+// joint (docs/mjcf.md); either relative to the scene file, or "example-robot-data:PATH"
+// (URDF) and "model-suites:PATH" (MJCF) in the installed packages. "massless_joints":
+// "error" (the default) or "weld" (joints that move no mass become fixed, docs/urdf.md).
+// Errors name the field.
 struct SceneUrdf {
   UrdfModel urdf;
   std::filesystem::path file;
   bool floating_base = false;
+  bool mjcf = false;
+  // The field that named the file ("urdf" or "mjcf").
+  const char* key() const { return mjcf ? "mjcf" : "urdf"; }
+  // Gravity: the scene's "gravity", else the MJCF file's <option gravity>, else -9.81 m/s^2
+  // along z.
+  Vec3 gravity(const JsonNode& sys) const;
 };
 SceneUrdf read_scene_urdf(const JsonNode& sys, const std::string& scene_file);
 

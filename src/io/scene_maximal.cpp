@@ -278,8 +278,8 @@ void place_mechanism(const JsonNode& s, const maximal::Model& model,
 void parse_maximal(const JsonNode& root, Scene& scene) {
   auto ms = std::make_shared<MaximalScene>();
   const JsonNode sys = root.at("system");
-  if (int(sys.has("mechanism")) + int(sys.has("urdf")) != 1)
-    sys.fail("expected exactly one of \"mechanism\", \"urdf\"");
+  if (int(sys.has("mechanism")) + int(sys.has("urdf")) + int(sys.has("mjcf")) != 1)
+    sys.fail("expected exactly one of \"mechanism\", \"urdf\", \"mjcf\"");
   // The discrete velocities of an initial state given by joint rates depend on dt.
   const double dt = root.at("dt").number_greater(0.0);
   std::optional<Mechanism> mech;
@@ -289,15 +289,15 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
     scene.source = m->one_of({"pendulum_chain", "closed_chain", "four_bar_chain", "minitaur_leg"});
     mech.emplace(builtin_mechanism(sys, scene.source));
   } else {
-    sys.expect_keys({"type", "urdf", "gravity", "base", "massless_joints", "inputs", "springs",
-                     "dampers", "limits", "urdf_limits", "contact"});
-    scene.source = "urdf";
+    sys.expect_keys({"type", "urdf", "mjcf", "gravity", "base", "massless_joints", "inputs",
+                     "springs", "dampers", "limits", "urdf_limits", "contact"});
     const SceneUrdf in = read_scene_urdf(sys, scene.file);
+    scene.source = in.key();
     scene.urdf = std::make_shared<const UrdfModel>(in.urdf);
     scene.urdf_file = in.file;
     scene.urdf_floating_base = in.floating_base;
-    mech.emplace(with_field(sys.at("urdf"), [&] {
-      return maximal::mechanism_from_urdf(in.urdf, Vec3(0.0, 0.0, -9.81), in.floating_base);
+    mech.emplace(with_field(sys.at(in.key()), [&] {
+      return maximal::mechanism_from_urdf(in.urdf, in.gravity(sys), in.floating_base);
     }));
   }
   if (const auto s = root.find("initial_state")) joint_initial_state(*s, dt, *mech);

@@ -271,16 +271,18 @@ std::shared_ptr<const Model> inline_model(const JsonNode& sys) {
 }
 
 std::shared_ptr<const Model> urdf_model(const JsonNode& sys, Scene& scene) {
-  sys.expect_keys({"type", "urdf", "gravity", "base", "massless_joints", "potentials",
+  sys.expect_keys({"type", "urdf", "mjcf", "gravity", "base", "massless_joints", "potentials",
                    "forces", "generated_constraints"});
   const SceneUrdf in = read_scene_urdf(sys, scene.file);
   scene.urdf = std::make_shared<const UrdfModel>(in.urdf);
   scene.urdf_file = in.file;
   scene.urdf_floating_base = in.floating_base;
   UrdfTreeOptions options;
-  if (const auto g = sys.find("gravity")) options.gravity = g->vec3();
+  options.gravity = in.gravity(sys);
   options.floating_base = in.floating_base;
-  return with_field(sys.at("urdf"), [&] {
+  // MJCF coordinates are zero at the file's pose (MuJoCo's qpos0), a free root's included.
+  if (in.mjcf) options.base_pose = in.urdf.root_pose;
+  return with_field(sys.at(in.key()), [&] {
     return std::make_shared<const Model>(tree::model_from_urdf(in.urdf, options));
   });
 }
@@ -440,8 +442,10 @@ void check_memory(const JsonNode& root, const JsonNode& sys, const TreeScene& tr
 void parse_tree(const JsonNode& root, Scene& scene, const CodeResolver& code) {
   auto tree = std::make_shared<TreeScene>();
   const JsonNode sys = root.at("system");
-  const int sources = int(sys.has("model")) + int(sys.has("frames")) + int(sys.has("urdf"));
-  if (sources != 1) sys.fail("expected exactly one of \"model\", \"frames\", \"urdf\"");
+  const int sources = int(sys.has("model")) + int(sys.has("frames")) + int(sys.has("urdf")) +
+                      int(sys.has("mjcf"));
+  if (sources != 1)
+    sys.fail("expected exactly one of \"model\", \"frames\", \"urdf\", \"mjcf\"");
   tree::FourBarParams four_bar_params;
   if (const auto m = sys.find("model")) {
     scene.source = m->one_of({"n_link_pendulum", "double_pendulum", "four_bar", "marionette"});
@@ -452,7 +456,7 @@ void parse_tree(const JsonNode& root, Scene& scene, const CodeResolver& code) {
     scene.source = "frames";
     tree->model = inline_model(sys);
   } else {
-    scene.source = "urdf";
+    scene.source = sys.has("mjcf") ? "mjcf" : "urdf";
     tree->model = urdf_model(sys, scene);
   }
   tree->model = with_generated_elements(std::move(tree->model), sys, code);

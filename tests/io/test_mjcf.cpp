@@ -2,7 +2,9 @@
 // quadrature, default classes, angle units and orientation forms, the body/joint layout,
 // errors that name element and line, and malformed files that never crash. Agreement of
 // the resulting models with MuJoCo is tests/python/test_mjcf.py.
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <numbers>
@@ -14,8 +16,10 @@
 
 #include "marsden/error.hpp"
 #include "marsden/io/mjcf.hpp"
+#include "marsden/io/scene.hpp"
 #include "marsden/maximal/contact.hpp"
 #include "marsden/maximal/setup.hpp"
+#include "marsden/run/run.hpp"
 #include "marsden/tree/model.hpp"
 #include "temp_dir.hpp"
 #include "urdf_lookup.hpp"
@@ -403,6 +407,87 @@ TEST(MjcfErrors, MalformedFilesNeverCrash) {
       corrupt[i] = c;
       check(corrupt);
     }
+}
+
+// --- Scenes naming an MJCF file ----------------------------------------------------------
+
+constexpr const char* kFallingBall = R"(<mujoco><option gravity="0 0 -5"/><worldbody>
+  <body name="ball" pos="0.5 0 2"><freejoint/><geom type="sphere" size="0.1" mass="2"/></body>
+</worldbody></mujoco>)";
+
+// The state entry `name` of the scene's system after `steps` steps of dt.
+double after_steps(const io::Scene& scene, int steps, const std::string& name) {
+  const std::unique_ptr<sim::System> system = run::make_system(scene);
+  for (int k = 0; k < steps; ++k) system->step(k * scene.dt, scene.dt);
+  std::vector<double> x(system->state_size());
+  system->get_state(x);
+  const std::vector<std::string> names = system->state_names();
+  const auto at = std::find(names.begin(), names.end(), name);
+  if (at == names.end()) throw std::runtime_error("no state entry " + name);
+  return x[std::size_t(at - names.begin())];
+}
+
+// A tree scene's "mjcf": the free root's coordinates are zero at the file's pose and fall
+// under the file's <option gravity>, or the scene's "gravity" where it gives one; the
+// midpoint VI is exact for a constant acceleration: z = -g t^2 / 2.
+TEST(MjcfScene, TreeFallsUnderTheFilesGravity) {
+  const test::TempDir dir;
+  dir.write("ball.xml", kFallingBall);
+  const auto scene = [&](const std::string& gravity) {
+    return io::load_scene(dir.write("scene.json", R"({"system": {"type": "tree", "mjcf": "ball.xml")" +
+                                                      gravity + R"(}, "dt": 0.01, "duration": 0.2})"));
+  };
+  const io::Scene from_file = scene("");
+  EXPECT_EQ(from_file.source, "mjcf");
+  EXPECT_NEAR(after_steps(from_file, 20, "ball_z"), -0.5 * 5.0 * 0.2 * 0.2, 1e-12);
+  EXPECT_NEAR(after_steps(from_file, 20, "ball_x"), 0.0, 1e-15);
+  EXPECT_NEAR(after_steps(scene(R"(, "gravity": [0, 0, -2])"), 20, "ball_z"), -0.5 * 2.0 * 0.04,
+              1e-12);
+}
+
+// A maximal scene's "mjcf": the free body falls under the file's gravity. The maximal VI's
+// velocity is the step's difference quotient, so from rest v_k = -g k dt and the body is
+// at z_N - z_0 = -g dt^2 N (N + 1) / 2.
+TEST(MjcfScene, MaximalFallsUnderTheFilesGravity) {
+  const test::TempDir dir;
+  dir.write("ball.xml", kFallingBall);
+  const io::Scene scene = io::load_scene(
+      dir.write("scene.json", R"({"system": {"type": "maximal", "mjcf": "ball.xml"}, "dt": 0.01,
+                                 "duration": 0.2})"));
+  EXPECT_EQ(scene.source, "mjcf");
+  const double z0 = after_steps(scene, 0, "ball_z");
+  EXPECT_NEAR(after_steps(scene, 20, "ball_z") - z0, -5.0 * 1e-4 * 20 * 21 / 2, 1e-12);
+}
+
+// "model-suites:PATH" names a file of the installed suites ($MARSDEN_MODEL_SUITES_DIR
+// here); "base" is the file's to say; both "urdf" and "mjcf" is an error.
+TEST(MjcfScene, SuitesPrefixAndErrorsNameTheField) {
+  const test::TempDir dir;
+  std::filesystem::create_directories(dir.path() / "suites" / "gymnasium");
+  dir.write("suites/gymnasium/ball.xml", kFallingBall);
+  ::setenv("MARSDEN_MODEL_SUITES_DIR", (dir.path() / "suites").c_str(), 1);
+  const io::Scene scene = io::load_scene(dir.write(
+      "suite.json", R"({"system": {"type": "tree", "mjcf": "model-suites:gymnasium/ball.xml"},
+                       "dt": 0.01, "duration": 0.1})"));
+  ::unsetenv("MARSDEN_MODEL_SUITES_DIR");
+  EXPECT_EQ(scene.urdf_file, dir.path() / "suites" / "gymnasium" / "ball.xml");
+  const auto error = [&](const std::string& system) {
+    try {
+      io::load_scene(dir.write("bad.json", R"({"system": )" + system +
+                                               R"(, "dt": 0.01, "duration": 0.1})"));
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(error(R"({"type": "tree", "mjcf": "ball.xml", "base": "fixed"})")
+                .find("field 'system.base': an MJCF file says its base itself"),
+            std::string::npos);
+  EXPECT_NE(error(R"({"type": "maximal", "mjcf": "ball.xml", "urdf": "arm.urdf"})")
+                .find("expected exactly one of"),
+            std::string::npos);
+  EXPECT_NE(error(R"({"type": "tree", "mjcf": "missing.xml"})").find("field 'system.mjcf'"),
+            std::string::npos);
 }
 
 }  // namespace
