@@ -95,7 +95,8 @@ struct UrdfJoint {
 };
 
 // MJCF <motor>: a generalized force gear * ctrl on the named joint's coordinate, the control
-// clamped to [ctrl_lower, ctrl_upper] when ctrl_limited. Read, not yet an engine input.
+// clamped to [ctrl_lower, ctrl_upper] when ctrl_limited: the inputs of the tree model
+// (tree::model_from_urdf) and of a maximal scene, in this order.
 struct UrdfActuator {
   std::string name;
   std::string joint;

@@ -1,6 +1,7 @@
 // Tree systems from Python (tree paper): the model builder over frames, coordinates,
 // masses, springs, dampers, inputs and constraints (python/marsden/tree.py wraps it with
 // names, as trep does), the built-in models, URDF files, and the system of a model.
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -225,8 +226,11 @@ void bind_tree(nb::module_ m) {
            nb::arg("frame_b"), nb::arg("damping"),
            "A damper between two frames' origins, N s/m.")
       .def("add_coordinate_force_input", &ModelBuilder::add_coordinate_force_input,
-           nb::arg("coord"),
-           "A generalised force on a coordinate (N or N m) as one entry of the controls; "
+           nb::arg("coord"), nb::arg("gear") = 1.0,
+           nb::arg("lower") = -std::numeric_limits<double>::infinity(),
+           nb::arg("upper") = std::numeric_limits<double>::infinity(),
+           "A generalised force on a coordinate (N or N m) as one entry of the controls: "
+           "gear * u with u clamped to [lower, upper] (a motor; by default u itself); "
            "returns its index in u.")
       .def("add_wrench_input", &ModelBuilder::add_wrench_input, nb::arg("frame"),
            nb::arg("body_axes"),
@@ -329,7 +333,8 @@ void bind_tree(nb::module_ m) {
       "An MJCF file as a tree model (docs/mjcf.md), gravity from its <option>: one "
       "coordinate per hinge or slide joint, named as the joint, zero at the file's pose "
       "(MuJoCo's qpos0); a <freejoint> root adds six (ROOT_x, _y, _z, _yaw, _pitch, _roll) "
-      "from the root's pose in the file. Armature and joint springs are the model's.");
+      "from the root's pose in the file. Armature and joint springs are the model's, and "
+      "its inputs are the <motor>s in file order: gear * u, u clamped to ctrlrange.");
   m.def(
       "lagrangian_terms",
       [](const std::shared_ptr<const Model>& model, const Eigen::VectorXd& q,

@@ -331,8 +331,25 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
              bytes_text(double(scene.memory_bytes)));
   }
   if (const auto in = sys.find("inputs")) {
+    if (scene.urdf && !scene.urdf->actuators.empty())
+      in->fail("the MJCF file's <motor>s are the inputs; remove this field");
     for (std::size_t i = 0; i < in->array_size(); ++i)
       ms->input_joints.push_back(one_dof_joint((*in)[i], joints));
+  }
+  // An MJCF file's motors, in file order: gear * u on their joints, u clamped to ctrlrange.
+  if (scene.urdf) {
+    for (const UrdfActuator& a : scene.urdf->actuators) {
+      const auto j = std::find_if(joints.begin(), joints.end(),
+                                  [&](const maximal::Joint& joint) { return joint.name == a.joint; });
+      if (j == joints.end() || maximal::joint_dofs(j->type) != 1)
+        sys.at(scene.source).fail("motor \"" + a.name + "\": its joint \"" + a.joint +
+                                  "\" is not a one-degree-of-freedom joint of the mechanism "
+                                  "(welded, or not a hinge or slide joint)");
+      ms->input_joints.push_back(int(j - joints.begin()));
+      const double inf = std::numeric_limits<double>::infinity();
+      ms->motors.push_back({a.gear, a.ctrl_limited ? a.ctrl_lower : -inf,
+                            a.ctrl_limited ? a.ctrl_upper : inf});
+    }
   }
   ms->state0 = std::move(mech->state);
 
@@ -374,7 +391,9 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
     if (const auto n = root.find(key))
       n->fail("maximal-coordinate systems take no such input; use system.inputs and controls");
   ms->controls = parse_input(root, "controls", int(ms->input_joints.size()),
-                             "joint inputs (one per system.inputs entry) [N m or N]");
+                             ms->motors.empty()
+                                 ? "joint inputs (one per system.inputs entry) [N m or N]"
+                                 : "motor controls (one per <motor> of the MJCF file)");
   scene.system = std::move(*ms);
 }
 

@@ -43,6 +43,8 @@ class MaximalSystem final : public sim::System {
       : keep_(ms.model),
         model_(*keep_),
         input_joints_(ms.input_joints),
+        motors_(ms.motors.empty() ? std::vector<MaximalSetup::Motor>(ms.input_joints.size())
+                                  : ms.motors),
         controls_(ms.controls ? std::make_unique<StepSignal>(ms.controls) : nullptr),
         u_(Eigen::VectorXd::Zero(Eigen::Index(input_joints_.size()))),
         options_(ms.step),
@@ -92,8 +94,7 @@ class MaximalSystem final : public sim::System {
       // Joint inputs act at the node t_k, where the step evaluates its forces.
       controls_->begin_step(t);
       eval_into(*controls_, t, u_);
-      for (std::size_t i = 0; i < input_joints_.size(); ++i)
-        data_.joint_input[std::size_t(input_joints_[i])] = u_[Eigen::Index(i)];
+      apply_inputs(u_, data_);
     }
     const maximal::StepStatus st = maximal::step(model_, data_, options_);
     if (st.ok()) {
@@ -189,8 +190,7 @@ class MaximalSystem final : public sim::System {
                        " entries for " + std::to_string(input_joints_.size()) + " input joints");
     maximal::Data data = data_;
     data.state = maximal::retract_state(data_.state, at.delta);
-    for (std::size_t i = 0; i < input_joints_.size(); ++i)
-      data.joint_input[std::size_t(input_joints_[i])] = at.u[Eigen::Index(i)];
+    apply_inputs(at.u, data);
     if (!jacobians) {
       out.r = maximal::residual(model_, data, dt, at.z);
       return;
@@ -202,7 +202,8 @@ class MaximalSystem final : public sim::System {
     out.J_r_state = std::move(blocks.J_r_state);
     out.J_r_u.resize(out.r.size(), Eigen::Index(input_joints_.size()));
     for (std::size_t i = 0; i < input_joints_.size(); ++i)
-      out.J_r_u.col(Eigen::Index(i)) = blocks.J_r_u.col(input_joints_[i]);
+      out.J_r_u.col(Eigen::Index(i)) =
+          input_rate(i, at.u[Eigen::Index(i)]) * blocks.J_r_u.col(input_joints_[i]);
   }
 
   // The step solved in a copy of the workspace, then the implicit-function theorem on its
@@ -232,8 +233,7 @@ class MaximalSystem final : public sim::System {
                        std::to_string(input_joints_.size()) + " inputs, got " +
                        std::to_string(u_k.size()));
     maximal::Data start = data_;
-    for (std::size_t i = 0; i < input_joints_.size(); ++i)
-      start.joint_input[std::size_t(input_joints_[i])] = u_k[i];
+    apply_inputs(Eigen::Map<const Eigen::VectorXd>(u_k.data(), Eigen::Index(u_k.size())), start);
     maximal::Data next = start;
     maximal::StepOptions options = options_;
     options.dt = dt;
@@ -257,7 +257,7 @@ class MaximalSystem final : public sim::System {
     const Eigen::MatrixXd ds_dx = -solver.solve(blocks.J_r_state);
     Eigen::MatrixXd J_u(blocks.J_r_s.rows(), Eigen::Index(input_joints_.size()));
     for (std::size_t i = 0; i < input_joints_.size(); ++i)
-      J_u.col(Eigen::Index(i)) = blocks.J_r_u.col(input_joints_[i]);
+      J_u.col(Eigen::Index(i)) = input_rate(i, u_k[i]) * blocks.J_r_u.col(input_joints_[i]);
     const Eigen::MatrixXd ds_du =
         J_u.cols() > 0 ? Eigen::MatrixXd(-solver.solve(J_u)) : Eigen::MatrixXd(J_u.rows(), 0);
     const Eigen::Index nt = 12 * model_.num_bodies();
@@ -316,9 +316,24 @@ class MaximalSystem final : public sim::System {
   }
 
  private:
+  // The joints' forces from the controls: gear * u, u clamped to the motor's range.
+  void apply_inputs(const Eigen::Ref<const Eigen::VectorXd>& u, maximal::Data& data) const {
+    for (std::size_t i = 0; i < input_joints_.size(); ++i) {
+      const MaximalSetup::Motor& m = motors_[i];
+      data.joint_input[std::size_t(input_joints_[i])] =
+          m.gear * std::clamp(u[Eigen::Index(i)], m.lower, m.upper);
+    }
+  }
+  // d(force)/du of input i at u: the gear inside the range, 0 where clamped.
+  double input_rate(std::size_t i, double u) const {
+    const MaximalSetup::Motor& m = motors_[i];
+    return u > m.lower && u < m.upper ? m.gear : 0.0;
+  }
+
   std::shared_ptr<const maximal::Model> keep_;
   const maximal::Model& model_;
   std::vector<int> input_joints_;
+  std::vector<MaximalSetup::Motor> motors_;  // one per input joint
   std::unique_ptr<StepSignal> controls_;
   mutable Eigen::VectorXd u_;  // one entry per input joint, sized once
   maximal::StepOptions options_;
@@ -349,6 +364,21 @@ std::unique_ptr<System> make_maximal_system(const MaximalSetup& setup) {
           setup.input_joints.size() ||
       (!setup.controls && !setup.input_joints.empty()))
     throw InputError("maximal system: the controls must have one component per input joint");
+  if (!setup.motors.empty() && setup.motors.size() != setup.input_joints.size())
+    throw InputError("maximal system: " + std::to_string(setup.motors.size()) + " motors for " +
+                     std::to_string(setup.input_joints.size()) + " input joints");
+  for (std::size_t i = 0; i < setup.motors.size(); ++i) {
+    const MaximalSetup::Motor& m = setup.motors[i];
+    const std::string& joint = setup.model->joints()[std::size_t(setup.input_joints[i])].name;
+    if (!std::isfinite(m.gear) || m.gear == 0.0)
+      throw InputError("maximal system: the motor of joint '" + joint +
+                       "': gear must be finite and non-zero");
+    if (std::isnan(m.lower) || std::isnan(m.upper) || !(m.lower < m.upper) ||
+        m.lower == std::numeric_limits<double>::infinity() ||
+        m.upper == -std::numeric_limits<double>::infinity())
+      throw InputError("maximal system: the motor of joint '" + joint +
+                       "': its control range needs lower < upper");
+  }
   return std::make_unique<MaximalSystem>(setup);
 }
 

@@ -1,6 +1,7 @@
 #include "marsden/tree/model.hpp"
 
 #include <cmath>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -230,9 +231,18 @@ void ModelBuilder::add_frame_damper(int frame_a, int frame_b, double damping) {
   model_.frame_dampers_.push_back({frame_a, frame_b, damping});
 }
 
-int ModelBuilder::add_coordinate_force_input(int coord) {
+int ModelBuilder::add_coordinate_force_input(int coord, double gear, double lower,
+                                             double upper) {
   check_coord(coord, "force input");
-  model_.inputs_.push_back({InputKind::CoordinateForce, coord, model_.num_inputs_});
+  if (!std::isfinite(gear) || gear == 0.0)
+    throw InputError("tree model: force input on \"" + model_.coords_[coord].name +
+                     "\": gear must be finite and non-zero");
+  if (std::isnan(lower) || std::isnan(upper) || !(lower < upper) ||
+      lower == std::numeric_limits<double>::infinity() ||
+      upper == -std::numeric_limits<double>::infinity())
+    throw InputError("tree model: force input on \"" + model_.coords_[coord].name +
+                     "\": its control range needs lower < upper");
+  model_.inputs_.push_back({InputKind::CoordinateForce, coord, model_.num_inputs_, gear, lower, upper});
   return model_.num_inputs_++;
 }
 

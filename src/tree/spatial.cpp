@@ -8,6 +8,7 @@
 //   M_ij = S_j . F_i,   d2L/dq_i dqd_j = S_j . e_i,   d2L/dq_j dqd_i = c_j . F_i,
 //   d2L/dq_i dq_j = c_j . e_i + omega_j . gamma_i,  gamma_i = -g x (omega_i x h_i + m_i v_i),
 // (the Jacobi identity cancels the rest), so the Newton matrix costs O(n d) dot products.
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -347,8 +348,10 @@ void forces_at_current_kinematics(const Model& model, Data& data, const VecX& q,
   const auto& joints = model.joints();
   for (const Input& in : model.inputs()) {
     if (in.kind == InputKind::CoordinateForce) {
-      data.Q[in.index] += u[in.first];
-      if (derivatives) data.Q_u(in.index, in.first) += 1.0;
+      // A motor: gear u, u clamped to its control range (no change with u outside it).
+      const double u_i = u[in.first];
+      data.Q[in.index] += in.gear * std::clamp(u_i, in.lower, in.upper);
+      if (derivatives && u_i > in.lower && u_i < in.upper) data.Q_u(in.index, in.first) += in.gear;
       continue;
     }
     const bool body = in.kind == InputKind::BodyWrench;

@@ -1,4 +1,6 @@
 // A URDF description as a tree of frames (docs/urdf.md).
+#include <algorithm>
+#include <limits>
 #include <set>
 #include <string>
 #include <vector>
@@ -99,6 +101,19 @@ Model model_from_urdf(const UrdfModel& urdf, const UrdfTreeOptions& options) {
     builder.add_coordinate_coupling_constraint(
         joint.name + "_mimic", builder.coord_index(joint.name), builder.coord_index(joint.mimic),
         joint.mimic_multiplier, joint.mimic_offset);
+  }
+
+  // MJCF motors, in file order (MuJoCo's ctrl order): inputs gear * ctrl on their joints.
+  for (const UrdfActuator& a : urdf.actuators) {
+    const auto joint = std::find_if(urdf.joints.begin(), urdf.joints.end(),
+                                    [&](const UrdfJoint& j) { return j.name == a.joint; });
+    if (joint == urdf.joints.end() || joint->type == UrdfJointType::Fixed)
+      throw InputError("motor \"" + a.name + "\": its joint \"" + a.joint +
+                       "\" has no coordinate (welded, or not a hinge or slide joint)");
+    const double inf = std::numeric_limits<double>::infinity();
+    builder.add_coordinate_force_input(builder.coord_index(a.joint), a.gear,
+                                       a.ctrl_limited ? a.ctrl_lower : -inf,
+                                       a.ctrl_limited ? a.ctrl_upper : inf);
   }
 
   // One mass per rigid body (links welded by fixed joints), on its first link's frame,

@@ -490,5 +490,38 @@ TEST(MjcfScene, SuitesPrefixAndErrorsNameTheField) {
             std::string::npos);
 }
 
+// <motor gear ctrlrange>: a cart of 2 kg on a slide under a constant control feels
+// gear * u, u clamped to ctrlrange, in both engines: from rest the tree's midpoint VI gives
+// x = a t^2 / 2 and the maximal VI x_N = a dt^2 N (N + 1) / 2, a = gear clamp(u) / m.
+TEST(MjcfScene, MotorsPushWithGearTimesTheClampedControl) {
+  const test::TempDir dir;
+  dir.write("cart.xml", R"(<mujoco><option gravity="0 0 -9.81"/><worldbody>
+    <body name="cart"><joint name="slide" type="slide" axis="1 0 0"/>
+      <geom type="box" size="0.1 0.1 0.1" mass="2"/></body></worldbody>
+    <actuator><motor joint="slide" gear="5" ctrlrange="-1 1"/></actuator></mujoco>)");
+  for (const double u : {0.3, 3.0, -2.0}) {
+    const double a = 5.0 * std::clamp(u, -1.0, 1.0) / 2.0;
+    const std::string controls =
+        R"(, "dt": 0.01, "duration": 0.2, "controls": {"type": "constant", "value": [)" +
+        std::to_string(u) + "]}}";
+    const io::Scene tree = io::load_scene(
+        dir.write("tree.json", R"({"system": {"type": "tree", "mjcf": "cart.xml"})" + controls));
+    EXPECT_NEAR(after_steps(tree, 20, "slide"), 0.5 * a * 0.2 * 0.2, 1e-12) << u;
+    const io::Scene maximal = io::load_scene(
+        dir.write("maximal.json", R"({"system": {"type": "maximal", "mjcf": "cart.xml"})" + controls));
+    EXPECT_NEAR(after_steps(maximal, 20, "cart_x") - after_steps(maximal, 0, "cart_x"),
+                a * 1e-4 * 20 * 21 / 2, 1e-12)
+        << u;
+  }
+  // The motors are the inputs: a maximal scene's "inputs" is refused for such a file.
+  try {
+    io::load_scene(dir.write("inputs.json", R"({"system": {"type": "maximal", "mjcf": "cart.xml",
+        "inputs": ["slide"]}, "dt": 0.01, "duration": 0.1})"));
+    ADD_FAILURE() << "inputs beside motors accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("<motor>s are the inputs"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace marsden

@@ -799,7 +799,7 @@ TEST(Integrator, AngularRateLimitIsAReportedFailureNotANaN) {
 sim::RunSummary run_driver(const Mechanism& mech, const StepOptions& options, int steps,
                            int max_subdivisions, sim::MemoryRecorder& rec) {
   auto system = sim::make_maximal_system({std::make_shared<const Model>(mech.model), mech.state,
-                                          options, {}, nullptr});
+                                          options, {}, nullptr, {}});
   sim::RunOptions run;
   run.dt = options.dt;
   run.steps = steps;

@@ -33,7 +33,8 @@ def suite_file(suite, stem):
 
 
 FILES = [ROOT / "examples" / "mjcf" / "double_pendulum.xml",
-         ROOT / "examples" / "mjcf" / "cart_arm.xml"]
+         ROOT / "examples" / "mjcf" / "cart_arm.xml",
+         ROOT / "examples" / "mjcf" / "motor_arm.xml"]
 CASES = [(None, f) for f in FILES] + [(s, n) for s, names in HINGE_SLIDE.items() for n in names]
 
 
@@ -70,6 +71,38 @@ def test_mass_matrix_and_bias_equal_mujoco(suite, name):
         bias = (terms["L_qv"].T @ qd - terms["L_q"])[order]
         assert relative(M, M_mujoco) <= 1e-9
         assert relative(bias, data.qfrc_bias - data.qfrc_spring) <= 1e-9
+
+
+@pytest.mark.parametrize("suite,name", CASES,
+                         ids=[f"{s}/{n}" if s else pathlib.Path(n).stem for s, n in CASES])
+def test_motor_forces_equal_mujoco(suite, name):
+    """The tree model's inputs are the file's motors in MuJoCo's ctrl order: their
+    generalized force, M (qdd(u) - qdd(0)), equals MuJoCo's qfrc_actuator at random states
+    and controls, half of them outside ctrlrange (clamped)."""
+    path = suite_file(suite, name) if suite else name
+    mj = mujoco.MjModel.from_xml_path(str(path))
+    data = mujoco.MjData(mj)
+    model = marsden.tree.model_from_mjcf(path)
+    assert model.num_inputs == mj.nu
+    if mj.nu == 0:
+        return
+    names = [mujoco.mj_id2name(mj, mujoco.mjtObj.mjOBJ_JOINT, j) for j in range(mj.njnt)]
+    order = [model.coordinates.index(n) for n in names]
+    rng = np.random.default_rng(139)
+    for _ in range(3):
+        qpos = mj.qpos0 + rng.uniform(-1.0, 1.0, mj.nq)
+        qvel = rng.uniform(-2.0, 2.0, mj.nv)
+        span = np.where(mj.actuator_ctrllimited, mj.actuator_ctrlrange[:, 1] - mj.actuator_ctrlrange[:, 0], 2.0)
+        ctrl = rng.uniform(-1.0, 1.0, mj.nu) * span
+        data.qpos[:], data.qvel[:], data.ctrl[:] = qpos, qvel, ctrl
+        mujoco.mj_forward(mj, data)
+        q, qd = np.zeros(mj.nq), np.zeros(mj.nv)
+        q[order], qd[order] = qpos, qvel
+        M = marsden.tree.lagrangian_terms(model, q, qd)["M"]
+        qdd_u, _ = marsden.tree.continuous_dynamics(model, q, qd, ctrl)
+        qdd_0, _ = marsden.tree.continuous_dynamics(model, q, qd, np.zeros(mj.nu))
+        force = (M @ (qdd_u - qdd_0))[order]
+        assert np.abs(force - data.qfrc_actuator).max() <= 1e-9 * max(1.0, np.abs(data.qfrc_actuator).max())
 
 
 def test_every_suite_file_loads_or_names_its_reason():

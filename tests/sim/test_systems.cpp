@@ -70,6 +70,12 @@ std::string driven_chain(int n) {
                    frequency + "]}");
 }
 
+// examples/mjcf/motor_arm.xml: two motors, the first with gear 10 and controls clamped to
+// [-1, 1]; the controls stay inside the range, where the step is smooth in them.
+const std::string kMotorArm = std::string(MARSDEN_SOURCE_DIR) + "/examples/mjcf/motor_arm.xml";
+const std::string kMotorControls =
+    R"(, "controls": {"type": "sinusoid", "offset": [0.3, -0.2], "amplitude": [0.4, 0.5], "frequency_hz": [1.0, 2.0]})";
+
 std::vector<Case> cases() {
   const std::string body =
       R"({"type": "rigid_body", "inertia": {"J": [1.0, 2.0, 3.0], "mass": 1.0}})";
@@ -106,6 +112,11 @@ std::vector<Case> cases() {
       {"tree_rk4", scene(kCartPole, R"({"method": "rk4"})", 0.01,
                          kForce + R"(, "initial_state": {"q": {"theta": 0.3}})")},
       {"tree_12_inputs", driven_chain(12)},
+      {"tree_mjcf_motors",
+       scene(R"({"type": "tree", "mjcf": ")" + kMotorArm + R"("})", R"({"method": "midpoint"})", 0.01,
+             kMotorControls)},
+      {"maximal_mjcf_motors",
+       scene(R"({"type": "maximal", "mjcf": ")" + kMotorArm + R"("})", "{}", 0.01, kMotorControls)},
       {"maximal_chain", scene(chain, "{}", 0.01)},
       {"maximal_driven",
        scene(

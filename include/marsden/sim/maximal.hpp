@@ -4,6 +4,7 @@
 // (maximal::Data::last_dt).
 #pragma once
 
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -22,6 +23,14 @@ struct MaximalSetup {
   // revolute joint, N for a prismatic one), applied at the node t_k like gravity.
   std::vector<int> input_joints;
   std::shared_ptr<const Signal> controls;  // input_joints.size() components, or null
+  // Motors (MJCF <motor>), one per input joint, or none: input i's force is then
+  // gear * u_i, u_i clamped to [lower, upper] (MuJoCo's ctrlrange); without, u_i itself.
+  struct Motor {
+    double gear = 1.0;  // N m or N per unit of control
+    double lower = -std::numeric_limits<double>::infinity();
+    double upper = std::numeric_limits<double>::infinity();
+  };
+  std::vector<Motor> motors;
 };
 
 // Columns t, per body NAME_x, _y, _z, _qw, _qx, _qy, _qz, then energy,

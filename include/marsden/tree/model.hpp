@@ -10,6 +10,7 @@
 #pragma once
 
 #include <array>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -109,7 +110,16 @@ struct GeneratedConstraint {
 // wrench at a frame's origin (6 inputs, (torque, force)) in the frame's axes (body) or in
 // the world's axes.
 enum class InputKind { CoordinateForce, BodyWrench, WorldWrench };
-struct Input { InputKind kind; int index; int first; };  // index: coordinate or frame
+struct Input {
+  InputKind kind;
+  int index;  // coordinate or frame
+  int first;  // its first entry in u
+  // A coordinate force is a motor (MJCF <motor>): gear * u, u clamped to [lower, upper]
+  // (MuJoCo's ctrlrange; infinite bounds where unlimited). gear: N m or N per unit of u.
+  double gear = 1.0;
+  double lower = -std::numeric_limits<double>::infinity();
+  double upper = std::numeric_limits<double>::infinity();
+};
 
 // Holonomic constraints h(q) = 0, imposed at the position level.
 enum class ConstraintKind {
@@ -264,8 +274,11 @@ class ModelBuilder {
   // The same for a constraint compiled by marsden.symbolic.TreeConstraint: a constraint
   // named as the object names it, of its m rows.
   void add_generated_constraint(const std::string& library);
-  // Each returns the index of its first entry in the input vector u.
-  int add_coordinate_force_input(int coord);
+  // Each returns the index of its first entry in the input vector u. A coordinate force is
+  // gear * u with u clamped to [lower, upper] (a motor; the defaults apply u as it is).
+  int add_coordinate_force_input(int coord, double gear = 1.0,
+                                 double lower = -std::numeric_limits<double>::infinity(),
+                                 double upper = std::numeric_limits<double>::infinity());
   int add_wrench_input(int frame, bool body_axes);
 
   void add_distance_constraint(const std::string& name, int frame_a, int frame_b,
