@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <csignal>
 #include <cstdlib>

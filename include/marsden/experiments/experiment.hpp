@@ -75,10 +75,10 @@ class ExperimentContext {
   const std::atomic<bool>* stop_flag() const { return control_.stop; }
   // Runs `python args...` through run::run_python, with the Python that the rest of
   // Marsden starts (run::python_command()), in a process group of its own, and returns
-  // what it did (its output as options say; the progress is reported while it runs). When
-  // the stop flag is raised meanwhile, the group gets SIGINT (SIGKILL 10 s later if it is
-  // still there) and Interrupted is thrown once it has ended; a child killed by SIGINT
-  // throws the same.
+  // what it did (its output and environment as options say; their stop is replaced by this
+  // context's, which reports the progress while the child runs). When the stop flag is
+  // raised meanwhile, the group gets SIGINT (SIGKILL 10 s later if it is still there) and
+  // Interrupted is thrown once it has ended; a child killed by SIGINT throws the same.
   run::PythonRun run_python(const std::vector<std::string>& args, run::PythonOptions options = {});
 
   // Writes out_dir/results.json: experiment, quick, status ("ok", or "interrupted" after
