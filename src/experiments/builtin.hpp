@@ -1,10 +1,12 @@
 // Registration functions of the built-in experiments, one per experiment file.
 #pragma once
 
+#include <filesystem>
 #include <string>
 
 #include "marsden/error.hpp"
 #include "marsden/experiments/experiment.hpp"
+#include "marsden/run/python.hpp"
 
 namespace marsden::experiments {
 
@@ -19,11 +21,12 @@ void register_robot_zoo();
 void register_closed_loop();
 void register_contact();
 
-// s as one word of a POSIX shell command, in single quotes.
-std::string shell_quote(const std::string& s);
-// The shell words that start the Python of the package's modules (python -m marsden.X):
-// python3, with the build's copy of the package first on PYTHONPATH when there is one, so
-// that experiments work before `pip install .`.
-std::string python_command();
+// The build's copy of the Python package, for run::PythonOptions::package_dir when an
+// experiment runs the package's modules (python -m marsden.X), so that they work before
+// `pip install .`; empty where the library was built without one.
+std::filesystem::path python_package_dir();
+// Why a Python run did not succeed, in words: "cannot start PYTHON: ...", "exit status N",
+// "ended by signal N".
+std::string run_failure(const run::PythonRun& r);
 
 }  // namespace marsden::experiments

@@ -1,17 +1,14 @@
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <set>
 #include <stdexcept>
-#include <thread>
 
-#include <spawn.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include "builtin.hpp"
 #include "marsden/error.hpp"
@@ -55,51 +52,23 @@ void ExperimentContext::poll() {
   report(false);
 }
 
-int ExperimentContext::run_command(const std::string& command) {
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t defaults;
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGINT);
-  sigaddset(&defaults, SIGTERM);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF);
-  const char* argv[] = {"sh", "-c", command.c_str(), nullptr};
-  pid_t pid = 0;
-  const int rc =
-      posix_spawn(&pid, "/bin/sh", nullptr, &attr, const_cast<char* const*>(argv), environ);
-  posix_spawnattr_destroy(&attr);
-  if (rc != 0) return -1;
-
+run::PythonRun ExperimentContext::run_python(const std::vector<std::string>& args,
+                                             run::PythonOptions options) {
   // The child's group is not the terminal's foreground group, so a Ctrl-C reaches this
-  // process only, which forwards it.
-  int status = 0;
-  bool forwarded = false;
-  std::chrono::steady_clock::time_point forwarded_at;
-  for (;;) {
-    const pid_t r = waitpid(pid, &status, WNOHANG);
-    if (r == pid) break;
-    if (r < 0 && errno != EINTR) return -1;
-    if (control_.stop && control_.stop->load()) {
-      const auto now = std::chrono::steady_clock::now();
-      if (!forwarded) {
-        kill(-pid, SIGINT);
-        forwarded = true;
-        forwarded_at = now;
-      } else if (now - forwarded_at > std::chrono::seconds(10)) {
-        kill(-pid, SIGKILL);
-      }
-    } else {
-      report(false);
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  if (forwarded || (WIFSIGNALED(status) && WTERMSIG(status) == SIGINT)) {
+  // process only, which raises the stop flag; the stop forwards it.
+  options.stop = [this] {
+    if (control_.stop && control_.stop->load()) return true;
+    report(false);
+    return false;
+  };
+  options.stop_grace_s = 10.0;
+  const run::PythonRun r = run::run_python(run::python_command(), args, options);
+  if (r.stopped || (r.start_error == 0 && WIFSIGNALED(r.wait_status) &&
+                    WTERMSIG(r.wait_status) == SIGINT)) {
     poll();  // throws when the stop flag is up
-    throw Interrupted("interrupted: the command was ended by SIGINT");
+    throw Interrupted("interrupted: Python was ended by SIGINT");
   }
-  return status;
+  return r;
 }
 
 void ExperimentContext::set_interrupted(std::string message) {
@@ -231,19 +200,19 @@ ExperimentOutcome run_experiment(const std::string& name, const std::filesystem:
 // ---------------------------------------------------------------------------------------
 // Plot scripts
 
-std::string shell_quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
+std::filesystem::path python_package_dir() {
+#ifdef MARSDEN_PYTHON_DIR
+  return MARSDEN_PYTHON_DIR;
+#else
+  return {};
+#endif
 }
 
-std::string python_command() {
-  std::string env;
-#ifdef MARSDEN_PYTHON_DIR
-  if (std::filesystem::is_directory(MARSDEN_PYTHON_DIR "/marsden"))
-    env = "PYTHONPATH=" + shell_quote(MARSDEN_PYTHON_DIR) + "${PYTHONPATH:+:$PYTHONPATH} ";
-#endif
-  return env + "python3";
+std::string run_failure(const run::PythonRun& r) {
+  if (r.start_error != 0)
+    return "cannot start " + run::python_command().executable + ": " + std::strerror(r.start_error);
+  if (WIFSIGNALED(r.wait_status)) return "ended by signal " + std::to_string(WTERMSIG(r.wait_status));
+  return "exit status " + std::to_string(WEXITSTATUS(r.wait_status));
 }
 
 namespace {
@@ -285,15 +254,16 @@ bool run_plot_script(ExperimentContext& ctx, const std::string& script) {
     ctx.add_note("plot script " + script + " not found; no figures");
     return false;
   }
-  if (ctx.run_command("python3 -c 'import matplotlib' >/dev/null 2>&1") != 0) {
-    ctx.add_note("python3 with matplotlib not available; " + script + " was not run");
+  run::PythonOptions quiet;
+  quiet.output = run::PythonOutput::Discard;
+  if (!ctx.run_python({"-c", "import matplotlib"}, quiet).succeeded()) {
+    const run::PythonCommand python = run::python_command();
+    ctx.add_note("python3 with matplotlib not available (" + python.executable + ", " +
+                 python.origin + "); " + script + " was not run");
     return false;
   }
   const auto before = pngs(ctx.out_dir());
   const std::filesystem::path log = ctx.out_dir() / (path.stem().string() + ".plot.log");
-  const std::string cmd = "MPLBACKEND=Agg python3 " + shell_quote(path.string()) + " " +
-                          shell_quote(ctx.out_dir().string()) + " >" + shell_quote(log.string()) +
-                          " 2>&1";
   std::vector<std::filesystem::path> written;
   const auto collect = [&] {
     for (const auto& [png, time] : pngs(ctx.out_dir())) {
@@ -302,9 +272,13 @@ bool run_plot_script(ExperimentContext& ctx, const std::string& script) {
     }
   };
   ctx.part("plot " + path.filename().string());
-  int rc = 0;
+  run::PythonOptions options;
+  options.environment = {"MPLBACKEND=Agg"};
+  options.output = run::PythonOutput::File;
+  options.output_file = log;
+  run::PythonRun r;
   try {
-    rc = ctx.run_command(cmd);
+    r = ctx.run_python({path.string(), ctx.out_dir().string()}, options);
   } catch (const Interrupted&) {
     // A figure being written when the script was stopped may be cut short: none is kept.
     collect();
@@ -315,8 +289,8 @@ bool run_plot_script(ExperimentContext& ctx, const std::string& script) {
   }
   collect();
   for (const auto& png : written) ctx.add_data_file(png, "figure from " + script);
-  if (rc != 0) {
-    ctx.add_note("plot script " + script + " failed (status " + std::to_string(rc) + "); see " +
+  if (!r.succeeded()) {
+    ctx.add_note("plot script " + script + " failed (" + run_failure(r) + "); see " +
                  log.filename().string());
     ctx.add_data_file(log, "output of the failed plot script " + script);
     return false;

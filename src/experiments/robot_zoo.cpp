@@ -5,6 +5,7 @@
 #include <fstream>
 #include <string>
 #include <system_error>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -15,9 +16,21 @@
 namespace marsden::experiments {
 namespace {
 
-bool have_peers(ExperimentContext& ctx, const std::string& python) {
-  return ctx.run_command(python + " -c 'import pinocchio, importlib.metadata as m; "
-                                  "m.distribution(\"example-robot-data\")' >/dev/null 2>&1") == 0;
+// The build's copy of the package first on PYTHONPATH, the output as given.
+run::PythonOptions options(run::PythonOutput output, const std::filesystem::path& file = {}) {
+  run::PythonOptions o;
+  o.package_dir = python_package_dir();
+  o.output = output;
+  o.output_file = file;
+  return o;
+}
+
+bool have_peers(ExperimentContext& ctx) {
+  return ctx
+      .run_python({"-c", "import pinocchio, importlib.metadata as m; "
+                         "m.distribution('example-robot-data')"},
+                  options(run::PythonOutput::Discard))
+      .succeeded();
 }
 
 // The study writes into a hidden folder whose files are moved into the output folder only
@@ -52,28 +65,32 @@ class Staging {
 };
 
 void run_zoo(ExperimentContext& ctx) {
-  const std::string python = python_command();
   const Staging staging(ctx.out_dir());
   const std::filesystem::path log = staging.dir() / "robot_zoo.log";
   ctx.part("checking for Pinocchio and example-robot-data");
-  if (!have_peers(ctx, python)) {
+  if (!have_peers(ctx)) {
     ctx.part("installing requirements-robots.txt");
     const std::filesystem::path requirements = find_shipped_file("requirements-robots.txt");
-    const std::string install = python + " -m pip install -q -r " +
-                                shell_quote(requirements.string()) + " >" +
-                                shell_quote(log.string()) + " 2>&1";
-    if (requirements.empty() || ctx.run_command(install) != 0 || !have_peers(ctx, python)) {
+    if (requirements.empty() ||
+        !ctx.run_python({"-m", "pip", "install", "-q", "-r", requirements.string()},
+                        options(run::PythonOutput::File, log))
+             .succeeded() ||
+        !have_peers(ctx)) {
+      const run::PythonCommand python = run::python_command();
       throw InputError("robot-zoo needs the PyPI packages pin and example-robot-data in the "
-                       "environment of python3, and installing them (requirements-robots.txt) "
-                       "failed; see " + staging.publish("robot_zoo.log").string());
+                       "environment of " + python.executable + " (" + python.origin +
+                       "), and installing them (requirements-robots.txt) failed; see " +
+                       staging.publish("robot_zoo.log").string());
     }
   }
   ctx.part("comparing the robots with Pinocchio");
-  const std::string cmd = python + " -m marsden.robot_zoo " + shell_quote(staging.dir().string()) +
-                          (ctx.quick() ? " --quick" : "") + " 2>>" + shell_quote(log.string());
-  if (ctx.run_command(cmd) != 0)
-    throw InputError("robot-zoo: python -m marsden.robot_zoo failed; see " +
-                     staging.publish("robot_zoo.log").string());
+  std::vector<std::string> args = {"-m", "marsden.robot_zoo", staging.dir().string()};
+  if (ctx.quick()) args.emplace_back("--quick");
+  const run::PythonRun study =
+      ctx.run_python(args, options(run::PythonOutput::Append, log));
+  if (!study.succeeded())
+    throw InputError("robot-zoo: python -m marsden.robot_zoo failed (" + run_failure(study) +
+                     "); see " + staging.publish("robot_zoo.log").string());
   for (const char* file : {"robot_zoo.csv", "robot_zoo.log", "robot_zoo.json"})
     staging.publish(file);
 

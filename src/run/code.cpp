@@ -140,7 +140,9 @@ std::string CodeLoader::module_object(const CodeReference& module) const {
 
   const std::string what = "Python module '" + shown(module.written) + "'";
   const TimeLimit limit = module_time_limit();
-  const PythonRun r = run_python(python, args, limit.seconds);
+  PythonOptions options;
+  options.time_limit_s = limit.seconds;
+  const PythonRun r = run_python(python, args, options);
   if (r.timed_out)
     module.fail(what + ": Python ('" + shown(python.executable, 300) + "') did not finish within " +
                 limit.text() + " (" + limit.origin + ") and was stopped\n" + tail(r.err));

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -15,6 +14,7 @@
 #include "io/temp_dir.hpp"
 #include "marsden/error.hpp"
 #include "marsden/experiments/experiment.hpp"
+#include "marsden/run/python.hpp"
 
 namespace marsden::experiments {
 namespace {
@@ -89,7 +89,7 @@ TEST(Experiments, PlotScriptsNeverFailTheExperiment) {
 
   std::ofstream(dir / "data.txt") << "1 3 2 4\n";
   const bool have_matplotlib =
-      std::system("python3 -c 'import matplotlib' >/dev/null 2>&1") == 0;
+      run::run_python(run::python_command(), {"-c", "import matplotlib"}).succeeded();
   EXPECT_EQ(run_plot_script(ctx, "tests/experiments/plot_fixture.py"), have_matplotlib);
   ctx.write_results();
   const nlohmann::json r = read_json(dir / "results.json");
@@ -166,21 +166,25 @@ TEST(Experiments, AStopEndsTheRunAtItsNextSafePointWithCompleteFilesOnly) {
 TEST(Experiments, AStopReachesTheCommandAnExperimentRuns) {
   std::atomic<bool> stop{false};
   register_experiment("test-command", "waits on a child", [&](ExperimentContext& ctx) {
-    // The command would run for ten minutes; the flag goes up once it has started (it
-    // writes its pid), and the SIGINT forwarded to its group ends it.
+    // The child would run for ten minutes; the flag goes up once it has started (it
+    // touches a file), and the SIGINT forwarded to its group ends it.
     std::thread raise([&] {
       while (!std::filesystem::exists(ctx.out_dir() / "started"))
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
       stop = true;
     });
     try {
-      ctx.run_command("touch " + (ctx.out_dir() / "started").string() + "; sleep 600");
+      ctx.run_python({"-c",
+                      "import pathlib, sys, time\n"
+                      "pathlib.Path(sys.argv[1]).touch()\n"
+                      "time.sleep(600)",
+                      (ctx.out_dir() / "started").string()});
     } catch (...) {
       raise.join();
       throw;
     }
     raise.join();
-    ADD_FAILURE() << "run_command returned with the stop flag up";
+    ADD_FAILURE() << "run_python returned with the stop flag up";
   });
   TempDir dir;
   ExperimentControl control;
@@ -189,11 +193,14 @@ TEST(Experiments, AStopReachesTheCommandAnExperimentRuns) {
   EXPECT_TRUE(out.interrupted);
   EXPECT_EQ(read_json(dir / "run" / "results.json")["status"], "interrupted");
 
-  // Without a stop, the command's exit status comes back as std::system gives it.
+  // Without a stop, the child's exit status comes back as waitpid gives it.
   ExperimentContext ctx("status", dir.path(), true);
-  const int status = ctx.run_command("exit 3");
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 3);
+  const run::PythonRun r = ctx.run_python({"-c", "raise SystemExit(3)"});
+  ASSERT_EQ(r.start_error, 0);
+  EXPECT_FALSE(r.stopped);
+  ASSERT_TRUE(WIFEXITED(r.wait_status));
+  EXPECT_EQ(WEXITSTATUS(r.wait_status), 3);
+  EXPECT_FALSE(r.succeeded());
 }
 
 }  // namespace

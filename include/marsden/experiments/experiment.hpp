@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "marsden/record/writers.hpp"
+#include "marsden/run/python.hpp"
 
 namespace marsden::experiments {
 
@@ -36,7 +37,7 @@ struct ExperimentControl {
       progress;
 };
 
-// Thrown by ExperimentContext::part, poll and run_command once the stop flag is raised;
+// Thrown by ExperimentContext::part, poll and run_python once the stop flag is raised;
 // run_experiment catches it and writes results.json with "status": "interrupted".
 class Interrupted : public std::runtime_error {
  public:
@@ -72,11 +73,13 @@ class ExperimentContext {
   void poll();
   // The stop flag, for runs an experiment starts (run::RunControl::stop); may be null.
   const std::atomic<bool>* stop_flag() const { return control_.stop; }
-  // Runs `/bin/sh -c command` in a process group of its own and returns its wait status
-  // (as std::system does). When the stop flag is raised meanwhile, the group gets SIGINT
-  // (SIGKILL 10 s later if it is still there) and Interrupted is thrown once it has ended;
-  // a command killed by SIGINT (Ctrl-C on a terminal reaches it directly) throws the same.
-  int run_command(const std::string& command);
+  // Runs `python args...` through run::run_python, with the Python that the rest of
+  // Marsden starts (run::python_command()), in a process group of its own, and returns
+  // what it did (its output and environment as options say; their stop is replaced by this
+  // context's, which reports the progress while the child runs). When the stop flag is
+  // raised meanwhile, the group gets SIGINT (SIGKILL 10 s later if it is still there) and
+  // Interrupted is thrown once it has ended; a child killed by SIGINT throws the same.
+  run::PythonRun run_python(const std::vector<std::string>& args, run::PythonOptions options = {});
 
   // Writes out_dir/results.json: experiment, quick, status ("ok", or "interrupted" after
   // set_interrupted), message, parameters, data_files, claims, all_claims_hold, notes.
@@ -143,11 +146,11 @@ ExperimentOutcome run_experiment(const std::string& name, const std::filesystem:
 // empty when in none.
 std::filesystem::path find_shipped_file(const std::string& relative);
 
-// Runs `python3 SCRIPT OUT_DIR` for a script given relative to the source tree (e.g.
-// "python/plots/rigid_body_accuracy.py"), found in the source tree this library was built
-// from or in the installed share/marsden directory. Records each PNG written to out_dir as
-// a data file. Never throws for a missing python3, matplotlib or script, or a failing
-// script: it records a note instead and returns false.
+// Runs `python SCRIPT OUT_DIR` (run::python_command(), MPLBACKEND=Agg) for a script given
+// relative to the source tree (e.g. "python/plots/rigid_body_accuracy.py"), found in the
+// source tree this library was built from or in the installed share/marsden directory.
+// Records each PNG written to out_dir as a data file. Never throws for a missing Python,
+// matplotlib or script, or a failing script: it records a note instead and returns false.
 bool run_plot_script(ExperimentContext& ctx, const std::string& script);
 
 }  // namespace marsden::experiments

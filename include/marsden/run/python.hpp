@@ -1,10 +1,13 @@
-// The one way Marsden starts Python: the modules that scene and problem files name
-// (run/code.hpp, python -m marsden.symbolic.module) and the package's commands that the
-// `marsden` command hands over to (view, report, sweep: marsden.MODULE.main). Arguments are
-// an argv vector, never a shell line.
+// The one way Marsden starts a process, always Python: the modules that scene and problem
+// files name (run/code.hpp, python -m marsden.symbolic.module), the package's commands that
+// the `marsden` command hands over to (view, report, sweep: marsden.MODULE.main), and the
+// experiments' plot scripts and Python studies (ExperimentContext::run_python). Arguments
+// are an argv vector, never a shell line.
 #pragma once
 
 #include <filesystem>
+#include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -18,20 +21,53 @@ struct PythonCommand {
 };
 PythonCommand python_command();
 
+// Where a Python child's standard output and error go.
+enum class PythonOutput {
+  Capture,  // read into PythonRun::out and err
+  Inherit,  // this process's
+  Discard,  // /dev/null
+  File,     // PythonOptions::output_file, emptied first
+  Append,   // PythonOptions::output_file, appended to
+};
+
+// How run_python runs a child.
+struct PythonOptions {
+  // NAME=VALUE entries of the child's environment, over this process's.
+  std::vector<std::string> environment;
+  // Goes first on the child's PYTHONPATH when it holds the package (marsden/): a build
+  // tree's copy, so that what the child imports works before `pip install .`.
+  std::filesystem::path package_dir;
+  PythonOutput output = PythonOutput::Capture;
+  std::filesystem::path output_file;
+  // Killed (SIGKILL) when it has not ended after this many seconds.
+  double time_limit_s = std::numeric_limits<double>::infinity();
+  // Called about every 20 ms while the child runs; once it returns true, the child's
+  // process group gets SIGINT (Python's KeyboardInterrupt), and SIGKILL stop_grace_s
+  // later if it has not ended. With a stop the child runs in a process group of its own,
+  // so a Ctrl-C on the terminal reaches this process only, which decides through stop.
+  std::function<bool()> stop;
+  double stop_grace_s = 10.0;
+};
+
 // What a Python child process did: start_error is the errno of a failed start, wait_status
-// waitpid's status, timed_out says it was killed at its time limit; out is its standard
-// output (the first 1 MiB), err the tail of its standard error.
+// waitpid's status, timed_out says it was killed at its time limit, stopped that stop asked
+// it to end; out is its standard output (the first 1 MiB), err the tail of its standard
+// error (PythonOutput::Capture only).
 struct PythonRun {
   int start_error = 0;
   int wait_status = 0;
   bool timed_out = false;
+  bool stopped = false;
   std::string out, err;
+  // Started, and exited with status 0.
+  bool succeeded() const;
 };
 
-// Runs `python args...` with standard input /dev/null, reading its standard output and
-// error to their end; killed (SIGKILL) when it has not ended after time_limit_s seconds.
+// Runs `python args...` with standard input /dev/null and SIGINT and SIGTERM at their
+// default actions, and waits for it to end (reading its output to its end when captured).
+// A file that cannot be opened for its output is a failed start (start_error).
 PythonRun run_python(const PythonCommand& python, const std::vector<std::string>& args,
-                     double time_limit_s);
+                     const PythonOptions& options = {});
 
 // marsden.MODULE.main() of the package on `args` (`-c`, not `-m`, which would import the
 // module twice, as the package imports it). When package_dir holds marsden/MODULE.py (a
