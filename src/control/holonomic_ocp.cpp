@@ -17,6 +17,15 @@ namespace marsden::control {
 
 namespace {
 
+using vehicle::holonomic_residual;
+using vehicle::holonomic_step;
+using vehicle::HolonomicModel;
+using vehicle::initial_xi_km1;
+using vehicle::initial_xi_km1_ddt;
+using vehicle::InputVec;
+using vehicle::StepInputs;
+using vehicle::vehicle_energy;
+
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // Fills an empty vector with a default, or checks the size.

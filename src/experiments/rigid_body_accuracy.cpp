@@ -20,6 +20,16 @@ namespace marsden::experiments {
 
 namespace {
 
+using vehicle::ConstantInputs;
+using vehicle::FreeBody;
+using vehicle::HolonomicOptions;
+using vehicle::make_stepper;
+using vehicle::Method;
+using vehicle::method_name;
+using vehicle::TangentMap;
+using vehicle::vehicle_energy;
+using vehicle::VehicleState;
+
 struct MethodSpec {
   std::string label;
   Method method;

@@ -34,7 +34,7 @@ GeneratedHolonomicModel RefuseCode::holonomic_vehicle(const CodeReference& libra
   refuse(library);
 }
 
-std::shared_ptr<const GeneratedRdpVehicle> RefuseCode::rdp_vehicle(
+std::shared_ptr<const vehicle::GeneratedRdpVehicle> RefuseCode::rdp_vehicle(
     const CodeReference& library) const {
   refuse(library);
 }

@@ -134,7 +134,7 @@ class NonholonomicFamily final : public Family {
     if (nh_.method == NhMethod::Rdp || nh_.method == NhMethod::RdpExplicit)
       out.set("alpha", nh_.alpha).set("map", nh_.map == DiffMap::Cay ? "cay" : "exp");
     if (nh_.method == NhMethod::Rdp)
-      out.set("tangent", nh_.tangent == TangentMap::TLN ? "tln" : "exact");
+      out.set("tangent", nh_.tangent == vehicle::TangentMap::TLN ? "tln" : "exact");
     out.set("tolerance", nh_.newton.tolerance).set("max_iterations", nh_.newton.max_iterations);
     return out;
   }

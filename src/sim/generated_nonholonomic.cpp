@@ -18,6 +18,9 @@ namespace marsden::sim {
 
 namespace {
 
+using vehicle::InputVec;
+using vehicle::kMaxInputs;
+
 class GeneratedNhSystem final : public System {
  public:
   GeneratedNhSystem(const NonholonomicSetup& nh, Eigen::VectorXd u0)

@@ -12,7 +12,7 @@
 #include "marsden/lie/tangent.hpp"
 #include "vehicle/newton_advice.hpp"
 
-namespace marsden {
+namespace marsden::vehicle {
 
 template <class G>
 HolonomicModel<G>::HolonomicModel(const Jac& inertia) : inertia_(inertia) {
@@ -238,4 +238,4 @@ typename G::Tangent spatial_momentum(const G& g_k, const typename G::Tangent& p_
 MARSDEN_INSTANTIATE_HOLONOMIC(SE2)
 MARSDEN_INSTANTIATE_HOLONOMIC(SE3)
 
-}  // namespace marsden
+}  // namespace marsden::vehicle

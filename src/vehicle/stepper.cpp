@@ -8,7 +8,7 @@
 #include "marsden/error.hpp"
 #include "marsden/lie/tangent.hpp"
 
-namespace marsden {
+namespace marsden::vehicle {
 
 Method parse_method(const std::string& name) {
   if (name == "vi") return Method::VI;
@@ -175,4 +175,4 @@ std::unique_ptr<VehicleStepper<G>> make_stepper(Method method,
 MARSDEN_INSTANTIATE_STEPPER(SE2)
 MARSDEN_INSTANTIATE_STEPPER(SE3)
 
-}  // namespace marsden
+}  // namespace marsden::vehicle

@@ -21,6 +21,9 @@
 namespace marsden {
 namespace {
 
+using vehicle::car_continuous_rhs;
+using vehicle::CarContinuousState;
+
 // Every term active: configuration-dependent M, a potential, nonlinear constraints and a
 // configuration-dependent control direction, so every Jacobian term is exercised.
 // With prescribe_last, q[3] is prescribed: a coordinate that a constraint involves and

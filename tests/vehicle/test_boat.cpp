@@ -17,7 +17,7 @@
 #include "support/allocation_counter.hpp"
 
 
-namespace marsden {
+namespace marsden::vehicle {
 namespace {
 
 // Rodrigues' formula, kept local so the test does not lean on the Lie layer it checks
@@ -460,4 +460,4 @@ TEST(BoatDynamics, StrongerRightThrusterTurnsLeft) {
 }
 
 }  // namespace
-}  // namespace marsden
+}  // namespace marsden::vehicle

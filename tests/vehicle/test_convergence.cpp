@@ -11,7 +11,7 @@
 #include "marsden/vehicle/models.hpp"
 #include "marsden/vehicle/stepper.hpp"
 
-namespace marsden {
+namespace marsden::vehicle {
 namespace {
 
 double pose_error(const SE3& a, const SE3& b) { return SE3::log(a.inverse() * b).norm(); }
@@ -148,4 +148,4 @@ TEST(VehicleInputs, ModelsWithMoreThanTheBoundAndInputsOfTheWrongSizeAreRefused)
 }
 
 }  // namespace
-}  // namespace marsden
+}  // namespace marsden::vehicle

@@ -7,7 +7,7 @@
 #include "marsden/vehicle/stepper.hpp"
 #include "support/allocation_counter.hpp"
 
-namespace marsden {
+namespace marsden::vehicle {
 namespace {
 
 using test_support::allocations_during;
@@ -71,4 +71,4 @@ TEST(NoMalloc, ResidualWithJacobians) {
 }
 
 }  // namespace
-}  // namespace marsden
+}  // namespace marsden::vehicle

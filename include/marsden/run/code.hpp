@@ -41,7 +41,7 @@ class CodeLoader final : public io::CodeResolver {
 
   std::string module_object(const io::CodeReference& module) const override;
   io::GeneratedHolonomicModel holonomic_vehicle(const io::CodeReference& library) const override;
-  std::shared_ptr<const GeneratedRdpVehicle> rdp_vehicle(
+  std::shared_ptr<const vehicle::GeneratedRdpVehicle> rdp_vehicle(
       const io::CodeReference& library) const override;
   std::shared_ptr<const GeneratedNonholonomicModel> nonholonomic_model(
       const io::CodeReference& library) const override;

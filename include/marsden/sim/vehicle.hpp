@@ -13,10 +13,10 @@ namespace marsden::sim {
 
 template <class G>
 struct HolonomicSetup {
-  std::shared_ptr<const HolonomicModel<G>> model;
-  Method method = Method::VI;
-  HolonomicOptions<G> options;             // map, tangent and Newton options
-  VehicleState<G> initial_state;           // pose and body velocity at t_0
+  std::shared_ptr<const vehicle::HolonomicModel<G>> model;
+  vehicle::Method method = vehicle::Method::VI;
+  vehicle::HolonomicOptions<G> options;    // map, tangent and Newton options
+  vehicle::VehicleState<G> initial_state;  // pose and body velocity at t_0
   std::shared_ptr<const Signal> controls;  // null when the model has none
   std::shared_ptr<const Signal> shape;     // null when the model has none
   bool conserves_momentum = false;         // free body: report the spatial momentum

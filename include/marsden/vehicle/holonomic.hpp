@@ -17,7 +17,7 @@
 #include "marsden/solve/newton.hpp"
 #include "marsden/vehicle/controls.hpp"
 
-namespace marsden {
+namespace marsden::vehicle {
 
 enum class TangentMap { Exact, TLN };
 
@@ -141,4 +141,4 @@ NewtonStatus holonomic_step(const HolonomicModel<G>& model, const HolonomicOptio
 template <class G>
 typename G::Tangent spatial_momentum(const G& g_k, const typename G::Tangent& p_k);
 
-}  // namespace marsden
+}  // namespace marsden::vehicle

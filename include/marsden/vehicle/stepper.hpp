@@ -9,7 +9,7 @@
 
 #include "marsden/vehicle/holonomic.hpp"
 
-namespace marsden {
+namespace marsden::vehicle {
 
 // Pose and body velocity at time t, as every method reports it.
 template <class G>
@@ -103,4 +103,4 @@ typename G::Tangent euler_poincare_rhs(const HolonomicModel<G>& model, double t,
 template <class G>
 double vehicle_energy(const HolonomicModel<G>& model, const G& g, const typename G::Tangent& xi);
 
-}  // namespace marsden
+}  // namespace marsden::vehicle
