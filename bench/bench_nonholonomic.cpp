@@ -13,6 +13,15 @@
 namespace marsden {
 namespace {
 
+using nonholonomic::ChaplyginSleigh;
+using nonholonomic::gni_step;
+using nonholonomic::nh_rk2_step;
+using nonholonomic::nh_rk4_step;
+using nonholonomic::NhMat;
+using nonholonomic::NhVec;
+using nonholonomic::rattle_step;
+using nonholonomic::Snakeboard;
+
 using vehicle::car_continuous_rhs;
 using vehicle::car_explicit_initial;
 using vehicle::car_explicit_step;

@@ -22,6 +22,16 @@ namespace marsden::experiments {
 
 namespace {
 
+using nonholonomic::ChaplyginSleigh;
+using nonholonomic::gni_step;
+using nonholonomic::nh_energy;
+using nonholonomic::nh_rk4_step;
+using nonholonomic::NhMat;
+using nonholonomic::NhVec;
+using nonholonomic::NonholonomicModel;
+using nonholonomic::rattle_step;
+using nonholonomic::Snakeboard;
+
 using vehicle::ConstantMetricRdpModel;
 using vehicle::rdp_advance;
 using vehicle::rdp_initial_state;

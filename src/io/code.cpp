@@ -39,7 +39,7 @@ std::shared_ptr<const vehicle::GeneratedRdpVehicle> RefuseCode::rdp_vehicle(
   refuse(library);
 }
 
-std::shared_ptr<const GeneratedNonholonomicModel> RefuseCode::nonholonomic_model(
+std::shared_ptr<const nonholonomic::GeneratedNonholonomicModel> RefuseCode::nonholonomic_model(
     const CodeReference& library) const {
   refuse(library);
 }

@@ -187,10 +187,11 @@ std::shared_ptr<const vehicle::GeneratedRdpVehicle> CodeLoader::rdp_vehicle(
   return with_reference(library, [&] { return vehicle::GeneratedRdpVehicle::load(library.path); });
 }
 
-std::shared_ptr<const GeneratedNonholonomicModel> CodeLoader::nonholonomic_model(
+std::shared_ptr<const nonholonomic::GeneratedNonholonomicModel> CodeLoader::nonholonomic_model(
     const CodeReference& library) const {
   check(library);
-  return with_reference(library, [&] { return GeneratedNonholonomicModel::load(library.path); });
+  return with_reference(
+      library, [&] { return nonholonomic::GeneratedNonholonomicModel::load(library.path); });
 }
 
 void CodeLoader::add_tree_element(tree::ModelBuilder& builder,

@@ -18,6 +18,14 @@ namespace marsden::sim {
 
 namespace {
 
+using nonholonomic::ChaplyginSleigh;
+using nonholonomic::nh_energy;
+using nonholonomic::nh_rk_step;
+using nonholonomic::NhMat;
+using nonholonomic::NhVec;
+using nonholonomic::NonholonomicModel;
+using nonholonomic::Snakeboard;
+
 using vehicle::car_continuous_rhs;
 using vehicle::car_explicit_initial;
 using vehicle::car_explicit_step;

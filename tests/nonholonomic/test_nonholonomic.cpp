@@ -18,7 +18,7 @@
 #include "marsden/nonholonomic/integrators.hpp"
 #include "marsden/vehicle/rdp_models.hpp"
 
-namespace marsden {
+namespace marsden::nonholonomic {
 namespace {
 
 using vehicle::car_continuous_rhs;
@@ -1415,4 +1415,4 @@ TEST(NonholonomicForce, SleighWithDragLosesEnergyAtTheContinuousRate) {
 }
 
 }  // namespace
-}  // namespace marsden
+}  // namespace marsden::nonholonomic

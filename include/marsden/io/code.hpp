@@ -56,7 +56,7 @@ class CodeResolver {
   virtual GeneratedHolonomicModel holonomic_vehicle(const CodeReference& library) const = 0;
   virtual std::shared_ptr<const vehicle::GeneratedRdpVehicle> rdp_vehicle(
       const CodeReference& library) const = 0;
-  virtual std::shared_ptr<const GeneratedNonholonomicModel> nonholonomic_model(
+  virtual std::shared_ptr<const nonholonomic::GeneratedNonholonomicModel> nonholonomic_model(
       const CodeReference& library) const = 0;
   virtual void add_tree_element(tree::ModelBuilder& builder,
                                 const CodeReference& library) const = 0;
@@ -70,7 +70,7 @@ class RefuseCode final : public CodeResolver {
   GeneratedHolonomicModel holonomic_vehicle(const CodeReference& library) const override;
   std::shared_ptr<const vehicle::GeneratedRdpVehicle> rdp_vehicle(
       const CodeReference& library) const override;
-  std::shared_ptr<const GeneratedNonholonomicModel> nonholonomic_model(
+  std::shared_ptr<const nonholonomic::GeneratedNonholonomicModel> nonholonomic_model(
       const CodeReference& library) const override;
   void add_tree_element(tree::ModelBuilder& builder, const CodeReference& library) const override;
 };

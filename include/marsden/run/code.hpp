@@ -43,7 +43,7 @@ class CodeLoader final : public io::CodeResolver {
   io::GeneratedHolonomicModel holonomic_vehicle(const io::CodeReference& library) const override;
   std::shared_ptr<const vehicle::GeneratedRdpVehicle> rdp_vehicle(
       const io::CodeReference& library) const override;
-  std::shared_ptr<const GeneratedNonholonomicModel> nonholonomic_model(
+  std::shared_ptr<const nonholonomic::GeneratedNonholonomicModel> nonholonomic_model(
       const io::CodeReference& library) const override;
   void add_tree_element(tree::ModelBuilder& builder,
                         const io::CodeReference& library) const override;

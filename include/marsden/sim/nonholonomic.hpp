@@ -16,7 +16,7 @@
 #include "marsden/vehicle/rdp.hpp"
 #include "marsden/vehicle/rdp_models.hpp"
 
-namespace marsden {
+namespace marsden::nonholonomic {
 class GeneratedNonholonomicModel;  // nonholonomic/generated.hpp
 }
 
@@ -64,7 +64,7 @@ struct NonholonomicSetup {
   // "generated_nonholonomic"): when set, vehicle and the SE(2) fields above are unused, the
   // initial state is (q0, qdot0) and the controls are its c forces, then one rate per
   // prescribed coordinate.
-  std::shared_ptr<const GeneratedNonholonomicModel> full_coordinates;
+  std::shared_ptr<const nonholonomic::GeneratedNonholonomicModel> full_coordinates;
   std::vector<double> q0, qdot0;
 };
 
