@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "marsden/vehicle/models.hpp"
-#include "marsden/vehicle/stepper.hpp"
+#include "vehicle/stepper.hpp"
 
 namespace marsden::vehicle {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <memory>
 
-#include "marsden/vehicle/stepper.hpp"
+#include "vehicle/stepper.hpp"
 
 namespace marsden::vehicle::baseline {
 

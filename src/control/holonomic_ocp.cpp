@@ -10,7 +10,7 @@
 #include "marsden/error.hpp"
 #include "marsden/lie/quaternion.hpp"
 #include "marsden/lie/tangent.hpp"
-#include "marsden/vehicle/stepper.hpp"
+#include "marsden/vehicle/holonomic.hpp"
 #include "resimulation.hpp"
 
 namespace marsden::control {

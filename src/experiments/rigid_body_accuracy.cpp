@@ -14,7 +14,7 @@
 #include "experiments/statistics.hpp"
 #include "experiments/studies.hpp"
 #include "marsden/vehicle/models.hpp"
-#include "marsden/vehicle/stepper.hpp"
+#include "vehicle/stepper.hpp"
 
 namespace marsden::experiments {
 

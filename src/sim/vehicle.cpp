@@ -10,6 +10,7 @@
 #include "marsden/lie/quaternion.hpp"
 #include "marsden/sim/inputs.hpp"
 #include "sim/state.hpp"
+#include "vehicle/stepper.hpp"
 
 namespace marsden::sim {
 namespace {

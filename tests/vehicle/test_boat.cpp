@@ -13,7 +13,7 @@
 
 #include "marsden/error.hpp"
 #include "marsden/vehicle/models.hpp"
-#include "marsden/vehicle/stepper.hpp"
+#include "vehicle/stepper.hpp"
 #include "support/allocation_counter.hpp"
 
 

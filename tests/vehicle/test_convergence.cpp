@@ -9,7 +9,7 @@
 
 #include "marsden/error.hpp"
 #include "marsden/vehicle/models.hpp"
-#include "marsden/vehicle/stepper.hpp"
+#include "vehicle/stepper.hpp"
 
 namespace marsden::vehicle {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "marsden/lie/tangent.hpp"
 #include "marsden/vehicle/models.hpp"
-#include "marsden/vehicle/stepper.hpp"
+#include "vehicle/stepper.hpp"
 
 namespace marsden::vehicle {
 namespace {

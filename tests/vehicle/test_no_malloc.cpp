@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "marsden/vehicle/models.hpp"
-#include "marsden/vehicle/stepper.hpp"
+#include "vehicle/stepper.hpp"
 #include "support/allocation_counter.hpp"
 
 namespace marsden::vehicle {

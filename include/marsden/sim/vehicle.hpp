@@ -1,5 +1,5 @@
 // The holonomic vehicles as a sim::System: on SE(3) (rigid body, helicopter, boat, generated)
-// and on SE(2) (generated planar vehicles); any method of vehicle/stepper.hpp, controls
+// and on SE(2) (generated planar vehicles); any method of vehicle/method.hpp, controls
 // u(t) and rotor or actuator angles gamma(t).
 #pragma once
 
@@ -7,7 +7,8 @@
 
 #include "marsden/sim/system.hpp"
 #include "marsden/sim/signal.hpp"
-#include "marsden/vehicle/stepper.hpp"
+#include "marsden/vehicle/holonomic.hpp"
+#include "marsden/vehicle/method.hpp"
 
 namespace marsden::sim {
 
