@@ -13,6 +13,33 @@
 namespace marsden {
 namespace {
 
+using nonholonomic::ChaplyginSleigh;
+using nonholonomic::gni_step;
+using nonholonomic::nh_rk2_step;
+using nonholonomic::nh_rk4_step;
+using nonholonomic::NhMat;
+using nonholonomic::NhVec;
+using nonholonomic::rattle_step;
+using nonholonomic::Snakeboard;
+
+using vehicle::car_continuous_rhs;
+using vehicle::car_explicit_initial;
+using vehicle::car_explicit_step;
+using vehicle::CarContinuousState;
+using vehicle::CarExplicitState;
+using vehicle::CarModel;
+using vehicle::rdp_advance;
+using vehicle::rdp_initial_state;
+using vehicle::RdpOptions;
+using vehicle::RdpVec;
+using vehicle::ShapeVec;
+using vehicle::sleigh_continuous_rhs;
+using vehicle::SleighContinuousState;
+using vehicle::SleighModel;
+using vehicle::SleighParams;
+using vehicle::SnakeboardModel;
+using vehicle::SnakeboardParams;
+
 constexpr double kDt = 0.01;
 constexpr int kRestart = 4096;  // steps before restarting, so every run stays in one regime
 

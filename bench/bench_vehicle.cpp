@@ -5,9 +5,9 @@
 #include <memory>
 
 #include "marsden/vehicle/models.hpp"
-#include "marsden/vehicle/stepper.hpp"
+#include "vehicle/stepper.hpp"
 
-namespace marsden {
+namespace marsden::vehicle {
 namespace {
 
 struct Scenario {
@@ -114,10 +114,10 @@ void register_all() {
 }
 
 }  // namespace
-}  // namespace marsden
+}  // namespace marsden::vehicle
 
 int main(int argc, char** argv) {
-  marsden::register_all();
+  marsden::vehicle::register_all();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

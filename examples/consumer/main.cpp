@@ -11,10 +11,12 @@
 int main() {
   using namespace marsden;
   sim::VehicleSetup setup;
-  setup.model = std::make_shared<FreeBody<SE3>>(rigid_body_inertia(Vec3(1.0, 2.0, 3.0), 1.0));
-  setup.method = Method::VI;
-  setup.options.tangent = TangentMap::Exact;  // C = dcay^-1: discrete Noether holds exactly
-  setup.options.newton.tolerance = 1e-14;     // what remains is round-off, not solver residual
+  setup.model = std::make_shared<vehicle::FreeBody<SE3>>(
+      vehicle::rigid_body_inertia(Vec3(1.0, 2.0, 3.0), 1.0));
+  setup.method = vehicle::Method::VI;
+  // C = dcay^-1: discrete Noether holds exactly
+  setup.options.tangent = vehicle::TangentMap::Exact;
+  setup.options.newton.tolerance = 1e-14;  // what remains is round-off, not solver residual
   setup.initial_state.xi << 0.1, 2.0, 0.1, 1.0, 0.0, 0.0;  // near the unstable middle axis
   setup.conserves_momentum = true;
   auto system = sim::make_vehicle_system(setup);

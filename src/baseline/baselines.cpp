@@ -7,7 +7,7 @@
 #include "marsden/lie/quaternion.hpp"
 #include "marsden/lie/tangent.hpp"
 
-namespace marsden::baseline {
+namespace marsden::vehicle::baseline {
 
 namespace {
 
@@ -228,4 +228,4 @@ std::unique_ptr<VehicleStepper<G>> make_lie_newmark(std::shared_ptr<const Holono
 MARSDEN_INSTANTIATE_BASELINES(SE2)
 MARSDEN_INSTANTIATE_BASELINES(SE3)
 
-}  // namespace marsden::baseline
+}  // namespace marsden::vehicle::baseline

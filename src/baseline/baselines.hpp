@@ -4,9 +4,9 @@
 
 #include <memory>
 
-#include "marsden/vehicle/stepper.hpp"
+#include "vehicle/stepper.hpp"
 
-namespace marsden::baseline {
+namespace marsden::vehicle::baseline {
 
 // The inputs at t, sized to the model's: gamma(t) and u(t).
 template <class G>
@@ -35,4 +35,4 @@ std::unique_ptr<VehicleStepper<G>> make_implicit_midpoint(
 template <class G>
 std::unique_ptr<VehicleStepper<G>> make_lie_newmark(std::shared_ptr<const HolonomicModel<G>> model);
 
-}  // namespace marsden::baseline
+}  // namespace marsden::vehicle::baseline

@@ -10,12 +10,21 @@
 #include "marsden/error.hpp"
 #include "marsden/lie/quaternion.hpp"
 #include "marsden/lie/tangent.hpp"
-#include "marsden/vehicle/stepper.hpp"
+#include "marsden/vehicle/holonomic.hpp"
 #include "resimulation.hpp"
 
 namespace marsden::control {
 
 namespace {
+
+using vehicle::holonomic_residual;
+using vehicle::holonomic_step;
+using vehicle::HolonomicModel;
+using vehicle::initial_xi_km1;
+using vehicle::initial_xi_km1_ddt;
+using vehicle::InputVec;
+using vehicle::StepInputs;
+using vehicle::vehicle_energy;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 

@@ -16,6 +16,22 @@ namespace marsden::control {
 
 namespace {
 
+using vehicle::CarModel;
+using vehicle::ConnectionMat;
+using vehicle::kRdpMaxShape;
+using vehicle::rdp_advance;
+using vehicle::rdp_initial_state;
+using vehicle::rdp_residual;
+using vehicle::rdp_residual_given_left;
+using vehicle::rdp_segment_velocity;
+using vehicle::RdpModel;
+using vehicle::RdpOptions;
+using vehicle::RdpResidual;
+using vehicle::RdpState;
+using vehicle::RdpVec;
+using vehicle::ShapeVec;
+using vehicle::SymBasisMat;
+
 using Chart = PoseChart<SE2>;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr const char* kCoordNames[3] = {"theta", "x", "y"};

@@ -22,6 +22,19 @@ namespace marsden::experiments {
 
 namespace {
 
+using vehicle::car_continuous_rhs;
+using vehicle::car_explicit_initial;
+using vehicle::car_explicit_step;
+using vehicle::CarContinuousState;
+using vehicle::CarExplicitState;
+using vehicle::CarModel;
+using vehicle::rdp_advance;
+using vehicle::rdp_initial_state;
+using vehicle::RdpOptions;
+using vehicle::RdpState;
+using vehicle::RdpVec;
+using vehicle::ShapeVec;
+
 constexpr double kTwoPi = 6.283185307179586;
 
 // Sinusoidal wheel torque f_psi(t) and steering rate u_sigma(t) of one run.

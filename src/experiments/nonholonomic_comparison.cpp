@@ -22,6 +22,29 @@ namespace marsden::experiments {
 
 namespace {
 
+using nonholonomic::ChaplyginSleigh;
+using nonholonomic::gni_step;
+using nonholonomic::nh_energy;
+using nonholonomic::nh_rk4_step;
+using nonholonomic::NhMat;
+using nonholonomic::NhVec;
+using nonholonomic::NonholonomicModel;
+using nonholonomic::rattle_step;
+using nonholonomic::Snakeboard;
+
+using vehicle::ConstantMetricRdpModel;
+using vehicle::rdp_advance;
+using vehicle::rdp_initial_state;
+using vehicle::rdp_segment_velocity;
+using vehicle::RdpOptions;
+using vehicle::RdpState;
+using vehicle::RdpVec;
+using vehicle::ShapeVec;
+using vehicle::SleighModel;
+using vehicle::SleighParams;
+using vehicle::SnakeboardModel;
+using vehicle::SnakeboardParams;
+
 constexpr double kTwoPi = 6.283185307179586;
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 

@@ -14,11 +14,21 @@
 #include "experiments/statistics.hpp"
 #include "experiments/studies.hpp"
 #include "marsden/vehicle/models.hpp"
-#include "marsden/vehicle/stepper.hpp"
+#include "vehicle/stepper.hpp"
 
 namespace marsden::experiments {
 
 namespace {
+
+using vehicle::ConstantInputs;
+using vehicle::FreeBody;
+using vehicle::HolonomicOptions;
+using vehicle::make_stepper;
+using vehicle::Method;
+using vehicle::method_name;
+using vehicle::TangentMap;
+using vehicle::vehicle_energy;
+using vehicle::VehicleState;
 
 struct MethodSpec {
   std::string label;

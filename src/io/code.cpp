@@ -34,12 +34,12 @@ GeneratedHolonomicModel RefuseCode::holonomic_vehicle(const CodeReference& libra
   refuse(library);
 }
 
-std::shared_ptr<const GeneratedRdpVehicle> RefuseCode::rdp_vehicle(
+std::shared_ptr<const vehicle::GeneratedRdpVehicle> RefuseCode::rdp_vehicle(
     const CodeReference& library) const {
   refuse(library);
 }
 
-std::shared_ptr<const GeneratedNonholonomicModel> RefuseCode::nonholonomic_model(
+std::shared_ptr<const nonholonomic::GeneratedNonholonomicModel> RefuseCode::nonholonomic_model(
     const CodeReference& library) const {
   refuse(library);
 }

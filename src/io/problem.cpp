@@ -20,6 +20,14 @@
 namespace marsden::io {
 
 namespace {
+
+using vehicle::GeneratedPlanarVehicle;
+using vehicle::GeneratedVehicle;
+using vehicle::HolonomicModel;
+using vehicle::InputVec;
+using vehicle::TangentMap;
+using vehicle::VehicleState;
+
 constexpr double kInf = std::numeric_limits<double>::infinity();
 }
 

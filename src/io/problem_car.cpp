@@ -27,16 +27,16 @@ std::unique_ptr<control::Ocp> parse_car_problem(const JsonNode& root) {
                     "final_state", "final_time", "bounds", "cost", "obstacles", "initial_guess",
                     "solver"});
   control::RdpOcpSpec s;
-  s.model = std::make_shared<const CarModel>(parse_car(root.at("system")));
+  s.model = std::make_shared<const vehicle::CarModel>(parse_car(root.at("system")));
   s.shape_names = {"psi", "sigma"};
   const std::string u_what = "rear-wheel torque f_psi [N m], steering rate u_sigma [1/s]";
   parse_rdp_integrator_and_steps(root, s);
 
   // Initial state: pose, shape (psi, sigma = tan of the steering angle), wheel rate; the
   // steering rate is the first control, not a state.
-  s.r0 = ShapeVec::Zero(2);
-  s.u0 = ShapeVec::Zero(2);
-  s.w0 = RdpVec::Zero(0);
+  s.r0 = vehicle::ShapeVec::Zero(2);
+  s.u0 = vehicle::ShapeVec::Zero(2);
+  s.w0 = vehicle::RdpVec::Zero(0);
   if (const auto init = root.find("initial_state")) {
     init->expect_keys({"theta", "x", "y", "psi", "sigma", "psi_dot"});
     const auto num = [&](const char* key) { return init->has(key) ? init->at(key).number() : 0.0; };
@@ -50,7 +50,7 @@ std::unique_ptr<control::Ocp> parse_car_problem(const JsonNode& root) {
     fin->expect_keys({"theta", "x", "y", "psi", "sigma", "at_rest"});
     parse_final_pose(*fin, s);
     if (fin->has("psi") || fin->has("sigma")) {
-      ShapeVec r = ShapeVec::Zero(2);
+      vehicle::ShapeVec r = vehicle::ShapeVec::Zero(2);
       s.final_shape_fixed = {fin->has("psi"), fin->has("sigma")};
       if (fin->has("psi")) r[0] = fin->at("psi").number();
       if (fin->has("sigma")) r[1] = fin->at("sigma").number();
@@ -145,11 +145,11 @@ std::unique_ptr<control::Ocp> finish_rdp_problem(const JsonNode& root, control::
   if (const auto cost = root.find("cost")) {
     cost->expect_keys({"control_weights", "shape_weights", "path_length", "hazard"});
     if (const auto w = cost->find("control_weights")) {
-      const InputVec v = input_vec(*w, nr, controls_what);
+      const vehicle::InputVec v = input_vec(*w, nr, controls_what);
       s.control_weights.assign(v.data(), v.data() + nr);
     }
     if (const auto w = cost->find("shape_weights")) {
-      const InputVec v = input_vec(*w, nr, shape_what);
+      const vehicle::InputVec v = input_vec(*w, nr, shape_what);
       s.shape_weights.assign(v.data(), v.data() + nr);
     }
     parse_path_weights(*cost, s.path);

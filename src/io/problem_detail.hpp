@@ -36,7 +36,7 @@ control::IpoptOptions parse_solver(const JsonNode& root);
 // Untouched outputs when absent or not free.
 void parse_final_time(const JsonNode& root, double dt, int steps, bool& free, double& dt_min,
                       double& dt_max, double& weight);
-InputVec input_vec(const JsonNode& n, int size, const std::string& what);
+vehicle::InputVec input_vec(const JsonNode& n, int size, const std::string& what);
 // The largest magnitude of a number in an initial guess or a warm start (docs/dmoc.md): no
 // quantity of these problems comes near it, and beyond it the transcription's values (a
 // guess's squared distances, its energies) overflow to inf and the solver to NaN.
@@ -45,7 +45,7 @@ inline constexpr double kMaxGuessMagnitude = 1e9;
 // else the error names its field.
 void check_guess_magnitudes(const JsonNode& guess);
 // "map" ("cay" | "exp") and "tangent" ("tln" | "exact") of an integrator object.
-void parse_map_and_tangent(const JsonNode& in, DiffMap& map, TangentMap& tangent);
+void parse_map_and_tangent(const JsonNode& in, DiffMap& map, vehicle::TangentMap& tangent);
 
 // The families' parsers: the car with RDP (problem_car.cpp), tree systems with the midpoint
 // integrator (problem_tree.cpp; its generated elements come from `code`).

@@ -49,9 +49,9 @@ std::unique_ptr<control::Ocp> parse_generated_rdp_problem(const JsonNode& root,
   parse_rdp_integrator_and_steps(root, s);
 
   // Initial state: the scene's keys (a prescribed velocity is the first control, not a state).
-  s.r0 = ShapeVec::Zero(nr);
-  s.u0 = ShapeVec::Zero(nr);
-  s.w0 = RdpVec::Zero(nb);
+  s.r0 = vehicle::ShapeVec::Zero(nr);
+  s.u0 = vehicle::ShapeVec::Zero(nr);
+  s.w0 = vehicle::RdpVec::Zero(nb);
   if (const auto init = root.find("initial_state")) {
     init->expect_keys({"theta", "x", "y", "shape", "shape_velocity", "locked_velocity"});
     const auto num = [&](const char* key) { return init->has(key) ? init->at(key).number() : 0.0; };
@@ -74,7 +74,7 @@ std::unique_ptr<control::Ocp> parse_generated_rdp_problem(const JsonNode& root,
     parse_final_pose(*fin, s);
     if (const auto n = fin->find("shape")) {
       const auto v = numbers_or_null(*n, size, std::numeric_limits<double>::quiet_NaN());
-      ShapeVec r = ShapeVec::Zero(nr);
+      vehicle::ShapeVec r = vehicle::ShapeVec::Zero(nr);
       s.final_shape_fixed.clear();
       for (Eigen::Index i = 0; i < nr; ++i) {
         const double x = v[static_cast<std::size_t>(i)];
@@ -86,7 +86,7 @@ std::unique_ptr<control::Ocp> parse_generated_rdp_problem(const JsonNode& root,
     if (const auto r = fin->find("at_rest")) s.final_at_rest = r->boolean();
     if (const auto n = fin->find("shape_velocity")) {
       if (s.final_at_rest) n->fail("give \"at_rest\" or a shape velocity, not both");
-      ShapeVec u = ShapeVec::Zero(nr);
+      vehicle::ShapeVec u = vehicle::ShapeVec::Zero(nr);
       numbers_into(*n, nr, u);
       s.final_shape_velocity = u;
     }

@@ -24,6 +24,23 @@
 
 namespace marsden::io {
 
+namespace {
+
+using vehicle::Boat;
+using vehicle::BoatParams;
+using vehicle::FreeBody;
+using vehicle::GeneratedPlanarVehicle;
+using vehicle::GeneratedVehicle;
+using vehicle::Helicopter;
+using vehicle::HelicopterParams;
+using vehicle::HolonomicModel;
+using vehicle::parse_method;
+using vehicle::rigid_body_inertia;
+using vehicle::TangentMap;
+using vehicle::VehicleState;
+
+}  // namespace
+
 using detail::JsonNode;
 using detail::parse_boat;
 using detail::parse_helicopter;

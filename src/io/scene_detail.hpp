@@ -64,8 +64,8 @@ SceneUrdf read_scene_urdf(const JsonNode& sys, const std::string& scene_file);
 
 // The SE(3) vehicles of a "system" object and an orientation object ("quaternion", "rpy"
 // or "rotation_vector"), shared by scene and problem files (scene.cpp).
-std::shared_ptr<const HolonomicModel<SE3>> parse_helicopter(const JsonNode& sys);
-std::shared_ptr<const HolonomicModel<SE3>> parse_boat(const JsonNode& sys);
+std::shared_ptr<const vehicle::HolonomicModel<SE3>> parse_helicopter(const JsonNode& sys);
+std::shared_ptr<const vehicle::HolonomicModel<SE3>> parse_boat(const JsonNode& sys);
 // The path a string node names, relative to `file` (the scene or problem) unless absolute.
 std::filesystem::path path_relative_to(const JsonNode& node, const std::string& file);
 // The compiled library that a {"library": path} field names, for a CodeResolver: `role`
@@ -85,8 +85,8 @@ Mat3 parse_orientation(const JsonNode& o);
 // A holonomic vehicle's "initial_state". SE(3): position, orientation, angular_velocity,
 // linear_velocity; SE(2): theta [rad], position (x, y) [m], angular_velocity omega [rad/s],
 // linear_velocity (v1, v2) [m/s] in the body frame. Absent fields: identity pose, at rest.
-VehicleState<SE3> parse_vehicle_initial_state(const JsonNode& s);
-VehicleState<SE2> parse_planar_initial_state(const JsonNode& s);
+vehicle::VehicleState<SE3> parse_vehicle_initial_state(const JsonNode& s);
+vehicle::VehicleState<SE2> parse_planar_initial_state(const JsonNode& s);
 
 // The car's parameters from a "system" object of type "car" (scene_nonholonomic.cpp).
 CarParams parse_car(const JsonNode& sys);

@@ -43,7 +43,7 @@ void parse_generated_nonholonomic(const JsonNode& root, Scene& scene, const Code
   parse_input(root, "shape", 0, "shape input (use controls)");
   // The checks at the initial state (mass matrix, constraint rank) name the library field.
   with_field(sys.at("library"), [&] {
-    nh.full_coordinates->check_at(NhVec::Map(nh.q0.data(), n), "the initial state");
+    nh.full_coordinates->check_at(nonholonomic::NhVec::Map(nh.q0.data(), n), "the initial state");
     return 0;
   });
   scene.system = std::move(nh);

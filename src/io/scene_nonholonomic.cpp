@@ -64,7 +64,7 @@ void parse_system(const JsonNode& sys, Kind kind, NonholonomicScene& nh,
     case Kind::Snakeboard: {
       sys.expect_keys({"type", "mass", "half_length", "rotor_inertia", "wheel_inertia",
                        "actuation"});
-      SnakeboardParams& p = nh.snakeboard;
+      vehicle::SnakeboardParams& p = nh.snakeboard;
       p.m = positive_if(sys, "mass", p.m);
       p.l = positive_if(sys, "half_length", p.l);
       p.I = positive_if(sys, "rotor_inertia", p.I);
@@ -79,7 +79,7 @@ void parse_system(const JsonNode& sys, Kind kind, NonholonomicScene& nh,
     }
     case Kind::Sleigh: {
       sys.expect_keys({"type", "mass", "inertia", "skate_offset"});
-      SleighParams& p = nh.sleigh;
+      vehicle::SleighParams& p = nh.sleigh;
       p.m = positive_if(sys, "mass", p.m);
       p.J = positive_if(sys, "inertia", p.J);
       p.a = number_if(sys, "skate_offset", p.a);
@@ -124,7 +124,8 @@ void parse_integrator(const JsonNode& in, Kind kind, NonholonomicScene& nh,
   }
   if (const auto n = in.find("tangent")) {
     if (!rdp) n->fail("applies to method \"rdp\" only");
-    nh.tangent = n->one_of({"tln", "exact"}) == "tln" ? TangentMap::TLN : TangentMap::Exact;
+    nh.tangent = n->one_of({"tln", "exact"}) == "tln" ? vehicle::TangentMap::TLN
+                                                      : vehicle::TangentMap::Exact;
   }
   if (nh.method == NhMethod::RdpExplicit) nh.map = DiffMap::Exp;
   if (const auto n = in.find("tolerance")) nh.newton.tolerance = n->number_greater(0.0);
@@ -199,9 +200,9 @@ void parse_nonholonomic(const JsonNode& root, Scene& scene, const CodeResolver& 
   auto nh = std::make_shared<NonholonomicScene>();
   nh->vehicle = kind;
   parse_system(root.at("system"), kind, *nh, code);
-  nh->shape = ShapeVec::Zero(num_shape(*nh));
-  nh->shape_velocity = ShapeVec::Zero(num_shape(*nh));
-  if (nh->generated) nh->locked_velocity = RdpVec::Zero(nh->generated->num_symmetry());
+  nh->shape = vehicle::ShapeVec::Zero(num_shape(*nh));
+  nh->shape_velocity = vehicle::ShapeVec::Zero(num_shape(*nh));
+  if (nh->generated) nh->locked_velocity = vehicle::RdpVec::Zero(nh->generated->num_symmetry());
   if (const auto in = root.find("integrator")) parse_integrator(*in, kind, *nh, scene.policy);
   if (const auto s = root.find("initial_state")) parse_initial_state(*s, kind, *nh);
   std::string what = "controls";

@@ -8,7 +8,7 @@
 #include "marsden/error.hpp"
 #include "support/shared_object.hpp"
 
-namespace marsden {
+namespace marsden::nonholonomic {
 
 using CountFn = int (*)();
 using NameFn = const char* (*)(int);
@@ -261,4 +261,4 @@ void GeneratedNonholonomicModel::check_at(const NhVec& q, const std::string& at,
                      ") or its derivatives are not finite");
 }
 
-}  // namespace marsden
+}  // namespace marsden::nonholonomic

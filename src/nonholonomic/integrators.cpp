@@ -7,7 +7,7 @@
 
 #include "marsden/error.hpp"
 
-namespace marsden {
+namespace marsden::nonholonomic {
 namespace {
 
 // The prescription q_prescribed_kp1 is required (size n) when the model prescribes coordinates;
@@ -394,4 +394,4 @@ void nh_rk4_step(const NonholonomicModel& model, double dt, const NhVec& u, NhVe
              qdot);
 }
 
-}  // namespace marsden
+}  // namespace marsden::nonholonomic

@@ -6,7 +6,7 @@
 #include "marsden/error.hpp"
 #include "marsden/nonholonomic/model.hpp"
 
-namespace marsden {
+namespace marsden::nonholonomic {
 
 NonholonomicModel::NonholonomicModel(int dof, int num_constraints, int num_controls)
     : n_(dof), m_(num_constraints), c_(num_controls) {
@@ -164,4 +164,4 @@ void NhCar::control_directions(const NhVec&, NhMat& B) const {
   B(0, 0) = 1.0;
 }
 
-}  // namespace marsden
+}  // namespace marsden::nonholonomic

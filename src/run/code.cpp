@@ -177,21 +177,23 @@ std::string CodeLoader::module_object(const CodeReference& module) const {
 io::GeneratedHolonomicModel CodeLoader::holonomic_vehicle(const CodeReference& library) const {
   check(library);
   return with_reference(library, [&]() -> io::GeneratedHolonomicModel {
-    if (generated_vehicle_group(library.path) == 2) return GeneratedPlanarVehicle::load(library.path);
-    return GeneratedVehicle::load(library.path);
+    if (vehicle::generated_vehicle_group(library.path) == 2)
+      return vehicle::GeneratedPlanarVehicle::load(library.path);
+    return vehicle::GeneratedVehicle::load(library.path);
   });
 }
 
-std::shared_ptr<const GeneratedRdpVehicle> CodeLoader::rdp_vehicle(
+std::shared_ptr<const vehicle::GeneratedRdpVehicle> CodeLoader::rdp_vehicle(
     const CodeReference& library) const {
   check(library);
-  return with_reference(library, [&] { return GeneratedRdpVehicle::load(library.path); });
+  return with_reference(library, [&] { return vehicle::GeneratedRdpVehicle::load(library.path); });
 }
 
-std::shared_ptr<const GeneratedNonholonomicModel> CodeLoader::nonholonomic_model(
+std::shared_ptr<const nonholonomic::GeneratedNonholonomicModel> CodeLoader::nonholonomic_model(
     const CodeReference& library) const {
   check(library);
-  return with_reference(library, [&] { return GeneratedNonholonomicModel::load(library.path); });
+  return with_reference(
+      library, [&] { return nonholonomic::GeneratedNonholonomicModel::load(library.path); });
 }
 
 void CodeLoader::add_tree_element(tree::ModelBuilder& builder,

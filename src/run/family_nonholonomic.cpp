@@ -16,7 +16,7 @@ namespace {
 
 // The coordinates (theta, x, y) of a generated system in full coordinates, by name: the
 // pose of the board drawn when it has no bodies; empty where it lacks one of them.
-std::vector<int> planar_pose_coordinates(const GeneratedNonholonomicModel& model) {
+std::vector<int> planar_pose_coordinates(const nonholonomic::GeneratedNonholonomicModel& model) {
   std::vector<int> out;
   for (const char* name : {"theta", "x", "y"})
     for (int i = 0; i < model.dof(); ++i)
@@ -27,11 +27,12 @@ std::vector<int> planar_pose_coordinates(const GeneratedNonholonomicModel& model
 // A generated system in full coordinates: its bodies, each at its frame in frames.npz; with
 // none, a board at (theta, x, y) where the coordinates have these names, else the ground
 // only and a warning that says how to give bodies.
-Json generated_nonholonomic_model(const io::Scene& scene, const GeneratedNonholonomicModel& model,
+Json generated_nonholonomic_model(const io::Scene& scene,
+                                  const nonholonomic::GeneratedNonholonomicModel& model,
                                   Json& warnings, bool& warned) {
   Json bodies = Json::array();
   int frame = 0;
-  for (const GeneratedNhBody& b : model.bodies()) {
+  for (const nonholonomic::GeneratedNhBody& b : model.bodies()) {
     InertiaShape s;
     s.semi_axes = b.semi_axes;
     bodies.push_back(Json::object()
@@ -91,14 +92,14 @@ Json nonholonomic_model(const io::Scene& scene, const io::NonholonomicScene& nh)
 // after t), or the board at its planar pose.
 class GeneratedBodyRecorder final : public FrameRecorder {
  public:
-  GeneratedBodyRecorder(const GeneratedNonholonomicModel& model, sim::Recorder& inner,
+  GeneratedBodyRecorder(const nonholonomic::GeneratedNonholonomicModel& model, sim::Recorder& inner,
                         std::filesystem::path out)
       : FrameRecorder(std::max<std::size_t>(model.bodies().size(), 1), inner, std::move(out)),
         model_(model), planar_(planar_pose_coordinates(model)) {}
 
  protected:
   void poses(std::span<const double> values, std::span<double> out) override {
-    const NhVec q = NhVec::Map(values.data() + 1, model_.dof());
+    const nonholonomic::NhVec q = nonholonomic::NhVec::Map(values.data() + 1, model_.dof());
     Vec3 x_b;
     Mat3 R_b;
     if (model_.bodies().empty()) {
@@ -115,7 +116,7 @@ class GeneratedBodyRecorder final : public FrameRecorder {
   }
 
  private:
-  const GeneratedNonholonomicModel& model_;
+  const nonholonomic::GeneratedNonholonomicModel& model_;
   std::vector<int> planar_;
 };
 
@@ -134,7 +135,7 @@ class NonholonomicFamily final : public Family {
     if (nh_.method == NhMethod::Rdp || nh_.method == NhMethod::RdpExplicit)
       out.set("alpha", nh_.alpha).set("map", nh_.map == DiffMap::Cay ? "cay" : "exp");
     if (nh_.method == NhMethod::Rdp)
-      out.set("tangent", nh_.tangent == TangentMap::TLN ? "tln" : "exact");
+      out.set("tangent", nh_.tangent == vehicle::TangentMap::TLN ? "tln" : "exact");
     out.set("tolerance", nh_.newton.tolerance).set("max_iterations", nh_.newton.max_iterations);
     return out;
   }

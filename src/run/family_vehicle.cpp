@@ -20,10 +20,10 @@ Json vehicle_model(const io::Scene& scene, const io::VehicleScene& v) {
   body.set("name", scene.system_type)
       .set("pose", Json::object().set("position", "position").set("quaternion", "quaternion"));
   Json out = Json::object();
-  if (const auto* boat = dynamic_cast<const Boat*>(v.model.get())) {
+  if (const auto* boat = dynamic_cast<const vehicle::Boat*>(v.model.get())) {
     // The hull is the box the buoyancy and drag act on (vehicles §4.3.2), centred at the
     // centre of mass; wind (N) and current (m/s) are world vectors, drawn as arrows.
-    const BoatParams& p = boat->params();
+    const vehicle::BoatParams& p = boat->params();
     InertiaShape hull;
     hull.semi_axes = 0.5 * p.hull_size;
     body.set("geometry", Json::array().push_back(shape_json("box", hull, Vec3::Zero())));
@@ -36,7 +36,7 @@ Json vehicle_model(const io::Scene& scene, const io::VehicleScene& v) {
     const InertiaShape s = inertia_shape(mass, I.topLeftCorner<3, 3>());
     body.set("geometry", Json::array().push_back(shape_json("ellipsoid", s, Vec3::Zero())));
   }
-  if (const auto* heli = dynamic_cast<const Helicopter*>(v.model.get())) {
+  if (const auto* heli = dynamic_cast<const vehicle::Helicopter*>(v.model.get())) {
     // The main rotor's hub d_t above the centre of mass; its thrust (and disc normal) is
     // Ry(gamma_p) Rx(gamma_r) e_z, gamma the "shape" array (vehicles §4.3.1).
     out.set("rotor", Json::object()
@@ -70,9 +70,9 @@ class HolonomicFamily final : public Family {
   Json integrator() const override {
     const auto& opt = v_.options;
     Json out = Json::object();
-    out.set("method", method_name(v_.method))
+    out.set("method", vehicle::method_name(v_.method))
         .set("map", opt.map == DiffMap::Cay ? "cay" : "exp")
-        .set("tangent", opt.tangent == TangentMap::TLN ? "tln" : "exact")
+        .set("tangent", opt.tangent == vehicle::TangentMap::TLN ? "tln" : "exact")
         .set("tolerance", opt.newton.tolerance)
         .set("max_iterations", opt.newton.max_iterations);
     return out;

@@ -6,6 +6,20 @@
 
 namespace marsden::sim::detail {
 
+namespace {
+
+using nonholonomic::gni_residual;
+using nonholonomic::gni_step;
+using nonholonomic::NhJacobian;
+using nonholonomic::NhMat;
+using nonholonomic::NhUnknown;
+using nonholonomic::NhVec;
+using nonholonomic::NonholonomicModel;
+using nonholonomic::rattle_residual;
+using nonholonomic::rattle_step;
+
+}  // namespace
+
 double full_control_time(NonholonomicMethod method, double t_k, double dt) {
   return method == NonholonomicMethod::Rattle ? t_k + 0.5 * dt : t_k;
 }

@@ -18,6 +18,15 @@ namespace marsden::sim {
 
 namespace {
 
+using nonholonomic::GeneratedNonholonomicModel;
+using nonholonomic::nh_energy;
+using nonholonomic::nh_rk_step;
+using nonholonomic::NhMat;
+using nonholonomic::NhVec;
+
+using vehicle::InputVec;
+using vehicle::kMaxInputs;
+
 class GeneratedNhSystem final : public System {
  public:
   GeneratedNhSystem(const NonholonomicSetup& nh, Eigen::VectorXd u0)

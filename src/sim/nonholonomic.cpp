@@ -16,6 +16,48 @@
 
 namespace marsden::sim {
 
+namespace {
+
+using nonholonomic::ChaplyginSleigh;
+using nonholonomic::nh_energy;
+using nonholonomic::nh_rk_step;
+using nonholonomic::NhMat;
+using nonholonomic::NhVec;
+using nonholonomic::NonholonomicModel;
+using nonholonomic::Snakeboard;
+
+using vehicle::car_continuous_rhs;
+using vehicle::car_explicit_initial;
+using vehicle::car_explicit_step;
+using vehicle::CarContinuousState;
+using vehicle::CarExplicitState;
+using vehicle::CarModel;
+using vehicle::ConnectionMat;
+using vehicle::ConstantMetricRdpModel;
+using vehicle::InputVec;
+using vehicle::kRdpMaxShape;
+using vehicle::kRdpMaxUnknowns;
+using vehicle::rdp_initial_state;
+using vehicle::rdp_left_momentum;
+using vehicle::rdp_residual_given_left;
+using vehicle::rdp_segment_velocity;
+using vehicle::rdp_step;
+using vehicle::RdpLeftJacobians;
+using vehicle::RdpLeftMomentum;
+using vehicle::RdpModel;
+using vehicle::RdpOptions;
+using vehicle::RdpResidual;
+using vehicle::RdpShapeCols;
+using vehicle::RdpState;
+using vehicle::RdpVec;
+using vehicle::ShapeVec;
+using vehicle::SleighModel;
+using vehicle::SnakeboardModel;
+using vehicle::SnakeboardParams;
+using vehicle::SymBasisMat;
+
+}  // namespace
+
 std::string method_name(NonholonomicMethod m) {
   switch (m) {
     case NonholonomicMethod::Rdp:

@@ -10,9 +10,24 @@
 #include "marsden/lie/quaternion.hpp"
 #include "marsden/sim/inputs.hpp"
 #include "sim/state.hpp"
+#include "vehicle/stepper.hpp"
 
 namespace marsden::sim {
 namespace {
+
+using vehicle::holonomic_residual;
+using vehicle::HolonomicModel;
+using vehicle::HolonomicResidual;
+using vehicle::initial_xi_km1;
+using vehicle::InputVec;
+using vehicle::make_stepper;
+using vehicle::Method;
+using vehicle::spatial_momentum;
+using vehicle::StepInputs;
+using vehicle::vehicle_energy;
+using vehicle::VehicleInputs;
+using vehicle::VehicleState;
+using vehicle::VehicleStepper;
 
 // The vehicle's inputs from the scene's signals: a missing one is zero.
 class SignalInputs final : public VehicleInputs {

@@ -15,7 +15,7 @@
 #include "marsden/error.hpp"
 #include "marsden/vehicle/models.hpp"
 
-namespace marsden {
+namespace marsden::vehicle {
 namespace {
 
 Mat3 skew(const Vec3& a) {
@@ -360,4 +360,4 @@ double Boat::submerged_volume(const SE3& g, Vec3* centroid_world) const {
   return V;
 }
 
-}  // namespace marsden
+}  // namespace marsden::vehicle

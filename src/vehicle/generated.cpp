@@ -5,7 +5,7 @@
 #include "marsden/error.hpp"
 #include "support/shared_object.hpp"
 
-namespace marsden {
+namespace marsden::vehicle {
 
 using CountFn = int (*)();
 using InertiaFn = void (*)(double*);
@@ -150,4 +150,4 @@ double GeneratedHolonomic<G>::potential_energy(const G& g) const {
 template class GeneratedHolonomic<SE3>;
 template class GeneratedHolonomic<SE2>;
 
-}  // namespace marsden
+}  // namespace marsden::vehicle

@@ -5,7 +5,7 @@
 #include "marsden/error.hpp"
 #include "support/shared_object.hpp"
 
-namespace marsden {
+namespace marsden::vehicle {
 
 using CountFn = int (*)();
 using LagrangianFn = int (*)(const double*, const double*, const double*, double*, double*,
@@ -134,4 +134,4 @@ double GeneratedRdpVehicle::energy(const ShapeVec& r, const ShapeVec& u, const V
   return grad.segment(nr, nr).dot(u) + grad.tail<3>().dot(xi) - l;
 }
 
-}  // namespace marsden
+}  // namespace marsden::vehicle

@@ -4,7 +4,7 @@
 #include "marsden/error.hpp"
 #include "marsden/vehicle/models.hpp"
 
-namespace marsden {
+namespace marsden::vehicle {
 
 Mat6 rigid_body_inertia(const Vec3& J_principal, double mass) {
   if (!(mass > 0.0) || !std::isfinite(mass))
@@ -82,4 +82,4 @@ double Helicopter::potential_energy(const SE3& g) const {
   return p_.mass * p_.gravity * g.x.z();
 }
 
-}  // namespace marsden
+}  // namespace marsden::vehicle

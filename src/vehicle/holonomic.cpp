@@ -12,7 +12,7 @@
 #include "marsden/lie/tangent.hpp"
 #include "vehicle/newton_advice.hpp"
 
-namespace marsden {
+namespace marsden::vehicle {
 
 template <class G>
 HolonomicModel<G>::HolonomicModel(const Jac& inertia) : inertia_(inertia) {
@@ -211,6 +211,23 @@ typename G::Tangent spatial_momentum(const G& g_k, const typename G::Tangent& p_
   return g_k.inverse().Ad().transpose() * p_k;
 }
 
+template <class G>
+typename G::Tangent euler_poincare_rhs(const HolonomicModel<G>& model, double t, const G& g,
+                                       const typename G::Tangent& xi, const InputVec& gamma,
+                                       const InputVec& u) {
+  typename G::Tangent f_u, f_ext;
+  model.control_wrench(gamma, u, f_u, nullptr, nullptr);
+  model.external_wrench(t, g, xi, f_ext, nullptr, nullptr);
+  const typename G::Tangent mu = model.inertia() * xi;
+  return model.inertia_inv() * (G::ad(xi).transpose() * mu + f_u + f_ext);
+}
+
+template <class G>
+double vehicle_energy(const HolonomicModel<G>& model, const G& g,
+                      const typename G::Tangent& xi) {
+  return 0.5 * xi.dot(model.inertia() * xi) + model.potential_energy(g);
+}
+
 #define MARSDEN_INSTANTIATE_HOLONOMIC(G)                                                    \
   template class HolonomicModel<G>;                                                         \
   template G::Jacobian tangent_c<G>(DiffMap, TangentMap, const G::Tangent&);               \
@@ -233,9 +250,13 @@ typename G::Tangent spatial_momentum(const G& g_k, const typename G::Tangent& p_
                                           const HolonomicOptions<G>&, double, double,       \
                                           const G&, const G::Tangent&, const StepInputs&,   \
                                           G::Tangent&, G&);                                 \
-  template G::Tangent spatial_momentum<G>(const G&, const G::Tangent&);
+  template G::Tangent spatial_momentum<G>(const G&, const G::Tangent&);                     \
+  template G::Tangent euler_poincare_rhs<G>(const HolonomicModel<G>&, double, const G&,     \
+                                            const G::Tangent&, const InputVec&,             \
+                                            const InputVec&);                               \
+  template double vehicle_energy<G>(const HolonomicModel<G>&, const G&, const G::Tangent&);
 
 MARSDEN_INSTANTIATE_HOLONOMIC(SE2)
 MARSDEN_INSTANTIATE_HOLONOMIC(SE3)
 
-}  // namespace marsden
+}  // namespace marsden::vehicle

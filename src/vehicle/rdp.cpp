@@ -10,7 +10,7 @@
 #include "marsden/lie/tangent.hpp"
 #include "vehicle/newton_advice.hpp"
 
-namespace marsden {
+namespace marsden::vehicle {
 
 namespace {
 
@@ -370,4 +370,4 @@ NewtonStatus rdp_advance(const RdpModel<G>& model, const RdpOptions& opt, double
 MARSDEN_INSTANTIATE_RDP(SE2)
 MARSDEN_INSTANTIATE_RDP(SE3)
 
-}  // namespace marsden
+}  // namespace marsden::vehicle

@@ -4,7 +4,7 @@
 
 #include "marsden/error.hpp"
 
-namespace marsden {
+namespace marsden::vehicle {
 
 ConstantMetricRdpModel::ConstantMetricRdpModel(
     int num_shape, int num_symmetry,
@@ -215,4 +215,4 @@ SleighContinuousState sleigh_continuous_rhs(const SleighParams& p, const SleighC
   return d;
 }
 
-}  // namespace marsden
+}  // namespace marsden::vehicle

@@ -1,4 +1,4 @@
-#include "marsden/vehicle/stepper.hpp"
+#include "vehicle/stepper.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,28 +8,7 @@
 #include "marsden/error.hpp"
 #include "marsden/lie/tangent.hpp"
 
-namespace marsden {
-
-Method parse_method(const std::string& name) {
-  if (name == "vi") return Method::VI;
-  if (name == "rk2") return Method::RK2;
-  if (name == "rk2_implicit") return Method::RK2Implicit;
-  if (name == "rk4") return Method::RK4;
-  if (name == "lie_newmark") return Method::LieNewmark;
-  throw InputError("unknown method '" + name +
-                   "' (expected vi, rk2, rk2_implicit, rk4 or lie_newmark)");
-}
-
-std::string method_name(Method m) {
-  switch (m) {
-    case Method::VI: return "vi";
-    case Method::RK2: return "rk2";
-    case Method::RK2Implicit: return "rk2_implicit";
-    case Method::RK4: return "rk4";
-    case Method::LieNewmark: return "lie_newmark";
-  }
-  return "?";
-}
+namespace marsden::vehicle {
 
 ConstantInputs::ConstantInputs(const InputVec& gamma, const InputVec& u)
     : zero_(false), value_{gamma, u} {}
@@ -46,23 +25,6 @@ void ConstantInputs::sample(double, StepInputs& in) const {
                      std::to_string(in.gamma.size()) + " shape inputs and " +
                      std::to_string(in.u.size()) + " controls");
   in = value_;
-}
-
-template <class G>
-typename G::Tangent euler_poincare_rhs(const HolonomicModel<G>& model, double t, const G& g,
-                                       const typename G::Tangent& xi, const InputVec& gamma,
-                                       const InputVec& u) {
-  typename G::Tangent f_u, f_ext;
-  model.control_wrench(gamma, u, f_u, nullptr, nullptr);
-  model.external_wrench(t, g, xi, f_ext, nullptr, nullptr);
-  const typename G::Tangent mu = model.inertia() * xi;
-  return model.inertia_inv() * (G::ad(xi).transpose() * mu + f_u + f_ext);
-}
-
-template <class G>
-double vehicle_energy(const HolonomicModel<G>& model, const G& g,
-                      const typename G::Tangent& xi) {
-  return 0.5 * xi.dot(model.inertia() * xi) + model.potential_energy(g);
 }
 
 namespace {
@@ -166,13 +128,9 @@ std::unique_ptr<VehicleStepper<G>> make_stepper(Method method,
 
 #define MARSDEN_INSTANTIATE_STEPPER(G)                                                       \
   template std::unique_ptr<VehicleStepper<G>> make_stepper<G>(                              \
-      Method, std::shared_ptr<const HolonomicModel<G>>, const HolonomicOptions<G>&);        \
-  template G::Tangent euler_poincare_rhs<G>(const HolonomicModel<G>&, double, const G&,     \
-                                            const G::Tangent&, const InputVec&,             \
-                                            const InputVec&);                               \
-  template double vehicle_energy<G>(const HolonomicModel<G>&, const G&, const G::Tangent&);
+      Method, std::shared_ptr<const HolonomicModel<G>>, const HolonomicOptions<G>&);
 
 MARSDEN_INSTANTIATE_STEPPER(SE2)
 MARSDEN_INSTANTIATE_STEPPER(SE3)
 
-}  // namespace marsden
+}  // namespace marsden::vehicle

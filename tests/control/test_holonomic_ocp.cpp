@@ -15,6 +15,15 @@
 namespace marsden::control {
 namespace {
 
+using vehicle::Boat;
+using vehicle::BoatParams;
+using vehicle::FreeBody;
+using vehicle::Helicopter;
+using vehicle::HelicopterParams;
+using vehicle::InputVec;
+using vehicle::planar_body_inertia;
+using vehicle::TangentMap;
+
 template <class G>
 typename PoseChart<G>::Coords random_coords(std::mt19937& rng, double q_scale) {
   std::normal_distribution<double> n(0.0, 1.0);

@@ -15,6 +15,15 @@
 namespace marsden::control {
 namespace {
 
+using vehicle::CarModel;
+using vehicle::rdp_segment_velocity;
+using vehicle::RdpModel;
+using vehicle::RdpOptions;
+using vehicle::RdpVec;
+using vehicle::ShapeVec;
+using vehicle::SnakeboardModel;
+using vehicle::SnakeboardParams;
+
 RdpOcpSpec snakeboard_problem() {
   RdpOcpSpec s;
   s.model = std::make_shared<SnakeboardModel>(SnakeboardParams{}, false);

@@ -211,9 +211,9 @@ TEST(Scene, ParsesEveryForm) {
   EXPECT_EQ(s.system_type, "helicopter");
   EXPECT_EQ(s.steps, 10);  // round(1.04 / 0.1)
   const VehicleScene& v = std::get<VehicleScene>(s.system);
-  EXPECT_EQ(v.method, Method::RK4);
+  EXPECT_EQ(v.method, vehicle::Method::RK4);
   EXPECT_EQ(v.options.map, DiffMap::Exp);
-  EXPECT_EQ(v.options.tangent, TangentMap::Exact);
+  EXPECT_EQ(v.options.tangent, vehicle::TangentMap::Exact);
   EXPECT_EQ(s.policy.on_failure, OnFailure::Subdivide);
   EXPECT_EQ(s.policy.max_subdivisions, 3);
   EXPECT_EQ(s.output_every, 3);

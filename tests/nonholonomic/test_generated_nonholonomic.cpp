@@ -18,7 +18,7 @@
 #include "marsden/nonholonomic/integrators.hpp"
 #include "support/allocation_counter.hpp"
 
-namespace marsden {
+namespace marsden::nonholonomic {
 namespace {
 
 namespace fs = std::filesystem;
@@ -197,4 +197,4 @@ TEST(GeneratedNonholonomic, BadObjectsAreRefusedNamingTheFile) {
 }
 
 }  // namespace
-}  // namespace marsden
+}  // namespace marsden::nonholonomic

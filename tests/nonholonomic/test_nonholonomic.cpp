@@ -18,8 +18,11 @@
 #include "marsden/nonholonomic/integrators.hpp"
 #include "marsden/vehicle/rdp_models.hpp"
 
-namespace marsden {
+namespace marsden::nonholonomic {
 namespace {
+
+using vehicle::car_continuous_rhs;
+using vehicle::CarContinuousState;
 
 // Every term active: configuration-dependent M, a potential, nonlinear constraints and a
 // configuration-dependent control direction, so every Jacobian term is exercised.
@@ -1412,4 +1415,4 @@ TEST(NonholonomicForce, SleighWithDragLosesEnergyAtTheContinuousRate) {
 }
 
 }  // namespace
-}  // namespace marsden
+}  // namespace marsden::nonholonomic

@@ -8,7 +8,7 @@
 #include "marsden/nonholonomic/integrators.hpp"
 #include "support/allocation_counter.hpp"
 
-namespace marsden {
+namespace marsden::nonholonomic {
 namespace {
 
 using test_support::allocations_during;
@@ -70,4 +70,4 @@ TEST(NonholonomicNoMalloc, EveryStepOnTheCar) {
 }
 
 }  // namespace
-}  // namespace marsden
+}  // namespace marsden::nonholonomic

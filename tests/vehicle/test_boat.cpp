@@ -13,11 +13,11 @@
 
 #include "marsden/error.hpp"
 #include "marsden/vehicle/models.hpp"
-#include "marsden/vehicle/stepper.hpp"
+#include "vehicle/stepper.hpp"
 #include "support/allocation_counter.hpp"
 
 
-namespace marsden {
+namespace marsden::vehicle {
 namespace {
 
 // Rodrigues' formula, kept local so the test does not lean on the Lie layer it checks
@@ -460,4 +460,4 @@ TEST(BoatDynamics, StrongerRightThrusterTurnsLeft) {
 }
 
 }  // namespace
-}  // namespace marsden
+}  // namespace marsden::vehicle

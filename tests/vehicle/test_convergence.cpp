@@ -9,9 +9,9 @@
 
 #include "marsden/error.hpp"
 #include "marsden/vehicle/models.hpp"
-#include "marsden/vehicle/stepper.hpp"
+#include "vehicle/stepper.hpp"
 
-namespace marsden {
+namespace marsden::vehicle {
 namespace {
 
 double pose_error(const SE3& a, const SE3& b) { return SE3::log(a.inverse() * b).norm(); }
@@ -148,4 +148,4 @@ TEST(VehicleInputs, ModelsWithMoreThanTheBoundAndInputsOfTheWrongSizeAreRefused)
 }
 
 }  // namespace
-}  // namespace marsden
+}  // namespace marsden::vehicle

@@ -20,7 +20,7 @@
 #include "marsden/vehicle/models.hpp"
 #include "support/allocation_counter.hpp"
 
-namespace marsden {
+namespace marsden::vehicle {
 namespace {
 
 namespace fs = std::filesystem;
@@ -349,4 +349,4 @@ TEST(GeneratedVehicle, CachedObjectsLoadOnlyWhenTheirContentMatchesTheHashInThei
 }
 
 }  // namespace
-}  // namespace marsden
+}  // namespace marsden::vehicle

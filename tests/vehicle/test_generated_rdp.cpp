@@ -16,7 +16,7 @@
 #include "marsden/vehicle/rdp_models.hpp"
 #include "support/allocation_counter.hpp"
 
-namespace marsden {
+namespace marsden::vehicle {
 namespace {
 
 namespace fs = std::filesystem;
@@ -181,4 +181,4 @@ TEST(GeneratedRdpVehicle, BadObjectsAreRefusedNamingTheFile) {
 }
 
 }  // namespace
-}  // namespace marsden
+}  // namespace marsden::vehicle

@@ -7,9 +7,9 @@
 
 #include "marsden/lie/tangent.hpp"
 #include "marsden/vehicle/models.hpp"
-#include "marsden/vehicle/stepper.hpp"
+#include "vehicle/stepper.hpp"
 
-namespace marsden {
+namespace marsden::vehicle {
 namespace {
 
 template <class G>
@@ -329,4 +329,4 @@ TYPED_TEST(HolonomicTest, FreeBodyEnergyStaysBounded) {
 }
 
 }  // namespace
-}  // namespace marsden
+}  // namespace marsden::vehicle

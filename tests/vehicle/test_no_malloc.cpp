@@ -4,10 +4,10 @@
 #include <gtest/gtest.h>
 
 #include "marsden/vehicle/models.hpp"
-#include "marsden/vehicle/stepper.hpp"
+#include "vehicle/stepper.hpp"
 #include "support/allocation_counter.hpp"
 
-namespace marsden {
+namespace marsden::vehicle {
 namespace {
 
 using test_support::allocations_during;
@@ -71,4 +71,4 @@ TEST(NoMalloc, ResidualWithJacobians) {
 }
 
 }  // namespace
-}  // namespace marsden
+}  // namespace marsden::vehicle

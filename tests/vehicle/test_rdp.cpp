@@ -16,7 +16,7 @@
 #include "marsden/vehicle/rdp_models.hpp"
 #include "support/allocation_counter.hpp"
 
-namespace marsden {
+namespace marsden::vehicle {
 namespace {
 
 constexpr double kPi = 3.14159265358979323846;
@@ -784,4 +784,4 @@ TEST(RdpShapeForce, SpringForceEqualsSpringPotential) {
 }
 
 }  // namespace
-}  // namespace marsden
+}  // namespace marsden::vehicle

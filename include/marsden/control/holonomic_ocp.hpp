@@ -35,9 +35,9 @@ namespace marsden::control {
 template <class G>
 struct HolonomicOcpSpec {
   using Tangent = typename G::Tangent;
-  std::shared_ptr<const HolonomicModel<G>> model;
-  HolonomicOptions<G> integrator;  // map, tangent map; Newton for the initial xi_-1 and
-                                   // for re-simulation
+  std::shared_ptr<const vehicle::HolonomicModel<G>> model;
+  vehicle::HolonomicOptions<G> integrator;  // map, tangent map; Newton for the initial xi_-1 and
+                                            // for re-simulation
   double dt = 0.0;                 // s
   int steps = 0;                   // N
   G g0;                            // initial pose
@@ -55,7 +55,7 @@ struct HolonomicOcpSpec {
   std::optional<Tangent> final_velocity;
 
   // Bounds (+-inf where absent). Position bounds hold at knots 1..N.
-  InputVec u_lower, u_upper, gamma_lower, gamma_upper;
+  vehicle::InputVec u_lower, u_upper, gamma_lower, gamma_upper;
   Vec3 position_lower = Vec3::Constant(-std::numeric_limits<double>::infinity());
   Vec3 position_upper = Vec3::Constant(std::numeric_limits<double>::infinity());
   Tangent xi_lower = Tangent::Constant(-std::numeric_limits<double>::infinity());
@@ -63,7 +63,7 @@ struct HolonomicOcpSpec {
 
   // Cost: sum_k dt (sum_i w_u,i (u_k,i - u_ref,i)^2 + sum_i w_g,i gamma_k,i^2) plus path terms.
   // u_ref (e.g. the hover thrust) defaults to zero.
-  InputVec u_weights, u_reference, gamma_weights;
+  vehicle::InputVec u_weights, u_reference, gamma_weights;
   PathSpec path;
 
   // Free final time: the step is a decision variable in [dt_min, dt_max] (s), dt its initial
@@ -78,7 +78,7 @@ struct HolonomicOcpSpec {
   // consistent with those poses, controls u_guess and gamma_guess. With simulate_guess the
   // guess is instead the simulated motion under u_guess, gamma_guess.
   std::vector<Vec3> waypoints;
-  InputVec u_guess, gamma_guess;
+  vehicle::InputVec u_guess, gamma_guess;
   bool simulate_guess = false;
 };
 
@@ -124,7 +124,7 @@ class HolonomicOcp final : public Ocp {
  private:
   typename Chart::Coords coords_at(const VecX& x, int k) const;
   Tangent xi_at(const VecX& x, int k) const;  // k = -1 gives xi_-1 (from dt_0)
-  StepInputs inputs_at(const VecX& x, int k) const;
+  vehicle::StepInputs inputs_at(const VecX& x, int k) const;
   // Heading residual n_psi . R(q) e_x and its gradient in q (SE(3) only).
   double heading_residual(const VecX& x, Eigen::Matrix<double, 1, 4>* grad) const;
 
@@ -135,7 +135,7 @@ class HolonomicOcp final : public Ocp {
   Tangent xi_m1_;
   typename Chart::Coords c0_, c_final_;
   PathTerms path_;
-  HolonomicResidual<G> res_;
+  vehicle::HolonomicResidual<G> res_;
 };
 
 extern template class HolonomicOcp<SE2>;

@@ -40,27 +40,27 @@ struct Interval {
 // Everything that defines an RDP optimal-control problem. Vector fields indexed by shape dof
 // (names, bounds, weights) are either empty (defaults) or of size n_r.
 struct RdpOcpSpec {
-  std::shared_ptr<const RdpModel<SE2>> model;
-  RdpOptions integrator;
+  std::shared_ptr<const vehicle::RdpModel<SE2>> model;
+  vehicle::RdpOptions integrator;
   double dt = 0.1;  // step [s]
   int steps = 50;   // N
 
   // Initial state, fixed: pose, shape r_0, shape velocity u_0 and locked velocity w_0 (n_b),
   // so that Omega_0 = E(r_0) w_0.
   SE2 g0;
-  ShapeVec r0, u0;
-  RdpVec w0;
+  vehicle::ShapeVec r0, u0;
+  vehicle::RdpVec w0;
   std::vector<std::string> shape_names;  // empty: "r0", "r1", ...
 
   // Final conditions. final_coords = (theta, x, y) at t_N, where final_coords_fixed says so;
   // final_shape likewise (empty mask: every entry fixed).
   std::optional<Vec3> final_coords;
   std::array<bool, 3> final_coords_fixed = {true, true, true};
-  std::optional<ShapeVec> final_shape;
+  std::optional<vehicle::ShapeVec> final_shape;
   std::vector<bool> final_shape_fixed;
   // The last segment [t_N-1, t_N] moves with shape velocity final_shape_velocity, or not at
   // all (u_N-1 = 0, w_N-1 = 0) with final_at_rest.
-  std::optional<ShapeVec> final_shape_velocity;
+  std::optional<vehicle::ShapeVec> final_shape_velocity;
   bool final_at_rest = false;
 
   // Bounds, at every step (controls) or at knots 1..N (shape, position).
@@ -127,35 +127,37 @@ class RdpOcp final : public Ocp {
 
  private:
   double dt_at(const VecX& x, int k) const;
-  ShapeVec shape_at(const VecX& x, int k) const;
-  RdpVec unknowns_at(const VecX& x, int k) const;
+  vehicle::ShapeVec shape_at(const VecX& x, int k) const;
+  vehicle::RdpVec unknowns_at(const VecX& x, int k) const;
   // Step k's controls split into forces f (zero on prescribed dofs) and prescribed
   // velocities u_prescribed (zero on free dofs), as the residual takes them.
-  void controls_at(const VecX& x, int k, ShapeVec& f, ShapeVec& u_prescribed) const;
+  void controls_at(const VecX& x, int k, vehicle::ShapeVec& f,
+                   vehicle::ShapeVec& u_prescribed) const;
   void check_size(const VecX& x, const char* what) const;
   std::string control_name(int i) const;
   std::string unknown_name(int i) const;
 
   RdpOcpSpec spec_;
-  const RdpModel<SE2>* model_;
+  const vehicle::RdpModel<SE2>* model_;
   int nr_, nb_, n_;  // shape, symmetry, unknowns per step
   int block_;        // variables per step
   int rows_;         // constraints per step
   int path_row0_;    // first clearance row, after the rows that keep dt uniform
-  RdpLeftMomentum<SE2> left0_;
+  vehicle::RdpLeftMomentum<SE2> left0_;
   PathTerms path_;
 };
 
-using SegmentJacobian = Eigen::Matrix<double, 3, Eigen::Dynamic, 0, 3, kRdpMaxUnknowns>;
+using SegmentJacobian = Eigen::Matrix<double, 3, Eigen::Dynamic, 0, 3, vehicle::kRdpMaxUnknowns>;
 
 // xi_k = E(r_k+alpha) w_k - A(r_k+alpha) u_k (rdp_segment_velocity) and its exact
 // derivatives, with r_k+alpha = r_k + alpha dt u_k:
 //   d xi / d r_j = dE_j w - dA_j u,   d xi / d u_j = -A_j + alpha dt (dE_j w - dA_j u),
 //   d xi / d w = E.
 // J_xi_r is (3 x n_r), J_xi_x is (3 x (n_r + n_b)).
-Vec3 rdp_segment_velocity_jacobians(const RdpModel<SE2>& model, const RdpOptions& opt, double dt,
-                                    const ShapeVec& r_k, const RdpVec& x_k, SegmentJacobian& J_xi_r,
-                                    SegmentJacobian& J_xi_x);
+Vec3 rdp_segment_velocity_jacobians(const vehicle::RdpModel<SE2>& model,
+                                    const vehicle::RdpOptions& opt, double dt,
+                                    const vehicle::ShapeVec& r_k, const vehicle::RdpVec& x_k,
+                                    SegmentJacobian& J_xi_r, SegmentJacobian& J_xi_x);
 
 // The car of Fig. 10 (right): from rest at the origin heading along x, through a straight
 // tunnel (|y| <= 2 m) past three pillars, to rest 15 m ahead, with the least steering (rate

@@ -39,7 +39,8 @@ struct CodeReference {
 
 // A generated holonomic vehicle: the object says its group.
 using GeneratedHolonomicModel =
-    std::variant<std::shared_ptr<const GeneratedVehicle>, std::shared_ptr<const GeneratedPlanarVehicle>>;
+    std::variant<std::shared_ptr<const vehicle::GeneratedVehicle>,
+                 std::shared_ptr<const vehicle::GeneratedPlanarVehicle>>;
 
 // What the readers ask of the code a file names. Each call either gives what the code
 // gives or throws InputError naming the reference's file and field.
@@ -53,9 +54,9 @@ class CodeResolver {
   // ("generated_rdp"), a system in full coordinates ("generated_nonholonomic"), and a
   // tree's potential, force or constraint (ref.role) added to `builder`.
   virtual GeneratedHolonomicModel holonomic_vehicle(const CodeReference& library) const = 0;
-  virtual std::shared_ptr<const GeneratedRdpVehicle> rdp_vehicle(
+  virtual std::shared_ptr<const vehicle::GeneratedRdpVehicle> rdp_vehicle(
       const CodeReference& library) const = 0;
-  virtual std::shared_ptr<const GeneratedNonholonomicModel> nonholonomic_model(
+  virtual std::shared_ptr<const nonholonomic::GeneratedNonholonomicModel> nonholonomic_model(
       const CodeReference& library) const = 0;
   virtual void add_tree_element(tree::ModelBuilder& builder,
                                 const CodeReference& library) const = 0;
@@ -67,9 +68,9 @@ class RefuseCode final : public CodeResolver {
  public:
   std::string module_object(const CodeReference& module) const override;
   GeneratedHolonomicModel holonomic_vehicle(const CodeReference& library) const override;
-  std::shared_ptr<const GeneratedRdpVehicle> rdp_vehicle(
+  std::shared_ptr<const vehicle::GeneratedRdpVehicle> rdp_vehicle(
       const CodeReference& library) const override;
-  std::shared_ptr<const GeneratedNonholonomicModel> nonholonomic_model(
+  std::shared_ptr<const nonholonomic::GeneratedNonholonomicModel> nonholonomic_model(
       const CodeReference& library) const override;
   void add_tree_element(tree::ModelBuilder& builder, const CodeReference& library) const override;
 };

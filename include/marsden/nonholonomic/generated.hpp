@@ -47,7 +47,7 @@
 #include "marsden/lie/types.hpp"
 #include "marsden/nonholonomic/model.hpp"
 
-namespace marsden {
+namespace marsden::nonholonomic {
 
 inline constexpr int kGeneratedNhAbiVersion = 1;
 inline constexpr int kNhMaxBodies = 16;
@@ -99,4 +99,4 @@ class GeneratedNonholonomicModel final : public NonholonomicModel {
   std::shared_ptr<const Library> lib_;
 };
 
-}  // namespace marsden
+}  // namespace marsden::nonholonomic

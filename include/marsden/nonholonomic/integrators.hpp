@@ -72,7 +72,7 @@
 #include "marsden/solve/rk.hpp"
 #include "marsden/solve/newton.hpp"
 
-namespace marsden {
+namespace marsden::nonholonomic {
 
 inline constexpr int kNhMaxUnknowns = 2 * kNhMaxDof;
 using NhUnknown = SmallVec<kNhMaxUnknowns>;
@@ -178,4 +178,4 @@ void nh_rk_step(const NonholonomicModel& model, RungeKutta method, double t, dou
   qdot = y1.tail(n);
 }
 
-}  // namespace marsden
+}  // namespace marsden::nonholonomic

@@ -10,7 +10,7 @@
 
 #include "marsden/description/car.hpp"
 
-namespace marsden {
+namespace marsden::nonholonomic {
 
 inline constexpr int kNhMaxDof = 8;
 
@@ -129,4 +129,4 @@ class NhCar final : public NonholonomicModel {
   double J_s_;
 };
 
-}  // namespace marsden
+}  // namespace marsden::nonholonomic

@@ -41,9 +41,9 @@ class CodeLoader final : public io::CodeResolver {
 
   std::string module_object(const io::CodeReference& module) const override;
   io::GeneratedHolonomicModel holonomic_vehicle(const io::CodeReference& library) const override;
-  std::shared_ptr<const GeneratedRdpVehicle> rdp_vehicle(
+  std::shared_ptr<const vehicle::GeneratedRdpVehicle> rdp_vehicle(
       const io::CodeReference& library) const override;
-  std::shared_ptr<const GeneratedNonholonomicModel> nonholonomic_model(
+  std::shared_ptr<const nonholonomic::GeneratedNonholonomicModel> nonholonomic_model(
       const io::CodeReference& library) const override;
   void add_tree_element(tree::ModelBuilder& builder,
                         const io::CodeReference& library) const override;

@@ -16,7 +16,7 @@
 #include "marsden/vehicle/rdp.hpp"
 #include "marsden/vehicle/rdp_models.hpp"
 
-namespace marsden {
+namespace marsden::nonholonomic {
 class GeneratedNonholonomicModel;  // nonholonomic/generated.hpp
 }
 
@@ -39,22 +39,23 @@ struct NonholonomicSetup {
   NonholonomicMethod method = NonholonomicMethod::Rdp;
   double alpha = 0.5;  // RDP quadrature point
   DiffMap map = DiffMap::Cay;
-  TangentMap tangent = TangentMap::TLN;
+  vehicle::TangentMap tangent = vehicle::TangentMap::TLN;
   NewtonOptions newton;
   CarParams car;
-  SnakeboardParams snakeboard;
-  SleighParams sleigh;
+  vehicle::SnakeboardParams snakeboard;
+  vehicle::SleighParams sleigh;
   bool prescribe_shape = false;  // snakeboard: controls are shape rates, not torques
-  std::shared_ptr<const GeneratedRdpVehicle> generated;
+  std::shared_ptr<const vehicle::GeneratedRdpVehicle> generated;
   // Initial state: pose, shape r_0 (car: psi, sigma; snakeboard: psi, phi), shape
   // velocities (those not prescribed by the controls) and, for the sleigh and the
   // snakeboard, the body velocity components they take as data.
   double theta = 0.0, x = 0.0, y = 0.0;  // rad, m, m
-  ShapeVec shape = ShapeVec::Zero(0);
-  ShapeVec shape_velocity = ShapeVec::Zero(0);
+  vehicle::ShapeVec shape = vehicle::ShapeVec::Zero(0);
+  vehicle::ShapeVec shape_velocity = vehicle::ShapeVec::Zero(0);
   double omega = 0.0;  // sleigh: rad/s
   double v1 = 0.0;     // sleigh, snakeboard: body forward velocity, m/s
-  RdpVec locked_velocity = RdpVec::Zero(0);  // generated: w_0 (n_b), Omega_0 = E(r_0) w_0
+  // generated: w_0 (n_b), Omega_0 = E(r_0) w_0
+  vehicle::RdpVec locked_velocity = vehicle::RdpVec::Zero(0);
   // Car: rear-wheel torque f_psi [N m], steering rate u_sigma [1/s]; snakeboard: rotor and
   // steering torques [N m] or, with prescribe_shape, their rates [rad/s]; sleigh: none;
   // generated: one per shape dof, its force or, where the model prescribes it, its velocity.
@@ -63,7 +64,7 @@ struct NonholonomicSetup {
   // "generated_nonholonomic"): when set, vehicle and the SE(2) fields above are unused, the
   // initial state is (q0, qdot0) and the controls are its c forces, then one rate per
   // prescribed coordinate.
-  std::shared_ptr<const GeneratedNonholonomicModel> full_coordinates;
+  std::shared_ptr<const nonholonomic::GeneratedNonholonomicModel> full_coordinates;
   std::vector<double> q0, qdot0;
 };
 

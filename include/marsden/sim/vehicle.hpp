@@ -1,5 +1,5 @@
 // The holonomic vehicles as a sim::System: on SE(3) (rigid body, helicopter, boat, generated)
-// and on SE(2) (generated planar vehicles); any method of vehicle/stepper.hpp, controls
+// and on SE(2) (generated planar vehicles); any method of vehicle/method.hpp, controls
 // u(t) and rotor or actuator angles gamma(t).
 #pragma once
 
@@ -7,16 +7,17 @@
 
 #include "marsden/sim/system.hpp"
 #include "marsden/sim/signal.hpp"
-#include "marsden/vehicle/stepper.hpp"
+#include "marsden/vehicle/holonomic.hpp"
+#include "marsden/vehicle/method.hpp"
 
 namespace marsden::sim {
 
 template <class G>
 struct HolonomicSetup {
-  std::shared_ptr<const HolonomicModel<G>> model;
-  Method method = Method::VI;
-  HolonomicOptions<G> options;             // map, tangent and Newton options
-  VehicleState<G> initial_state;           // pose and body velocity at t_0
+  std::shared_ptr<const vehicle::HolonomicModel<G>> model;
+  vehicle::Method method = vehicle::Method::VI;
+  vehicle::HolonomicOptions<G> options;    // map, tangent and Newton options
+  vehicle::VehicleState<G> initial_state;  // pose and body velocity at t_0
   std::shared_ptr<const Signal> controls;  // null when the model has none
   std::shared_ptr<const Signal> shape;     // null when the model has none
   bool conserves_momentum = false;         // free body: report the spatial momentum

@@ -6,10 +6,10 @@
 
 #include <Eigen/Core>
 
-namespace marsden {
+namespace marsden::vehicle {
 
 inline constexpr int kMaxInputs = 8;
 // Fixed-capacity vector: sized at run time, stored inline, so steps never allocate.
 using InputVec = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kMaxInputs, 1>;
 
-}  // namespace marsden
+}  // namespace marsden::vehicle

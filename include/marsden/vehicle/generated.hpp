@@ -29,7 +29,7 @@
 
 #include "marsden/vehicle/holonomic.hpp"
 
-namespace marsden {
+namespace marsden::vehicle {
 
 inline constexpr int kGeneratedAbiVersion = 1;
 
@@ -70,4 +70,4 @@ using GeneratedPlanarVehicle = GeneratedHolonomic<SE2>;
 extern template class GeneratedHolonomic<SE3>;
 extern template class GeneratedHolonomic<SE2>;
 
-}  // namespace marsden
+}  // namespace marsden::vehicle

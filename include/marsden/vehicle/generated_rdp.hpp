@@ -29,7 +29,7 @@
 
 #include "marsden/vehicle/rdp.hpp"
 
-namespace marsden {
+namespace marsden::vehicle {
 
 inline constexpr int kGeneratedRdpAbiVersion = 1;
 
@@ -62,4 +62,4 @@ class GeneratedRdpVehicle final : public RdpModel<SE2> {
   std::shared_ptr<const Library> lib_;
 };
 
-}  // namespace marsden
+}  // namespace marsden::vehicle

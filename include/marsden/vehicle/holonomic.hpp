@@ -17,7 +17,7 @@
 #include "marsden/solve/newton.hpp"
 #include "marsden/vehicle/controls.hpp"
 
-namespace marsden {
+namespace marsden::vehicle {
 
 enum class TangentMap { Exact, TLN };
 
@@ -141,4 +141,15 @@ NewtonStatus holonomic_step(const HolonomicModel<G>& model, const HolonomicOptio
 template <class G>
 typename G::Tangent spatial_momentum(const G& g_k, const typename G::Tangent& p_k);
 
-}  // namespace marsden
+// Continuous forced Euler-Poincare equations, vehicles eq. (8):
+// I xi_dot = ad_xi^T I xi + F(gamma) u + f_ext(t, g, xi).
+template <class G>
+typename G::Tangent euler_poincare_rhs(const HolonomicModel<G>& model, double t, const G& g,
+                                       const typename G::Tangent& xi, const InputVec& gamma,
+                                       const InputVec& u);
+
+// Kinetic plus potential energy.
+template <class G>
+double vehicle_energy(const HolonomicModel<G>& model, const G& g, const typename G::Tangent& xi);
+
+}  // namespace marsden::vehicle

@@ -6,7 +6,7 @@
 
 #include "marsden/vehicle/holonomic.hpp"
 
-namespace marsden {
+namespace marsden::vehicle {
 
 inline constexpr double kStandardGravity = 9.81;  // m/s^2, as in the paper
 
@@ -121,4 +121,4 @@ class Boat final : public HolonomicModel<SE3> {
   std::vector<Patch> patches_;
 };
 
-}  // namespace marsden
+}  // namespace marsden::vehicle

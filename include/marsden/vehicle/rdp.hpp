@@ -33,7 +33,7 @@
 
 #include "marsden/vehicle/holonomic.hpp"
 
-namespace marsden {
+namespace marsden::vehicle {
 
 inline constexpr int kRdpMaxShape = 4;
 inline constexpr int kRdpMaxUnknowns = kRdpMaxShape + 6;
@@ -201,4 +201,4 @@ NewtonStatus rdp_advance(const RdpModel<G>& model, const RdpOptions& opt, double
                          const ShapeVec& f_ka, const ShapeVec& u_prescribed, RdpState<G>& state,
                          int step_index = -1);
 
-}  // namespace marsden
+}  // namespace marsden::vehicle

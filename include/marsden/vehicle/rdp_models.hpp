@@ -9,7 +9,7 @@
 #include "marsden/description/car.hpp"
 #include "marsden/vehicle/rdp.hpp"
 
-namespace marsden {
+namespace marsden::vehicle {
 
 // l = 1/2 z^T M z with z = (u, xi) and M constant: the three vehicles here. l does not
 // depend on r, so dl/dr = 0.
@@ -139,4 +139,4 @@ class SleighModel final : public ConstantMetricRdpModel {
 using SleighContinuousState = Eigen::Matrix<double, 5, 1>;
 SleighContinuousState sleigh_continuous_rhs(const SleighParams& p, const SleighContinuousState& s);
 
-}  // namespace marsden
+}  // namespace marsden::vehicle

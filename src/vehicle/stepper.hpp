@@ -1,34 +1,16 @@
-// The holonomic vehicles' methods behind one stepping interface (the variational integrator
-// and the baselines), with the inputs sampled through VehicleInputs. This is the family's
-// own layer: vehicles are run through the step contract, sim::make_vehicle_system
-// (sim/vehicle.hpp), which drives a VehicleStepper.
+// Internal to the vehicle family: the holonomic vehicles' methods (the variational
+// integrator and the baselines) behind one stepping interface, with the inputs sampled
+// through VehicleInputs. Not installed: vehicles are run through the step contract,
+// sim::make_vehicle_system (sim/vehicle.hpp), which drives a VehicleStepper; the family's
+// tests, benchmark and the rigid-body experiment use it directly.
 #pragma once
 
 #include <memory>
-#include <string>
 
 #include "marsden/vehicle/holonomic.hpp"
+#include "marsden/vehicle/method.hpp"
 
-namespace marsden {
-
-// Pose and body velocity at time t, as every method reports it.
-template <class G>
-struct VehicleState {
-  double t = 0.0;
-  G g = G::identity();
-  typename G::Tangent xi = G::Tangent::Zero();
-};
-
-enum class Method {
-  VI,           // discrete Euler-Poincare, vehicles eqs. (9)-(10)
-  RK2,          // Heun on eqs. (7)-(8)
-  RK2Implicit,  // implicit midpoint on eq. (8), explicit reconstruction of eq. (7)
-  RK4,          // classical RK4, quaternion (SE(3)) normalised after every stage
-  LieNewmark    // explicit Lie-Newmark (Krysl and Endres) on the whole group
-};
-
-Method parse_method(const std::string& name);  // throws InputError
-std::string method_name(Method m);
+namespace marsden::vehicle {
 
 // The inputs of a vehicle as a step samples them. sample(t, in) writes the actuator angles
 // gamma(t) and the controls u(t) into in.gamma and in.u, which the stepper has sized to the
@@ -92,15 +74,4 @@ std::unique_ptr<VehicleStepper<G>> make_stepper(Method method,
                                                 std::shared_ptr<const HolonomicModel<G>> model,
                                                 const HolonomicOptions<G>& options);
 
-// Continuous forced Euler-Poincare equations, vehicles eq. (8):
-// I xi_dot = ad_xi^T I xi + F(gamma) u + f_ext(t, g, xi).
-template <class G>
-typename G::Tangent euler_poincare_rhs(const HolonomicModel<G>& model, double t, const G& g,
-                                       const typename G::Tangent& xi, const InputVec& gamma,
-                                       const InputVec& u);
-
-// Kinetic plus potential energy.
-template <class G>
-double vehicle_energy(const HolonomicModel<G>& model, const G& g, const typename G::Tangent& xi);
-
-}  // namespace marsden
+}  // namespace marsden::vehicle
