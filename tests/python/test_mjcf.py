@@ -38,6 +38,22 @@ FILES = [ROOT / "examples" / "mjcf" / "double_pendulum.xml",
 CASES = [(None, f) for f in FILES] + [(s, n) for s, names in HINGE_SLIDE.items() for n in names]
 
 
+def both_models(suite, name):
+    """MuJoCo's model and data and Marsden's tree model of one file, and where each of
+    MuJoCo's joints is among Marsden's coordinates. Coordinates are named as MuJoCo's joints
+    and equal their qpos (ref included), with the same positive sense; only the order may
+    differ."""
+    path = suite_file(suite, name) if suite else name
+    mj = mujoco.MjModel.from_xml_path(str(path))
+    model = marsden.tree.model_from_mjcf(path)
+    names = [mujoco.mj_id2name(mj, mujoco.mjtObj.mjOBJ_JOINT, j) for j in range(mj.njnt)]
+    return mj, mujoco.MjData(mj), model, [model.coordinates.index(n) for n in names]
+
+
+def random_state(mj, rng):
+    return mj.qpos0 + rng.uniform(-1.0, 1.0, mj.nq), rng.uniform(-2.0, 2.0, mj.nv)
+
+
 def relative(a, b):
     return np.abs(a - b).max() / np.abs(b).max()
 
@@ -45,19 +61,11 @@ def relative(a, b):
 @pytest.mark.parametrize("suite,name", CASES,
                          ids=[f"{s}/{n}" if s else pathlib.Path(n).stem for s, n in CASES])
 def test_mass_matrix_and_bias_equal_mujoco(suite, name):
-    path = suite_file(suite, name) if suite else name
-    mj = mujoco.MjModel.from_xml_path(str(path))
-    data = mujoco.MjData(mj)
-    model = marsden.tree.model_from_mjcf(path)
+    mj, data, model, order = both_models(suite, name)
     assert mj.nq == mj.nv == len(model.coordinates)
-    # Coordinates are named as MuJoCo's joints and equal their qpos (ref included), with
-    # the same positive sense; only the order may differ.
-    names = [mujoco.mj_id2name(mj, mujoco.mjtObj.mjOBJ_JOINT, j) for j in range(mj.njnt)]
-    order = [model.coordinates.index(n) for n in names]
     rng = np.random.default_rng(39)
     for _ in range(3):
-        qpos = mj.qpos0 + rng.uniform(-1.0, 1.0, mj.nq)
-        qvel = rng.uniform(-2.0, 2.0, mj.nv)
+        qpos, qvel = random_state(mj, rng)
         data.qpos[:], data.qvel[:] = qpos, qvel
         mujoco.mj_forward(mj, data)
         M_mujoco = np.zeros((mj.nv, mj.nv))
@@ -79,20 +87,15 @@ def test_motor_forces_equal_mujoco(suite, name):
     """The tree model's inputs are the file's motors in MuJoCo's ctrl order: their
     generalized force, M (qdd(u) - qdd(0)), equals MuJoCo's qfrc_actuator at random states
     and controls, half of them outside ctrlrange (clamped)."""
-    path = suite_file(suite, name) if suite else name
-    mj = mujoco.MjModel.from_xml_path(str(path))
-    data = mujoco.MjData(mj)
-    model = marsden.tree.model_from_mjcf(path)
+    mj, data, model, order = both_models(suite, name)
     assert model.num_inputs == mj.nu
     if mj.nu == 0:
         return
-    names = [mujoco.mj_id2name(mj, mujoco.mjtObj.mjOBJ_JOINT, j) for j in range(mj.njnt)]
-    order = [model.coordinates.index(n) for n in names]
     rng = np.random.default_rng(139)
     for _ in range(3):
-        qpos = mj.qpos0 + rng.uniform(-1.0, 1.0, mj.nq)
-        qvel = rng.uniform(-2.0, 2.0, mj.nv)
-        span = np.where(mj.actuator_ctrllimited, mj.actuator_ctrlrange[:, 1] - mj.actuator_ctrlrange[:, 0], 2.0)
+        qpos, qvel = random_state(mj, rng)
+        span = np.where(mj.actuator_ctrllimited,
+                        mj.actuator_ctrlrange[:, 1] - mj.actuator_ctrlrange[:, 0], 2.0)
         ctrl = rng.uniform(-1.0, 1.0, mj.nu) * span
         data.qpos[:], data.qvel[:], data.ctrl[:] = qpos, qvel, ctrl
         mujoco.mj_forward(mj, data)
@@ -102,7 +105,8 @@ def test_motor_forces_equal_mujoco(suite, name):
         qdd_u, _ = marsden.tree.continuous_dynamics(model, q, qd, ctrl)
         qdd_0, _ = marsden.tree.continuous_dynamics(model, q, qd, np.zeros(mj.nu))
         force = (M @ (qdd_u - qdd_0))[order]
-        assert np.abs(force - data.qfrc_actuator).max() <= 1e-9 * max(1.0, np.abs(data.qfrc_actuator).max())
+        scale = max(1.0, np.abs(data.qfrc_actuator).max())
+        assert np.abs(force - data.qfrc_actuator).max() <= 1e-9 * scale
 
 
 def test_every_suite_file_loads_or_names_its_reason():
