@@ -1,5 +1,5 @@
 // libFuzzer targets for the readers of untrusted input (docs/reliability.md): the JSON
-// layer, scenes, problems and URDF files. An input may be refused with InputError (or a
+// layer, scenes, problems, URDF and MJCF files. An input may be refused with InputError (or a
 // SolverError when a setup cannot be solved); anything else that escapes, a crash, a
 // sanitizer report, a hang or an out-of-memory is a finding. One binary per reader,
 // selected by MARSDEN_FUZZ_TARGET at compile time. Fuzzed input runs no code: the readers of
@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "marsden/error.hpp"
+#include "marsden/io/mjcf.hpp"
 #include "marsden/io/problem.hpp"
 #include "marsden/io/scene.hpp"
 #include "marsden/io/urdf.hpp"
@@ -27,8 +28,11 @@ void parse(std::string_view text) {
   marsden::io::parse_scene(text, "fuzz.json");
 #elif MARSDEN_FUZZ_TARGET == 2
   marsden::io::parse_problem_text(text, "fuzz.json");
-#else
+#elif MARSDEN_FUZZ_TARGET == 3
   marsden::io::parse_urdf(text, "fuzz.urdf");
+#else
+  // Includes resolve beside fuzz.xml, in the working folder (the run's corpus folder).
+  marsden::io::parse_mjcf(text, "fuzz.xml");
 #endif
 }
 

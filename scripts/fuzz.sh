@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of fuzz/ in the sanitizer build (clang, ASan + UBSan; the
 # sanitizer tests share its libraries) and runs each for SECONDS (default 15): the JSON
-# layer, scenes, problems and URDF files, seeded from examples/. A crash, sanitizer report,
+# layer, scenes, problems, URDF and MJCF files, seeded from examples/. A crash, sanitizer report,
 # leak, hang (10 s), a single allocation of 2 GiB or more, or a resident size over 4 GiB
 # fails the run and leaves its input in build/sanitize/fuzz-artifacts/ (the resident limit
 # is the larger: the sanitizer's allocator keeps what legitimate inputs such as a 100 000-link
@@ -10,16 +10,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-15}"
 cmake --preset sanitize >/dev/null
-cmake --build --preset sanitize -j "$(nproc)" --target fuzz_json fuzz_scene fuzz_problem fuzz_urdf
+cmake --build --preset sanitize -j "$(nproc)" --target fuzz_json fuzz_scene fuzz_problem fuzz_urdf fuzz_mjcf
 work=build/sanitize/fuzz-run
 artifacts=build/sanitize/fuzz-artifacts
 mkdir -p "$artifacts"
 status=0
-for target in json scene problem urdf; do
+for target in json scene problem urdf mjcf; do
   corpus="$work/corpus_$target"
   rm -rf "$corpus" && mkdir -p "$corpus"
   case "$target" in
     urdf) cp examples/urdf/*.urdf tests/io/regressions/urdf-* "$corpus"/ ;;
+    mjcf) cp examples/mjcf/*.xml "$corpus"/ ;;
     problem) cp examples/problems/*.json "$corpus"/ ;;
     scene) cp examples/scenes/*.json tests/io/regressions/scene-* "$corpus"/ ;;
     json) cp examples/scenes/*.json examples/problems/*.json "$corpus"/ ;;
