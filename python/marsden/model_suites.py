@@ -48,9 +48,9 @@ from pathlib import Path
 import numpy as np
 
 SUITES = ("gymnasium", "dm_control")
-# The quick run: contact-free models with and without damping and limits, one that needs
-# contact and runs in the maximal engine, one that needs it and does not load there, a
-# refused file.
+# The quick run: contact-free models with and without a limited joint, one that needs
+# contact and loads in the maximal engine, one that needs it and does not load there, a
+# file both engines refuse.
 QUICK = ("dm_control/pendulum", "dm_control/acrobot", "gymnasium/inverted_double_pendulum",
          "gymnasium/point", "gymnasium/hopper", "gymnasium/swimmer")
 AGREEMENT_TOLERANCE = 1e-9
