@@ -15,6 +15,7 @@ void register_builtin_experiments() {
   register_robot_zoo();
   register_closed_loop();
   register_contact();
+  register_model_suites();
 }
 
 }  // namespace marsden::experiments

@@ -20,6 +20,7 @@ void register_dmoc_vehicles();
 void register_robot_zoo();
 void register_closed_loop();
 void register_contact();
+void register_model_suites();
 
 // The build's copy of the Python package, for run::PythonOptions::package_dir when an
 // experiment runs the package's modules (python -m marsden.X), so that they work before

@@ -461,6 +461,41 @@ def test_contact_quick_holds_its_claims(tmp_path):
     assert (out / "contact.png").stat().st_size > 0
 
 
+def test_model_suites_quick_compares_suite_files_with_mujoco(tmp_path):
+    # MuJoCo and the suites' XML files in the environment of the Python the command starts
+    # (scripts/install-deps.sh --robots --suites), as in the test runs. The quick set: two
+    # damped pendulums, a double pendulum with a limited cart, a model that needs contact in
+    # both engines' runs, one the maximal engine refuses (armature), one refused by both.
+    out = tmp_path / "suites"
+    results, claims = run_quick_experiment("model-suites", out)
+    assert claims.keys() == {"files-load-or-name-why", "contact-free-models-load",
+                             "loaded-models-agree", "contact-free-second-order", "tree-runs",
+                             "maximal-runs", "needing-only-contact-limits-actuators-run-in-both"}
+    for key in ("files-load-or-name-why", "loaded-models-agree", "contact-free-second-order",
+                "tree-runs"):
+        assert claims[key]["holds"], claims[key]
+    table = json.loads((out / "model_suites.json").read_text())
+    rows = {r["model"]: r for r in table["models"]}
+    assert rows.keys() == {"dm_control/pendulum", "dm_control/acrobot", "gymnasium/hopper",
+                           "gymnasium/inverted_double_pendulum", "gymnasium/point",
+                           "gymnasium/swimmer"}
+    assert "fluid forces" in rows["gymnasium/swimmer"]["tree"]
+    assert "armature" in rows["gymnasium/hopper"]["maximal"]
+    hopper = rows["gymnasium/hopper"]
+    assert hopper["needs_contact"] and hopper["tree_left_out"] == "contact limits"
+    for name in ("dm_control/pendulum", "dm_control/acrobot",
+                 "gymnasium/inverted_double_pendulum"):
+        r = rows[name]
+        assert max(r["M_error"], r["bias_error"]) <= 1e-9
+        assert abs(r["order"] - 2.0) <= 0.2 and r["trajectory_error_fine"] < 1e-5, r
+        assert r["tree_run"] == r["maximal_run"] == "ok"
+        assert r["tree_step_us"] > 0 and r["mujoco_step_us"] > 0
+    assert results["parameters"]["files"] == 6 and results["parameters"]["tree_loads"] == 5
+    assert "| gymnasium/swimmer |" in (out / "model_suites.md").read_text()
+    assert {f["path"] for f in results["data_files"]} == {
+        "model_suites.csv", "model_suites.json", "model_suites.md", "model_suites.log"}
+
+
 def test_closed_loop_quick_holds_its_claims_on_the_cart_pole(tmp_path):
     # The quick run follows the cart-pole swing-up only; the acrobot's findings (TV-LQR
     # alone falls short with its torque saturated) are in docs/control.md.
