@@ -36,7 +36,6 @@ subfolders):
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import math
 import os
@@ -46,6 +45,8 @@ import zlib
 from pathlib import Path
 
 import numpy as np
+
+from marsden._study import write_csv, write_json, write_text
 
 SUITES = ("gymnasium", "dm_control")
 # The quick run: contact-free models with and without a limited joint, one that needs
@@ -468,17 +469,6 @@ def claims(rows: list[dict], duration: float) -> list[dict]:
     ]
 
 
-def _finite(value):
-    """JSON has no inf or nan: such numbers become the strings "inf", "-inf", "nan"."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_finite(v) for v in value]
-    return value
-
-
 def _cell(value) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
@@ -524,12 +514,6 @@ def summary(rows: list[dict], result: dict) -> str:
     return "\n".join(out) + "\n"
 
 
-def _write(path: Path, text: str):
-    tmp = path.with_name(path.name + ".part")
-    tmp.write_text(text)
-    os.replace(tmp, path)
-
-
 def main(argv=None) -> int:
     import mujoco
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -558,11 +542,7 @@ def main(argv=None) -> int:
               f"tree {r['tree'].split(':')[0]}, maximal {r['maximal'].split(':')[0]}, "
               f"runs {r['tree_run'].split(':')[0] or '-'} / {r['maximal_run'].split(':')[0] or '-'}"
               f" ({time.time() - t0:.1f} s)", file=sys.stderr, flush=True)
-    with open(out / "model_suites.csv.part", "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=FIELDS)
-        writer.writeheader()
-        writer.writerows(rows)
-    os.replace(out / "model_suites.csv.part", out / "model_suites.csv")
+    write_csv(out / "model_suites.csv", FIELDS, rows)
     result = {"models": rows, "counts": counts(rows), "claims": claims(rows, duration),
               "mujoco": mujoco.__version__,
               "suites": str(suites_dir()), "quick": args.quick,
@@ -573,8 +553,8 @@ def main(argv=None) -> int:
                         "best of three.",
                         "The trajectories are compared with MuJoCo's contacts and joint limits "
                         "disabled (opt.disableflags), the equations the tree engine integrates."]}
-    _write(out / "model_suites.json", json.dumps(_finite(result), indent=1, allow_nan=False))
-    _write(out / "model_suites.md", summary(rows, result))
+    write_json(out / "model_suites.json", result)
+    write_text(out / "model_suites.md", summary(rows, result))
     return 0
 
 

@@ -23,11 +23,8 @@ with the coupling rows, the same KKT system an independent implementation would 
 from __future__ import annotations
 
 import argparse
-import csv
 import importlib.metadata
-import json
 import math
-import os
 import re
 import sys
 import tempfile
@@ -35,6 +32,8 @@ import time
 from pathlib import Path
 
 import numpy as np
+
+from marsden._study import write_csv, write_json
 
 # Robots that walk, fly or stand on their own: loaded with a floating base. The others
 # (arms, hands, fixed or wheeled platforms) keep their root fixed to the world.
@@ -436,17 +435,6 @@ def claims(rows: list[dict], total: int) -> list[dict]:
     ]
 
 
-def _finite(value):
-    """JSON has no inf or nan: such numbers become the strings "inf", "-inf", "nan"."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_finite(v) for v in value]
-    return value
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out")
@@ -473,13 +461,7 @@ def main(argv=None) -> int:
             print(f"[{i + 1}/{len(files)}] {path.stem}: tree {rows[-1]['tree'][:60]}, "
                   f"maximal {rows[-1]['maximal'][:60]} ({time.time() - t0:.1f} s)",
                   file=sys.stderr, flush=True)
-    fields = list(FIELDS)
-    tmp = out / "robot_zoo.csv.part"
-    with open(tmp, "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=fields)
-        writer.writeheader()
-        writer.writerows(rows)
-    os.replace(tmp, out / "robot_zoo.csv")
+    write_csv(out / "robot_zoo.csv", list(FIELDS), rows)
     import pinocchio
     result = {"robots": rows, "claims": claims(rows, len(files)),
               "pinocchio": pinocchio.__version__,
@@ -487,9 +469,7 @@ def main(argv=None) -> int:
               "notes": ["Pinocchio's step time is ABA + RK4 driven from Python: it includes "
                         "the interpreter's call overhead, so it is no fair peer for a C++ "
                         "step (bench/ has the C++ comparisons)."]}
-    tmp = out / "robot_zoo.json.part"
-    tmp.write_text(json.dumps(_finite(result), indent=1, allow_nan=False))
-    os.replace(tmp, out / "robot_zoo.json")
+    write_json(out / "robot_zoo.json", result)
     return 0
 
 
