@@ -20,8 +20,9 @@ from ._core import maximal as _maximal
 from .signals import as_signal
 from ._pickle import recorded
 
-__all__ = ["Mechanism", "closed_chain", "four_bar_chain", "joint_coordinates",
-           "mechanism_from_mjcf", "mechanism_from_urdf", "minitaur_leg", "pendulum_chain", "system"]
+__all__ = ["Mechanism", "chaplygin_sleigh", "closed_chain", "four_bar_chain",
+           "joint_coordinates", "mechanism_from_mjcf", "mechanism_from_urdf", "minitaur_leg",
+           "pendulum_chain", "rolling_disk", "system"]
 
 Mechanism = _maximal.Mechanism
 joint_coordinates = _maximal.joint_coordinates
@@ -51,6 +52,22 @@ def four_bar_chain(k: int, tilt: float = 0.3, gravity=(0.0, 0.0, -9.81)) -> Mech
 def minitaur_leg(hip_half_angle: float = 0.5) -> Mechanism:
     """The five-bar leg of the paper's Minitaur example."""
     return _maximal.minitaur_leg(hip_half_angle)
+
+
+@recorded
+def chaplygin_sleigh(mass: float = 1.0, inertia: float = 0.1,
+                     skate_offset: float = 0.5) -> Mechanism:
+    """The Chaplygin sleigh (kg, kg m^2, m): a body on the ground through the planar joint
+    "plane" (coordinates x, y, heading), with a skate at skate_offset along its body x axis
+    that cannot slide along body y, a velocity constraint (docs/maximal.md)."""
+    return _maximal.chaplygin_sleigh(mass, inertia, skate_offset)
+
+
+@recorded
+def rolling_disk(mass: float = 1.0, radius: float = 0.5) -> Mechanism:
+    """The vertical rolling disk (kg, m): a uniform disk on a massless fork (planar joint
+    "plane", hinge "axle") rolling without slip on z = 0 (docs/maximal.md)."""
+    return _maximal.rolling_disk(mass, radius)
 
 
 def mechanism_from_urdf(path, gravity=(0.0, 0.0, -9.81), floating_base: bool = False,

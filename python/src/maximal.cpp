@@ -138,7 +138,7 @@ std::unique_ptr<sim::System> make_maximal_system(
   sim::MaximalSetup setup;
   setup.model = std::make_shared<const maximal::Model>(
       mech.model.bodies(), joints, mech.model.gravity(), mech.model.couplings(),
-      contacts_of(mech.model, shapes, surfaces));
+      contacts_of(mech.model, shapes, surfaces), mech.model.velocity_constraints());
   const maximal::Model& model = *setup.model;
   // Initial joint coordinates and rates over the mechanism's own (dt: the step the
   // discrete velocities are taken over).
@@ -184,6 +184,15 @@ void bind_maximal(nb::module_ m) {
                      return names;
                    },
                    "Body names, in the order of the rows' NAME_x .. NAME_qz columns.")
+      .def_prop_ro("velocity_constraints",
+                   [](const Mechanism& mech) {
+                     std::vector<std::pair<std::string, std::string>> out;
+                     for (const auto& c : mech.model.velocity_constraints())
+                       out.emplace_back(c.name, maximal::velocity_constraint_type_name(c.type));
+                     return out;
+                   },
+                   "(name, type) of every velocity constraint: skate, rolling_wheel, "
+                   "rolling_ball.")
       .def_prop_ro("joints",
                    [](const Mechanism& mech) {
                      std::vector<std::pair<std::string, std::string>> out;
@@ -227,6 +236,12 @@ void bind_maximal(nb::module_ m) {
         "k stacked parallelogram four-bar segments (redundant loop constraints).");
   m.def("minitaur_leg", &maximal::minitaur_leg, nb::arg("hip_half_angle") = 0.5,
         "The five-bar leg of the paper's Minitaur example.");
+  m.def("chaplygin_sleigh", &maximal::chaplygin_sleigh, nb::arg("mass") = 1.0,
+        nb::arg("inertia") = 0.1, nb::arg("skate_offset") = 0.5,
+        "The Chaplygin sleigh: a body on a planar joint 'plane' with a skate (docs/maximal.md).");
+  m.def("rolling_disk", &maximal::rolling_disk, nb::arg("mass") = 1.0, nb::arg("radius") = 0.5,
+        "The vertical rolling disk: a disk on a massless fork, rolling without slip "
+        "(docs/maximal.md).");
   m.def(
       "mechanism_from_urdf",
       [](const std::filesystem::path& path, const Vec3& gravity, bool floating_base,

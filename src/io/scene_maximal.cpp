@@ -64,6 +64,21 @@ Mechanism builtin_mechanism(const JsonNode& sys, const std::string& name) {
     number_if(params, "tilt", tilt);
     return with_field(params, [&] { return maximal::four_bar_chain(k, tilt); });
   }
+  if (name == "chaplygin_sleigh") {
+    if (given) params.expect_keys({"mass", "inertia", "skate_offset"});
+    double mass = 1.0, inertia = 0.1, offset = 0.5;
+    set_if(params, "mass", mass, 0.0, true);
+    set_if(params, "inertia", inertia, 0.0, true);
+    number_if(params, "skate_offset", offset);
+    return with_field(params, [&] { return maximal::chaplygin_sleigh(mass, inertia, offset); });
+  }
+  if (name == "rolling_disk") {
+    if (given) params.expect_keys({"mass", "radius"});
+    double mass = 1.0, radius = 0.5;
+    set_if(params, "mass", mass, 0.0, true);
+    set_if(params, "radius", radius, 0.0, true);
+    return with_field(params, [&] { return maximal::rolling_disk(mass, radius); });
+  }
   if (given) params.expect_keys({"hip_half_angle"});
   double half = 0.5;
   number_if(params, "hip_half_angle", half);
@@ -286,7 +301,8 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
   if (const auto m = sys.find("mechanism")) {
     sys.expect_keys({"type", "mechanism", "parameters", "gravity", "inputs", "springs", "dampers",
                      "limits", "contact"});
-    scene.source = m->one_of({"pendulum_chain", "closed_chain", "four_bar_chain", "minitaur_leg"});
+    scene.source = m->one_of({"pendulum_chain", "closed_chain", "four_bar_chain", "minitaur_leg",
+                              "chaplygin_sleigh", "rolling_disk"});
     mech.emplace(builtin_mechanism(sys, scene.source));
   } else {
     sys.expect_keys({"type", "urdf", "mjcf", "gravity", "base", "massless_joints", "inputs",
@@ -316,7 +332,8 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
   }
   ms->model = with_field(sys, [&] {
     return std::make_shared<const maximal::Model>(mech->model.bodies(), joints, gravity,
-                                                  mech->model.couplings(), contacts);
+                                                  mech->model.couplings(), contacts,
+                                                  mech->model.velocity_constraints());
   });
   if (const auto s = root.find("initial_state")) place_mechanism(*s, *ms->model, mech->state);
   // Memory before work: massless and point-mass bodies are solved with a dense block of

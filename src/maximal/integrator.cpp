@@ -12,6 +12,7 @@
 #include "contact_rows.hpp"
 #include "marsden/error.hpp"
 #include "marsden/maximal/joints.hpp"
+#include "marsden/maximal/velocity.hpp"
 #include "marsden/solve/tree_ldu.hpp"
 
 namespace marsden::maximal {
@@ -60,7 +61,9 @@ struct Workspace {
     Gt_child.resize(nj, Block::Zero());
     C_parent.resize(nj, Block::Zero());
     C_child.resize(nj, Block::Zero());
-    coupling.resize(model.couplings().size() + topo.limit_joint.size());
+    coupling.resize(model.couplings().size() + topo.limit_joint.size() +
+                    topo.velocity_constraint.size());
+    half_A_k.resize(topo.velocity_constraint.size());
     limit.resize(topo.limit_joint.size());
     W.setZero(topo.tree_rows, topo.loop_rows);
     S.setZero(topo.loop_rows, topo.loop_rows);
@@ -157,6 +160,10 @@ struct Workspace {
     double d_nu_aff = 0.0, d_sigma_aff = 0.0, d_nu = 0.0, d_sigma = 0.0;
   };
   std::vector<LimitSlack> limit;
+  // Velocity constraint rows (Topology::velocity_constraint) are rows of this kind too, after
+  // the limits: one body, -a(q_k)^T as its column (fixed in the step) and the row
+  // (a(q_k) + a(q_kp1)) / 2 . w_kp1; half_A_k holds a(q_k) / 2.
+  std::vector<Vec6> half_A_k;
   Eigen::MatrixXd W;  // A^-1 B: tree solves of the loop columns
   LoopMat S;
   LoopVec loop_rhs, loop_y;
@@ -238,6 +245,9 @@ const char* describe(StepFailure failure) {
     case StepFailure::AngularRateLimit:
       return "angular rate |omega| >= 2 / dt: eq. (32) has no unit quaternion; reduce dt";
     case StepFailure::NonFinite: return "non-finite state, force or residual";
+    case StepFailure::ConstraintUndefined:
+      return "a rolling wheel's axle is along its ground's normal (the wheel lies flat): its "
+             "rolling constraint has no lowest point";
     case StepFailure::Singular:
       return "the Newton matrix is singular: a body without mass or with a singular inertia "
              "(a point mass) is not determined by its joints; give it an inertia or weld it "
@@ -303,7 +313,7 @@ namespace {
 
 // Terms of the step that depend on t_k only: constraint Jacobians at x_k (for the
 // forces G^T lambda), explicit forces, and the momentum-like terms of v_k, omega_k.
-bool prepare(const Model& model, const Data& data, Workspace& ws, double dt) {
+StepFailure prepare(const Model& model, const Data& data, Workspace& ws, double dt) {
   const auto& bodies = model.bodies();
   ws.dt = dt;
   // The t_k side of eq. (33) is the body momentum left by the previous interval, of
@@ -313,7 +323,7 @@ bool prepare(const Model& model, const Data& data, Workspace& ws, double dt) {
     const BodyState& st = data.state[b];
     const Mat3& J = bodies[b].inertia;
     const double root = rate_root(st.omega, dt_prev);
-    if (!std::isfinite(root)) return false;
+    if (!std::isfinite(root)) return StepFailure::AngularRateLimit;
     const Vec3 Jw = J * st.omega;
     ws.R_k[b] = st.q.matrix();
     ws.momentum_k[b] << bodies[b].mass * st.v / dt,
@@ -370,7 +380,22 @@ bool prepare(const Model& model, const Data& data, Workspace& ws, double dt) {
     cb.Gt[2].setZero();
     cb.Gt[3].setZero();
   }
-  return true;
+  // Velocity constraints (docs/maximal.md, Nonholonomic constraints): the force
+  // -A(q_k)^T mu, as a joint's, and the row (A(q_k) + A(q_kp1)) / 2 w_kp1 = 0 (evaluate).
+  const std::size_t first = model.couplings().size() + topo.limit_joint.size();
+  for (std::size_t k = 0; k < topo.velocity_constraint.size(); ++k) {
+    const VelocityConstraint& c = model.velocity_constraints()[topo.velocity_constraint[k]];
+    if (topo.velocity_row[k] > 0) continue;  // filled with the constraint's first row
+    VelocityRows A;
+    if (!velocity_constraint_rows(c, ws.R_k[c.body], A)) return StepFailure::ConstraintUndefined;
+    for (int i = 0; i < A.rows(); ++i) {
+      auto& cb = ws.coupling[first + k + i];
+      cb.body = {c.body, kWorld, kWorld, kWorld};
+      cb.Gt[0] = -A.row(i).transpose();
+      ws.half_A_k[k + i] = 0.5 * A.row(i).transpose();
+    }
+  }
+  return StepFailure::None;
 }
 
 // Lambda of joint j inside s.
@@ -511,6 +536,32 @@ bool evaluate(const Model& model, const Data& data, Workspace& ws, double dt,
       cb.C[i] *= side;
       cb.C[i].tail<3>() = (cb.C[i].tail<3>().transpose() *
                            rotation_update_map(next[cb.body[i]].omega, dt)).transpose();
+    }
+  }
+  // Velocity constraints: the force at q_k; the row, trapezoidal in the constraint's rows,
+  // on the step's velocity, and with the Jacobian its derivative through q_kp1 (eq. (32)).
+  const std::size_t first = model.couplings().size() + topo.limit_joint.size();
+  for (std::size_t k = 0; k < topo.velocity_constraint.size(); ++k) {
+    if (topo.velocity_row[k] > 0) continue;
+    const VelocityConstraint& c = model.velocity_constraints()[topo.velocity_constraint[k]];
+    const int b = c.body;
+    const Vec6 w = s.segment<6>(6 * b);
+    VelocityRows A_kp1;
+    if (!velocity_constraint_rows(c, ws.R_next[b], A_kp1)) return false;
+    Eigen::Matrix<double, Eigen::Dynamic, 3, 0, 2, 3> dAw_dphi;
+    Eigen::Matrix<double, 6, 3> unused;
+    if (jacobian) {
+      velocity_constraint_derivatives(c, ws.R_next[b], w, Eigen::Vector2d::Zero(), dAw_dphi, unused);
+    }
+    for (int i = 0; i < A_kp1.rows(); ++i) {
+      auto& cb = ws.coupling[first + k + i];
+      const int row = topo.tree_rows + topo.coupling_offset[first + k + i];
+      r.segment<6>(6 * b) += s[row] * cb.Gt[0];
+      r[row] = (ws.half_A_k[k + i] + 0.5 * A_kp1.row(i).transpose()).dot(w);
+      if (!jacobian) continue;
+      cb.C[0] = ws.half_A_k[k + i] + 0.5 * A_kp1.row(i).transpose();
+      cb.C[0].tail<3>() += 0.5 * dt *
+          (dAw_dphi.row(i) * rotation_update_map(next[b].omega, dt)).transpose();
     }
   }
   return true;
@@ -1238,10 +1289,8 @@ StepStatus step_interval(const Model& model, Data& data, const StepOptions& opti
     status.failure = StepFailure::NonFinite;
     return status;
   }
-  if (!prepare(model, data, ws, dt)) {
-    status.failure = StepFailure::AngularRateLimit;
-    return status;
-  }
+  status.failure = prepare(model, data, ws, dt);
+  if (!status.ok()) return status;
   const Guess guess = initial_guess(model, data, ws, dt);
   bool rate_limited = false;
   if (!model.has_inequalities()) {
@@ -1623,9 +1672,10 @@ void evaluate_at(const Model& model, const Data& data, Workspace& ws, double dt,
                      std::to_string(model.topology().size()));
   }
   r.resize(s.size());
-  if (!prepare(model, data, ws, dt) || !evaluate(model, data, ws, dt, s, r, ws.next, jacobian)) {
+  if (const StepFailure f = prepare(model, data, ws, dt); f != StepFailure::None)
+    throw SolverError(describe(f));
+  if (!evaluate(model, data, ws, dt, s, r, ws.next, jacobian))
     throw SolverError(describe(StepFailure::AngularRateLimit));
-  }
 }
 
 }  // namespace
@@ -1754,6 +1804,27 @@ void fill_residual_blocks(const Model& model, const Data& data, double dt,
       J_r_state.block<1, 3>(row, 12 * body[i] + 3) +=
           gradient[i].tail<3>().transpose() * R_f.transpose() / dt;
     }
+  }
+  // Velocity constraints: the force -A(q_k)^T mu and the row (A(q_k) + A(q_kp1)) / 2 w_kp1
+  // move with q_k, the row also through q_kp1 = q_k f (turned by exp(R_f^T dphi)).
+  const Topology& topo = model.topology();
+  const std::size_t first = model.couplings().size() + topo.limit_joint.size();
+  for (std::size_t k = 0; k < topo.velocity_constraint.size(); ++k) {
+    if (topo.velocity_row[k] > 0) continue;
+    const VelocityConstraint& c = model.velocity_constraints()[topo.velocity_constraint[k]];
+    const int b = c.body;
+    const int row = topo.tree_rows + topo.coupling_offset[first + k];
+    const int m = velocity_rows(c.type);
+    const Vec6 w = s.segment<6>(6 * b);
+    Eigen::Vector2d mu = Eigen::Vector2d::Zero();
+    mu.head(m) = s.segment(row, m);
+    Eigen::Matrix<double, Eigen::Dynamic, 3, 0, 2, 3> dAw_k, dAw_kp1;
+    Eigen::Matrix<double, 6, 3> dAtmu_k, unused;
+    velocity_constraint_derivatives(c, ws.R_k[b], w, mu, dAw_k, dAtmu_k);
+    velocity_constraint_derivatives(c, ws.R_next[b], w, mu, dAw_kp1, unused);
+    const Mat3 R_f = (data.state[b].q.inverse() * ws.next[b].q).matrix();
+    J_r_state.block<6, 3>(6 * b, 12 * b + 3) -= dAtmu_k;
+    J_r_state.block(row, 12 * b + 3, m, 3) += 0.5 * (dAw_k + dAw_kp1 * R_f.transpose());
   }
 }
 
@@ -1930,7 +2001,8 @@ Eigen::VectorXd warm_start(const Model& model, const Data& data) {
 
 void newton_system_solve(const Model& model, Data& data, const StepOptions& options) {
   Workspace& ws = data.workspace();
-  if (!prepare(model, data, ws, options.dt)) throw SolverError(describe(StepFailure::AngularRateLimit));
+  if (const StepFailure f = prepare(model, data, ws, options.dt); f != StepFailure::None)
+    throw SolverError(describe(f));
   load_velocities(model, data, ws.s);
   if (!evaluate(model, data, ws, options.dt, ws.s, ws.vectors.r, ws.next, true)) {
     throw SolverError(describe(StepFailure::AngularRateLimit));

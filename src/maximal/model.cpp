@@ -101,6 +101,22 @@ Joint validated_joint(Joint joint, int j, int num_bodies) {
   return joint;
 }
 
+void validate_velocity_constraint(VelocityConstraint& c, int k, int num_bodies) {
+  const std::string label = "velocity constraint " + std::to_string(k) +
+                            (c.name.empty() ? "" : " ('" + c.name + "')");
+  if (c.body < 0 || c.body >= num_bodies) {
+    throw InputError(label + ": body index " + std::to_string(c.body) + " is not a body (" +
+                     std::to_string(num_bodies) + " bodies)");
+  }
+  check_finite(c.point, label + ": point");
+  c.axis = unit_axis(c.axis, label + ": axis");
+  c.ground_normal = unit_axis(c.ground_normal, label + ": ground_normal");
+  if (c.type != VelocityConstraintType::Skate && !(std::isfinite(c.radius) && c.radius > 0.0)) {
+    throw InputError(label + ": a " + velocity_constraint_type_name(c.type) +
+                     " needs a positive finite radius, got " + std::to_string(c.radius));
+  }
+}
+
 // Depth-first spanning forest of the graph (world and bodies as vertices, joints as
 // edges), rooted at the world first. Nodes are discovered parents first, so the reversed
 // discovery order eliminates every node after all of its children: no fill-in (§4.2).
@@ -175,11 +191,22 @@ Topology build_topology(int num_bodies, const std::vector<Joint>& joints) {
 
 }  // namespace
 
+const char* velocity_constraint_type_name(VelocityConstraintType type) {
+  switch (type) {
+    case VelocityConstraintType::Skate: return "skate";
+    case VelocityConstraintType::RollingWheel: return "rolling_wheel";
+    case VelocityConstraintType::RollingBall: return "rolling_ball";
+  }
+  return "unknown";
+}
+
 Model::Model(std::vector<Body> bodies, std::vector<Joint> joints, Vec3 gravity,
-             std::vector<Coupling> couplings, Contacts contacts)
+             std::vector<Coupling> couplings, Contacts contacts,
+             std::vector<VelocityConstraint> velocity_constraints)
     : bodies_(std::move(bodies)),
       couplings_(std::move(couplings)),
       contacts_(std::move(contacts)),
+      velocity_constraints_(std::move(velocity_constraints)),
       gravity_(gravity) {
   if (bodies_.empty()) throw InputError("model: a mechanism needs at least one body");
   check_finite(gravity_, "model: gravity");
@@ -232,6 +259,19 @@ Model::Model(std::vector<Body> bodies, std::vector<Joint> joints, Vec3 gravity,
       if (!std::isfinite(side > 0.0 ? joints_[j].lower : joints_[j].upper)) continue;
       topology_.limit_joint.push_back(j);
       topology_.limit_side.push_back(side);
+      topology_.coupling_offset.push_back(topology_.loop_rows);
+      ++topology_.loop_rows;
+    }
+  }
+  // A velocity constraint's rows are loop rows too (docs/maximal.md, Nonholonomic
+  // constraints): a body's block cannot take them, and a leaf node of zero pivot cannot be
+  // eliminated first.
+  for (std::size_t k = 0; k < velocity_constraints_.size(); ++k) {
+    VelocityConstraint& c = velocity_constraints_[k];
+    validate_velocity_constraint(c, int(k), num_bodies);
+    for (int i = 0; i < velocity_rows(c.type); ++i) {
+      topology_.velocity_constraint.push_back(int(k));
+      topology_.velocity_row.push_back(i);
       topology_.coupling_offset.push_back(topology_.loop_rows);
       ++topology_.loop_rows;
     }

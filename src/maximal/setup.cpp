@@ -363,6 +363,57 @@ Mechanism minitaur_leg(double hip_half_angle) {
   return {std::move(model), std::move(state)};
 }
 
+Mechanism chaplygin_sleigh(double mass, double inertia, double skate_offset) {
+  if (!(mass > 0.0) || !(inertia > 0.0) || !std::isfinite(mass) || !std::isfinite(inertia) ||
+      !std::isfinite(skate_offset)) {
+    throw InputError("chaplygin_sleigh: mass and inertia must be positive and finite, and the "
+                     "skate offset finite");
+  }
+  Joint plane;
+  plane.name = "plane";
+  plane.type = JointType::Planar;
+  plane.child = 0;
+  VelocityConstraint skate;
+  skate.name = "skate";
+  skate.point = Vec3(skate_offset, 0.0, 0.0);
+  skate.axis = Vec3::UnitY();
+  Model model({{"sleigh", mass, inertia * Mat3::Identity()}}, {plane}, Vec3(0.0, 0.0, -9.81), {},
+              {}, {skate});
+  return {std::move(model), std::vector<BodyState>(1)};
+}
+
+Mechanism rolling_disk(double mass, double radius) {
+  if (!(mass > 0.0) || !(radius > 0.0) || !std::isfinite(mass) || !std::isfinite(radius))
+    throw InputError("rolling_disk: mass and radius must be positive and finite");
+  const double r2 = radius * radius;
+  // A uniform disk in its body x-z plane, axle along body y.
+  Body disk{"disk", mass, mass * r2 * Vec3(0.25, 0.5, 0.25).asDiagonal()};
+  Joint plane;
+  plane.name = "plane";
+  plane.type = JointType::Planar;
+  plane.child = 0;
+  plane.p_parent = Vec3(0.0, 0.0, radius);
+  Joint axle;
+  axle.name = "axle";
+  axle.type = JointType::Revolute;
+  axle.parent = 0;
+  axle.child = 1;
+  axle.axis = Vec3::UnitY();
+  VelocityConstraint rolling;
+  rolling.name = "rolling";
+  rolling.type = VelocityConstraintType::RollingWheel;
+  rolling.body = 1;
+  rolling.axis = Vec3::UnitY();
+  rolling.radius = radius;
+  std::vector<BodyState> state(2);
+  for (BodyState& b : state) b.x = Vec3(0.0, 0.0, radius);
+  // The fork carries no mass: the planar joint and the axle determine it (a degenerate body,
+  // docs/maximal.md), so the mechanism is the disk alone.
+  Model model({{"fork", 0.0, Mat3::Zero()}, disk}, {plane, axle}, Vec3(0.0, 0.0, -9.81), {}, {},
+              {rolling});
+  return {std::move(model), std::move(state)};
+}
+
 Body solid_box(const std::string& name, double mass, const Vec3& half_extents) {
   const Vec3 e2 = (2.0 * half_extents).cwiseAbs2();
   return {name, mass, (mass / 12.0) * Vec3(e2.y() + e2.z(), e2.x() + e2.z(), e2.x() + e2.y()).asDiagonal()};

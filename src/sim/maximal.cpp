@@ -27,6 +27,8 @@ const char* failure_code(maximal::StepFailure f) {
       return "non_finite";
     case maximal::StepFailure::Singular:
       return "singular";
+    case maximal::StepFailure::ConstraintUndefined:
+      return "constraint_undefined";
   }
   return "unknown";
 }

@@ -285,6 +285,50 @@ Mechanism coupled_chain() {
   return {std::move(model), std::move(state)};
 }
 
+// Velocity constraints of every kind (docs/maximal.md, Nonholonomic constraints): a sleigh
+// on a planar joint with a skate, a wheel on a hinge to it rolling on a tilted ground and a
+// ball, off its centre of mass, on a spherical joint; every body tilted and moving.
+Mechanism nonholonomic_mechanism() {
+  std::vector<Body> bodies = {{"sleigh", 2.0, Vec3(0.2, 0.3, 0.4).asDiagonal()},
+                              {"wheel", 0.7, Vec3(0.05, 0.09, 0.05).asDiagonal()},
+                              {"ball", 0.4, 0.02 * Mat3::Identity()}};
+  Joint plane;
+  plane.type = JointType::Planar;
+  plane.child = 0;
+  plane.axis = Vec3(0.1, 0.0, 1.0).normalized();
+  Joint hinge;
+  hinge.parent = 0;
+  hinge.child = 1;
+  hinge.axis = Vec3::UnitY();
+  hinge.p_parent = Vec3(-0.4, 0.0, 0.0);
+  Joint ball_joint;
+  ball_joint.type = JointType::Spherical;
+  ball_joint.parent = 0;
+  ball_joint.child = 2;
+  ball_joint.p_parent = Vec3(0.4, 0.0, 0.1);
+  VelocityConstraint skate, wheel, ball;
+  skate.point = Vec3(0.3, 0.1, 0.0);
+  wheel.type = VelocityConstraintType::RollingWheel;
+  wheel.body = 1;
+  wheel.radius = 0.3;
+  wheel.ground_normal = Vec3(0.0, 0.2, 1.0).normalized();
+  ball.type = VelocityConstraintType::RollingBall;
+  ball.body = 2;
+  ball.point = Vec3(0.02, -0.01, 0.0);
+  ball.radius = 0.1;
+  Model model(bodies, {plane, hinge, ball_joint}, Vec3(0.0, 0.0, -9.81), {}, {},
+              {skate, wheel, ball});
+  std::vector<BodyState> state(3);
+  for (int b = 0; b < 3; ++b) {
+    state[b].q = Quat::exp(Vec3(0.1 * b, 0.3, -0.2 + 0.1 * b));
+    state[b].v = Vec3(0.5, -0.2 * b, 0.1);
+    state[b].omega = Vec3(0.2, 1.0 + b, -0.4);
+  }
+  state[1].x = state[0].x + state[0].q.matrix() * hinge.p_parent;
+  state[2].x = state[0].x + state[0].q.matrix() * ball_joint.p_parent;
+  return {std::move(model), std::move(state)};
+}
+
 // Degenerate bodies (Model::degenerate_rows): a regular link, then two massless links between
 // three revolute joints with one centre and different axes (a hip as URDF files write it),
 // a point mass off its joint's axis and a point-mass leaf, swinging (the two point masses
@@ -377,6 +421,7 @@ TEST(ResidualBlocks, MatchCentralDifferences) {
   expect_residual_blocks_match_central_differences(damped_loop());
   expect_residual_blocks_match_central_differences(coupled_chain());
   expect_residual_blocks_match_central_differences(degenerate_chain());
+  expect_residual_blocks_match_central_differences(nonholonomic_mechanism());
 }
 
 void expect_sparse_equals_dense(const Mechanism& mech) {
@@ -404,6 +449,7 @@ TEST(SparseLDU, EqualsDenseLUOnLoopsWithoutRedundancy) {
   spherical.joint = JointType::Spherical;
   expect_sparse_equals_dense(closed_chain(6, spherical));
   expect_sparse_equals_dense(mixed_mechanism());
+  expect_sparse_equals_dense(nonholonomic_mechanism());
 }
 
 TEST(SparseLDU, SolvesConsistentSystemsWithRedundantLoopConstraints) {

@@ -19,3 +19,4 @@ else()
   message(WARNING "example-robot-data is not in .venv (scripts/install-deps.sh --robots): "
                   "test_legged is not built")
 endif()
+marsden_add_test(test_nonholonomic_maximal SOURCES maximal/test_nonholonomic_maximal.cpp LABELS core)

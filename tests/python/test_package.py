@@ -561,6 +561,31 @@ def test_a_mechanism_from_python_runs_as_its_scene():
                                                                          "joint2"]
 
 
+def test_a_maximal_sleigh_from_python_follows_the_reduced_sleigh():
+    # The Chaplygin sleigh assembled from a body with a skate (docs/maximal.md, Nonholonomic
+    # constraints) against examples/scenes/sleigh.json, RATTLE on the reduced model in full
+    # coordinates, from the same start: two second-order methods, 5e-5 apart after 2 s at
+    # dt = 0.01 (tests/maximal/test_nonholonomic_maximal.cpp measures the order).
+    sleigh = marsden.maximal.chaplygin_sleigh(mass=1.0, inertia=0.1, skate_offset=0.5)
+    assert sleigh.velocity_constraints == [("skate", "skate")]
+    mine = marsden.maximal.system(sleigh, qd={"plane": [0.5, -1.0, 2.0]}, dt=0.01)
+    a = marsden.simulate(mine, dt=0.01, steps=200)
+    b = marsden.simulate(marsden.make_system(marsden.load_scene(ROOT / "examples" / "scenes" /
+                                                                "sleigh.json")),
+                         dt=0.01, steps=200)
+    assert a.ok and b.ok
+    qw, qz = (a.values[:, a.columns.index(c)] for c in ("sleigh_qw", "sleigh_qz"))
+    theta = np.unwrap(2 * np.arctan2(qz, qw))
+    x, y = (a.values[:, a.columns.index(c)] for c in ("sleigh_x", "sleigh_y"))
+    pose = np.column_stack([theta, x, y])
+    np.testing.assert_allclose(pose, b.values[:, [b.columns.index(c) for c in ("theta", "x", "y")]],
+                               rtol=0, atol=2e-4)
+    disk = pickle.loads(pickle.dumps(marsden.maximal.rolling_disk(mass=2.0, radius=0.3)))
+    assert disk.velocity_constraints == [("rolling", "rolling_wheel")]
+    with pytest.raises(marsden.InputError, match="rolling_disk: mass and radius"):
+        marsden.maximal.rolling_disk(radius=0.0)
+
+
 def test_maximal_arguments_are_checked():
     chain = marsden.maximal.pendulum_chain(2, joint="spherical")
     with pytest.raises(marsden.InputError, match="not a revolute or prismatic"):

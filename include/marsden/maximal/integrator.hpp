@@ -80,6 +80,8 @@ enum class StepFailure {
                     // interior: the unknowns of docs/contact.md)
   Singular,         // the Newton matrix is singular: a degenerate body (Model::degenerate_rows)
                     // that its joints do not determine
+  ConstraintUndefined,  // a velocity constraint has no rows at the state: a rolling wheel
+                        // lying flat on its ground
 };
 
 const char* describe(StepFailure failure);

@@ -126,6 +126,36 @@ struct Coupling {
   double multiplier = 1.0, offset = 0.0;
 };
 
+// A velocity (nonholonomic) constraint local to one body, linear in its velocity:
+// A(q) (v, omega) = 0 (docs/maximal.md, Nonholonomic constraints). Kinds:
+//   Skate         a knife edge at `point` (body frame, m) that cannot slide along the body
+//                 direction `axis` (unit): 1 row, (R axis) . (velocity of the point) = 0;
+//   RollingWheel  a disk of `radius` (m) centred at `point`, axle `axis` (body frame),
+//                 rolling without slip on the plane of world normal `ground_normal`: the
+//                 material point touching the plane is at rest along the plane's two
+//                 directions (2 rows); turning about the normal (pivot) and about the axle
+//                 (spin) stay free;
+//   RollingBall   a sphere of `radius` centred at `point` rolling without slip on that
+//                 plane: its lowest point at rest along the plane (2 rows).
+// The plane itself is not a constraint here: hold the body on it with a joint (a planar
+// joint to the world) or gravity and contact.
+enum class VelocityConstraintType { Skate, RollingWheel, RollingBall };
+
+struct VelocityConstraint {
+  std::string name;
+  VelocityConstraintType type = VelocityConstraintType::Skate;
+  int body = 0;
+  Vec3 point = Vec3::Zero();
+  Vec3 axis = Vec3::UnitY();
+  double radius = 0.0;
+  Vec3 ground_normal = Vec3::UnitZ();
+};
+
+constexpr int velocity_rows(VelocityConstraintType type) {
+  return type == VelocityConstraintType::Skate ? 1 : 2;
+}
+const char* velocity_constraint_type_name(VelocityConstraintType type);
+
 // Rows of a joint among a step's unknowns: its constraint rows, then one for its damper's
 // force when damping > 0 (the damper is implicit: integrator.hpp).
 inline int step_rows(const Joint& joint) {
@@ -153,12 +183,16 @@ struct Topology {
   std::vector<int> node_joint;   // node -> joint index, -1 for a body
   std::vector<int> loop_joints;  // joints closing loops
   std::vector<int> loop_offset;  // first row of each loop joint in the loop block
-  // The row of each coupling, then of each joint limit, in the loop block.
+  // The row of each coupling, then of each joint limit, then of each velocity constraint's
+  // rows (Model::velocity_constraints, in order), in the loop block.
   std::vector<int> coupling_offset;
   // Per joint limit (after the couplings in coupling_offset): its joint and side, +1 for
   // the lower limit (s - lower >= 0), -1 for the upper (upper - s >= 0).
   std::vector<int> limit_joint;
   std::vector<double> limit_side;
+  // Per velocity constraint row (after the limits in coupling_offset): its constraint and
+  // the row within it.
+  std::vector<int> velocity_constraint, velocity_row;
   std::vector<int> tree_joint_order;  // tree joints, each after the joint of its parent
   int tree_rows = 0;             // 6 bodies + tree joint rows
   int loop_rows = 0;
@@ -171,12 +205,15 @@ class Model {
   // problem) and builds the topology and the candidate contacts (contact.hpp).
   Model(std::vector<Body> bodies, std::vector<Joint> joints,
         Vec3 gravity = Vec3(0.0, 0.0, -9.81), std::vector<Coupling> couplings = {},
-        Contacts contacts = {});
+        Contacts contacts = {}, std::vector<VelocityConstraint> velocity_constraints = {});
 
   const std::vector<Body>& bodies() const { return bodies_; }
   const std::vector<Joint>& joints() const { return joints_; }
   const std::vector<Coupling>& couplings() const { return couplings_; }
   const Contacts& contacts() const { return contacts_; }
+  const std::vector<VelocityConstraint>& velocity_constraints() const {
+    return velocity_constraints_;
+  }
   const std::vector<ContactPoint>& contact_points() const { return contact_points_; }
   // Whether a step has inequalities to solve: contacts or joint limits (the interior point).
   bool has_inequalities() const {
@@ -204,6 +241,7 @@ class Model {
   std::vector<Joint> joints_;
   std::vector<Coupling> couplings_;
   Contacts contacts_;
+  std::vector<VelocityConstraint> velocity_constraints_;
   std::vector<ContactPoint> contact_points_;
   bool has_restitution_ = false;
   Vec3 gravity_;

@@ -75,6 +75,17 @@ Mechanism closed_chain(int n, const ChainOptions& options = {});
 // configuration where links and bars are collinear. Each segment closes one loop with
 // a revolute joint (redundant constraints).
 Mechanism four_bar_chain(int k, double tilt = 0.3, const Vec3& gravity = Vec3(0.0, 0.0, -9.81));
+// Nonholonomic vehicles assembled from bodies (docs/maximal.md, Nonholonomic constraints),
+// at rest at the origin; set_joint_state or a scene's initial_state gives their rates.
+// The Chaplygin sleigh (papers/NOTES.md): one body of the given mass (kg) and inertia
+// (kg m^2, about every axis) on the ground plane z = 0 through the planar joint "plane"
+// (coordinates x, y, heading), with the skate "skate" at skate_offset (m) along its body x
+// axis, unable to slide along body y: v2 + a omega = 0.
+Mechanism chaplygin_sleigh(double mass, double inertia, double skate_offset);
+// The vertical rolling disk: a uniform disk "disk" of the given mass and radius, axle along
+// its body y, held upright by a massless fork (planar joint "plane" to the world at height
+// radius, revolute "axle" to the disk), rolling without slip on z = 0 ("rolling").
+Mechanism rolling_disk(double mass, double radius);
 // Uniform solids for free bodies (contact scenes, tests and the contact experiment): a box of
 // the given half extents (m) and a solid sphere, mass in kg, inertia about the centre.
 Body solid_box(const std::string& name, double mass, const Vec3& half_extents);
