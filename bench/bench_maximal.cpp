@@ -1,7 +1,7 @@
 // Time per step of the maximal-coordinates integrator against the number of links, and
 // one Newton system solved by the sparse block LDU against a dense LU (paper Fig. 4c).
-// After the Google Benchmark runs, prints time(200) / time(100) per mechanism: the O(n)
-// claim expects about 2.
+// After the Google Benchmark runs, prints time(200) / time(100) per mechanism (and for the
+// trailer train from 25 trailers up): the O(n) claim expects about 2.
 #include <algorithm>
 #include <ctime>
 #include <cstdio>
@@ -17,9 +17,17 @@ namespace {
 
 using namespace marsden::maximal;
 
-enum Kind { RevoluteChain, SphericalChain, RevoluteLoop, SphericalLoop };
+enum Kind { RevoluteChain, SphericalChain, RevoluteLoop, SphericalLoop, TrailerTrain };
 
 Mechanism build(Kind kind, int n) {
+  // n trailers behind a tractor steered at 0.3 rad, all rolling forward at 1 m/s (the
+  // first step turns the tractor's velocity onto its steered axle): one skate per body,
+  // eliminated at the body (docs/maximal.md, Nonholonomic constraints).
+  if (kind == TrailerTrain) {
+    Mechanism train = trailer_train(n, 0.3);
+    for (BodyState& b : train.state) b.v = marsden::Vec3(1.0, 0.0, 0.0);
+    return train;
+  }
   ChainOptions options;
   options.joint = kind == SphericalChain || kind == SphericalLoop ? JointType::Spherical
                                                                    : JointType::Revolute;
@@ -77,6 +85,7 @@ BENCHMARK(BM_Step<RevoluteChain>)->LINKS;
 BENCHMARK(BM_Step<SphericalChain>)->LINKS;
 BENCHMARK(BM_Step<RevoluteLoop>)->LINKS;
 BENCHMARK(BM_Step<SphericalLoop>)->LINKS;
+BENCHMARK(BM_Step<TrailerTrain>)->LINKS;
 BENCHMARK(BM_Step_FourBarChain)->Arg(1)->Arg(2)->Arg(4)->Arg(8)->Arg(12)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_NewtonSystem<LinearSolver::SparseLDU>)->LINKS;
 BENCHMARK(BM_NewtonSystem<LinearSolver::DenseLU>)
@@ -103,13 +112,21 @@ int main(int argc, char** argv) {
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
-  const char* names[] = {"revolute chain", "spherical chain", "revolute loop", "spherical loop"};
+  const char* names[] = {"revolute chain", "spherical chain", "revolute loop", "spherical loop",
+                         "trailer train"};
   std::printf("\nO(n) check, CPU time, least of 9 runs of 100 steps (goal 2 +- 0.3):\n");
-  for (const Kind kind : {RevoluteChain, SphericalChain, RevoluteLoop, SphericalLoop}) {
+  for (const Kind kind : {RevoluteChain, SphericalChain, RevoluteLoop, SphericalLoop, TrailerTrain}) {
     const double t100 = seconds_per_step(kind, 100, 100, 9);
     const double t200 = seconds_per_step(kind, 200, 100, 9);
     std::printf("  %-16s time(100) = %8.1f us  time(200) = %8.1f us  ratio = %.2f\n",
                 names[kind], 1e6 * t100, 1e6 * t200, t200 / t100);
+  }
+  // Issue 40's claim for the trailers: time(2n) / time(n) within 2 +- 0.3 from n = 25 to 200.
+  for (const int n : {25, 50}) {
+    const double t1 = seconds_per_step(TrailerTrain, n, 100, 9);
+    const double t2 = seconds_per_step(TrailerTrain, 2 * n, 100, 9);
+    std::printf("  %-16s time(%d) = %8.1f us  time(%d) = %8.1f us  ratio = %.2f\n",
+                names[TrailerTrain], n, 1e6 * t1, 2 * n, 1e6 * t2, t2 / t1);
   }
   return 0;
 }

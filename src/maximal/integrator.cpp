@@ -8,6 +8,7 @@
 #include <limits>
 
 #include <Eigen/LU>
+#include <Eigen/QR>
 
 #include "contact_rows.hpp"
 #include "marsden/error.hpp"
@@ -61,9 +62,26 @@ struct Workspace {
     Gt_child.resize(nj, Block::Zero());
     C_parent.resize(nj, Block::Zero());
     C_child.resize(nj, Block::Zero());
-    coupling.resize(model.couplings().size() + topo.limit_joint.size() +
-                    topo.velocity_constraint.size());
-    half_A_k.resize(topo.velocity_constraint.size());
+    coupling.resize(topo.coupling_offset.size());
+    const std::size_t nv = topo.velocity_constraint.size();
+    velocity_Gt.resize(nv);
+    half_A_k.resize(nv);
+    velocity_C.resize(nv);
+    for (std::size_t k = 0; k < nv; ++k) {
+      if (topo.velocity_coupling[k] >= 0) continue;  // a loop row
+      const int b = model.velocity_constraints()[topo.velocity_constraint[k]].body;
+      auto it = std::find_if(constrained.begin(), constrained.end(),
+                             [b](const ConstrainedBody& c) { return c.body == b; });
+      if (it == constrained.end()) {
+        constrained.emplace_back();
+        it = constrained.end() - 1;
+        it->body = b;
+        for (int node = 0; node < topo.num_nodes; ++node)
+          if (topo.parent_node[node] == b) it->children.push_back(node);
+        it->child_down.resize(it->children.size());
+      }
+      it->rows[std::size_t(it->k++)] = int(k);
+    }
     limit.resize(topo.limit_joint.size());
     W.setZero(topo.tree_rows, topo.loop_rows);
     S.setZero(topo.loop_rows, topo.loop_rows);
@@ -160,10 +178,25 @@ struct Workspace {
     double d_nu_aff = 0.0, d_sigma_aff = 0.0, d_nu = 0.0, d_sigma = 0.0;
   };
   std::vector<LimitSlack> limit;
-  // Velocity constraint rows (Topology::velocity_constraint) are rows of this kind too, after
-  // the limits: one body, -a(q_k)^T as its column (fixed in the step) and the row
-  // (a(q_k) + a(q_kp1)) / 2 . w_kp1; half_A_k holds a(q_k) / 2.
-  std::vector<Vec6> half_A_k;
+  // Velocity constraint rows (Topology::velocity_constraint): the column -a(q_k)^T of the
+  // force on the body, fixed in the step; a(q_k) / 2; and the row's Jacobian with respect to
+  // the body's (v, omega) at the iterate.
+  std::vector<Vec6> velocity_Gt, half_A_k, velocity_C;
+  // A body with velocity constraint rows G^T mu and C w = r_v, eliminated at the body so the
+  // tree keeps its shape: its 6 rows are replaced by P (its rows) (the 6 - k combinations
+  // P = [L; 0] free of mu, L G = 0) and the k constraint rows, a row operation of the body's
+  // node alone; mu is recovered afterwards from the body's rows, mu = M (r_b - F_b x) with
+  // M G = I. The blocks before the operation are kept for that (constrain_bodies).
+  struct ConstrainedBody {
+    int body = 0, k = 0;
+    std::array<int, 5> rows{};  // its velocity rows, indices into Topology::velocity_*
+    std::vector<int> children;  // tree nodes whose parent is the body
+    Block P = Block::Zero(), M = Block::Zero();
+    Block D = Block::Zero(), up = Block::Zero();  // before the row operation
+    std::vector<Block> child_down;
+    Vec6 rhs = Vec6::Zero();
+  };
+  std::vector<ConstrainedBody> constrained;
   Eigen::MatrixXd W;  // A^-1 B: tree solves of the loop columns
   LoopMat S;
   LoopVec loop_rhs, loop_y;
@@ -382,17 +415,19 @@ StepFailure prepare(const Model& model, const Data& data, Workspace& ws, double 
   }
   // Velocity constraints (docs/maximal.md, Nonholonomic constraints): the force
   // -A(q_k)^T mu, as a joint's, and the row (A(q_k) + A(q_kp1)) / 2 w_kp1 = 0 (evaluate).
-  const std::size_t first = model.couplings().size() + topo.limit_joint.size();
   for (std::size_t k = 0; k < topo.velocity_constraint.size(); ++k) {
     const VelocityConstraint& c = model.velocity_constraints()[topo.velocity_constraint[k]];
     if (topo.velocity_row[k] > 0) continue;  // filled with the constraint's first row
     VelocityRows A;
     if (!velocity_constraint_rows(c, ws.R_k[c.body], A)) return StepFailure::ConstraintUndefined;
     for (int i = 0; i < A.rows(); ++i) {
-      auto& cb = ws.coupling[first + k + i];
-      cb.body = {c.body, kWorld, kWorld, kWorld};
-      cb.Gt[0] = -A.row(i).transpose();
+      ws.velocity_Gt[k + i] = -A.row(i).transpose();
       ws.half_A_k[k + i] = 0.5 * A.row(i).transpose();
+      if (const int c_row = topo.velocity_coupling[k + i]; c_row >= 0) {
+        auto& cb = ws.coupling[std::size_t(c_row)];
+        cb.body = {c.body, kWorld, kWorld, kWorld};
+        cb.Gt[0] = ws.velocity_Gt[k + i];
+      }
     }
   }
   return StepFailure::None;
@@ -540,7 +575,6 @@ bool evaluate(const Model& model, const Data& data, Workspace& ws, double dt,
   }
   // Velocity constraints: the force at q_k; the row, trapezoidal in the constraint's rows,
   // on the step's velocity, and with the Jacobian its derivative through q_kp1 (eq. (32)).
-  const std::size_t first = model.couplings().size() + topo.limit_joint.size();
   for (std::size_t k = 0; k < topo.velocity_constraint.size(); ++k) {
     if (topo.velocity_row[k] > 0) continue;
     const VelocityConstraint& c = model.velocity_constraints()[topo.velocity_constraint[k]];
@@ -554,14 +588,15 @@ bool evaluate(const Model& model, const Data& data, Workspace& ws, double dt,
       velocity_constraint_derivatives(c, ws.R_next[b], w, Eigen::Vector2d::Zero(), dAw_dphi, unused);
     }
     for (int i = 0; i < A_kp1.rows(); ++i) {
-      auto& cb = ws.coupling[first + k + i];
-      const int row = topo.tree_rows + topo.coupling_offset[first + k + i];
-      r.segment<6>(6 * b) += s[row] * cb.Gt[0];
+      const int row = topo.velocity_index[k + i];
+      r.segment<6>(6 * b) += s[row] * ws.velocity_Gt[k + i];
       r[row] = (ws.half_A_k[k + i] + 0.5 * A_kp1.row(i).transpose()).dot(w);
       if (!jacobian) continue;
-      cb.C[0] = ws.half_A_k[k + i] + 0.5 * A_kp1.row(i).transpose();
-      cb.C[0].tail<3>() += 0.5 * dt *
-          (dAw_dphi.row(i) * rotation_update_map(next[b].omega, dt)).transpose();
+      Vec6& C = ws.velocity_C[k + i];
+      C = ws.half_A_k[k + i] + 0.5 * A_kp1.row(i).transpose();
+      C.tail<3>() += 0.5 * dt * (dAw_dphi.row(i) * rotation_update_map(next[b].omega, dt)).transpose();
+      if (const int c_row = topo.velocity_coupling[k + i]; c_row >= 0)
+        ws.coupling[std::size_t(c_row)].C[0] = C;
     }
   }
   return true;
@@ -609,8 +644,73 @@ void shift_degenerate_rows(const Model& model, Workspace& ws) {
 }
 
 // x <- F^-1 x on the tree's rows: the block LDU, corrected for degenerate rows.
+// Velocity constraint rows, eliminated at their bodies (Workspace::ConstrainedBody): each
+// such body's rows become P (its rows) and its constraint rows, before the factorisation.
+// The blocks before are kept for the multipliers.
+void constrain_bodies(const Model& model, Workspace& ws) {
+  const Topology& topo = model.topology();
+  TreeLdu& ldu = ws.ldu();
+  for (Workspace::ConstrainedBody& cb : ws.constrained) {
+    const int b = cb.body, k = cb.k;
+    Eigen::Matrix<double, 6, Eigen::Dynamic, 0, 6, 5> G(6, k);
+    for (int i = 0; i < k; ++i) G.col(i) = ws.velocity_Gt[std::size_t(cb.rows[std::size_t(i)])];
+    // L: an orthonormal basis of the complement of G's columns, from G's Householder QR.
+    const Eigen::HouseholderQR<decltype(G)> qr(G);
+    const Block Q = qr.householderQ();
+    cb.P.setZero();
+    cb.P.topRows(6 - k) = Q.rightCols(6 - k).transpose();
+    // M = (G^T G)^-1 G^T = R^-1 Q_k^T.
+    cb.M.setZero();
+    cb.M.topRows(k) = qr.matrixQR().topLeftCorner(k, k).triangularView<Eigen::Upper>().solve(
+        Q.leftCols(k).transpose());
+    cb.D = ldu.D[b];
+    ldu.D[b] = cb.P * cb.D;
+    for (int i = 0; i < k; ++i)
+      ldu.D[b].row(6 - k + i) = ws.velocity_C[std::size_t(cb.rows[std::size_t(i)])].transpose();
+    if (topo.parent_node[b] >= 0) {
+      cb.up = ldu.up[b];
+      ldu.up[b] = cb.P * cb.up;
+    }
+    for (std::size_t c = 0; c < cb.children.size(); ++c) {
+      Block& down = ldu.down[std::size_t(cb.children[c])];
+      cb.child_down[c] = down;
+      down = cb.P * cb.child_down[c];
+    }
+  }
+}
+
+// x <- F_s^-1 x on the tree's rows (F_s: F with the degenerate rows shifted): the body rows
+// of constrained bodies turned as constrain_bodies turned their blocks, the block LDU, then
+// each constrained body's multipliers from its rows as they were.
+void shifted_solve(const Model& model, Workspace& ws, Eigen::Ref<Eigen::VectorXd> x) {
+  const Topology& topo = model.topology();
+  for (Workspace::ConstrainedBody& cb : ws.constrained) {
+    cb.rhs = x.segment<6>(6 * cb.body);
+    Vec6 turned = cb.P * cb.rhs;
+    for (int i = 0; i < cb.k; ++i)
+      turned[6 - cb.k + i] = x[topo.velocity_index[std::size_t(cb.rows[std::size_t(i)])]];
+    x.segment<6>(6 * cb.body) = turned;
+  }
+  ws.ldu().solve(block_tree(topo), x);
+  for (const Workspace::ConstrainedBody& cb : ws.constrained) {
+    const int b = cb.body;
+    Vec6 rest = cb.rhs - cb.D * x.segment<6>(6 * b);
+    if (const int p = topo.parent_node[b]; p >= 0) {
+      const int n = topo.node_size[std::size_t(p)];
+      rest.noalias() -= cb.up.leftCols(n) * x.segment(topo.node_offset[std::size_t(p)], n);
+    }
+    for (std::size_t c = 0; c < cb.children.size(); ++c) {
+      const auto node = std::size_t(cb.children[c]);
+      const int n = topo.node_size[node];
+      rest.noalias() -= cb.child_down[c].leftCols(n) * x.segment(topo.node_offset[node], n);
+    }
+    const Vec6 mu = cb.M * rest;
+    for (int i = 0; i < cb.k; ++i) x[topo.velocity_index[std::size_t(cb.rows[std::size_t(i)])]] = mu[i];
+  }
+}
+
 void tree_solve(const Model& model, Workspace& ws, Eigen::Ref<Eigen::VectorXd> x) {
-  ws.ldu().solve(block_tree(model.topology()), x);
+  shifted_solve(model, ws, x);
   const auto& rows = model.degenerate_rows();
   if (rows.empty()) return;
   if (ws.singular) {
@@ -633,7 +733,7 @@ void factor_degenerate(const Model& model, Workspace& ws) {
   for (std::size_t i = 0; i < rows.size(); ++i) {
     auto z = ws.Z.col(static_cast<Eigen::Index>(i));
     z[rows[i]] = 1.0;
-    ws.ldu().solve(block_tree(topo), z);
+    shifted_solve(model, ws, z);
   }
   for (std::size_t i = 0; i < rows.size(); ++i) {
     for (std::size_t c = 0; c < rows.size(); ++c) {
@@ -766,6 +866,13 @@ void assemble_dense(const Model& model, Workspace& ws) {
     ws.F_dense.block(6 * joint.child, row, 6, m) = ws.Gt_child[j].leftCols(m);
     ws.F_dense.block(row, 6 * joint.child, m, 6) = ws.C_child[j].topRows(m);
   }
+  for (std::size_t k = 0; k < topo.velocity_constraint.size(); ++k) {
+    if (topo.velocity_coupling[k] >= 0) continue;  // with the loop rows below
+    const int b = model.velocity_constraints()[topo.velocity_constraint[k]].body;
+    const int row = topo.velocity_index[k];
+    ws.F_dense.block<6, 1>(6 * b, row) = ws.velocity_Gt[k];
+    ws.F_dense.block<1, 6>(row, 6 * b) = ws.velocity_C[k].transpose();
+  }
   for (std::size_t k = 0; k < ws.coupling.size(); ++k) {
     const int row = topo.tree_rows + topo.coupling_offset[k];
     ws.F_dense(row, row) = ws.coupling[k].diag;
@@ -797,6 +904,7 @@ void factor_jacobian(const Model& model, Workspace& ws, const StepOptions& optio
     ws.dense_lu.compute(ws.F_dense);
   } else {
     shift_degenerate_rows(model, ws);
+    constrain_bodies(model, ws);
     ws.ldu().factor(block_tree(model.topology()));
     ws.factored[static_cast<std::size_t>(ws.slot)] = true;
     factor_degenerate(model, ws);
@@ -894,7 +1002,7 @@ bool predict(const Model& model, const Data& data, Workspace& ws, const StepOpti
   const Topology& topo = model.topology();
   if (guess == Guess::Fresh || options.solver != LinearSolver::SparseLDU ||
       topo.loop_rows != 0 || !model.degenerate_rows().empty() ||
-      !model.contact_points().empty()) {
+      !model.contact_points().empty() || !ws.constrained.empty()) {
     return false;
   }
   const int last = guess == Guess::Continues ? ws.slot : ws.slot ^ 1;
@@ -1808,23 +1916,23 @@ void fill_residual_blocks(const Model& model, const Data& data, double dt,
   // Velocity constraints: the force -A(q_k)^T mu and the row (A(q_k) + A(q_kp1)) / 2 w_kp1
   // move with q_k, the row also through q_kp1 = q_k f (turned by exp(R_f^T dphi)).
   const Topology& topo = model.topology();
-  const std::size_t first = model.couplings().size() + topo.limit_joint.size();
   for (std::size_t k = 0; k < topo.velocity_constraint.size(); ++k) {
     if (topo.velocity_row[k] > 0) continue;
     const VelocityConstraint& c = model.velocity_constraints()[topo.velocity_constraint[k]];
     const int b = c.body;
-    const int row = topo.tree_rows + topo.coupling_offset[first + k];
     const int m = velocity_rows(c.type);
     const Vec6 w = s.segment<6>(6 * b);
     Eigen::Vector2d mu = Eigen::Vector2d::Zero();
-    mu.head(m) = s.segment(row, m);
+    for (int i = 0; i < m; ++i) mu[i] = s[topo.velocity_index[k + std::size_t(i)]];
     Eigen::Matrix<double, Eigen::Dynamic, 3, 0, 2, 3> dAw_k, dAw_kp1;
     Eigen::Matrix<double, 6, 3> dAtmu_k, unused;
     velocity_constraint_derivatives(c, ws.R_k[b], w, mu, dAw_k, dAtmu_k);
     velocity_constraint_derivatives(c, ws.R_next[b], w, mu, dAw_kp1, unused);
     const Mat3 R_f = (data.state[b].q.inverse() * ws.next[b].q).matrix();
     J_r_state.block<6, 3>(6 * b, 12 * b + 3) -= dAtmu_k;
-    J_r_state.block(row, 12 * b + 3, m, 3) += 0.5 * (dAw_k + dAw_kp1 * R_f.transpose());
+    const Eigen::Matrix<double, Eigen::Dynamic, 3, 0, 2, 3> dRow = 0.5 * (dAw_k + dAw_kp1 * R_f.transpose());
+    for (int i = 0; i < m; ++i)
+      J_r_state.block<1, 3>(topo.velocity_index[k + std::size_t(i)], 12 * b + 3) += dRow.row(i);
   }
 }
 

@@ -263,17 +263,49 @@ Model::Model(std::vector<Body> bodies, std::vector<Joint> joints, Vec3 gravity,
       ++topology_.loop_rows;
     }
   }
-  // A velocity constraint's rows are loop rows too (docs/maximal.md, Nonholonomic
-  // constraints): a body's block cannot take them, and a leaf node of zero pivot cannot be
-  // eliminated first.
+  // A velocity constraint's rows follow the nodes' (docs/maximal.md, Nonholonomic
+  // constraints): the Newton solve eliminates them at their body where its parent joint's
+  // rows and theirs fit its six, else they join the loop block.
+  std::vector<int> rows_on(bodies_.size(), 0);
   for (std::size_t k = 0; k < velocity_constraints_.size(); ++k) {
     VelocityConstraint& c = velocity_constraints_[k];
     validate_velocity_constraint(c, int(k), num_bodies);
-    for (int i = 0; i < velocity_rows(c.type); ++i) {
+    const std::string label = "velocity constraint " + std::to_string(k) +
+                              (c.name.empty() ? "" : " ('" + c.name + "')") + " on " +
+                              body_label(bodies_, c.body);
+    rows_on[c.body] += velocity_rows(c.type);
+    if (rows_on[c.body] > 5) {
+      throw InputError(label + ": a body takes at most 5 rows of velocity constraints (it "
+                       "would have no motion left)");
+    }
+    for (const int row : degenerate_rows_) {
+      if (row / 6 == c.body) {
+        throw InputError(label + ": the body has no mass or a singular inertia; a velocity "
+                         "constraint needs a regular body (give it an inertia)");
+      }
+    }
+  }
+  for (std::size_t k = 0; k < velocity_constraints_.size(); ++k) {
+    const int b = velocity_constraints_[k].body;
+    const int parent = topology_.parent_node[std::size_t(b)];
+    const bool at_body = rows_on[b] + (parent < 0 ? 0 : topology_.node_size[std::size_t(parent)]) <= 6;
+    for (int i = 0; i < velocity_rows(velocity_constraints_[k].type); ++i) {
       topology_.velocity_constraint.push_back(int(k));
       topology_.velocity_row.push_back(i);
-      topology_.coupling_offset.push_back(topology_.loop_rows);
-      ++topology_.loop_rows;
+      if (at_body) {
+        topology_.velocity_index.push_back(topology_.tree_rows++);
+        topology_.velocity_coupling.push_back(-1);
+      } else {
+        topology_.velocity_index.push_back(-1);  // set below, after the tree rows
+        topology_.velocity_coupling.push_back(int(topology_.coupling_offset.size()));
+        topology_.coupling_offset.push_back(topology_.loop_rows++);
+      }
+    }
+  }
+  for (std::size_t k = 0; k < topology_.velocity_index.size(); ++k) {
+    if (topology_.velocity_coupling[k] >= 0) {
+      topology_.velocity_index[k] =
+          topology_.tree_rows + topology_.coupling_offset[std::size_t(topology_.velocity_coupling[k])];
     }
   }
 }

@@ -414,6 +414,51 @@ Mechanism rolling_disk(double mass, double radius) {
   return {std::move(model), std::move(state)};
 }
 
+Mechanism trailer_train(int trailers, double steering) {
+  if (trailers < 0 || trailers > 100000 || !std::isfinite(steering) ||
+      std::abs(steering) >= 0.5 * std::numbers::pi) {
+    throw InputError("trailer_train: trailers must be in [0, 100000] and |steering| < pi / 2");
+  }
+  // Bodies 1 m long (mass 1 kg, a slender box's inertia), hitched 0.5 m behind and ahead of
+  // their centres; each rides on an axle 0.2 m behind its centre that cannot slide sideways.
+  const int n = trailers + 1;
+  std::vector<Body> bodies;
+  std::vector<Joint> joints;
+  std::vector<VelocityConstraint> axles;
+  std::vector<BodyState> state(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    bodies.push_back(solid_box(i == 0 ? "tractor" : "trailer" + std::to_string(i), 1.0,
+                               Vec3(0.5, 0.2, 0.1)));
+    state[std::size_t(i)].x = Vec3(-1.0 * i, 0.0, 0.0);
+    Joint j;
+    if (i == 0) {
+      j.name = "plane";
+      j.type = JointType::Planar;
+    } else {
+      j.name = "hitch" + std::to_string(i);
+      j.parent = i - 1;
+      j.p_parent = Vec3(-0.5, 0.0, 0.0);
+      j.p_child = Vec3(0.5, 0.0, 0.0);
+      j.axis = Vec3::UnitZ();
+    }
+    j.child = i;
+    joints.push_back(j);
+    VelocityConstraint axle;
+    axle.name = i == 0 ? "tractor_rear" : "axle" + std::to_string(i);
+    axle.body = i;
+    axle.point = Vec3(-0.2, 0.0, 0.0);
+    axles.push_back(axle);
+  }
+  VelocityConstraint front;
+  front.name = "tractor_front";
+  front.point = Vec3(0.3, 0.0, 0.0);
+  front.axis = Vec3(-std::sin(steering), std::cos(steering), 0.0);
+  axles.push_back(front);
+  Model model(std::move(bodies), std::move(joints), Vec3(0.0, 0.0, -9.81), {}, {},
+              std::move(axles));
+  return {std::move(model), std::move(state)};
+}
+
 Body solid_box(const std::string& name, double mass, const Vec3& half_extents) {
   const Vec3 e2 = (2.0 * half_extents).cwiseAbs2();
   return {name, mass, (mass / 12.0) * Vec3(e2.y() + e2.z(), e2.x() + e2.z(), e2.x() + e2.y()).asDiagonal()};

@@ -59,6 +59,18 @@ TEST(MaximalNoMalloc, LoopStep) {
   expect_no_allocation(minitaur_leg());
 }
 
+// Velocity constraints: eliminated at their bodies (the trailers' axles, turning) and in the
+// loop block (the rolling disk on its axle hinge).
+TEST(MaximalNoMalloc, VelocityConstraintStep) {
+  Mechanism train = trailer_train(6, 0.3);
+  for (BodyState& b : train.state) b.v = Vec3(1.0, 0.0, 0.0);
+  expect_no_allocation(train);
+  Mechanism disk = rolling_disk(1.0, 0.5);
+  disk.state[1].omega = Vec3(0.0, 2.0, 0.0);
+  disk.state[0].v = disk.state[1].v = Vec3(1.0, 0.0, 0.0);
+  expect_no_allocation(disk);
+}
+
 // Steps through contact, where the interior point runs: a box landing on the ground with
 // friction, and a chain whose last link lands on it.
 TEST(MaximalNoMalloc, ContactStep) {

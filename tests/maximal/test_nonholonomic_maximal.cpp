@@ -351,5 +351,57 @@ TEST(MaximalRollingDisk, RunsRoundItsClosedFormCircleAtSecondOrder) {
   for (int i = 0; i < 2; ++i) EXPECT_NEAR(std::log2(e[i] / e[i + 1]), 2.0, 0.1) << e[i] << " " << e[i + 1];
 }
 
+// The tractor and trailers: every axle's row is eliminated at its body (none in the loop
+// block, which would make the step's cost grow with the cube of the axles); pulled round a
+// curve by a force on the tractor, every hitch and every axle holds its discrete constraint
+// to round-off, and a Newton system's block solve equals a dense LU.
+TEST(TrailerTrain, EveryAxleIsEliminatedAtItsBodyAndHolds) {
+  const Mechanism train = trailer_train(50, 0.3);
+  const Topology& topo = train.model.topology();
+  EXPECT_EQ(topo.loop_rows, 0);
+  EXPECT_EQ(topo.velocity_constraint.size(), 52u);
+  for (const int c : topo.velocity_coupling) EXPECT_EQ(c, -1);
+
+  Data data(train.model, train.state);
+  StepOptions options;
+  options.newton.tolerance = 1e-12;
+  double worst_axle = 0.0, worst_joint = 0.0;
+  for (int k = 0; k < 300; ++k) {
+    data.body_force[0] = data.state[0].q.matrix() * Vec3(20.0, 0.0, 0.0);
+    const std::vector<BodyState> before = data.state;
+    ASSERT_TRUE(step(train.model, data, options).ok()) << "step " << k;
+    for (const VelocityConstraint& c : train.model.velocity_constraints()) {
+      VelocityRows A_k, A_kp1;
+      ASSERT_TRUE(velocity_constraint_rows(c, before[c.body].q.matrix(), A_k));
+      ASSERT_TRUE(velocity_constraint_rows(c, data.state[c.body].q.matrix(), A_kp1));
+      Vec6 w;
+      w << data.state[c.body].v, data.state[c.body].omega;
+      worst_axle = std::max(worst_axle, std::abs((0.5 * (A_k + A_kp1) * w)(0)));
+    }
+    worst_joint = std::max(worst_joint, max_constraint_violation(train.model, data.state));
+  }
+  EXPECT_LT(worst_axle, 1e-11);
+  EXPECT_LT(worst_joint, 1e-11);
+  // It moved and turned: the tractor's heading changed by over 0.5 rad.
+  EXPECT_GT(std::abs(heading(data.state[0])), 0.5);
+
+  ResidualBlocks blocks;
+  Eigen::VectorXd s = inspect::warm_start(train.model, data);
+  for (Eigen::Index i = 0; i < s.size(); ++i) s[i] += 0.01 * std::sin(1.0 + i);
+  residual_blocks(train.model, data, options.dt, s, blocks);
+  const Eigen::VectorXd rhs = Eigen::VectorXd::LinSpaced(s.size(), -1.0, 2.0);
+  const Eigen::VectorXd dense = blocks.J_r_s.partialPivLu().solve(rhs);
+  const Eigen::VectorXd sparse = inspect::sparse_solve(train.model, data, options, s, rhs);
+  EXPECT_LT((sparse - dense).norm(), 1e-9 * dense.norm());
+}
+
+// A body whose parent joint leaves fewer free rows than its constraints take (the rolling
+// disk on its axle hinge: 5 + 2 > 6) keeps them in the loop block.
+TEST(TrailerTrain, AWheelOnItsAxleHingeUsesTheLoopBlock) {
+  const Mechanism disk = rolling_disk(1.0, 0.5);
+  EXPECT_EQ(disk.model.topology().loop_rows, 2);
+  for (const int c : disk.model.topology().velocity_coupling) EXPECT_GE(c, 0);
+}
+
 }  // namespace
 }  // namespace marsden::maximal

@@ -183,18 +183,21 @@ struct Topology {
   std::vector<int> node_joint;   // node -> joint index, -1 for a body
   std::vector<int> loop_joints;  // joints closing loops
   std::vector<int> loop_offset;  // first row of each loop joint in the loop block
-  // The row of each coupling, then of each joint limit, then of each velocity constraint's
-  // rows (Model::velocity_constraints, in order), in the loop block.
+  // The row of each coupling, then of each joint limit, in the loop block.
   std::vector<int> coupling_offset;
   // Per joint limit (after the couplings in coupling_offset): its joint and side, +1 for
   // the lower limit (s - lower >= 0), -1 for the upper (upper - s >= 0).
   std::vector<int> limit_joint;
   std::vector<double> limit_side;
-  // Per velocity constraint row (after the limits in coupling_offset): its constraint and
-  // the row within it.
-  std::vector<int> velocity_constraint, velocity_row;
+  // Velocity constraint rows (Model::velocity_constraints, in order). Per row: its
+  // constraint, the row within it, its row in the step's unknowns, and -1 where the Newton
+  // solve eliminates it at its body (the rows after the nodes', inside tree_rows), else its
+  // index among the loop block's coupling rows (coupling_offset, after the limits): a body
+  // whose parent joint leaves fewer free rows than its constraints take (a wheel on an axle
+  // hinge, 5 + 2 > 6) cannot take them (docs/maximal.md, Nonholonomic constraints).
+  std::vector<int> velocity_constraint, velocity_row, velocity_index, velocity_coupling;
   std::vector<int> tree_joint_order;  // tree joints, each after the joint of its parent
-  int tree_rows = 0;             // 6 bodies + tree joint rows
+  int tree_rows = 0;             // 6 bodies + tree joint rows + velocity constraint rows
   int loop_rows = 0;
   int size() const { return tree_rows + loop_rows; }
 };

@@ -86,6 +86,12 @@ Mechanism chaplygin_sleigh(double mass, double inertia, double skate_offset);
 // its body y, held upright by a massless fork (planar joint "plane" to the world at height
 // radius, revolute "axle" to the disk), rolling without slip on z = 0 ("rolling").
 Mechanism rolling_disk(double mass, double radius);
+// A tractor pulling `trailers` trailers (issue 40's scaling case): bodies 1 m long on the
+// ground, the tractor on the planar joint "plane", trailer i on a vertical hinge "hitch<i>"
+// to the body ahead; each body's axle ("tractor_rear", "axle<i>") cannot slide sideways,
+// and the tractor's front axle ("tractor_front") is steered by `steering` (rad, held). Every
+// skate is eliminated at its body, so a step costs O(trailers). At rest in a line along -x.
+Mechanism trailer_train(int trailers, double steering = 0.0);
 // Uniform solids for free bodies (contact scenes, tests and the contact experiment): a box of
 // the given half extents (m) and a solid sphere, mass in kg, inertia about the centre.
 Body solid_box(const std::string& name, double mass, const Vec3& half_extents);
