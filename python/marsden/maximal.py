@@ -22,7 +22,7 @@ from ._pickle import recorded
 
 __all__ = ["Mechanism", "chaplygin_sleigh", "closed_chain", "four_bar_chain",
            "joint_coordinates", "mechanism_from_mjcf", "mechanism_from_urdf", "minitaur_leg",
-           "pendulum_chain", "rolling_disk", "system"]
+           "pendulum_chain", "rolling_disk", "system", "trailer_train"]
 
 Mechanism = _maximal.Mechanism
 joint_coordinates = _maximal.joint_coordinates
@@ -70,6 +70,15 @@ def rolling_disk(mass: float = 1.0, radius: float = 0.5) -> Mechanism:
     return _maximal.rolling_disk(mass, radius)
 
 
+@recorded
+def trailer_train(trailers: int, steering: float = 0.0) -> Mechanism:
+    """A tractor pulling ``trailers`` trailers (bodies 1 m long, 1 kg), each on a vertical
+    hinge "hitch<i>" behind the body ahead and on an axle that cannot slide sideways; the
+    tractor on the planar joint "plane", its front axle steered by ``steering`` (rad, held).
+    A step costs O(trailers) (docs/maximal.md)."""
+    return _maximal.trailer_train(trailers, steering)
+
+
 def mechanism_from_urdf(path, gravity=(0.0, 0.0, -9.81), floating_base: bool = False,
                         weld_massless_joints: bool = False) -> Mechanism:
     """A URDF file in maximal coordinates (docs/urdf.md), at its zero configuration: one body
@@ -110,7 +119,7 @@ def system(mechanism: Mechanism, *, inputs=(), controls: Signal | None = None,
            springs: dict | None = None, dampers: dict | None = None, q: dict | None = None,
            qd: dict | None = None, dt: float = 0.01, solver: str = "sparse",
            tolerance: float = 1e-10, limits: dict | None = None, shapes=(),
-           surfaces=()) -> System:
+           surfaces=(), velocity_constraints=()) -> System:
     """The system of a mechanism.
 
     ``inputs``: names of revolute or prismatic joints whose generalised force (N m or N) is
@@ -130,6 +139,11 @@ def system(mechanism: Mechanism, *, inputs=(), controls: Signal | None = None,
     "friction", "restitution"}; a pair's friction and restitution (in [0, 1], 0: plastic) are
     the larger of its two. Restitution above 0 times each impact inside the step and needs a
     body without joints.
+
+    Nonholonomic constraints (docs/maximal.md): ``velocity_constraints``, added to the
+    mechanism's own, each a dict {"name", "body": name, "type": "skate" | "rolling_wheel" |
+    "rolling_ball", "point" (body frame, m), "axis" (body frame: a skate's blocked direction,
+    a wheel's axle), "radius" (m, wheel and ball), "ground_normal" (world, default up)}.
     """
     sp = {}
     for name, value in (springs or {}).items():
@@ -141,7 +155,8 @@ def system(mechanism: Mechanism, *, inputs=(), controls: Signal | None = None,
                                 {k: float(v) for k, v in (dampers or {}).items()},
                                 _coordinates(q), _coordinates(qd), float(dt), solver,
                                 float(tolerance), bounds, [_shape(s) for s in shapes],
-                                [_surface(s) for s in surfaces])
+                                [_surface(s) for s in surfaces],
+                                [_velocity_constraint(c) for c in velocity_constraints])
 
 
 def _shape(shape: dict) -> tuple:
@@ -158,3 +173,10 @@ def _surface(surface: dict) -> tuple:
     return ([float(x) for x in surface.get("normal", (0.0, 0.0, 1.0))],
             [float(x) for x in surface.get("point", (0.0, 0.0, 0.0))],
             float(surface.get("friction", 0.0)), float(surface.get("restitution", 0.0)))
+
+
+def _velocity_constraint(c: dict) -> tuple:
+    return (str(c.get("name", "")), str(c["body"]), str(c.get("type", "skate")),
+            [float(x) for x in c.get("point", (0.0, 0.0, 0.0))],
+            [float(x) for x in c.get("axis", (0.0, 1.0, 0.0))], float(c.get("radius", 0.0)),
+            [float(x) for x in c.get("ground_normal", (0.0, 0.0, 1.0))])

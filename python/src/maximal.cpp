@@ -59,9 +59,44 @@ using ShapeArgs =
     std::tuple<std::string, std::string, std::vector<double>, std::vector<double>, double, double>;
 using SurfaceArgs = std::tuple<std::vector<double>, std::vector<double>, double, double>;
 
+// (name, body, type, point, axis, radius, ground_normal), as marsden.maximal.system makes it.
+using VelocityArgs = std::tuple<std::string, std::string, std::string, std::vector<double>,
+                                std::vector<double>, double, std::vector<double>>;
+
 Vec3 three(const std::vector<double>& v, const std::string& what) {
   if (v.size() != 3) throw InputError(what + ": expected 3 numbers, got " + std::to_string(v.size()));
   return Vec3(v[0], v[1], v[2]);
+}
+
+int body_named(const maximal::Model& model, const std::string& name, const std::string& what) {
+  for (int k = 0; k < model.num_bodies(); ++k)
+    if (model.bodies()[std::size_t(k)].name == name) return k;
+  throw InputError(what + ": no body named '" + name + "'");
+}
+
+// The mechanism's velocity constraints, then the given ones.
+std::vector<maximal::VelocityConstraint> velocity_constraints_of(
+    const maximal::Model& model, const std::vector<VelocityArgs>& given) {
+  std::vector<maximal::VelocityConstraint> out = model.velocity_constraints();
+  for (std::size_t i = 0; i < given.size(); ++i) {
+    const auto& [name, body, type, point, axis, radius, normal] = given[i];
+    const std::string what = "velocity_constraints[" + std::to_string(i) + "]";
+    maximal::VelocityConstraint c;
+    c.name = name;
+    c.body = body_named(model, body, what + ".body");
+    if (type == "skate") c.type = maximal::VelocityConstraintType::Skate;
+    else if (type == "rolling_wheel") c.type = maximal::VelocityConstraintType::RollingWheel;
+    else if (type == "rolling_ball") c.type = maximal::VelocityConstraintType::RollingBall;
+    else
+      throw InputError(what + ".type: expected \"skate\", \"rolling_wheel\" or \"rolling_ball\", got \"" +
+                       type + "\"");
+    c.point = three(point, what + ".point");
+    c.axis = three(axis, what + ".axis");
+    c.radius = radius;
+    c.ground_normal = three(normal, what + ".ground_normal");
+    out.push_back(std::move(c));
+  }
+  return out;
 }
 
 maximal::Contacts contacts_of(const maximal::Model& model, const std::vector<ShapeArgs>& shapes,
@@ -79,10 +114,7 @@ maximal::Contacts contacts_of(const maximal::Model& model, const std::vector<Sha
   for (std::size_t i = 0; i < shapes.size(); ++i) {
     const auto& [body, type, sizes, position, friction, restitution] = shapes[i];
     const std::string what = "shapes[" + std::to_string(i) + "]";
-    int b = -1;
-    for (int k = 0; k < model.num_bodies(); ++k)
-      if (model.bodies()[std::size_t(k)].name == body) b = k;
-    if (b < 0) throw InputError(what + ".body: no body named '" + body + "'");
+    const int b = body_named(model, body, what + ".body");
     SE3 g_bs;
     g_bs.x = three(position, what + ".position");
     const std::size_t need = type == "sphere" ? 1 : type == "capsule" ? 2 : type == "box" ? 3 : 0;
@@ -106,7 +138,8 @@ std::unique_ptr<sim::System> make_maximal_system(
     const std::map<std::string, std::vector<double>>& q,
     const std::map<std::string, std::vector<double>>& qd, double dt, const std::string& solver,
     double tolerance, const std::map<std::string, std::pair<double, double>>& limits,
-    const std::vector<ShapeArgs>& shapes, const std::vector<SurfaceArgs>& surfaces) {
+    const std::vector<ShapeArgs>& shapes, const std::vector<SurfaceArgs>& surfaces,
+    const std::vector<VelocityArgs>& velocity_constraints) {
   const Mechanism& mech = nb::cast<const Mechanism&>(mechanism);
   std::vector<maximal::Joint> joints = mech.model.joints();
   auto one_dof = [&](const std::string& name, const char* what) -> maximal::Joint& {
@@ -138,7 +171,8 @@ std::unique_ptr<sim::System> make_maximal_system(
   sim::MaximalSetup setup;
   setup.model = std::make_shared<const maximal::Model>(
       mech.model.bodies(), joints, mech.model.gravity(), mech.model.couplings(),
-      contacts_of(mech.model, shapes, surfaces), mech.model.velocity_constraints());
+      contacts_of(mech.model, shapes, surfaces),
+      velocity_constraints_of(mech.model, velocity_constraints));
   const maximal::Model& model = *setup.model;
   // Initial joint coordinates and rates over the mechanism's own (dt: the step the
   // discrete velocities are taken over).
@@ -167,7 +201,8 @@ std::unique_ptr<sim::System> make_maximal_system(
   setup.controls = controls;
   return recorded(sim::make_maximal_system(setup), "maximal.make_system",
                   nb::make_tuple(mechanism, inputs, controls, springs, dampers, q, qd, dt,
-                                 solver, tolerance, limits, shapes, surfaces));
+                                 solver, tolerance, limits, shapes, surfaces,
+                                 velocity_constraints));
 }
 
 }  // namespace
@@ -239,6 +274,9 @@ void bind_maximal(nb::module_ m) {
   m.def("chaplygin_sleigh", &maximal::chaplygin_sleigh, nb::arg("mass") = 1.0,
         nb::arg("inertia") = 0.1, nb::arg("skate_offset") = 0.5,
         "The Chaplygin sleigh: a body on a planar joint 'plane' with a skate (docs/maximal.md).");
+  m.def("trailer_train", &maximal::trailer_train, nb::arg("trailers"), nb::arg("steering") = 0.0,
+        "A tractor pulling trailers, each body on an axle that cannot slide sideways "
+        "(docs/maximal.md).");
   m.def("rolling_disk", &maximal::rolling_disk, nb::arg("mass") = 1.0, nb::arg("radius") = 0.5,
         "The vertical rolling disk: a disk on a massless fork, rolling without slip "
         "(docs/maximal.md).");
@@ -301,10 +339,12 @@ void bind_maximal(nb::module_ m) {
         nb::arg("solver") = "sparse", nb::arg("tolerance") = 1e-10,
         nb::arg("limits") = std::map<std::string, std::pair<double, double>>(),
         nb::arg("shapes") = std::vector<ShapeArgs>(), nb::arg("surfaces") = std::vector<SurfaceArgs>(),
+        nb::arg("velocity_constraints") = std::vector<VelocityArgs>(),
         "The system of a mechanism (marsden.maximal.system spells its arguments): springs "
         "{joint: (stiffness, rest)}, dampers {joint: damping}, q and qd {joint: "
         "coordinates}, limits {joint: (lower, upper)}, contact shapes (body, type, sizes, "
-        "position, friction, restitution) and surfaces (normal, point, friction, restitution); "
+        "position, friction, restitution), surfaces (normal, point, friction, restitution) and "
+        "velocity constraints (name, body, type, point, axis, radius, ground_normal); "
         "InputError naming the joint or value.");
 }
 

@@ -72,6 +72,13 @@ Mechanism builtin_mechanism(const JsonNode& sys, const std::string& name) {
     number_if(params, "skate_offset", offset);
     return with_field(params, [&] { return maximal::chaplygin_sleigh(mass, inertia, offset); });
   }
+  if (name == "trailer_train") {
+    if (given) params.expect_keys({"trailers", "steering"});
+    const int trailers = params.find("trailers") ? params.at("trailers").integer(0, 100000) : 3;
+    double steering = 0.0;
+    number_if(params, "steering", steering);
+    return with_field(params, [&] { return maximal::trailer_train(trailers, steering); });
+  }
   if (name == "rolling_disk") {
     if (given) params.expect_keys({"mass", "radius"});
     double mass = 1.0, radius = 0.5;
@@ -182,6 +189,31 @@ SE3 shape_pose(const JsonNode& e) {
   if (const auto p = e.find("position")) g.x = p->vec3();
   if (const auto o = e.find("orientation")) g.R = parse_orientation(*o);
   return g;
+}
+
+// "velocity_constraints": [{"name", "type", "body", "point", "axis", "radius",
+// "ground_normal"}] (docs/scene.md, Velocity constraints), after the mechanism's own.
+std::vector<maximal::VelocityConstraint> parse_velocity_constraints(
+    const JsonNode& list, const std::vector<maximal::Body>& bodies,
+    std::vector<maximal::VelocityConstraint> out) {
+  for (std::size_t i = 0; i < list.array_size(); ++i) {
+    const JsonNode e = list[i];
+    e.expect_keys({"name", "type", "body", "point", "axis", "radius", "ground_normal"});
+    maximal::VelocityConstraint c;
+    const std::string type = e.at("type").one_of({"skate", "rolling_wheel", "rolling_ball"});
+    c.type = type == "skate"           ? maximal::VelocityConstraintType::Skate
+             : type == "rolling_wheel" ? maximal::VelocityConstraintType::RollingWheel
+                                       : maximal::VelocityConstraintType::RollingBall;
+    c.body = body_index(e.at("body"), bodies);
+    c.name = e.find("name") ? e.at("name").string() : type + "_" + std::to_string(i);
+    if (const auto p = e.find("point")) c.point = p->vec3();
+    if (const auto a = e.find("axis")) c.axis = a->vec3();
+    if (const auto n = e.find("ground_normal")) c.ground_normal = n->vec3();
+    if (c.type != maximal::VelocityConstraintType::Skate) c.radius = e.at("radius").number_greater(0.0);
+    else if (e.find("radius")) e.at("radius").fail("a skate has no radius");
+    out.push_back(std::move(c));
+  }
+  return out;
 }
 
 // "contact": {"surfaces": [...], "shapes": [...], "urdf_collisions": {"friction"}}
@@ -300,13 +332,14 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
   std::optional<Mechanism> mech;
   if (const auto m = sys.find("mechanism")) {
     sys.expect_keys({"type", "mechanism", "parameters", "gravity", "inputs", "springs", "dampers",
-                     "limits", "contact"});
+                     "limits", "contact", "velocity_constraints"});
     scene.source = m->one_of({"pendulum_chain", "closed_chain", "four_bar_chain", "minitaur_leg",
-                              "chaplygin_sleigh", "rolling_disk"});
+                              "chaplygin_sleigh", "rolling_disk", "trailer_train"});
     mech.emplace(builtin_mechanism(sys, scene.source));
   } else {
     sys.expect_keys({"type", "urdf", "mjcf", "gravity", "base", "massless_joints", "inputs",
-                     "springs", "dampers", "limits", "urdf_limits", "contact"});
+                     "springs", "dampers", "limits", "urdf_limits", "contact",
+                     "velocity_constraints"});
     const SceneUrdf in = read_scene_urdf(sys, scene.file);
     scene.source = in.key();
     scene.urdf = std::make_shared<const UrdfModel>(in.urdf);
@@ -330,10 +363,13 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
     contacts = parse_contacts(*c, mech->model.bodies(), scene.urdf.get(),
                               scene.urdf_floating_base, scene.contact_left_out);
   }
+  std::vector<maximal::VelocityConstraint> velocity = mech->model.velocity_constraints();
+  if (const auto v = sys.find("velocity_constraints"))
+    velocity = parse_velocity_constraints(*v, mech->model.bodies(), std::move(velocity));
   ms->model = with_field(sys, [&] {
     return std::make_shared<const maximal::Model>(mech->model.bodies(), joints, gravity,
                                                   mech->model.couplings(), contacts,
-                                                  mech->model.velocity_constraints());
+                                                  std::move(velocity));
   });
   if (const auto s = root.find("initial_state")) place_mechanism(*s, *ms->model, mech->state);
   // Memory before work: massless and point-mass bodies are solved with a dense block of

@@ -40,7 +40,8 @@ std::string chain_scene(const std::string& system =
 }
 
 TEST(MaximalScene, ExampleScenesLoadAndRun) {
-  for (const char* name : {"maximal_chain", "maximal_loop", "maximal_urdf_double_pendulum"}) {
+  for (const char* name : {"maximal_chain", "maximal_loop", "maximal_urdf_double_pendulum",
+                           "maximal_sleigh", "maximal_rolling_disk", "maximal_trailers"}) {
     SCOPED_TRACE(name);
     Scene scene = load_scene(example(name));
     ASSERT_TRUE(std::holds_alternative<MaximalScene>(scene.system));
@@ -474,6 +475,54 @@ TEST(MaximalScene, ContactFieldsAreValidated) {
                    {"body": "link1", "type": "sphere", "radius": 0.1}]}})",
                                              R"(, "initial_state": {"clearance": 0.01})")),
                  "initial_state.clearance", "held by joint 'joint0' to the world");
+}
+
+// A scene's velocity constraints join the mechanism's: a second skate behind the sleigh's
+// centre, parallel to the first, leaves it only sliding along its axis. From a spinning
+// start the first step removes the turn and the sideways slide (the impulse of the
+// constraints), and then it coasts straight at constant speed.
+TEST(MaximalScene, VelocityConstraintsJoinTheMechanismsOwn) {
+  TempDir dir;
+  const Scene scene = load_scene(dir.write("scene.json", chain_scene(
+      R"({"type": "maximal", "mechanism": "chaplygin_sleigh",
+          "velocity_constraints": [{"name": "rear", "type": "skate", "body": "sleigh",
+                                    "point": [-0.5, 0, 0], "axis": [0, 1, 0]}]})",
+      R"(, "initial_state": {"qd": {"plane": [0.5, -1.0, 2.0]}})")));
+  const auto& ms = std::get<MaximalScene>(scene.system);
+  ASSERT_EQ(ms.model->velocity_constraints().size(), 2u);
+  EXPECT_EQ(ms.model->velocity_constraints()[1].name, "rear");
+  const sim::MemoryRecorder rec = run_rows(scene);
+  const auto& names = rec.layout.columns;
+  const std::size_t n = names.size();
+  ASSERT_GE(rec.rows, 3u);
+  const auto at = [&](std::size_t row, const std::string& name) {
+    const auto c = std::size_t(std::find(names.begin(), names.end(), name) - names.begin());
+    EXPECT_LT(c, n) << name;
+    return rec.values[row * n + c];
+  };
+  const std::size_t last = rec.rows - 1;
+  EXPECT_NEAR(at(last, "sleigh_y"), at(1, "sleigh_y"), 1e-12);
+  EXPECT_NEAR(at(last, "sleigh_qz"), at(1, "sleigh_qz"), 1e-12);
+  const double v1 = (at(2, "sleigh_x") - at(1, "sleigh_x")) / (at(2, "t") - at(1, "t"));
+  const double v = (at(last, "sleigh_x") - at(1, "sleigh_x")) / (at(last, "t") - at(1, "t"));
+  EXPECT_GT(v1, 0.1);
+  EXPECT_NEAR(v, v1, 1e-12);
+
+  const std::string sleigh = R"({"type": "maximal", "mechanism": "chaplygin_sleigh",
+                                 "velocity_constraints": [)";
+  expect_message(dir, load_error(dir, chain_scene(sleigh + R"({"type": "skate", "body": "cart"}]})")),
+                 "system.velocity_constraints[0].body", "no body named 'cart'");
+  expect_message(dir,
+                 load_error(dir, chain_scene(sleigh + R"({"type": "skate", "body": "sleigh", "radius": 1}]})")),
+                 "system.velocity_constraints[0].radius", "a skate has no radius");
+  expect_message(dir,
+                 load_error(dir, chain_scene(sleigh + R"({"type": "rolling_wheel", "body": "sleigh"}]})")),
+                 "system.velocity_constraints[0].radius", "missing");
+  expect_message(dir, load_error(dir, chain_scene(sleigh + R"({"type": "wheel", "body": "sleigh"}]})")),
+                 "system.velocity_constraints[0].type", "skate");
+  expect_message(dir,
+                 load_error(dir, chain_scene(sleigh + R"({"type": "skate", "body": "sleigh", "axis": [0, 0, 0]}]})")),
+                 "system", "axis must be a non-zero vector");
 }
 
 // "clearance" puts the lowest contact point that far above its surface, and "base" moves

@@ -580,6 +580,24 @@ def test_a_maximal_sleigh_from_python_follows_the_reduced_sleigh():
     pose = np.column_stack([theta, x, y])
     np.testing.assert_allclose(pose, b.values[:, [b.columns.index(c) for c in ("theta", "x", "y")]],
                                rtol=0, atol=2e-4)
+    # A second, parallel skate behind the centre leaves the sleigh only sliding along its
+    # axis: after the first step's impulse it coasts straight at constant speed.
+    two = marsden.maximal.system(sleigh, qd={"plane": [0.5, -1.0, 2.0]}, dt=0.01,
+                                 velocity_constraints=[{"name": "rear", "body": "sleigh",
+                                                        "type": "skate",
+                                                        "point": (-0.5, 0.0, 0.0)}])
+    run = marsden.simulate(pickle.loads(pickle.dumps(two)), dt=0.01, steps=100)
+    x, y, qz = (run.values[1:, run.columns.index(c)] for c in ("sleigh_x", "sleigh_y", "sleigh_qz"))
+    assert np.ptp(y) < 1e-12 and np.ptp(qz) < 1e-12
+    np.testing.assert_allclose(np.diff(x), x[1] - x[0], rtol=0, atol=1e-12)
+    with pytest.raises(marsden.InputError, match=r"velocity_constraints\[0\].body: no body named"):
+        marsden.maximal.system(sleigh, velocity_constraints=[{"body": "cart"}])
+    with pytest.raises(marsden.InputError, match=r"velocity_constraints\[0\].type: expected"):
+        marsden.maximal.system(sleigh, velocity_constraints=[{"body": "sleigh", "type": "ski"}])
+    train = marsden.simulate(marsden.maximal.system(marsden.maximal.trailer_train(5, 0.3),
+                                                    qd={"plane": [1.0, 0.0, 0.0]}),
+                             dt=0.01, steps=100)
+    assert train.ok and train.values[-1, train.columns.index("trailer5_x")] > -5.0
     disk = pickle.loads(pickle.dumps(marsden.maximal.rolling_disk(mass=2.0, radius=0.3)))
     assert disk.velocity_constraints == [("rolling", "rolling_wheel")]
     with pytest.raises(marsden.InputError, match="rolling_disk: mass and radius"):
