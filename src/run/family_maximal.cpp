@@ -42,6 +42,27 @@ Json collision_geometry(const maximal::Model& model, int body) {
   return out;
 }
 
+// A body's wheels (thin disks on their axles), balls and skates (a small marker at the
+// blade), drawn with its other geometry so that they roll and steer with it.
+void add_velocity_constraint_geometry(const maximal::Model& model, int b, Json& geometry) {
+  for (const maximal::VelocityConstraint& c : model.velocity_constraints()) {
+    if (c.body != b) continue;
+    InertiaShape s;
+    const char* kind = "ellipsoid";
+    if (c.type == maximal::VelocityConstraintType::RollingWheel) {
+      kind = "cylinder";  // along its z: turned onto the axle
+      s.semi_axes = Vec3(c.radius, c.radius, 0.05 * c.radius);
+      const Eigen::Quaterniond r = Eigen::Quaterniond::FromTwoVectors(Vec3::UnitZ(), c.axis);
+      s.rotation = Vec4(r.w(), r.x(), r.y(), r.z());
+    } else if (c.type == maximal::VelocityConstraintType::RollingBall) {
+      s.semi_axes.setConstant(c.radius);
+    } else {
+      s.semi_axes.setConstant(0.03);
+    }
+    geometry.push_back(shape_json(kind, s, c.point));
+  }
+}
+
 Json maximal_model(const io::Scene& scene, const maximal::Model& model,
                    const UrdfVisuals& visuals) {
   Json bodies = Json::array();
@@ -65,6 +86,7 @@ Json maximal_model(const io::Scene& scene, const maximal::Model& model,
     Json geometry = drawn      ? visuals.geometry(rb->bodies[g].links, body_of_link(g))
                     : collides ? collision_geometry(model, b)
                                : Json::array().push_back(shape_json("box", s, Vec3::Zero()));
+    add_velocity_constraint_geometry(model, b, geometry);
     bodies.push_back(Json::object()
                          .set("name", body.name)
                          .set("pose", Json::object().set("position", "position")

@@ -378,6 +378,30 @@ def test_links_without_a_drawable_visual_are_drawn_from_their_collision_geometry
     assert np.array_equal(chart["contact force"], traj["contact_force"])
 
 
+def test_maximal_wheels_and_skates_are_drawn_on_their_bodies(tmp_path):
+    """A maximal body's velocity constraints are drawn with it (docs/maximal.md): the rolling
+    disk's wheel as a thin cylinder of its radius turned onto its axle (the cylinder's z onto
+    body y), the trailers' skates as markers at their axles."""
+    r = marsden("simulate", ROOT / "examples" / "scenes" / "maximal_rolling_disk.json",
+                "--out", tmp_path / "disk", "--view")
+    assert r.returncode == 0, r.stderr
+    bodies = json.loads((tmp_path / "disk" / "model.json").read_text())["model"]["bodies"]
+    (wheel,) = [g for g in bodies[1]["geometry"] if g["shape"] == "cylinder"]
+    assert np.allclose(wheel["semi_axes"][:2], [0.5, 0.5]) and wheel["semi_axes"][2] < 0.05
+    w, x, y, z = wheel["rotation"]
+    z_axis = np.array([2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y)])
+    assert np.allclose(z_axis, [0, 1, 0])
+    scene = json.loads((ROOT / "examples" / "scenes" / "maximal_trailers.json").read_text())
+    scene["duration"] = 0.05
+    (tmp_path / "t.json").write_text(json.dumps(scene))
+    r = marsden("simulate", tmp_path / "t.json", "--out", tmp_path / "train", "--view")
+    assert r.returncode == 0, r.stderr
+    bodies = json.loads((tmp_path / "train" / "model.json").read_text())["model"]["bodies"]
+    markers = [[g["offset"] for g in b["geometry"] if g["shape"] == "ellipsoid"] for b in bodies]
+    assert markers[0] == [[-0.2, 0.0, 0.0], [0.3, 0.0, 0.0]]  # the tractor's two axles
+    assert all(m == [[-0.2, 0.0, 0.0]] for m in markers[1:])
+
+
 # --- Planar vehicles: the parts the page turns.
 
 def test_car_front_wheels_steer_and_roll_with_the_front_axle(pages):
