@@ -16,6 +16,7 @@ void register_builtin_experiments() {
   register_closed_loop();
   register_contact();
   register_model_suites();
+  register_nonholonomic_maximal();
 }
 
 }  // namespace marsden::experiments

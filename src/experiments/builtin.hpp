@@ -13,6 +13,7 @@ namespace marsden::experiments {
 void register_rigid_body_accuracy();
 void register_car_accuracy();
 void register_nonholonomic_comparison();
+void register_nonholonomic_maximal();
 void register_tree_scaling();
 void register_tree_energy();
 void register_maximal_experiments();
