@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "marsden/error.hpp"
+#include "marsden/geometry/shapes.hpp"
 #include "marsden/maximal/integrator.hpp"
 #include "marsden/maximal/joints.hpp"
 #include "marsden/maximal/setup.hpp"
@@ -401,6 +402,70 @@ TEST(TrailerTrain, AWheelOnItsAxleHingeUsesTheLoopBlock) {
   const Mechanism disk = rolling_disk(1.0, 0.5);
   EXPECT_EQ(disk.model.topology().loop_rows, 2);
   for (const int c : disk.model.topology().velocity_coupling) EXPECT_GE(c, 0);
+}
+
+// Two formulations of rolling in one library (issue 40 item 6): a ball on a 15 degree
+// incline, rolling across it at 0.5 m/s and pivoting at 3 rad/s about the normal, held by
+// hard contact with friction 1 (enough to stick: (2/7) tan 15 = 0.077), and the same ball on
+// frictionless contact with a rolling-ball constraint. Both converge to the closed form
+// (down the slope at (5/7) g sin 15, across at constant speed), and they agree.
+TEST(RollingTwoWays, FrictionContactFollowsTheRollingConstraint) {
+  const double r = 0.1, a = 15.0 * M_PI / 180.0, g = 9.81, T = 1.0;
+  const Vec3 n(-std::sin(a), 0.0, std::cos(a)), down(-std::cos(a), 0.0, -std::sin(a));
+  const Vec3 across(0.0, 0.5, 0.0);
+  auto ball = [&](bool constraint, double dt) {
+    Contacts contacts;
+    contacts.shapes.push_back({"ball", 0, geometry::Sphere(r), constraint ? 0.0 : 1.0});
+    contacts.surfaces.push_back({"incline", geometry::HalfSpace(n, 0.0), 0.0});
+    std::vector<VelocityConstraint> rolling;
+    if (constraint) {
+      VelocityConstraint c;
+      c.type = VelocityConstraintType::RollingBall;
+      c.radius = r;
+      c.ground_normal = n;
+      rolling.push_back(c);
+    }
+    const Model model({solid_sphere("ball", 1.0, r)}, {}, Vec3(0.0, 0.0, -g), {}, contacts,
+                      rolling);
+    BodyState st;
+    st.x = r * n;
+    st.v = across;
+    st.omega = n.cross(across) / r + 3.0 * n;  // rolling across, pivoting about the normal
+    Data data(model, {st});
+    StepOptions options;
+    options.dt = dt;
+    const int steps = int(std::lround(T / dt));
+    std::vector<Vec3> path;
+    for (int k = 0; k < steps; ++k) {
+      const StepStatus status = step(model, data, options);
+      EXPECT_TRUE(status.ok()) << describe(status.failure);
+      path.push_back(data.state[0].x);
+    }
+    return path;
+  };
+  const Vec3 exact = r * n + 0.5 * (5.0 / 7.0) * g * std::sin(a) * T * T * down + T * across;
+  double d[3], e_contact[3], e_constraint[3];
+  const double dts[3] = {0.01, 0.005, 0.0025};
+  for (int i = 0; i < 3; ++i) {
+    const std::vector<Vec3> contact = ball(false, dts[i]), constraint = ball(true, dts[i]);
+    d[i] = 0.0;
+    for (std::size_t k = 0; k < contact.size(); ++k)
+      d[i] = std::max(d[i], (contact[k] - constraint[k]).norm());
+    e_contact[i] = (contact.back() - exact).norm();
+    e_constraint[i] = (constraint.back() - exact).norm();
+  }
+  std::printf("rolling two ways at dt 0.01, 0.005, 0.0025: apart %.2e %.2e %.2e; from the closed "
+              "form, contact %.2e %.2e %.2e, constraint %.2e %.2e %.2e\n",
+              d[0], d[1], d[2], e_contact[0], e_contact[1], e_contact[2], e_constraint[0],
+              e_constraint[1], e_constraint[2]);
+  // The rows of a ball centred on its body do not depend on its orientation, and a sticking
+  // contact holds the same slip velocity at zero: the two are one discretisation, equal to
+  // the solvers' tolerances. Under gravity both are first order (docs/maximal.md).
+  for (int i = 0; i < 3; ++i) EXPECT_LT(d[i], 1e-10) << "dt " << dts[i];
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_GT(e_contact[i] / e_contact[i + 1], 1.8) << "dt " << dts[i];
+    EXPECT_GT(e_constraint[i] / e_constraint[i + 1], 1.8) << "dt " << dts[i];
+  }
 }
 
 }  // namespace
