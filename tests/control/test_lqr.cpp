@@ -118,14 +118,21 @@ TEST(Lqr, TreeStepDerivativesEqualCentralDifferencesOfTheStepMap) {
 // ones a state can take: every body velocity entry, and each joint coordinate moved with
 // the bodies it carries (the poses from maximal::state_from_joint_coordinates).
 TEST(Lqr, MaximalStepDerivativesEqualCentralDifferencesAlongTheJoints) {
-  for (const bool loop : {false, true}) {
-    maximal::Mechanism mech = loop ? maximal::minitaur_leg() : maximal::pendulum_chain(3);
+  // A chain, the closed five-bar leg, and a tractor with two trailers on its axles'
+  // velocity constraints (docs/maximal.md, Nonholonomic constraints), driven at its hitches.
+  for (const int kind : {0, 1, 2}) {
+    const bool loop = kind == 1;
+    maximal::Mechanism mech = kind == 0   ? maximal::pendulum_chain(3)
+                              : kind == 1 ? maximal::minitaur_leg()
+                                          : maximal::trailer_train(2, 0.3);
+    if (kind == 2)
+      for (maximal::BodyState& b : mech.state) b.v = Vec3(1.0, 0.0, 0.0);
     auto input = std::make_shared<sim::HeldInput>(2);
     sim::MaximalSetup setup;
     setup.model = std::make_shared<const maximal::Model>(mech.model);
     setup.state0 = mech.state;
     setup.step.newton.tolerance = 1e-13;
-    setup.input_joints = {0, 1};
+    setup.input_joints = kind == 2 ? std::vector<int>{1, 2} : std::vector<int>{0, 1};
     setup.controls = input;
     auto system = sim::make_maximal_system(setup);
     const double dt = 0.01;
@@ -161,7 +168,7 @@ TEST(Lqr, MaximalStepDerivativesEqualCentralDifferencesAlongTheJoints) {
       fd = (chart_diff(F(plus, u0), y0) - chart_diff(F(minus, u0), y0)) / (2.0 * h);
       const VectorXd exact = predicted_of * direction;
       EXPECT_LT((exact - fd).cwiseAbs().maxCoeff(), 1e-6 * std::max(1.0, fd.cwiseAbs().maxCoeff()))
-          << (loop ? "leg " : "chain ") << what << "\nexact " << exact.transpose() << "\nfd    "
+          << (kind == 2 ? "train " : loop ? "leg " : "chain ") << what << "\nexact " << exact.transpose() << "\nfd    "
           << fd.transpose();
     };
     // Velocity entries: the state chart's own directions.
