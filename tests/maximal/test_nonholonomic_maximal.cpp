@@ -396,6 +396,46 @@ TEST(TrailerTrain, EveryAxleIsEliminatedAtItsBodyAndHolds) {
   EXPECT_LT((sparse - dense).norm(), 1e-9 * dense.norm());
 }
 
+// Off-tracking, in closed form: with the steering held, the tractor's rear axle runs on a
+// circle of radius R0 = wheelbase / tan(steering) (wheelbase 0.5 m, its two axles), and each
+// trailer settles where its axle's velocity is tangent to a concentric circle: its hitch,
+// 0.3 m behind the axle ahead of it, is 0.7 m ahead of its own axle, so
+// R_i^2 = R_i-1^2 + 0.3^2 - 0.7^2 = R0^2 - 0.4 i.
+TEST(TrailerTrain, SettlesOnTheClosedFormOffTrackingCircles) {
+  const int trailers = 10;
+  const double steering = 0.2, R0 = 0.5 / std::tan(steering);
+  auto worst_radius_error = [&](double dt) {
+    Mechanism train = trailer_train(trailers, steering);
+    std::vector<JointCoords> q = current_joint_coordinates(train.model, train.state);
+    std::vector<JointCoords> qd = q;
+    for (JointCoords& r : qd) r.setZero();
+    qd[0] = Vec3(1.0, 0.0, 1.0 / R0);  // rolling at 1 m/s onto the circle
+    Data data(train.model, set_joint_state(train.model, train.state, q, qd, dt));
+    StepOptions options;
+    options.dt = dt;
+    options.newton.tolerance = 1e-12;
+    // 40 s: settled (the error is the same after 160 s).
+    for (long k = 0; k < std::lround(40.0 / dt); ++k) EXPECT_TRUE(step(train.model, data, options).ok());
+    // The circle's centre: R0 to the left of the tractor's rear axle.
+    const Mat3 R = data.state[0].q.matrix();
+    const Vec3 rear = data.state[0].x + R * Vec3(-0.2, 0.0, 0.0);
+    const Vec3 centre = rear + R0 * (R * Vec3::UnitY());
+    double worst = 0.0;
+    for (int i = 1; i <= trailers; ++i) {
+      const BodyState& b = data.state[std::size_t(i)];
+      const Vec3 axle = b.x + b.q.matrix() * Vec3(-0.2, 0.0, 0.0);
+      const double radius = (axle - centre).head<2>().norm();
+      worst = std::max(worst, std::abs(radius - std::sqrt(R0 * R0 - 0.4 * i)));
+    }
+    return worst;
+  };
+  const double coarse = worst_radius_error(0.02), fine = worst_radius_error(0.01);
+  std::printf("trailer axles' radii from the closed form: %.2e m at dt 0.02, %.2e at 0.01\n",
+              coarse, fine);
+  EXPECT_LT(fine, 1e-4);
+  EXPECT_NEAR(std::log2(coarse / fine), 2.0, 0.1);
+}
+
 // A body whose parent joint leaves fewer free rows than its constraints take (the rolling
 // disk on its axle hinge: 5 + 2 > 6) keeps them in the loop block.
 TEST(TrailerTrain, AWheelOnItsAxleHingeUsesTheLoopBlock) {
