@@ -20,9 +20,9 @@ from ._core import maximal as _maximal
 from .signals import as_signal
 from ._pickle import recorded
 
-__all__ = ["Mechanism", "chaplygin_sleigh", "closed_chain", "four_bar_chain",
+__all__ = ["Mechanism", "car", "chaplygin_sleigh", "closed_chain", "four_bar_chain",
            "joint_coordinates", "mechanism_from_mjcf", "mechanism_from_urdf", "minitaur_leg",
-           "pendulum_chain", "rolling_disk", "system", "trailer_train"]
+           "pendulum_chain", "rolling_disk", "snakeboard", "system", "trailer_train"]
 
 Mechanism = _maximal.Mechanism
 joint_coordinates = _maximal.joint_coordinates
@@ -77,6 +77,33 @@ def trailer_train(trailers: int, steering: float = 0.0) -> Mechanism:
     tractor on the planar joint "plane", its front axle steered by ``steering`` (rad, held).
     A step costs O(trailers) (docs/maximal.md)."""
     return _maximal.trailer_train(trailers, steering)
+
+
+@recorded
+def car(mass: float = 1.0, wheel_inertia: float = 0.1, body_inertia: float = 0.2,
+        wheel_radius: float = 0.3, axle_distance: float = 1.0, steering: float = 0.0,
+        steering_inertia: float = 0.0) -> Mechanism:
+    """The car of Kelly and Murray (kg, kg m^2, kg m^2, m, m, rad, kg m^2), as the
+    full-coordinate car: the chassis (all the mass, yaw inertia body_inertia about the rear
+    axle) on the planar joint "plane" (x, y, heading); the massless rear wheel on the hinge
+    "axle", rolling without slip (its input is the drive torque, N m); the front wheel set
+    axle_distance ahead, turned by steering (|steering| < pi/2) on the joint "steering" with a
+    skate. steering_inertia 0 fixes the steering; above 0 (below body_inertia) the steering is
+    a hinge about z whose input is a steering torque (N m)."""
+    return _maximal.car(mass, wheel_inertia, body_inertia, wheel_radius, axle_distance,
+                        steering, steering_inertia)
+
+
+@recorded
+def snakeboard(mass: float = 1.0, half_length: float = 0.5, rotor_inertia: float = 0.1,
+               wheel_inertia: float = 0.05) -> Mechanism:
+    """The snakeboard (kg, m, kg m^2, kg m^2), as the full-coordinate snakeboard: the board
+    (all the mass) on the planar joint "plane"; the rotor on the hinge "rotor" at the centre;
+    wheel sets with skates at -half_length (hinge "steering", angle phi) and +half_length
+    (hinge "steering_front", coupled to -phi). The inputs of "rotor" and "steering" are the
+    rotor and steering torques (N m). Needs mass half_length^2 > rotor_inertia + 2
+    wheel_inertia: m l^2 is the whole yaw inertia."""
+    return _maximal.snakeboard(mass, half_length, rotor_inertia, wheel_inertia)
 
 
 def mechanism_from_urdf(path, gravity=(0.0, 0.0, -9.81), floating_base: bool = False,

@@ -281,6 +281,22 @@ void bind_maximal(nb::module_ m) {
         "The vertical rolling disk: a disk on a massless fork, rolling without slip "
         "(docs/maximal.md).");
   m.def(
+      "car",
+      [](double mass, double wheel_inertia, double body_inertia, double wheel_radius,
+         double axle_distance, double steering, double steering_inertia) {
+        return maximal::car({mass, wheel_inertia, body_inertia, wheel_radius, axle_distance},
+                            steering, steering_inertia);
+      },
+      nb::arg("mass") = 1.0, nb::arg("wheel_inertia") = 0.1, nb::arg("body_inertia") = 0.2,
+      nb::arg("wheel_radius") = 0.3, nb::arg("axle_distance") = 1.0, nb::arg("steering") = 0.0,
+      nb::arg("steering_inertia") = 0.0,
+      "The car of Kelly and Murray from bodies: chassis, rear wheel rolling without slip, "
+      "steered front wheel set with a skate (docs/maximal.md).");
+  m.def("snakeboard", &maximal::snakeboard, nb::arg("mass") = 1.0, nb::arg("half_length") = 0.5,
+        nb::arg("rotor_inertia") = 0.1, nb::arg("wheel_inertia") = 0.05,
+        "The snakeboard from bodies: board, rotor, two skated wheel sets with mirrored "
+        "steering (docs/maximal.md).");
+  m.def(
       "mechanism_from_urdf",
       [](const std::filesystem::path& path, const Vec3& gravity, bool floating_base,
          bool weld_massless_joints) {

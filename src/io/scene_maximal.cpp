@@ -86,6 +86,33 @@ Mechanism builtin_mechanism(const JsonNode& sys, const std::string& name) {
     set_if(params, "radius", radius, 0.0, true);
     return with_field(params, [&] { return maximal::rolling_disk(mass, radius); });
   }
+  if (name == "car") {
+    // The nonholonomic car's field names (docs/scene.md), plus the steering.
+    if (given)
+      params.expect_keys({"mass", "wheel_inertia", "body_inertia", "wheel_radius",
+                          "axle_distance", "steering", "steering_inertia"});
+    CarParams p;
+    set_if(params, "mass", p.m, 0.0, true);
+    set_if(params, "wheel_inertia", p.I, 0.0, true);
+    set_if(params, "body_inertia", p.K, 0.0, true);
+    set_if(params, "wheel_radius", p.rho, 0.0, true);
+    set_if(params, "axle_distance", p.l, 0.0, true);
+    double steering = 0.0, steering_inertia = 0.0;
+    number_if(params, "steering", steering);
+    set_if(params, "steering_inertia", steering_inertia, 0.0, false);
+    return with_field(params, [&] { return maximal::car(p, steering, steering_inertia); });
+  }
+  if (name == "snakeboard") {
+    if (given) params.expect_keys({"mass", "half_length", "rotor_inertia", "wheel_inertia"});
+    double mass = 1.0, half_length = 0.5, rotor = 0.1, wheels = 0.05;
+    set_if(params, "mass", mass, 0.0, true);
+    set_if(params, "half_length", half_length, 0.0, true);
+    set_if(params, "rotor_inertia", rotor, 0.0, true);
+    set_if(params, "wheel_inertia", wheels, 0.0, true);
+    return with_field(params, [&] {
+      return maximal::snakeboard(mass, half_length, rotor, wheels);
+    });
+  }
   if (given) params.expect_keys({"hip_half_angle"});
   double half = 0.5;
   number_if(params, "hip_half_angle", half);
@@ -334,7 +361,8 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
     sys.expect_keys({"type", "mechanism", "parameters", "gravity", "inputs", "springs", "dampers",
                      "limits", "contact", "velocity_constraints"});
     scene.source = m->one_of({"pendulum_chain", "closed_chain", "four_bar_chain", "minitaur_leg",
-                              "chaplygin_sleigh", "rolling_disk", "trailer_train"});
+                              "chaplygin_sleigh", "rolling_disk", "trailer_train", "car",
+                              "snakeboard"});
     mech.emplace(builtin_mechanism(sys, scene.source));
   } else {
     sys.expect_keys({"type", "urdf", "mjcf", "gravity", "base", "massless_joints", "inputs",

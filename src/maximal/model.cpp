@@ -8,9 +8,11 @@
 
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
+#include <Eigen/SVD>
 
 #include "marsden/error.hpp"
 #include "marsden/maximal/joints.hpp"
+#include "marsden/maximal/velocity.hpp"
 
 namespace marsden::maximal {
 
@@ -115,6 +117,50 @@ void validate_velocity_constraint(VelocityConstraint& c, int k, int num_bodies) 
     throw InputError(label + ": a " + velocity_constraint_type_name(c.type) +
                      " needs a positive finite radius, got " + std::to_string(c.radius));
   }
+}
+
+// Whether body b's velocity rows can be eliminated at the body (integrator.cpp,
+// constrain_bodies): the forces its parent tree joint exerts on it and its constraints'
+// forces must be independent on the body alone, else the joint's pivot is singular once
+// the body is eliminated. Checked at the joint's zero configuration, the parent at the
+// identity, where a dependence that the kinds of joint and constraint build in shows: a
+// skate at a hinge's anchor across its axis (its force one of the hinge's), or rows
+// beyond six (a wheel on an axle hinge, 5 + 2).
+bool eliminable_at_body(int b, const Topology& topo, const std::vector<Joint>& joints,
+                        const std::vector<VelocityConstraint>& constraints) {
+  using Wrenches = Eigen::Matrix<double, 6, Eigen::Dynamic, 0, 6, 12>;
+  Wrenches W(6, 0);
+  auto add = [&W](const Vec6& column) {
+    W.conservativeResize(6, W.cols() + 1);
+    W.col(W.cols() - 1) = column;
+  };
+  Mat3 R = Mat3::Identity();
+  if (const int node = topo.parent_node[std::size_t(b)]; node >= 0) {
+    const Joint& joint = joints[std::size_t(topo.node_joint[std::size_t(node)])];
+    const BodyState parent;
+    const BodyState child =
+        place_child(joint, parent, BodyState(), JointCoords::Zero(joint_dofs(joint.type)));
+    JointBlock G_parent, G_child;
+    joint_jacobians(joint, parent, child, G_parent, G_child);
+    const JointBlock& G = joint.child == b ? G_child : G_parent;
+    for (int i = 0; i < G.rows(); ++i) add(G.row(i).transpose());
+    if (joint.damping > 0.0 && joint_dofs(joint.type) == 1) {
+      Vec6 ds_parent, ds_child;
+      joint_coordinate(joint, parent, child, &ds_parent, &ds_child);
+      add(joint.child == b ? ds_child : ds_parent);
+    }
+    if (joint.child == b) R = child.q.matrix();
+  }
+  for (const VelocityConstraint& c : constraints) {
+    if (c.body != b) continue;
+    VelocityRows A;
+    if (!velocity_constraint_rows(c, R, A)) return false;
+    for (int i = 0; i < A.rows(); ++i) add(A.row(i).transpose());
+  }
+  if (W.cols() > 6) return false;
+  const Eigen::JacobiSVD<Wrenches> svd(W);
+  const auto sigma = svd.singularValues();
+  return sigma.minCoeff() > 1e-9 * sigma.maxCoeff();
 }
 
 // Depth-first spanning forest of the graph (world and bodies as vertices, joints as
@@ -265,7 +311,8 @@ Model::Model(std::vector<Body> bodies, std::vector<Joint> joints, Vec3 gravity,
   }
   // A velocity constraint's rows follow the nodes' (docs/maximal.md, Nonholonomic
   // constraints): the Newton solve eliminates them at their body where its parent joint's
-  // rows and theirs fit its six, else they join the loop block.
+  // rows and theirs fit its six, else they join the loop block. A degenerate body is fine:
+  // the elimination works on the shifted matrix that the Woodbury correction starts from.
   std::vector<int> rows_on(bodies_.size(), 0);
   for (std::size_t k = 0; k < velocity_constraints_.size(); ++k) {
     VelocityConstraint& c = velocity_constraints_[k];
@@ -278,21 +325,18 @@ Model::Model(std::vector<Body> bodies, std::vector<Joint> joints, Vec3 gravity,
       throw InputError(label + ": a body takes at most 5 rows of velocity constraints (it "
                        "would have no motion left)");
     }
-    for (const int row : degenerate_rows_) {
-      if (row / 6 == c.body) {
-        throw InputError(label + ": the body has no mass or a singular inertia; a velocity "
-                         "constraint needs a regular body (give it an inertia)");
-      }
-    }
   }
+  std::vector<int> at_body(bodies_.size(), -1);  // unknown yet
   for (std::size_t k = 0; k < velocity_constraints_.size(); ++k) {
     const int b = velocity_constraints_[k].body;
-    const int parent = topology_.parent_node[std::size_t(b)];
-    const bool at_body = rows_on[b] + (parent < 0 ? 0 : topology_.node_size[std::size_t(parent)]) <= 6;
+    if (at_body[std::size_t(b)] < 0) {
+      at_body[std::size_t(b)] =
+          eliminable_at_body(b, topology_, joints_, velocity_constraints_) ? 1 : 0;
+    }
     for (int i = 0; i < velocity_rows(velocity_constraints_[k].type); ++i) {
       topology_.velocity_constraint.push_back(int(k));
       topology_.velocity_row.push_back(i);
-      if (at_body) {
+      if (at_body[std::size_t(b)] == 1) {
         topology_.velocity_index.push_back(topology_.tree_rows++);
         topology_.velocity_coupling.push_back(-1);
       } else {

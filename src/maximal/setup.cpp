@@ -459,6 +459,125 @@ Mechanism trailer_train(int trailers, double steering) {
   return {std::move(model), std::move(state)};
 }
 
+// NhCar's Lagrangian 1/2 (I psi_dot^2 + K theta_dot^2 + m (x_dot^2 + y_dot^2)), (x, y) the
+// rear axle, from bodies: the chassis has all the mass m, centred at the rear axle, and the
+// yaw inertia K (less the front set's J_s); the wheel, centred there too, has no mass and
+// the inertia I about its axle only (diag(0, I, 0)), so it adds I psi_dot^2 and nothing to
+// the yaw; the front set is massless, with J_s about every axis (its yaw rate is
+// theta_dot + steering rate, so at a held steering angle it adds J_s theta_dot^2). Rows of
+// NhCar's constraint: "rear" gives rolling (x_dot, y_dot) . heading = rho psi_dot and no
+// lateral slip; "front", the velocity of the point l ahead normal to the steered wheels,
+// -sin(delta) v + cos(delta) l theta_dot = 0, i.e. theta_dot = (v / l) tan(delta).
+Mechanism car(const CarParams& p, double steering, double steering_inertia) {
+  if (!(p.m > 0.0) || !(p.I > 0.0) || !(p.K > 0.0) || !(p.rho > 0.0) || !(p.l > 0.0) ||
+      !std::isfinite(p.m + p.I + p.K + p.rho + p.l)) {
+    throw InputError("car: mass, wheel inertia, body inertia, wheel radius and axle distance "
+                     "must be positive and finite");
+  }
+  if (!(std::abs(steering) < 0.5 * std::numbers::pi))
+    throw InputError("car: steering must be a finite angle in (-pi/2, pi/2) rad");
+  if (!(steering_inertia >= 0.0) || !(steering_inertia < p.K)) {
+    throw InputError("car: steering_inertia must be >= 0 and below the body inertia K (the "
+                     "front set's yaw inertia is part of K)");
+  }
+  const bool steerable = steering_inertia > 0.0;
+  const Quat turn = Quat::exp(steering * Vec3::UnitZ());
+  std::vector<Body> bodies = {
+      {"chassis", p.m, (p.K - steering_inertia) * Mat3::Identity()},
+      {"wheel", 0.0, Vec3(0.0, p.I, 0.0).asDiagonal()},
+      {"front", 0.0, steering_inertia * Mat3::Identity()}};
+  Joint plane;
+  plane.name = "plane";
+  plane.type = JointType::Planar;
+  plane.child = 0;
+  plane.p_parent = Vec3(0.0, 0.0, p.rho);
+  Joint axle;
+  axle.name = "axle";
+  axle.parent = 0;
+  axle.child = 1;
+  axle.axis = Vec3::UnitY();
+  // A hinge's coordinate is the steering angle itself; a fixed joint holds it in its offset.
+  Joint steer;
+  steer.name = "steering";
+  steer.type = steerable ? JointType::Revolute : JointType::Fixed;
+  steer.parent = 0;
+  steer.child = 2;
+  steer.p_parent = Vec3(p.l, 0.0, 0.0);
+  steer.axis = Vec3::UnitZ();
+  if (!steerable) steer.q_offset = turn;
+  VelocityConstraint rear;
+  rear.name = "rear";
+  rear.type = VelocityConstraintType::RollingWheel;
+  rear.body = 1;
+  rear.axis = Vec3::UnitY();
+  rear.radius = p.rho;
+  VelocityConstraint front;
+  front.name = "front";
+  front.body = 2;
+  front.axis = Vec3::UnitY();
+  std::vector<BodyState> state(3);
+  state[0].x = state[1].x = Vec3(0.0, 0.0, p.rho);
+  state[2].x = Vec3(p.l, 0.0, p.rho);
+  state[2].q = turn;
+  Model model(std::move(bodies), {plane, axle, steer}, Vec3(0.0, 0.0, -9.81), {}, {},
+              {rear, front});
+  return {std::move(model), std::move(state)};
+}
+
+// Snakeboard's mass matrix (vehicles §5.2.2) is the kinetic energy
+//   1/2 (I (theta_dot + psi_dot)^2 + (m l^2 - I) theta_dot^2 + 2 J phi_dot^2 + m |v|^2),
+// and wheel sets of yaw inertia J each, turning at theta_dot + phi_dot and theta_dot - phi_dot,
+// have 1/2 J (2 theta_dot^2 + 2 phi_dot^2): so the board has the mass m and the yaw inertia
+// m l^2 - I - 2 J (m l^2 is the whole yaw inertia, as in the paper), the rotor, turning at
+// theta_dot + psi_dot, has I, and rotor and wheel sets are massless (their mass is the
+// board's m). Snakeboard's constraint rows are the skates at -l turned by phi (row 1) and at
+// +l turned by -phi (row 2).
+Mechanism snakeboard(double mass, double half_length, double rotor_inertia,
+                     double wheel_inertia) {
+  const double m = mass, l = half_length, I = rotor_inertia, J = wheel_inertia;
+  if (!(m > 0.0) || !(l > 0.0) || !(I > 0.0) || !(J > 0.0) || !std::isfinite(m + l + I + J)) {
+    throw InputError("snakeboard: mass, half_length, rotor_inertia and wheel_inertia must be "
+                     "positive and finite");
+  }
+  const double board = m * l * l - I - 2.0 * J;
+  if (!(board > 0.0)) {
+    throw InputError("snakeboard: needs mass * half_length^2 > rotor_inertia + 2 wheel_inertia "
+                     "(the board's own yaw inertia is the rest of m l^2), got " +
+                     std::to_string(m * l * l) + " <= " + std::to_string(I + 2.0 * J));
+  }
+  std::vector<Body> bodies = {{"board", m, board * Mat3::Identity()},
+                              {"rotor", 0.0, I * Mat3::Identity()},
+                              {"back", 0.0, J * Mat3::Identity()},
+                              {"front", 0.0, J * Mat3::Identity()}};
+  std::vector<Joint> joints(4);
+  const char* names[4] = {"plane", "rotor", "steering", "steering_front"};
+  const double along[4] = {0.0, 0.0, -l, l};
+  for (int j = 0; j < 4; ++j) {
+    joints[j].name = names[j];
+    joints[j].type = j == 0 ? JointType::Planar : JointType::Revolute;
+    joints[j].parent = j == 0 ? kWorld : 0;
+    joints[j].child = j;
+    joints[j].p_parent = Vec3(along[j], 0.0, 0.0);
+    joints[j].axis = Vec3::UnitZ();
+  }
+  Coupling mirror;
+  mirror.name = "mirror";
+  mirror.follower = 3;
+  mirror.leader = 2;
+  mirror.multiplier = -1.0;
+  std::vector<VelocityConstraint> skates(2);
+  for (int i = 0; i < 2; ++i) {
+    skates[i].name = i == 0 ? "back" : "front";
+    skates[i].body = 2 + i;
+    skates[i].axis = Vec3::UnitY();
+  }
+  std::vector<BodyState> state(4);
+  for (int b = 0; b < 4; ++b) state[b].x = Vec3(along[b], 0.0, 0.0);
+  Model model(std::move(bodies), std::move(joints), Vec3(0.0, 0.0, -9.81), {mirror}, {},
+              std::move(skates));
+  return {std::move(model), std::move(state)};
+}
+
 Body solid_box(const std::string& name, double mass, const Vec3& half_extents) {
   const Vec3 e2 = (2.0 * half_extents).cwiseAbs2();
   return {name, mass, (mass / 12.0) * Vec3(e2.y() + e2.z(), e2.x() + e2.z(), e2.x() + e2.y()).asDiagonal()};

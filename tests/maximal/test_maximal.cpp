@@ -538,6 +538,15 @@ TEST(SparseLDU, EqualsDenseLUWithDegenerateBodies) {
   const Model model(bodies, mixed.model.joints());
   ASSERT_GT(model.topology().loop_rows, 0);
   expect_sparse_equals_dense({model, mixed.state});
+  // A skate on the chain's regular link, eliminated at its body, beside the degenerate ones
+  // below it: the Woodbury columns go through the same elimination.
+  VelocityConstraint skate;
+  skate.point = Vec3(0.1, 0.0, -0.2);
+  skate.axis = Vec3(1.0, 0.2, 0.0);
+  const Model skating(mech.model.bodies(), mech.model.joints(), mech.model.gravity(), {}, {},
+                      {skate});
+  ASSERT_EQ(skating.topology().velocity_coupling, std::vector<int>{-1});
+  expect_sparse_equals_dense({skating, mech.state});
 }
 
 // The degenerate chain swings for 0.5 s: every step converges, the joints hold, and the

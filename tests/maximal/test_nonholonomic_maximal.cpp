@@ -436,12 +436,30 @@ TEST(TrailerTrain, SettlesOnTheClosedFormOffTrackingCircles) {
   EXPECT_NEAR(std::log2(coarse / fine), 2.0, 0.1);
 }
 
-// A body whose parent joint leaves fewer free rows than its constraints take (the rolling
-// disk on its axle hinge: 5 + 2 > 6) keeps them in the loop block.
-TEST(TrailerTrain, AWheelOnItsAxleHingeUsesTheLoopBlock) {
+// A body whose parent joint's forces and its constraints' are dependent on it keeps its rows
+// in the loop block: the rolling disk on its axle hinge (5 + 2 rows > 6), and the
+// snakeboard's wheel sets, whose skates sit at their steering hinges' anchors (a skate's
+// force there is one of the hinge's). Both step, and solve as a dense LU does.
+TEST(TrailerTrain, DependentRowsUseTheLoopBlock) {
   const Mechanism disk = rolling_disk(1.0, 0.5);
   EXPECT_EQ(disk.model.topology().loop_rows, 2);
   for (const int c : disk.model.topology().velocity_coupling) EXPECT_GE(c, 0);
+  Mechanism board = snakeboard(1.0, 0.5, 0.1, 0.05);
+  const Topology& topo = board.model.topology();
+  ASSERT_EQ(topo.velocity_coupling.size(), 2u);
+  for (const int c : topo.velocity_coupling) EXPECT_GE(c, 0);
+  for (BodyState& b : board.state) b.v = Vec3(0.5, 0.0, 0.0);
+  Data data(board.model, board.state);
+  const StepOptions options;
+  ASSERT_TRUE(step(board.model, data, options).ok());
+  ResidualBlocks blocks;
+  Eigen::VectorXd s = inspect::warm_start(board.model, data);
+  for (Eigen::Index i = 0; i < s.size(); ++i) s[i] += 0.01 * std::sin(1.0 + i);
+  residual_blocks(board.model, data, options.dt, s, blocks);
+  const Eigen::VectorXd rhs = Eigen::VectorXd::LinSpaced(s.size(), -1.0, 2.0);
+  const Eigen::VectorXd dense = blocks.J_r_s.partialPivLu().solve(rhs);
+  const Eigen::VectorXd sparse = inspect::sparse_solve(board.model, data, options, s, rhs);
+  EXPECT_LT((sparse - dense).norm(), 1e-9 * dense.norm());
 }
 
 // Two formulations of rolling in one library (issue 40 item 6): a ball on a 15 degree

@@ -150,16 +150,20 @@ def check_maximal_outputs(out, summary, arrays):
     extra = len(columns)
     if contact:
         assert header[-extra:] == columns
+    # The joint inputs' columns u0, u1, ... follow constraint_violation.
+    nu = len(summary["inputs"])
+    assert header[3 + 7 * nb:3 + 7 * nb + nu] == [f"u{i}" for i in range(nu)]
     csv = np.loadtxt(out / "trajectory.csv", delimiter=",", skiprows=1, ndmin=2)
-    assert csv.shape == (n, 1 + 7 * nb + 2 + extra)
+    assert csv.shape == (n, 1 + 7 * nb + 2 + nu + extra)
     assert np.array_equal(csv[:, 0], arrays["t"])
     per_body = csv[:, 1:1 + 7 * nb].reshape(n, nb, 7)
     assert np.array_equal(per_body[:, :, :3], arrays["position"])
     assert np.array_equal(per_body[:, :, 3:], arrays["quaternion"])
     assert np.array_equal(csv[:, 1 + 7 * nb], arrays["energy"])
     assert np.array_equal(csv[:, 2 + 7 * nb], arrays["constraint_violation"])
+    assert np.array_equal(csv[:, 3 + 7 * nb:3 + 7 * nb + nu], arrays["controls"])
     for k, name in enumerate(columns):
-        assert np.array_equal(csv[:, 3 + 7 * nb + k], arrays[name])
+        assert np.array_equal(csv[:, 3 + 7 * nb + nu + k], arrays[name])
 
 
 def check_tree_outputs(out, summary, arrays):

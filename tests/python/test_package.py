@@ -602,6 +602,14 @@ def test_a_maximal_sleigh_from_python_follows_the_reduced_sleigh():
     assert disk.velocity_constraints == [("rolling", "rolling_wheel")]
     with pytest.raises(marsden.InputError, match="rolling_disk: mass and radius"):
         marsden.maximal.rolling_disk(radius=0.0)
+    car = pickle.loads(pickle.dumps(marsden.maximal.car(steering=0.3, steering_inertia=0.05)))
+    assert car.velocity_constraints == [("rear", "rolling_wheel"), ("front", "skate")]
+    with pytest.raises(marsden.InputError, match="car: steering must be"):
+        marsden.maximal.car(steering=2.0)
+    board = pickle.loads(pickle.dumps(marsden.maximal.snakeboard(mass=2.0)))
+    assert board.velocity_constraints == [("back", "skate"), ("front", "skate")]
+    with pytest.raises(marsden.InputError, match="snakeboard: needs mass"):
+        marsden.maximal.snakeboard(rotor_inertia=0.2)
 
 
 def test_maximal_arguments_are_checked():

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "marsden/description/car.hpp"
 #include "marsden/maximal/joints.hpp"
 #include "marsden/maximal/model.hpp"
 
@@ -92,6 +93,26 @@ Mechanism rolling_disk(double mass, double radius);
 // and the tractor's front axle ("tractor_front") is steered by `steering` (rad, held). Every
 // skate is eliminated at its body, so a step costs O(trailers). At rest in a line along -x.
 Mechanism trailer_train(int trailers, double steering = 0.0);
+// The car of Kelly and Murray (vehicles §5.2.1; nonholonomic::NhCar), at rest with the rear
+// axle at the origin, heading along world x: the chassis "chassis" (mass m, yaw inertia K,
+// centre of mass at the rear axle) on the planar joint "plane" at height rho; the rear wheel
+// "wheel" on the hinge "axle" (body y; its input is NhCar's drive torque f_psi), rolling
+// without slip on z = 0 ("rear"); the front wheel set "front" at l ahead, turned by
+// `steering` (rad, |steering| < pi/2; sigma = tan(steering)) on the joint "steering", with
+// the skate "front" (no lateral slip). With steering_inertia = 0 the steering joint is
+// fixed; with steering_inertia > 0 (kg m^2, below K) it is a hinge about z whose input is a
+// steering torque, and the front set carries that yaw inertia, taken off the chassis's.
+// The wheel and the front set carry no mass: the Lagrangian is NhCar's (setup.cpp).
+Mechanism car(const CarParams& p, double steering, double steering_inertia = 0.0);
+// The snakeboard (vehicles §5.2.2; nonholonomic::Snakeboard), at rest at the origin, board
+// along world x: the board "board" (mass m) on the planar joint "plane"; the rotor "rotor"
+// (yaw inertia I) on the hinge "rotor" at the centre; the wheel sets "back" at -l and
+// "front" at +l along the board (yaw inertia J each) on the hinges "steering" (turned by
+// phi) and "steering_front" (coupled to -phi, the coupling "mirror"), each with a skate.
+// The hinges "rotor" and "steering" take the torques of Snakeboard's controls. Needs
+// m l^2 > I + 2 J: the board's own yaw inertia is what remains of m l^2 (setup.cpp).
+Mechanism snakeboard(double mass, double half_length, double rotor_inertia,
+                     double wheel_inertia);
 // Uniform solids for free bodies (contact scenes, tests and the contact experiment): a box of
 // the given half extents (m) and a solid sphere, mass in kg, inertia about the centre.
 Body solid_box(const std::string& name, double mass, const Vec3& half_extents);
