@@ -414,15 +414,18 @@ def test_nonholonomic_maximal_quick_writes_claims_data_and_figure(tmp_path):
     out = tmp_path / "nhm"
     results, claims = run_quick_experiment("nonholonomic-maximal", out)
     assert {"maximal-sleigh-second-order", "maximal-disk-second-order",
+            "maximal-car-second-order", "maximal-snakeboard-second-order",
             "maximal-sleigh-constraint-to-roundoff", "maximal-sleigh-energy-bounded",
             "maximal-sleigh-settles", "trailers-linear-time"} == claims.keys()
-    # Properties that are also unit tests (tests/maximal/test_nonholonomic_maximal.cpp); the
-    # timing claim is the benchmark's, not checked here.
+    # Properties that are also unit tests (tests/maximal/test_nonholonomic_maximal.cpp,
+    # test_maximal_vehicles.cpp); the timing claim is the benchmark's, not checked here.
     for key in ("maximal-sleigh-second-order", "maximal-disk-second-order",
+                "maximal-car-second-order", "maximal-snakeboard-second-order",
                 "maximal-sleigh-constraint-to-roundoff"):
         assert claims[key]["holds"], key
     data = json.loads((out / "nonholonomic_maximal.json").read_text())
-    assert [s["system"] for s in data["systems"]] == ["sleigh", "rolling_disk"]
+    assert [s["system"] for s in data["systems"]] == ["sleigh", "rolling_disk", "car",
+                                                      "snakeboard"]
     assert data["long_run"]["completed"] is True
     assert len(data["trailers"]["n"]) == len(data["trailers"]["seconds_per_step"]) == 3
     assert {f["path"] for f in results["data_files"]} >= {
