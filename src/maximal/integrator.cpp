@@ -643,7 +643,6 @@ void shift_degenerate_rows(const Model& model, Workspace& ws) {
   }
 }
 
-// x <- F^-1 x on the tree's rows: the block LDU, corrected for degenerate rows.
 // Velocity constraint rows, eliminated at their bodies (Workspace::ConstrainedBody): each
 // such body's rows become P (its rows) and its constraint rows, before the factorisation.
 // The blocks before are kept for the multipliers.
@@ -709,6 +708,7 @@ void shifted_solve(const Model& model, Workspace& ws, Eigen::Ref<Eigen::VectorXd
   }
 }
 
+// x <- F^-1 x on the tree's rows: the block LDU, corrected for degenerate rows.
 void tree_solve(const Model& model, Workspace& ws, Eigen::Ref<Eigen::VectorXd> x) {
   shifted_solve(model, ws, x);
   const auto& rows = model.degenerate_rows();

@@ -311,8 +311,9 @@ Model::Model(std::vector<Body> bodies, std::vector<Joint> joints, Vec3 gravity,
   }
   // A velocity constraint's rows follow the nodes' (docs/maximal.md, Nonholonomic
   // constraints): the Newton solve eliminates them at their body where its parent joint's
-  // rows and theirs fit its six, else they join the loop block. A degenerate body is fine:
-  // the elimination works on the shifted matrix that the Woodbury correction starts from.
+  // forces and theirs are independent on it (eliminable_at_body), else they join the loop
+  // block. A degenerate body is fine: the elimination works on the shifted matrix that the
+  // Woodbury correction starts from.
   std::vector<int> rows_on(bodies_.size(), 0);
   for (std::size_t k = 0; k < velocity_constraints_.size(); ++k) {
     VelocityConstraint& c = velocity_constraints_[k];

@@ -1,6 +1,6 @@
 // The variational integrator of the maximal-coordinates paper (§3, §4). One step solves
 // f(s) = 0 for s = (v_kp1, omega_kp1 of every body; lambda and damper force mu of every
-// joint), the stacked
+// joint; the multiplier of every velocity constraint row, docs/maximal.md), the stacked
 // discrete equations of motion (26), (33) and the joint constraints imposed on the next
 // configuration (x_kp1 + dt v, q_kp1 from eq. (32)), by Newton's method with a
 // backtracking line search. Each Newton system is solved by the sparse block LDU of
@@ -174,10 +174,11 @@ double max_constraint_violation(const Model& model, const std::vector<BodyState>
 // The discrete residual of one step and its Jacobian blocks (docs/architecture.md: the
 // residual that simulation, optimal control and linearisation share), dense, at the
 // unknowns s (system_size(model): v and omega of every body, then per joint its lambda and
-// its damper's force) and the state of data (poses and velocities at t_k, last_dt, body
+// its damper's force, and the velocity constraints' multipliers at
+// Topology::velocity_index) and the state of data (poses and velocities at t_k, last_dt, body
 // forces, joint inputs):
-//   r          (n)              f(s) of eqs. (26), (33), g(x_kp1) / dt and the damper rows
-//                               s_dot + mu / c, unscaled
+//   r          (n)              f(s) of eqs. (26), (33), g(x_kp1) / dt, the damper rows
+//                               s_dot + mu / c and the velocity rows, unscaled
 //   J_r_s      (n x n)          the Newton Jacobian
 //   J_r_state  (n x 12 bodies)  w.r.t. each body's (dx, dphi, dv, domega) at t_k, in the
 //                               chart of retract_state

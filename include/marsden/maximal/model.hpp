@@ -193,8 +193,9 @@ struct Topology {
   // constraint, the row within it, its row in the step's unknowns, and -1 where the Newton
   // solve eliminates it at its body (the rows after the nodes', inside tree_rows), else its
   // index among the loop block's coupling rows (coupling_offset, after the limits): a body
-  // whose parent joint leaves fewer free rows than its constraints take (a wheel on an axle
-  // hinge, 5 + 2 > 6) cannot take them (docs/maximal.md, Nonholonomic constraints).
+  // whose parent joint's forces and its constraints' are dependent on it (a wheel on an
+  // axle hinge, 5 + 2 rows; a skate at a hinge's anchor) cannot take them (docs/maximal.md,
+  // Nonholonomic constraints).
   std::vector<int> velocity_constraint, velocity_row, velocity_index, velocity_coupling;
   std::vector<int> tree_joint_order;  // tree joints, each after the joint of its parent
   int tree_rows = 0;             // 6 bodies + tree joint rows + velocity constraint rows
