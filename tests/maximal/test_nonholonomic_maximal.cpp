@@ -352,6 +352,19 @@ TEST(MaximalRollingDisk, RunsRoundItsClosedFormCircleAtSecondOrder) {
   for (int i = 0; i < 2; ++i) EXPECT_NEAR(std::log2(e[i] / e[i + 1]), 2.0, 0.1) << e[i] << " " << e[i + 1];
 }
 
+// A Newton system at the data's state (the unknowns moved off the last solution) solved by the
+// step's block elimination equals a dense LU of the residual's Jacobian.
+void expect_block_solve_equals_dense(const Model& model, Data& data, const StepOptions& options) {
+  ResidualBlocks blocks;
+  Eigen::VectorXd s = inspect::warm_start(model, data);
+  for (Eigen::Index i = 0; i < s.size(); ++i) s[i] += 0.01 * std::sin(1.0 + double(i));
+  residual_blocks(model, data, options.dt, s, blocks);
+  const Eigen::VectorXd rhs = Eigen::VectorXd::LinSpaced(s.size(), -1.0, 2.0);
+  const Eigen::VectorXd dense = blocks.J_r_s.partialPivLu().solve(rhs);
+  const Eigen::VectorXd sparse = inspect::sparse_solve(model, data, options, s, rhs);
+  EXPECT_LT((sparse - dense).norm(), 1e-9 * dense.norm());
+}
+
 // The tractor and trailers: every axle's row is eliminated at its body (none in the loop
 // block, which would make the step's cost grow with the cube of the axles); pulled round a
 // curve by a force on the tractor, every hitch and every axle holds its discrete constraint
@@ -386,14 +399,7 @@ TEST(TrailerTrain, EveryAxleIsEliminatedAtItsBodyAndHolds) {
   // It moved and turned: the tractor's heading changed by over 0.5 rad.
   EXPECT_GT(std::abs(heading(data.state[0])), 0.5);
 
-  ResidualBlocks blocks;
-  Eigen::VectorXd s = inspect::warm_start(train.model, data);
-  for (Eigen::Index i = 0; i < s.size(); ++i) s[i] += 0.01 * std::sin(1.0 + i);
-  residual_blocks(train.model, data, options.dt, s, blocks);
-  const Eigen::VectorXd rhs = Eigen::VectorXd::LinSpaced(s.size(), -1.0, 2.0);
-  const Eigen::VectorXd dense = blocks.J_r_s.partialPivLu().solve(rhs);
-  const Eigen::VectorXd sparse = inspect::sparse_solve(train.model, data, options, s, rhs);
-  EXPECT_LT((sparse - dense).norm(), 1e-9 * dense.norm());
+  expect_block_solve_equals_dense(train.model, data, options);
 }
 
 // Off-tracking, in closed form: with the steering held, the tractor's rear axle runs on a
@@ -452,14 +458,7 @@ TEST(TrailerTrain, DependentRowsUseTheLoopBlock) {
   Data data(board.model, board.state);
   const StepOptions options;
   ASSERT_TRUE(step(board.model, data, options).ok());
-  ResidualBlocks blocks;
-  Eigen::VectorXd s = inspect::warm_start(board.model, data);
-  for (Eigen::Index i = 0; i < s.size(); ++i) s[i] += 0.01 * std::sin(1.0 + i);
-  residual_blocks(board.model, data, options.dt, s, blocks);
-  const Eigen::VectorXd rhs = Eigen::VectorXd::LinSpaced(s.size(), -1.0, 2.0);
-  const Eigen::VectorXd dense = blocks.J_r_s.partialPivLu().solve(rhs);
-  const Eigen::VectorXd sparse = inspect::sparse_solve(board.model, data, options, s, rhs);
-  EXPECT_LT((sparse - dense).norm(), 1e-9 * dense.norm());
+  expect_block_solve_equals_dense(board.model, data, options);
 }
 
 // Two formulations of rolling in one library (issue 40 item 6): a ball on a 15 degree
