@@ -224,6 +224,7 @@ Data::Data(const Model& model, std::vector<BodyState> initial)
       joint_input(model.num_joints(), 0.0),
       contact(model.contact_points().size()),
       limit_force(model.topology().limit_joint.size(), 0.0),
+      velocity_force(model.topology().velocity_constraint.size(), 0.0),
       workspace_(std::make_unique<Workspace>(model)) {
   if (static_cast<int>(state.size()) != model.num_bodies()) {
     throw InputError("data: " + std::to_string(state.size()) + " body states for " +
@@ -256,6 +257,7 @@ Data::Data(const Data& other)
       joint_input(other.joint_input),
       contact(other.contact),
       limit_force(other.limit_force),
+      velocity_force(other.velocity_force),
       time(other.time),
       steps(other.steps),
       last_dt(other.last_dt),
@@ -728,7 +730,6 @@ void factor_degenerate(const Model& model, Workspace& ws) {
   const auto& rows = model.degenerate_rows();
   ws.singular = false;
   if (rows.empty()) return;
-  const Topology& topo = model.topology();
   ws.Z.setZero();
   for (std::size_t i = 0; i < rows.size(); ++i) {
     auto z = ws.Z.col(static_cast<Eigen::Index>(i));
@@ -1435,6 +1436,8 @@ StepStatus step_interval(const Model& model, Data& data, const StepOptions& opti
                             std::size_t(topo.coupling_offset[model.couplings().size() + k]);
     data.limit_force[k] = topo.limit_side[k] * ws.limit[k].scale * ws.s[Eigen::Index(row)];
   }
+  for (std::size_t k = 0; k < topo.velocity_constraint.size(); ++k)
+    data.velocity_force[k] = ws.s[topo.velocity_index[k]];
   data.time += dt;
   data.last_dt = dt;
   ++data.steps;

@@ -9,6 +9,7 @@
 #include "marsden/geometry/shapes.hpp"
 #include "marsden/maximal/contact.hpp"
 #include "marsden/maximal/joints.hpp"
+#include "marsden/sim/maximal.hpp"
 
 namespace marsden::run {
 
@@ -162,6 +163,30 @@ class MaximalFamily final : public Family {
                                  .set("candidates", int(model.contact_points().size()))
                                  .set("restitution", model.has_restitution())
                                  .set("left_out", std::move(left_out)));
+    }
+    // Each velocity constraint, its force columns, and whether the step eliminates its rows
+    // at its body (linear time) or in the loop block (docs/maximal.md).
+    if (!model.velocity_constraints().empty()) {
+      const maximal::Topology& topo = model.topology();
+      const std::vector<std::string> names = sim::velocity_force_columns(model);
+      Json list = Json::array();
+      for (std::size_t c = 0; c < model.velocity_constraints().size(); ++c) {
+        const maximal::VelocityConstraint& v = model.velocity_constraints()[c];
+        Json columns = Json::array();
+        bool at_body = true;
+        for (std::size_t k = 0; k < topo.velocity_constraint.size(); ++k) {
+          if (std::size_t(topo.velocity_constraint[k]) != c) continue;
+          at_body = topo.velocity_coupling[k] < 0;
+          columns.push_back(names[k]);
+        }
+        list.push_back(Json::object()
+                           .set("name", v.name)
+                           .set("type", maximal::velocity_constraint_type_name(v.type))
+                           .set("body", model.bodies()[std::size_t(v.body)].name)
+                           .set("columns", std::move(columns))
+                           .set("eliminated_at_body", at_body));
+      }
+      summary.set("velocity_constraints", std::move(list));
     }
     summary.set("mechanism", scene_.source)
         .set("bodies", std::move(body_names))

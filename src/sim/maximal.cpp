@@ -76,6 +76,10 @@ class MaximalSystem final : public sim::System {
       layout_.add("contact_iterations", {"contact_iterations"}, {});
     }
     if (model_.has_restitution()) layout_.add("impacts", {"impacts"}, {});
+    // Velocity constraints' forces (N), NAME_force, or NAME_force0 and NAME_force1 for the
+    // two rows of a wheel or a ball (maximal::Data::velocity_force).
+    if (const std::size_t nv = model_.topology().velocity_constraint.size(); nv > 0)
+      layout_.add("velocity_force", velocity_force_columns(model_), {nv});
     saved_ = data_.state;
     for (int b = 0; b < nb; ++b) quaternion_at_.push_back(13 * b + 3);
   }
@@ -315,6 +319,7 @@ class MaximalSystem final : public sim::System {
       out[c++] = last_.newton.iterations;
     }
     if (model_.has_restitution()) out[c++] = last_.impacts;
+    for (const double f : data_.velocity_force) out[c++] = f;
   }
 
  private:
@@ -349,6 +354,20 @@ class MaximalSystem final : public sim::System {
 };
 
 }  // namespace
+
+std::vector<std::string> velocity_force_columns(const maximal::Model& model) {
+  const maximal::Topology& topo = model.topology();
+  std::vector<std::string> names;
+  for (std::size_t k = 0; k < topo.velocity_constraint.size(); ++k) {
+    const int index = topo.velocity_constraint[k];
+    const maximal::VelocityConstraint& c = model.velocity_constraints()[std::size_t(index)];
+    std::string name = c.name.empty() ? "velocity" + std::to_string(index) : c.name;
+    name += "_force";
+    if (maximal::velocity_rows(c.type) > 1) name += std::to_string(topo.velocity_row[k]);
+    names.push_back(std::move(name));
+  }
+  return names;
+}
 
 std::unique_ptr<System> make_maximal_system(const MaximalSetup& setup) {
   if (!setup.model) throw InputError("maximal system: no mechanism");

@@ -129,6 +129,9 @@ def check_maximal_outputs(out, summary, arrays):
         expected_shapes.update({name: (n,) for name in CONTACT_COLUMNS})
         if summary["contact"]["restitution"]:
             expected_shapes["impacts"] = (n,)
+    velocity = [c for v in summary.get("velocity_constraints", []) for c in v["columns"]]
+    if velocity:
+        expected_shapes["velocity_force"] = (n, len(velocity))
     assert set(arrays) == set(expected_shapes)
     for name, shape in expected_shapes.items():
         assert arrays[name].shape == shape, name
@@ -147,8 +150,9 @@ def check_maximal_outputs(out, summary, arrays):
     columns = list(CONTACT_COLUMNS) if contact else []
     if contact and summary["contact"]["restitution"]:
         columns.append("impacts")
+    columns += velocity
     extra = len(columns)
-    if contact:
+    if columns:
         assert header[-extra:] == columns
     # The joint inputs' columns u0, u1, ... follow constraint_violation.
     nu = len(summary["inputs"])
@@ -163,7 +167,9 @@ def check_maximal_outputs(out, summary, arrays):
     assert np.array_equal(csv[:, 2 + 7 * nb], arrays["constraint_violation"])
     assert np.array_equal(csv[:, 3 + 7 * nb:3 + 7 * nb + nu], arrays["controls"])
     for k, name in enumerate(columns):
-        assert np.array_equal(csv[:, 3 + 7 * nb + nu + k], arrays[name])
+        value = (arrays["velocity_force"][:, velocity.index(name)] if name in velocity
+                 else arrays[name])
+        assert np.array_equal(csv[:, 3 + 7 * nb + nu + k], value)
 
 
 def check_tree_outputs(out, summary, arrays):

@@ -598,6 +598,12 @@ def test_a_maximal_sleigh_from_python_follows_the_reduced_sleigh():
                                                     qd={"plane": [1.0, 0.0, 0.0]}),
                              dt=0.01, steps=100)
     assert train.ok and train.values[-1, train.columns.index("trailer5_x")] > -5.0
+    # The skate's force (N) is a column: the reduced model's multiplier J m v1 omega /
+    # (J + m a^2). A row's force is its last step's, which acts at the step's start, the
+    # row before (and the first step's is half of it: docs/maximal.md).
+    lam = 0.1 * 1.0 * b["v1"] * b["omega"] / (0.1 + 1.0 * 0.25)
+    np.testing.assert_allclose(a["skate_force"][2:], lam[1:-1], rtol=0,
+                               atol=1e-3 * np.abs(lam).max())
     disk = pickle.loads(pickle.dumps(marsden.maximal.rolling_disk(mass=2.0, radius=0.3)))
     assert disk.velocity_constraints == [("rolling", "rolling_wheel")]
     with pytest.raises(marsden.InputError, match="rolling_disk: mass and radius"):

@@ -134,6 +134,12 @@ class Data {
   // its joint's coordinate over the last step (N m or N; its impulse / dt), positive pushing
   // the coordinate up.
   std::vector<double> limit_force;
+  // Per velocity constraint row (Topology::velocity_constraint, velocity_row): the force it
+  // exerted on its body in the last step (N), at the step's start as the step's other forces
+  // act: the row's multiplier, along the row's
+  // direction (velocity.hpp: a skate's blocked direction; a wheel's rolling direction, then
+  // the ground's other direction; a ball's two ground directions), A^T mu on the body.
+  std::vector<double> velocity_force;
   double time = 0.0;
   long steps = 0;
   // Length of the interval that ended at the current state (0: none yet, then the next

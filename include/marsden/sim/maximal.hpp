@@ -6,6 +6,7 @@
 
 #include <limits>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "marsden/maximal/integrator.hpp"
@@ -37,11 +38,18 @@ struct MaximalSetup {
 // constraint_violation and u0.. (one per actuated joint), and with contacts contact_force
 // (the sum of the normal forces over the last step, N), penetration (the deepest contact's
 // depth, m, 0 when none), active_contacts, complementarity ((m/s)^2) and
-// contact_iterations (the last step's); arrays position (bodies x 3), quaternion
-// (bodies x 4), energy, constraint_violation, controls and the contact columns. A failed step reports
-// code "not_converged", "angular_rate_limit" or "non_finite". Throws InputError when the
+// contact_iterations (the last step's), and with velocity constraints their forces
+// (velocity_force_columns, N); arrays position (bodies x 3), quaternion (bodies x 4),
+// energy, constraint_violation, controls, the contact columns and velocity_force. A failed
+// step reports code "not_converged", "angular_rate_limit", "non_finite", "singular" or
+// "constraint_undefined". Throws InputError when the
 // state does not match the mechanism, an input joint is not a one-degree-of-freedom joint
 // or the controls' size does not match.
 std::unique_ptr<System> make_maximal_system(const MaximalSetup& setup);
+
+// The output columns of the velocity constraints' forces, one per row in
+// Topology::velocity_constraint order: NAME_force, or NAME_force0 and NAME_force1 for the
+// two rows of a wheel or a ball (NAME: velocity<index> for an unnamed constraint).
+std::vector<std::string> velocity_force_columns(const maximal::Model& model);
 
 }  // namespace marsden::sim
