@@ -472,7 +472,7 @@ Scene build_scene(detail::JsonDocument doc, const CodeResolver& code) {
     parse_timing_and_output(root, scene);
     return scene;
   }
-  if (const auto k = root.find("kinematic")) k->fail("applies to tree systems only");
+  if (const auto k = root.find("kinematic")) k->fail("applies to tree and maximal systems only");
   if (scene.system_type == "generated_nonholonomic") {
     detail::parse_generated_nonholonomic(root, scene, code);
     parse_timing_and_output(root, scene);

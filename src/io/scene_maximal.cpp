@@ -9,6 +9,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "marsden/error.hpp"
@@ -384,6 +385,27 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
   if (const auto u = sys.find("urdf_limits"); u && u->boolean())
     maximal::set_limits_from_urdf(*scene.urdf, joints);
   parse_joint_elements(sys, joints);
+  // "kinematic": {joint: signal}, each a revolute or prismatic joint whose coordinate
+  // follows its initial value plus the signal (rad or m); the built-in vehicles' steering
+  // joints are prescribed already and held without it.
+  std::vector<std::pair<int, JsonNode>> paths;
+  if (const auto k = root.find("kinematic")) {
+    if (!k->is_object()) k->fail("expected an object {joint: signal}");
+    for (const auto& item : k->raw().items()) {
+      const JsonNode sig = k->at(item.key());
+      const auto it = std::find_if(joints.begin(), joints.end(), [&](const maximal::Joint& j) {
+        return j.name == item.key();
+      });
+      if (it == joints.end()) sig.fail("no joint named '" + shown(item.key()) + "'");
+      if (maximal::joint_dofs(it->type) != 1)
+        sig.fail("joint '" + shown(item.key()) + "' is not a revolute or prismatic joint");
+      if (it->damping != 0.0 || std::isfinite(it->lower) || std::isfinite(it->upper))
+        sig.fail("joint '" + shown(item.key()) + "' has a damper or limits; a prescribed "
+                 "joint takes neither");
+      it->prescribed = true;
+      paths.emplace_back(int(it - joints.begin()), sig);
+    }
+  }
   Vec3 gravity = mech->model.gravity();
   if (const auto g = sys.find("gravity")) gravity = g->vec3();
   maximal::Contacts contacts;
@@ -414,8 +436,22 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
   if (const auto in = sys.find("inputs")) {
     if (scene.urdf && !scene.urdf->actuators.empty())
       in->fail("the MJCF file's <motor>s are the inputs; remove this field");
-    for (std::size_t i = 0; i < in->array_size(); ++i)
+    for (std::size_t i = 0; i < in->array_size(); ++i) {
       ms->input_joints.push_back(one_dof_joint((*in)[i], joints));
+      if (joints[std::size_t(ms->input_joints.back())].prescribed)
+        (*in)[i].fail("joint '" + shown((*in)[i].string()) + "' is prescribed (kinematic): its "
+                      "path moves it, not a force");
+    }
+  }
+  // One path per prescribed joint, in joint order (null: held).
+  for (int j = 0; j < int(joints.size()); ++j) {
+    if (!joints[std::size_t(j)].prescribed) continue;
+    std::shared_ptr<const sim::Signal> path;
+    for (const auto& [joint, sig] : paths) {
+      if (joint == j)
+        path = parse_signal(sig, 1, "displacement of '" + joints[std::size_t(j)].name + "' [rad or m]");
+    }
+    ms->prescribed.push_back(std::move(path));
   }
   // An MJCF file's motors, in file order: gear * u on their joints, u clamped to ctrlrange.
   if (scene.urdf) {
@@ -468,9 +504,9 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
       }
     }
   }
-  for (const char* key : {"shape", "kinematic"})
-    if (const auto n = root.find(key))
-      n->fail("maximal-coordinate systems take no such input; use system.inputs and controls");
+  if (const auto n = root.find("shape"))
+    n->fail("maximal-coordinate systems take no such input; use system.inputs and controls, "
+            "or kinematic");
   ms->controls = parse_input(root, "controls", int(ms->input_joints.size()),
                              ms->motors.empty()
                                  ? "joint inputs (one per system.inputs entry) [N m or N]"

@@ -49,6 +49,12 @@ void constrained_accelerations(const Model& model, const std::vector<BodyState>&
                      "' has no mass or a singular inertia; the explicit baseline inverts each "
                      "body's mass matrix (the variational integrator does not need it)");
   }
+  for (const Joint& joint : model.joints()) {
+    if (joint.prescribed) {
+      throw InputError("maximal baseline: joint '" + joint.name + "' is prescribed; the "
+                       "baseline has no prescribed coordinates (the variational integrator has)");
+    }
+  }
   const int nb = model.num_bodies();
   Eigen::VectorXd nu(6 * nb), f(6 * nb);
   std::vector<Mat3> J_inv(nb);

@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 #include <limits>
+#include <numbers>
 
 #include <Eigen/LU>
 #include <Eigen/QR>
@@ -225,6 +226,8 @@ Data::Data(const Model& model, std::vector<BodyState> initial)
       contact(model.contact_points().size()),
       limit_force(model.topology().limit_joint.size(), 0.0),
       velocity_force(model.topology().velocity_constraint.size(), 0.0),
+      joint_target(model.num_joints(), 0.0),
+      drive_force(model.num_joints(), 0.0),
       workspace_(std::make_unique<Workspace>(model)) {
   if (static_cast<int>(state.size()) != model.num_bodies()) {
     throw InputError("data: " + std::to_string(state.size()) + " body states for " +
@@ -248,6 +251,14 @@ Data::Data(const Model& model, std::vector<BodyState> initial)
     const ContactPoint& c = model.contact_points()[i];
     contact[i].phi = contact_rows::distance(c, state[c.body].x, state[c.body].q.matrix());
   }
+  for (int j = 0; j < model.num_joints(); ++j) {
+    const Joint& joint = model.joints()[j];
+    if (joint.prescribed) {
+      joint_target[std::size_t(j)] = joint_coordinate(
+          joint, joint.parent == kWorld ? world_state() : state[joint.parent], state[joint.child],
+          nullptr, nullptr);
+    }
+  }
 }
 
 Data::Data(const Data& other)
@@ -258,6 +269,8 @@ Data::Data(const Data& other)
       contact(other.contact),
       limit_force(other.limit_force),
       velocity_force(other.velocity_force),
+      joint_target(other.joint_target),
+      drive_force(other.drive_force),
       time(other.time),
       steps(other.steps),
       last_dt(other.last_dt),
@@ -381,12 +394,12 @@ StepFailure prepare(const Model& model, const Data& data, Workspace& ws, double 
     }
     if (joint_dofs(joint.type) != 1) continue;
     const double input = data.joint_input[j];
-    if (joint.stiffness == 0.0 && joint.damping == 0.0 && input == 0.0) continue;
+    if (joint.stiffness == 0.0 && !has_coordinate_row(joint) && input == 0.0) continue;
     Vec6 ds_a, ds_c;
     const double coord = joint_coordinate(joint, a, c, &ds_a, &ds_c);
-    // The damper's force mu is an unknown of the step (row m of the joint): it acts along
-    // ds like a multiplier, so -ds is its column of -G^T.
-    if (joint.damping > 0.0) {
+    // The damper's or the prescribed coordinate's force mu is an unknown of the step (row m
+    // of the joint): it acts along ds like a multiplier, so -ds is its column of -G^T.
+    if (has_coordinate_row(joint)) {
       ws.Gt_parent[j].col(m) = -ds_a;
       ws.Gt_child[j].col(m) = -ds_c;
     }
@@ -453,6 +466,13 @@ int row_of(const Topology& topo, int j) {
   return topo.tree_rows + topo.loop_offset[k];
 }
 
+// A prescribed coordinate's offset from its target: an angle's modulo 2 pi, so that a
+// joint turned past pi (a spinning rotor) follows its path without a jump.
+double coordinate_offset(const Joint& joint, double s, double target) {
+  return joint.type == JointType::Revolute ? std::remainder(s - target, 2.0 * std::numbers::pi)
+                                           : s - target;
+}
+
 // Residual f(s) (eqs. (26), (33), g(x_kp1) / dt) into r; next poses into `next`. With
 // `jacobian`, also the constraint blocks C at x_kp1 and the diagonal body blocks.
 // Returns false when some |omega| >= 2 / dt.
@@ -504,7 +524,13 @@ bool evaluate(const Model& model, const Data& data, Workspace& ws, double dt,
     const BodyState& a = pose_of(next, joint.parent);
     const BodyState& c = next[joint.child];
     const int row = row_of(topo, j);
-    if (rows > m) {
+    Vec6 ds_a = Vec6::Zero(), ds_c = Vec6::Zero();
+    if (joint.prescribed) {
+      // The prescribed coordinate at x_kp1, (s(x_kp1) - s_target) / dt, as the joint's own
+      // rows: imposed on the next configuration, its force along ds(x_k).
+      r[row + m] = coordinate_offset(joint, joint_coordinate(joint, a, c, &ds_a, &ds_c),
+                                     data.joint_target[std::size_t(j)]) / dt;
+    } else if (rows > m) {
       // The implicit damper, mu = -c s_dot with s_dot = ds(x_k) . (v, omega) of the step:
       // as stable as backward Euler however short the damping time constant is.
       double rate = -ws.Gt_child[j].col(m).dot(s.segment<6>(6 * joint.child));
@@ -529,7 +555,12 @@ bool evaluate(const Model& model, const Data& data, Workspace& ws, double dt,
       };
       if (joint.parent != kWorld) chain(Cp, a.omega, ws.C_parent[j]);
       chain(Cc, c.omega, ws.C_child[j]);
-      if (rows > m) {
+      if (joint.prescribed) {
+        ws.C_parent[j].row(m) << ds_a.head<3>().transpose(),
+            ds_a.tail<3>().transpose() * rotation_update_map(a.omega, dt);
+        ws.C_child[j].row(m) << ds_c.head<3>().transpose(),
+            ds_c.tail<3>().transpose() * rotation_update_map(c.omega, dt);
+      } else if (rows > m) {
         ws.C_parent[j].row(m) = -ws.Gt_parent[j].col(m).transpose();
         ws.C_child[j].row(m) = -ws.Gt_child[j].col(m).transpose();
       }
@@ -612,7 +643,7 @@ void assemble_tree(const Model& model, Workspace& ws) {
     const int j = topo.node_joint[node];
     const Joint& joint = model.joints()[j];
     ws.ldu().D[node] = padded_zero_block(topo.node_size[node]);
-    if (joint.damping > 0.0) {
+    if (joint.damping > 0.0) {  // a prescribed coordinate's row has 0 there
       const int m = constraint_rows(joint.type);
       ws.ldu().D[node](m, m) = 1.0 / joint.damping;
     }
@@ -786,7 +817,7 @@ void factor_loops(const Model& model, Workspace& ws, double rank_tolerance) {
     }
     rows += ws.C_child[j].topRows(m).lazyProduct(ws.W.middleRows<6>(6 * joint.child));
     // S = C A^-1 B - D: a damper row has D = 1 / c on its diagonal.
-    if (m > constraint_rows(joint.type)) {
+    if (joint.damping > 0.0) {
       const int d = topo.loop_offset[k] + m - 1;
       ws.S(d, d) -= 1.0 / joint.damping;
     }
@@ -857,7 +888,7 @@ void assemble_dense(const Model& model, Workspace& ws) {
     const Joint& joint = model.joints()[j];
     const int m = step_rows(joint);
     const int row = topo.tree_rows + topo.loop_offset[k];
-    if (m > constraint_rows(joint.type)) {
+    if (joint.damping > 0.0) {
       ws.F_dense(row + m - 1, row + m - 1) = 1.0 / joint.damping;
     }
     if (joint.parent != kWorld) {
@@ -1438,6 +1469,11 @@ StepStatus step_interval(const Model& model, Data& data, const StepOptions& opti
   }
   for (std::size_t k = 0; k < topo.velocity_constraint.size(); ++k)
     data.velocity_force[k] = ws.s[topo.velocity_index[k]];
+  for (int j = 0; j < model.num_joints(); ++j) {
+    const Joint& joint = model.joints()[j];
+    if (joint.prescribed)
+      data.drive_force[std::size_t(j)] = ws.s[row_of(topo, j) + constraint_rows(joint.type)];
+  }
   data.time += dt;
   data.last_dt = dt;
   ++data.steps;
@@ -1867,11 +1903,24 @@ void fill_residual_blocks(const Model& model, const Data& data, double dt,
     for (int i = 0; i < 2; ++i) {
       if (ends[i] != kWorld) out.J_r_u.block<6, 1>(6 * ends[i], j) = -ds.segment<6>(6 * i);
     }
-    // The damper's force mu (an unknown) acts along ds(x_k), and its row reads
-    // s_dot = ds(x_k) . (v, omega) of the step.
-    const double mu = joint.damping > 0.0 ? s[row + m] : 0.0;
+    // The damper's or the prescribed coordinate's force mu (an unknown) acts along ds(x_k).
+    // The damper's row reads s_dot = ds(x_k) . (v, omega) of the step; the prescribed one
+    // s(x_kp1) / dt, moved by the state as the constraint rows above are.
+    const double mu = has_coordinate_row(joint) ? s[row + m] : 0.0;
+    if (joint.prescribed) {
+      Vec6 ds_next[2];
+      joint_coordinate(joint, pose_of(ws.next, joint.parent), ws.next[joint.child], &ds_next[0],
+                       &ds_next[1]);
+      for (int i = 0; i < 2; ++i) {
+        if (ends[i] == kWorld) continue;
+        const Mat3 R_f = (data.state[ends[i]].q.inverse() * ws.next[ends[i]].q).matrix();
+        J_r_state.block<1, 3>(row + m, 12 * ends[i]) = ds_next[i].head<3>().transpose() / dt;
+        J_r_state.block<1, 3>(row + m, 12 * ends[i] + 3) =
+            ds_next[i].tail<3>().transpose() * R_f.transpose() / dt;
+      }
+    }
     const double f = -joint.stiffness * (coord - joint.rest) + data.joint_input[j] + mu;
-    if (f == 0.0 && joint.stiffness == 0.0 && joint.damping == 0.0) continue;
+    if (f == 0.0 && joint.stiffness == 0.0 && !has_coordinate_row(joint)) continue;
     const Mat12 H = joint_coordinate_derivative(joint, a, c);
     scatter(joint.stiffness * ds * ds.transpose() - f * H, 0);
     if (joint.damping == 0.0) continue;

@@ -100,6 +100,17 @@ Joint validated_joint(Joint joint, int j, int num_bodies) {
     throw InputError(label + ": springs and dampers are supported on revolute and prismatic "
                      "joints only, not on " + joint_type_name(joint.type));
   }
+  if (joint.prescribed) {
+    if (joint_dofs(joint.type) != 1) {
+      throw InputError(label + ": only a revolute or prismatic joint's coordinate can be "
+                       "prescribed, not a " + std::string(joint_type_name(joint.type)) + "'s");
+    }
+    // Its coordinate is given: a damper or a limit on it would have nothing to act on.
+    if (joint.damping != 0.0 || std::isfinite(joint.lower) || std::isfinite(joint.upper)) {
+      throw InputError(label + ": a prescribed joint takes no damper and no limits (its "
+                       "coordinate follows its path)");
+    }
+  }
   return joint;
 }
 
@@ -144,7 +155,7 @@ bool eliminable_at_body(int b, const Topology& topo, const std::vector<Joint>& j
     joint_jacobians(joint, parent, child, G_parent, G_child);
     const JointBlock& G = joint.child == b ? G_child : G_parent;
     for (int i = 0; i < G.rows(); ++i) add(G.row(i).transpose());
-    if (joint.damping > 0.0 && joint_dofs(joint.type) == 1) {
+    if (has_coordinate_row(joint)) {
       Vec6 ds_parent, ds_child;
       joint_coordinate(joint, parent, child, &ds_parent, &ds_child);
       add(joint.child == b ? ds_child : ds_parent);

@@ -449,10 +449,25 @@ Mechanism trailer_train(int trailers, double steering) {
     axle.point = Vec3(-0.2, 0.0, 0.0);
     axles.push_back(axle);
   }
+  // The steered front axle, last: a massless body on the prescribed hinge "steering" 0.3 m
+  // ahead of the tractor's centre, its skate turned with it. Its hinge fixes it to the
+  // tractor, so its skate row joins the loop block (one row, whatever the length).
+  bodies.push_back({"steered_axle", 0.0, Mat3::Zero()});
+  Joint steer;
+  steer.name = "steering";
+  steer.parent = 0;
+  steer.child = n;
+  steer.p_parent = Vec3(0.3, 0.0, 0.0);
+  steer.axis = Vec3::UnitZ();
+  steer.prescribed = true;
+  joints.push_back(steer);
+  BodyState axle_state;
+  axle_state.x = Vec3(0.3, 0.0, 0.0);
+  axle_state.q = Quat::exp(steering * Vec3::UnitZ());
+  state.push_back(axle_state);
   VelocityConstraint front;
   front.name = "tractor_front";
-  front.point = Vec3(0.3, 0.0, 0.0);
-  front.axis = Vec3(-std::sin(steering), std::cos(steering), 0.0);
+  front.body = n;
   axles.push_back(front);
   Model model(std::move(bodies), std::move(joints), Vec3(0.0, 0.0, -9.81), {}, {},
               std::move(axles));
@@ -496,15 +511,14 @@ Mechanism car(const CarParams& p, double steering, double steering_inertia) {
   axle.parent = 0;
   axle.child = 1;
   axle.axis = Vec3::UnitY();
-  // A hinge's coordinate is the steering angle itself; a fixed joint holds it in its offset.
+  // A hinge whose coordinate is the steering angle: turned by a torque, or prescribed.
   Joint steer;
   steer.name = "steering";
-  steer.type = steerable ? JointType::Revolute : JointType::Fixed;
   steer.parent = 0;
   steer.child = 2;
   steer.p_parent = Vec3(p.l, 0.0, 0.0);
   steer.axis = Vec3::UnitZ();
-  if (!steerable) steer.q_offset = turn;
+  steer.prescribed = !steerable;
   VelocityConstraint rear;
   rear.name = "rear";
   rear.type = VelocityConstraintType::RollingWheel;

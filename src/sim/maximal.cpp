@@ -52,6 +52,13 @@ class MaximalSystem final : public sim::System {
         options_(ms.step),
         data_(model_, ms.state0),
         last_q_(static_cast<std::size_t>(model_.num_bodies()), Vec4::Zero()) {
+    for (int j = 0; j < model_.num_joints(); ++j) {
+      if (!model_.joints()[std::size_t(j)].prescribed) continue;
+      prescribed_joints_.push_back(j);
+      path_start_.push_back(data_.joint_target[std::size_t(j)]);
+    }
+    paths_ = ms.prescribed;
+    paths_.resize(prescribed_joints_.size());
     layout_.add("", {"t"}, {});
     const int nb = model_.num_bodies();
     for (const maximal::Body& b : model_.bodies())
@@ -80,6 +87,12 @@ class MaximalSystem final : public sim::System {
     // two rows of a wheel or a ball (maximal::Data::velocity_force).
     if (const std::size_t nv = model_.topology().velocity_constraint.size(); nv > 0)
       layout_.add("velocity_force", velocity_force_columns(model_), {nv});
+    // Prescribed joints' driving forces (N m or N, maximal::Data::drive_force).
+    if (!prescribed_joints_.empty()) {
+      std::vector<std::string> names;
+      for (const int j : prescribed_joints_) names.push_back(model_.joints()[std::size_t(j)].name + "_drive");
+      layout_.add("drive_force", names, {prescribed_joints_.size()});
+    }
     saved_ = data_.state;
     for (int b = 0; b < nb; ++b) quaternion_at_.push_back(13 * b + 3);
   }
@@ -102,6 +115,7 @@ class MaximalSystem final : public sim::System {
       eval_into(*controls_, t, u_);
       apply_inputs(u_, data_);
     }
+    set_targets(t + dt, data_);
     const maximal::StepStatus st = maximal::step(model_, data_, options_);
     if (st.ok()) {
       last_ = st;
@@ -189,7 +203,7 @@ class MaximalSystem final : public sim::System {
     }
     return at;
   }
-  void residual(double, double dt, const ResidualPoint& at, ResidualBlocks& out,
+  void residual(double t_k, double dt, const ResidualPoint& at, ResidualBlocks& out,
                 bool jacobians) const override {
     if (at.u.size() != Eigen::Index(input_joints_.size()))
       throw InputError("maximal residual: u has " + std::to_string(at.u.size()) +
@@ -197,6 +211,7 @@ class MaximalSystem final : public sim::System {
     maximal::Data data = data_;
     data.state = maximal::retract_state(data_.state, at.delta);
     apply_inputs(at.u, data);
+    set_targets(t_k + dt, data);
     if (!jacobians) {
       out.r = maximal::residual(model_, data, dt, at.z);
       return;
@@ -226,7 +241,7 @@ class MaximalSystem final : public sim::System {
            (options_.contact_relaxation > 0.0 && model_.topology().limit_joint.empty() &&
             !model_.has_restitution());
   }
-  void step_derivatives(double, double dt, std::span<const double> u_k, Eigen::MatrixXd& A,
+  void step_derivatives(double t_k, double dt, std::span<const double> u_k, Eigen::MatrixXd& A,
                         Eigen::MatrixXd& B) const override {
     if (!has_step_derivatives()) {
       throw InputError(
@@ -240,6 +255,7 @@ class MaximalSystem final : public sim::System {
                        std::to_string(u_k.size()));
     maximal::Data start = data_;
     apply_inputs(Eigen::Map<const Eigen::VectorXd>(u_k.data(), Eigen::Index(u_k.size())), start);
+    set_targets(t_k + dt, start);
     maximal::Data next = start;
     maximal::StepOptions options = options_;
     options.dt = dt;
@@ -320,9 +336,18 @@ class MaximalSystem final : public sim::System {
     }
     if (model_.has_restitution()) out[c++] = last_.impacts;
     for (const double f : data_.velocity_force) out[c++] = f;
+    for (const int j : prescribed_joints_) out[c++] = data_.drive_force[std::size_t(j)];
   }
 
  private:
+  // The prescribed joints' coordinates at t: each path's start plus its displacement.
+  void set_targets(double t, maximal::Data& data) const {
+    for (std::size_t i = 0; i < prescribed_joints_.size(); ++i) {
+      double d = 0.0;
+      if (paths_[i]) paths_[i]->eval(t, std::span<double>(&d, 1));
+      data.joint_target[std::size_t(prescribed_joints_[i])] = path_start_[i] + d;
+    }
+  }
   // The joints' forces from the controls: gear * u, u clamped to the motor's range.
   void apply_inputs(const Eigen::Ref<const Eigen::VectorXd>& u, maximal::Data& data) const {
     for (std::size_t i = 0; i < input_joints_.size(); ++i) {
@@ -343,6 +368,9 @@ class MaximalSystem final : public sim::System {
   std::vector<MaximalSetup::Motor> motors_;  // one per input joint
   std::unique_ptr<StepSignal> controls_;
   mutable Eigen::VectorXd u_;  // one entry per input joint, sized once
+  std::vector<int> prescribed_joints_;  // in joint order
+  std::vector<double> path_start_;      // their coordinates at the initial state
+  std::vector<std::shared_ptr<const Signal>> paths_;  // their displacements, or null
   maximal::StepOptions options_;
   maximal::Data data_;
   sim::Layout layout_;
@@ -380,6 +408,21 @@ std::unique_ptr<System> make_maximal_system(const MaximalSetup& setup) {
       throw InputError("maximal system: input joint '" +
                        setup.model->joints()[std::size_t(j)].name +
                        "' must have one degree of freedom (revolute or prismatic)");
+    if (setup.model->joints()[std::size_t(j)].prescribed)
+      throw InputError("maximal system: input joint '" +
+                       setup.model->joints()[std::size_t(j)].name +
+                       "' is prescribed (its path, not a force, moves it)");
+  }
+  std::size_t prescribed = 0;
+  for (const maximal::Joint& joint : setup.model->joints()) prescribed += joint.prescribed ? 1 : 0;
+  if (setup.prescribed.size() > prescribed)
+    throw InputError("maximal system: " + std::to_string(setup.prescribed.size()) +
+                     " paths for " + std::to_string(prescribed) + " prescribed joints");
+  for (std::size_t i = 0; i < setup.prescribed.size(); ++i) {
+    if (setup.prescribed[i] && setup.prescribed[i]->size() != 1)
+      throw InputError("maximal system: the path of prescribed joint " + std::to_string(i) +
+                       " must have 1 component (its displacement), not " +
+                       std::to_string(setup.prescribed[i]->size()));
   }
   if ((setup.controls ? std::size_t(setup.controls->size()) : setup.input_joints.size()) !=
           setup.input_joints.size() ||

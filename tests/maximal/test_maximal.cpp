@@ -369,11 +369,29 @@ Mechanism degenerate_chain(bool coaxial_hip = false) {
   return {std::move(model), std::move(state)};
 }
 
+// The mixed mechanism and the damped loop with their revolute and prismatic joints
+// prescribed instead (their dampers removed): coordinate rows in the tree and, in the loop,
+// in the loop block too.
+Mechanism prescribed_mechanism(bool loop) {
+  const Mechanism mech = loop ? damped_loop() : mixed_mechanism();
+  std::vector<Joint> joints = mech.model.joints();
+  for (Joint& joint : joints) {
+    if (joint_dofs(joint.type) != 1) continue;
+    joint.damping = 0.0;
+    joint.prescribed = true;
+  }
+  return {Model(mech.model.bodies(), joints, mech.model.gravity(), mech.model.couplings()),
+          mech.state};
+}
+
 // Every block of residual_blocks against central differences: the unknowns, the state at
 // t_k through retract_state, and the joint inputs.
 void expect_residual_blocks_match_central_differences(const Mechanism& mech) {
   Data data(mech.model, mech.state);
-  for (int j = 0; j < mech.model.num_joints(); ++j) data.joint_input[j] = 0.3 + 0.1 * j;
+  for (int j = 0; j < mech.model.num_joints(); ++j) {
+    data.joint_input[j] = 0.3 + 0.1 * j;
+    data.joint_target[j] += 0.02 * (j + 1);  // a prescribed joint's path moves on
+  }
   data.body_torque[1] = Vec3(0.2, -0.1, 0.4);
   data.body_force[2] = Vec3(-0.3, 0.5, 0.1);
   data.last_dt = 0.012;
@@ -422,6 +440,8 @@ TEST(ResidualBlocks, MatchCentralDifferences) {
   expect_residual_blocks_match_central_differences(coupled_chain());
   expect_residual_blocks_match_central_differences(degenerate_chain());
   expect_residual_blocks_match_central_differences(nonholonomic_mechanism());
+  expect_residual_blocks_match_central_differences(prescribed_mechanism(false));
+  expect_residual_blocks_match_central_differences(prescribed_mechanism(true));
 }
 
 void expect_sparse_equals_dense(const Mechanism& mech) {
@@ -521,6 +541,57 @@ TEST(Integrator, StiffDamperIsStableBelowItsTimeConstant) {
 }
 
 TEST(SparseLDU, EqualsDenseLUWithCouplingRows) { expect_sparse_equals_dense(coupled_chain()); }
+
+TEST(SparseLDU, EqualsDenseLUWithPrescribedRowsInTheTreeAndTheLoopBlock) {
+  const Mechanism loop = prescribed_mechanism(true);
+  ASSERT_TRUE(loop.model.joints()[loop.model.topology().loop_joints.front()].prescribed);
+  expect_sparse_equals_dense(loop);
+  expect_sparse_equals_dense(prescribed_mechanism(false));
+}
+
+// A rod (mass m, length L, radius r) on a hinge from the world, hanging at angle 0, its
+// angle prescribed as s(t) = A (1 - cos w t): each step lands on the path to the Newton
+// tolerance, and the drive's torque is the inverse dynamics in closed form,
+// tau = I_O s'' + m g (L / 2) sin s with I_O = m L^2 / 3 + m r^2 / 4, at second order in dt
+// (the force of the step from t_k acts at t_k; the first 0.1 s, where the start's velocity
+// of the interval before t_0 differs from s'(0 - dt/2), is left out).
+TEST(PrescribedJoint, FollowsItsPathWithTheInverseDynamicsTorque) {
+  ChainOptions options;
+  options.initial_angle = 0.0;
+  const Mechanism free_rod = pendulum_chain(1, options);
+  std::vector<Joint> joints = free_rod.model.joints();
+  joints[0].prescribed = true;
+  const Model model(free_rod.model.bodies(), joints);
+  ASSERT_NEAR(free_rod.state[0].x.z(), -0.5, 1e-15);  // hanging at s = 0
+  const double m = 1.0, L = 1.0, r = options.link_radius, g = 9.81, A = 0.8, w = 3.0;
+  const double I_O = m * L * L / 3.0 + m * r * r / 4.0;
+  auto path = [&](double t) { return A * (1.0 - std::cos(w * t)); };
+  auto torque = [&](double t) {
+    return I_O * A * w * w * std::cos(w * t) + m * g * 0.5 * L * std::sin(path(t));
+  };
+  auto worst_torque_error = [&](double dt) {
+    Data data(model, free_rod.state);
+    StepOptions step_options;
+    step_options.dt = dt;
+    double worst = 0.0;
+    for (long k = 0; k < std::lround(2.0 / dt); ++k) {
+      const double t_k = k * dt;
+      data.joint_target[0] = path(t_k + dt);
+      const StepStatus status = step(model, data, step_options);
+      EXPECT_TRUE(status.ok()) << "step " << k;
+      if (!status.ok()) break;
+      const double s = joint_coordinate(model.joints()[0], BodyState(), data.state[0], nullptr, nullptr);
+      EXPECT_LT(std::abs(s - path(t_k + dt)), 1e-11) << "step " << k;
+      if (t_k >= 0.1) worst = std::max(worst, std::abs(data.drive_force[0] - torque(t_k)));
+    }
+    return worst;
+  };
+  const double e1 = worst_torque_error(0.01), e2 = worst_torque_error(0.005),
+               e3 = worst_torque_error(0.0025);
+  EXPECT_LT(e1, 0.05 * I_O * A * w * w);
+  EXPECT_NEAR(std::log2(e1 / e2), 2.0, 0.1);
+  EXPECT_NEAR(std::log2(e2 / e3), 2.0, 0.1);
+}
 
 // Massless and point-mass bodies make their blocks singular; the Woodbury correction of the
 // shifted tree factorisation is exact, in a tree and beside a loop's rows.
@@ -854,7 +925,7 @@ TEST(Integrator, AngularRateLimitIsAReportedFailureNotANaN) {
 sim::RunSummary run_driver(const Mechanism& mech, const StepOptions& options, int steps,
                            int max_subdivisions, sim::MemoryRecorder& rec) {
   auto system = sim::make_maximal_system({std::make_shared<const Model>(mech.model), mech.state,
-                                          options, {}, nullptr, {}});
+                                          options, {}, nullptr, {}, {}});
   sim::RunOptions run;
   run.dt = options.dt;
   run.steps = steps;
@@ -956,6 +1027,12 @@ TEST(Model, RejectsBadInput) {
   expect_error([&] { auto j = joint; j.type = JointType::Spherical; Model m(bodies, {j, joint}, g, {{"c", 0, 1, 1.0, 0.0}}); },
                "not revolute or prismatic");
   expect_error([&] { Model m(bodies, {joint, joint}, g, {{"c", 0, 1, std::nan(""), 0.0}}); }, "finite");
+  expect_error([&] { auto j = joint; j.type = JointType::Spherical; j.prescribed = true; Model m(bodies, {j}); },
+               "only a revolute or prismatic joint's coordinate can be prescribed");
+  expect_error([&] { auto j = joint; j.prescribed = true; j.damping = 1.0; Model m(bodies, {j}); },
+               "no damper and no limits");
+  expect_error([&] { auto j = joint; j.prescribed = true; j.upper = 1.0; Model m(bodies, {j}); },
+               "no damper and no limits");
 }
 
 TEST(Setup, ProjectionRestoresConstraints) {

@@ -140,6 +140,14 @@ class Data {
   // direction (velocity.hpp: a skate's blocked direction; a wheel's rolling direction, then
   // the ground's other direction; a ball's two ground directions), A^T mu on the body.
   std::vector<double> velocity_force;
+  // Per joint, used for the prescribed ones (Joint::prescribed): the coordinate the next step
+  // imposes at its end t_k+1 (rad or m; an angle is matched modulo 2 pi). The constructors
+  // set it to the coordinate at the given state, so a prescribed joint holds until set.
+  std::vector<double> joint_target;
+  // Per joint, for the prescribed ones: the generalised force that drove the coordinate
+  // along its path over the last step (N m or N; the row's multiplier), acting at t_k as
+  // joint_input does; 0 for the others.
+  std::vector<double> drive_force;
   double time = 0.0;
   long steps = 0;
   // Length of the interval that ended at the current state (0: none yet, then the next

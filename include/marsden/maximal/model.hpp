@@ -116,6 +116,11 @@ struct Joint {
   // limits): plastic, its impulse pushing the coordinate back inside.
   double lower = -std::numeric_limits<double>::infinity();
   double upper = std::numeric_limits<double>::infinity();
+  // A revolute or prismatic joint whose coordinate is prescribed: each step imposes its
+  // value at t_k+1 (Data::joint_target) as one more row of the joint, its multiplier the
+  // force that drives it (trep's kinematic coordinates; files: "kinematic"). No damper and
+  // no limits on it.
+  bool prescribed = false;
 };
 
 // A coupling of two one-degree-of-freedom joints' coordinates (URDF's <mimic>):
@@ -156,10 +161,16 @@ constexpr int velocity_rows(VelocityConstraintType type) {
 }
 const char* velocity_constraint_type_name(VelocityConstraintType type);
 
-// Rows of a joint among a step's unknowns: its constraint rows, then one for its damper's
-// force when damping > 0 (the damper is implicit: integrator.hpp).
+// Whether a joint has a row on its coordinate after its constraint rows: its damper's force
+// when damping > 0 (the damper is implicit: integrator.hpp), or a prescribed coordinate's
+// value (its multiplier the driving force). A joint has at most one of the two.
+inline bool has_coordinate_row(const Joint& joint) {
+  return joint.damping > 0.0 || joint.prescribed;
+}
+
+// Rows of a joint among a step's unknowns: its constraint rows and its coordinate row.
 inline int step_rows(const Joint& joint) {
-  return constraint_rows(joint.type) + (joint.damping > 0.0 ? 1 : 0);
+  return constraint_rows(joint.type) + (has_coordinate_row(joint) ? 1 : 0);
 }
 
 // Pose and velocity of one body. v is the world-frame velocity and omega the

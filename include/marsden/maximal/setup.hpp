@@ -90,8 +90,11 @@ Mechanism rolling_disk(double mass, double radius);
 // A tractor pulling `trailers` trailers (issue 40's scaling case): bodies 1 m long on the
 // ground, the tractor on the planar joint "plane", trailer i on a vertical hinge "hitch<i>"
 // to the body ahead; each body's axle ("tractor_rear", "axle<i>") cannot slide sideways,
-// and the tractor's front axle ("tractor_front") is steered by `steering` (rad, held). Every
-// skate is eliminated at its body, so a step costs O(trailers). At rest in a line along -x.
+// and the tractor's front axle skate ("tractor_front") rides on the massless body
+// "steered_axle" (the last body), 0.3 m ahead of the tractor's centre on the prescribed hinge
+// "steering" at `steering` (rad; held unless Data::joint_target moves it). Every other skate
+// is eliminated at its body, the front one is a loop row, so a step costs O(trailers). At
+// rest in a line along -x.
 Mechanism trailer_train(int trailers, double steering = 0.0);
 // The car of Kelly and Murray (vehicles §5.2.1; nonholonomic::NhCar), at rest with the rear
 // axle at the origin, heading along world x: the chassis "chassis" (mass m, yaw inertia K,
@@ -99,9 +102,10 @@ Mechanism trailer_train(int trailers, double steering = 0.0);
 // "wheel" on the hinge "axle" (body y; its input is NhCar's drive torque f_psi), rolling
 // without slip on z = 0 ("rear"); the front wheel set "front" at l ahead, turned by
 // `steering` (rad, |steering| < pi/2; sigma = tan(steering)) on the joint "steering", with
-// the skate "front" (no lateral slip). With steering_inertia = 0 the steering joint is
-// fixed; with steering_inertia > 0 (kg m^2, below K) it is a hinge about z whose input is a
-// steering torque, and the front set carries that yaw inertia, taken off the chassis's.
+// the skate "front" (no lateral slip). "steering" is a hinge about z: with
+// steering_inertia = 0 prescribed (held at `steering` unless Data::joint_target moves it);
+// with steering_inertia > 0 (kg m^2, below K) free, its input a steering torque, and the
+// front set carries that yaw inertia, taken off the chassis's.
 // The wheel and the front set carry no mass: the Lagrangian is NhCar's (setup.cpp).
 Mechanism car(const CarParams& p, double steering, double steering_inertia = 0.0);
 // The snakeboard (vehicles §5.2.2; nonholonomic::Snakeboard), at rest at the origin, board

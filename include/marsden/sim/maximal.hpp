@@ -32,6 +32,10 @@ struct MaximalSetup {
     double upper = std::numeric_limits<double>::infinity();
   };
   std::vector<Motor> motors;
+  // Per prescribed joint (Joint::prescribed, in joint order; fewer entries or null hold the
+  // rest): its displacement from its coordinate at state0 as a 1-component signal of time
+  // (rad or m). Each step from t_k imposes the path's value at t_k+1.
+  std::vector<std::shared_ptr<const Signal>> prescribed;
 };
 
 // Columns t, per body NAME_x, _y, _z, _qw, _qx, _qy, _qz, then energy,
@@ -39,8 +43,9 @@ struct MaximalSetup {
 // (the sum of the normal forces over the last step, N), penetration (the deepest contact's
 // depth, m, 0 when none), active_contacts, complementarity ((m/s)^2) and
 // contact_iterations (the last step's), and with velocity constraints their forces
-// (velocity_force_columns, N); arrays position (bodies x 3), quaternion (bodies x 4),
-// energy, constraint_violation, controls, the contact columns and velocity_force. A failed
+// (velocity_force_columns, N), and per prescribed joint NAME_drive, the force that drove it
+// (maximal::Data::drive_force, N m or N); arrays position (bodies x 3), quaternion (bodies x 4),
+// energy, constraint_violation, controls, the contact columns, velocity_force and drive_force. A failed
 // step reports code "not_converged", "angular_rate_limit", "non_finite", "singular" or
 // "constraint_undefined". Throws InputError when the
 // state does not match the mechanism, an input joint is not a one-degree-of-freedom joint
