@@ -3,6 +3,7 @@
 // samples a signal where its quadrature needs it (docs/scene.md, Signals).
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
@@ -178,7 +179,7 @@ void bind_signals(nb::module_ m) {
       .def_static(
           "sinusoid",
           [](const Values& offset, const Values& amplitude, const Values& frequency_hz,
-             const std::optional<Values>& phase) -> std::shared_ptr<sim::Signal> {
+             const std::optional<Values>& phase, double until) -> std::shared_ptr<sim::Signal> {
             const Eigen::VectorXd o = input_vec(offset, "offset");
             if (amplitude.size() != offset.size() || frequency_hz.size() != offset.size() ||
                 (phase && phase->size() != offset.size()))
@@ -186,12 +187,15 @@ void bind_signals(nb::module_ m) {
             return remembered(
                 std::make_shared<sim::SinusoidSignal>(
                     o, input_vec(amplitude, "amplitude"), input_vec(frequency_hz, "frequency_hz"),
-                    phase ? input_vec(*phase, "phase") : Eigen::VectorXd::Zero(o.size()).eval()),
-                "sinusoid", nb::make_tuple(offset, amplitude, frequency_hz, phase));
+                    phase ? input_vec(*phase, "phase") : Eigen::VectorXd::Zero(o.size()).eval(),
+                    until),
+                "sinusoid", nb::make_tuple(offset, amplitude, frequency_hz, phase, until));
           },
           nb::arg("offset"), nb::arg("amplitude"), nb::arg("frequency_hz"),
           nb::arg("phase").none() = nb::none(),
-          "offset + amplitude sin(2 pi frequency_hz t + phase), componentwise.")
+          nb::arg("until") = std::numeric_limits<double>::infinity(),
+          "offset + amplitude sin(2 pi frequency_hz t + phase), componentwise, up to time "
+          "until (s), then held at its value there.")
       .def_static(
           "function",
           [](nb::callable f, int size, const std::string& hold) -> std::shared_ptr<sim::Signal> {

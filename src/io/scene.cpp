@@ -318,14 +318,16 @@ std::shared_ptr<const sim::Signal> parse_signal_values(const JsonNode& sig, int 
       return std::make_shared<const sim::TableSignal>(times, values);
     });
   }
-  sig.expect_keys({"type", "offset", "amplitude", "frequency_hz", "phase", "hold"});
+  sig.expect_keys({"type", "offset", "amplitude", "frequency_hz", "phase", "until", "hold"});
   const Eigen::VectorXd offset = to_input(input_vector(sig.at("offset"), expected, what));
   const Eigen::VectorXd amplitude = to_input(input_vector(sig.at("amplitude"), expected, what));
   const Eigen::VectorXd frequency = to_input(input_vector(sig.at("frequency_hz"), expected, what));
   Eigen::VectorXd phase = Eigen::VectorXd::Zero(expected);
   if (const auto p = sig.find("phase")) phase = to_input(input_vector(*p, expected, what));
+  const double until = sig.has("until") ? sig.at("until").number()
+                                        : std::numeric_limits<double>::infinity();
   return with_field(sig, [&] {
-    return std::make_shared<const sim::SinusoidSignal>(offset, amplitude, frequency, phase);
+    return std::make_shared<const sim::SinusoidSignal>(offset, amplitude, frequency, phase, until);
   });
 }
 

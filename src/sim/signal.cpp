@@ -56,17 +56,21 @@ void TableSignal::eval(double t, std::span<double> out) const {
 }
 
 SinusoidSignal::SinusoidSignal(Eigen::VectorXd offset, Eigen::VectorXd amplitude,
-                               Eigen::VectorXd frequency_hz, Eigen::VectorXd phase)
+                               Eigen::VectorXd frequency_hz, Eigen::VectorXd phase,
+                               double until)
     : offset_(std::move(offset)),
       amplitude_(std::move(amplitude)),
       frequency_hz_(std::move(frequency_hz)),
-      phase_(std::move(phase)) {
+      phase_(std::move(phase)),
+      until_(until) {
   const auto n = offset_.size();
   if (amplitude_.size() != n || frequency_hz_.size() != n || phase_.size() != n)
     throw InputError("sinusoid signal: offset, amplitude, frequency_hz and phase differ in size");
+  if (std::isnan(until_)) throw InputError("sinusoid signal: until is NaN");
 }
 
 void SinusoidSignal::eval(double t, std::span<double> out) const {
+  t = std::min(t, until_);
   for (Eigen::Index i = 0; i < offset_.size(); ++i)
     out[std::size_t(i)] = offset_[i] + amplitude_[i] * std::sin(2.0 * std::numbers::pi *
                                                                  frequency_hz_[i] * t + phase_[i]);

@@ -79,6 +79,23 @@ TEST(Signals, RefuseInconsistentTablesAndSinusoids) {
   EXPECT_THROW(TableSignal({}, {}), InputError);
   EXPECT_THROW(SinusoidSignal(ramp(9, 0, 1), ramp(9, 0, 1), ramp(8, 0, 1), ramp(9, 0, 1)),
                InputError);
+  EXPECT_THROW(SinusoidSignal(ramp(1, 0, 1), ramp(1, 0, 1), ramp(1, 0, 1), ramp(1, 0, 1),
+                              std::nan("")),
+               InputError);
+}
+
+// A sinusoid with `until` is the sinusoid up to that time and its value there after it.
+TEST(Signals, ASinusoidUntilATimeHoldsItsValueThere) {
+  const SinusoidSignal stroke(Eigen::VectorXd::Constant(1, 0.1), Eigen::VectorXd::Constant(1, 0.08),
+                              Eigen::VectorXd::Constant(1, 0.2), Eigen::VectorXd::Constant(1, 0.3), 4.0);
+  auto at = [&](double t) {
+    double v = 0.0;
+    stroke.eval(t, std::span<double>(&v, 1));
+    return v;
+  };
+  auto sine = [](double t) { return 0.1 + 0.08 * std::sin(2.0 * std::numbers::pi * 0.2 * t + 0.3); };
+  for (const double t : {0.0, 1.3, 3.999}) EXPECT_DOUBLE_EQ(at(t), sine(t));
+  for (const double t : {4.0, 4.5, 100.0}) EXPECT_DOUBLE_EQ(at(t), sine(4.0));
 }
 
 // A planar chain hanging from the world: joint i rotates about x by q_i, link i carries a

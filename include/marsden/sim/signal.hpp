@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <limits>
 #include <cstddef>
 #include <memory>
 #include <span>
@@ -93,16 +94,19 @@ class TableSignal final : public Signal {
 };
 
 // offset + amplitude * sin(2 pi frequency t + phase), componentwise (frequency in Hz,
-// phase in rad). Throws InputError for sizes that differ.
+// phase in rad), for t <= until, then held at its value at `until` (a steering stroke: one
+// period, then straight). Throws InputError for sizes that differ or an `until` that is NaN.
 class SinusoidSignal final : public Signal {
  public:
   SinusoidSignal(Eigen::VectorXd offset, Eigen::VectorXd amplitude,
-                 Eigen::VectorXd frequency_hz, Eigen::VectorXd phase);
+                 Eigen::VectorXd frequency_hz, Eigen::VectorXd phase,
+                 double until = std::numeric_limits<double>::infinity());
   int size() const override { return static_cast<int>(offset_.size()); }
   void eval(double t, std::span<double> out) const override;
 
  private:
   Eigen::VectorXd offset_, amplitude_, frequency_hz_, phase_;
+  double until_;
 };
 
 }  // namespace marsden::sim
