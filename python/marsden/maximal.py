@@ -74,8 +74,9 @@ def rolling_disk(mass: float = 1.0, radius: float = 0.5) -> Mechanism:
 def trailer_train(trailers: int, steering: float = 0.0) -> Mechanism:
     """A tractor pulling ``trailers`` trailers (bodies 1 m long, 1 kg), each on a vertical
     hinge "hitch<i>" behind the body ahead and on an axle that cannot slide sideways; the
-    tractor on the planar joint "plane", its front axle steered by ``steering`` (rad, held).
-    A step costs O(trailers) (docs/maximal.md)."""
+    tractor on the planar joint "plane", its front axle (the body "steered_axle") on the
+    prescribed hinge "steering" at ``steering`` (rad; held, or moved by ``system``'s
+    ``kinematic``). A step costs O(trailers) (docs/maximal.md)."""
     return _maximal.trailer_train(trailers, steering)
 
 
@@ -88,8 +89,9 @@ def car(mass: float = 1.0, wheel_inertia: float = 0.1, body_inertia: float = 0.2
     axle) on the planar joint "plane" (x, y, heading); the massless rear wheel on the hinge
     "axle", rolling without slip (its input is the drive torque, N m); the front wheel set
     axle_distance ahead, turned by steering (|steering| < pi/2) on the joint "steering" with a
-    skate. steering_inertia 0 fixes the steering; above 0 (below body_inertia) the steering is
-    a hinge about z whose input is a steering torque (N m)."""
+    skate. The steering is a hinge about z: with steering_inertia 0 prescribed (held, or
+    moved by ``system``'s ``kinematic``); above 0 (below body_inertia) free, its input a
+    steering torque (N m)."""
     return _maximal.car(mass, wheel_inertia, body_inertia, wheel_radius, axle_distance,
                         steering, steering_inertia)
 
@@ -146,7 +148,7 @@ def system(mechanism: Mechanism, *, inputs=(), controls: Signal | None = None,
            springs: dict | None = None, dampers: dict | None = None, q: dict | None = None,
            qd: dict | None = None, dt: float = 0.01, solver: str = "sparse",
            tolerance: float = 1e-10, limits: dict | None = None, shapes=(),
-           surfaces=(), velocity_constraints=()) -> System:
+           surfaces=(), velocity_constraints=(), kinematic: dict | None = None) -> System:
     """The system of a mechanism.
 
     ``inputs``: names of revolute or prismatic joints whose generalised force (N m or N) is
@@ -171,6 +173,13 @@ def system(mechanism: Mechanism, *, inputs=(), controls: Signal | None = None,
     mechanism's own, each a dict {"name", "body": name, "type": "skate" | "rolling_wheel" |
     "rolling_ball", "point" (body frame, m), "axis" (body frame: a skate's blocked direction,
     a wheel's axle), "radius" (m, wheel and ball), "ground_normal" (world, default up)}.
+
+    Prescribed joints (docs/maximal.md): ``kinematic``: {joint: signal}, each a revolute or
+    prismatic joint whose coordinate follows its initial value plus the 1-component signal
+    (rad or m; as ``controls``, a Signal, a constant or (times, values)); each step imposes
+    the path's value at its end, and the output column NAME_drive is the force that drove
+    it (N m or N). The built-in car's and trailer train's "steering" are prescribed already
+    and held without one.
     """
     sp = {}
     for name, value in (springs or {}).items():
@@ -183,7 +192,8 @@ def system(mechanism: Mechanism, *, inputs=(), controls: Signal | None = None,
                                 _coordinates(q), _coordinates(qd), float(dt), solver,
                                 float(tolerance), bounds, [_shape(s) for s in shapes],
                                 [_surface(s) for s in surfaces],
-                                [_velocity_constraint(c) for c in velocity_constraints])
+                                [_velocity_constraint(c) for c in velocity_constraints],
+                                {str(k): as_signal(v) for k, v in (kinematic or {}).items()})
 
 
 def _shape(shape: dict) -> tuple:

@@ -139,7 +139,8 @@ std::unique_ptr<sim::System> make_maximal_system(
     const std::map<std::string, std::vector<double>>& qd, double dt, const std::string& solver,
     double tolerance, const std::map<std::string, std::pair<double, double>>& limits,
     const std::vector<ShapeArgs>& shapes, const std::vector<SurfaceArgs>& surfaces,
-    const std::vector<VelocityArgs>& velocity_constraints) {
+    const std::vector<VelocityArgs>& velocity_constraints,
+    const std::map<std::string, std::shared_ptr<sim::Signal>>& kinematic) {
   const Mechanism& mech = nb::cast<const Mechanism&>(mechanism);
   std::vector<maximal::Joint> joints = mech.model.joints();
   auto one_dof = [&](const std::string& name, const char* what) -> maximal::Joint& {
@@ -161,6 +162,10 @@ std::unique_ptr<sim::System> make_maximal_system(
   for (const auto& [name, bounds] : limits) {
     one_dof(name, "limits").lower = bounds.first;
     one_dof(name, "limits").upper = bounds.second;
+  }
+  for (const auto& [name, path] : kinematic) {
+    if (!path) throw InputError("kinematic: the path of '" + name + "' is None");
+    one_dof(name, "kinematic").prescribed = true;
   }
   if (!shapes.empty() && surfaces.empty())
     throw InputError("shapes: a contact needs at least one of surfaces");
@@ -199,10 +204,15 @@ std::unique_ptr<sim::System> make_maximal_system(
   setup.step.newton.tolerance = tolerance;
   for (const std::string& name : inputs) setup.input_joints.push_back(joint_index(model, name, "inputs"));
   setup.controls = controls;
+  for (const maximal::Joint& joint : model.joints()) {
+    if (!joint.prescribed) continue;
+    const auto path = kinematic.find(joint.name);
+    setup.prescribed.push_back(path == kinematic.end() ? nullptr : path->second);
+  }
   return recorded(sim::make_maximal_system(setup), "maximal.make_system",
                   nb::make_tuple(mechanism, inputs, controls, springs, dampers, q, qd, dt,
                                  solver, tolerance, limits, shapes, surfaces,
-                                 velocity_constraints));
+                                 velocity_constraints, kinematic));
 }
 
 }  // namespace
@@ -356,12 +366,13 @@ void bind_maximal(nb::module_ m) {
         nb::arg("limits") = std::map<std::string, std::pair<double, double>>(),
         nb::arg("shapes") = std::vector<ShapeArgs>(), nb::arg("surfaces") = std::vector<SurfaceArgs>(),
         nb::arg("velocity_constraints") = std::vector<VelocityArgs>(),
+        nb::arg("kinematic") = std::map<std::string, std::shared_ptr<sim::Signal>>(),
         "The system of a mechanism (marsden.maximal.system spells its arguments): springs "
         "{joint: (stiffness, rest)}, dampers {joint: damping}, q and qd {joint: "
         "coordinates}, limits {joint: (lower, upper)}, contact shapes (body, type, sizes, "
         "position, friction, restitution), surfaces (normal, point, friction, restitution) and "
-        "velocity constraints (name, body, type, point, axis, radius, ground_normal); "
-        "InputError naming the joint or value.");
+        "velocity constraints (name, body, type, point, axis, radius, ground_normal), kinematic "
+        "{joint: displacement signal}; InputError naming the joint or value.");
 }
 
 }  // namespace marsden::python

@@ -97,6 +97,8 @@ MinimalCounterpart minimal_counterpart(const maximal::Mechanism& mechanism) {
   }
   for (const int j : tree_joints) {
     const maximal::Joint& joint = mm.joints()[j];
+    // A kinematic coordinate's path is its run's input, which the tree's model does not carry.
+    if (joint.prescribed) refuse(joint, "a prescribed coordinate (not carried over)");
     int frame = builder.add_const_frame(joint.name + "_anchor", parent_frame(joint),
                                         translation(joint.p_parent));
     if (joint.type == JointType::Revolute) {

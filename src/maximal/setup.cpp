@@ -449,10 +449,11 @@ Mechanism trailer_train(int trailers, double steering) {
     axle.point = Vec3(-0.2, 0.0, 0.0);
     axles.push_back(axle);
   }
-  // The steered front axle, last: a massless body on the prescribed hinge "steering" 0.3 m
-  // ahead of the tractor's centre, its skate turned with it. Its hinge fixes it to the
-  // tractor, so its skate row joins the loop block (one row, whatever the length).
-  bodies.push_back({"steered_axle", 0.0, Mat3::Zero()});
+  // The steered front axle, last: a light axle (0.1 kg; massless, it would cost a dense
+  // Woodbury correction of six rows) on the prescribed hinge "steering" 0.3 m ahead of the
+  // tractor's centre, its skate turned with it. Its hinge fixes it to the tractor, so its
+  // skate row joins the loop block (one row, whatever the length).
+  bodies.push_back(solid_box("steered_axle", 0.1, Vec3(0.05, 0.2, 0.05)));
   Joint steer;
   steer.name = "steering";
   steer.parent = 0;

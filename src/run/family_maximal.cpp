@@ -154,6 +154,10 @@ class MaximalFamily final : public Family {
     for (const maximal::Joint& j : model.joints()) rows_total += maximal::constraint_rows(j.type);
     Json inputs = Json::array();
     for (const int j : ms_.input_joints) inputs.push_back(model.joints()[std::size_t(j)].name);
+    // Prescribed joints, in joint order: each writes the column JOINT_drive.
+    Json kinematic = Json::array();
+    for (const maximal::Joint& j : model.joints())
+      if (j.prescribed) kinematic.push_back(j.name);
     if (!model.contact_points().empty()) {
       Json left_out = Json::array();
       for (const std::string& l : scene_.contact_left_out) left_out.push_back(l);
@@ -191,6 +195,7 @@ class MaximalFamily final : public Family {
     summary.set("mechanism", scene_.source)
         .set("bodies", std::move(body_names))
         .set("inputs", std::move(inputs))
+        .set("kinematic_joints", std::move(kinematic))
         .set("joints", model.num_joints())
         .set("constraint_rows", rows_total)
         .set("constraint_violation", Json::object().set("max", sum.constraint_violation_max));

@@ -41,7 +41,8 @@ std::string chain_scene(const std::string& system =
 
 TEST(MaximalScene, ExampleScenesLoadAndRun) {
   for (const char* name : {"maximal_chain", "maximal_loop", "maximal_urdf_double_pendulum",
-                           "maximal_sleigh", "maximal_rolling_disk", "maximal_trailers"}) {
+                           "maximal_sleigh", "maximal_rolling_disk", "maximal_trailers",
+                           "maximal_lane_change"}) {
     SCOPED_TRACE(name);
     Scene scene = load_scene(example(name));
     ASSERT_TRUE(std::holds_alternative<MaximalScene>(scene.system));
@@ -523,6 +524,57 @@ TEST(MaximalScene, VelocityConstraintsJoinTheMechanismsOwn) {
   expect_message(dir,
                  load_error(dir, chain_scene(sleigh + R"({"type": "skate", "body": "sleigh", "axis": [0, 0, 0]}]})")),
                  "system", "axis must be a non-zero vector");
+}
+
+// "kinematic" prescribes a joint's coordinate: the rod's hinge angle, read back from its
+// centre of mass (0.5 m below the pivot at angle 0, turned about +y), follows its initial
+// 0.5 rad plus the signal at every row, and the drive's torque is written.
+TEST(MaximalScene, KinematicJointsFollowTheirSignal) {
+  TempDir dir;
+  const Scene scene = load_scene(dir.write("scene.json", chain_scene(
+      R"({"type": "maximal", "mechanism": "pendulum_chain", "parameters": {"n": 1}})",
+      R"(, "kinematic": {"joint0": {"type": "sinusoid", "offset": [0], "amplitude": [0.2],
+                                    "frequency_hz": [2]}})")));
+  const sim::MemoryRecorder rec = run_rows(scene);
+  const auto& names = rec.layout.columns;
+  const std::size_t n = names.size();
+  const auto column = [&](const std::string& name) {
+    const auto c = std::size_t(std::find(names.begin(), names.end(), name) - names.begin());
+    EXPECT_LT(c, n) << name;
+    return c;
+  };
+  const std::size_t t = column("t"), x = column("link0_x"), z = column("link0_z"),
+                    drive = column("joint0_drive");
+  ASSERT_GE(rec.rows, 20u);
+  double largest_drive = 0.0;
+  for (std::size_t row = 0; row < rec.rows; ++row) {
+    const double* v = &rec.values[row * n];
+    const double angle = std::atan2(-v[x], -v[z]);
+    EXPECT_NEAR(angle, 0.5 + 0.2 * std::sin(4.0 * M_PI * v[t]), 1e-9) << "row " << row;
+    largest_drive = std::max(largest_drive, std::abs(v[drive]));
+  }
+  EXPECT_GT(largest_drive, 1.0);  // at least the weight's torque, m g (L / 2) sin 0.5 = 2.35
+
+  auto scene_with = [](const std::string& system, const std::string& extra) {
+    return chain_scene(system, R"(, "kinematic": )" + extra);
+  };
+  const std::string rod = R"({"type": "maximal", "mechanism": "pendulum_chain", "parameters": {"n": 1})";
+  const std::string sine = R"({"type": "sinusoid", "offset": [0], "amplitude": [0.2], "frequency_hz": [2]})";
+  expect_message(dir, load_error(dir, scene_with(rod + "}", R"({"elbow": )" + sine + "}")),
+                 "kinematic.elbow", "no joint named 'elbow'");
+  expect_message(dir, load_error(dir, scene_with(rod + R"(, "dampers": [{"joint": "joint0", "damping": 1}]})",
+                                                 R"({"joint0": )" + sine + "}")),
+                 "kinematic.joint0", "a prescribed joint takes neither");
+  expect_message(dir, load_error(dir, scene_with(rod + R"(, "inputs": ["joint0"]})",
+                                                 R"({"joint0": )" + sine + "}")),
+                 "system.inputs[0]", "is prescribed");
+  expect_message(dir,
+                 load_error(dir, scene_with(R"({"type": "maximal", "mechanism": "pendulum_chain",
+                                                "parameters": {"n": 1, "joint": "spherical"}})",
+                                            R"({"joint0": )" + sine + "}")),
+                 "kinematic.joint0", "not a revolute or prismatic joint");
+  expect_message(dir, load_error(dir, scene_with(rod + "}", R"({"joint0": {"type": "constant", "value": [1, 2]}})")),
+                 "kinematic.joint0.value", "expected 1");
 }
 
 // "clearance" puts the lowest contact point that far above its surface, and "base" moves

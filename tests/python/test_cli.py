@@ -132,6 +132,9 @@ def check_maximal_outputs(out, summary, arrays):
     velocity = [c for v in summary.get("velocity_constraints", []) for c in v["columns"]]
     if velocity:
         expected_shapes["velocity_force"] = (n, len(velocity))
+    drives = [f"{j}_drive" for j in summary["kinematic_joints"]]
+    if drives:
+        expected_shapes["drive_force"] = (n, len(drives))
     assert set(arrays) == set(expected_shapes)
     for name, shape in expected_shapes.items():
         assert arrays[name].shape == shape, name
@@ -150,7 +153,7 @@ def check_maximal_outputs(out, summary, arrays):
     columns = list(CONTACT_COLUMNS) if contact else []
     if contact and summary["contact"]["restitution"]:
         columns.append("impacts")
-    columns += velocity
+    columns += velocity + drives
     extra = len(columns)
     if columns:
         assert header[-extra:] == columns
@@ -168,6 +171,7 @@ def check_maximal_outputs(out, summary, arrays):
     assert np.array_equal(csv[:, 3 + 7 * nb:3 + 7 * nb + nu], arrays["controls"])
     for k, name in enumerate(columns):
         value = (arrays["velocity_force"][:, velocity.index(name)] if name in velocity
+                 else arrays["drive_force"][:, drives.index(name)] if name in drives
                  else arrays[name])
         assert np.array_equal(csv[:, 3 + 7 * nb + nu + k], value)
 
@@ -422,18 +426,25 @@ def test_nonholonomic_maximal_quick_writes_claims_data_and_figure(tmp_path):
     assert {"maximal-sleigh-second-order", "maximal-disk-second-order",
             "maximal-car-second-order", "maximal-snakeboard-second-order",
             "maximal-sleigh-constraint-to-roundoff", "maximal-sleigh-energy-bounded",
-            "maximal-sleigh-settles", "trailers-linear-time"} == claims.keys()
+            "maximal-sleigh-settles", "trailers-linear-time", "lane-change-second-order",
+            "lane-change-trailers-fall-in-line", "maximal-snakeboard-gait-second-order",
+            "maximal-snakeboard-gait-momentum"} == claims.keys()
     # Properties that are also unit tests (tests/maximal/test_nonholonomic_maximal.cpp,
-    # test_maximal_vehicles.cpp); the timing claim is the benchmark's, not checked here.
+    # test_maximal_vehicles.cpp), and the prescribed gait's and lane change's, which only
+    # this experiment measures; the timing claim is the benchmark's, not checked here.
     for key in ("maximal-sleigh-second-order", "maximal-disk-second-order",
                 "maximal-car-second-order", "maximal-snakeboard-second-order",
-                "maximal-sleigh-constraint-to-roundoff"):
+                "maximal-sleigh-constraint-to-roundoff", "lane-change-second-order",
+                "lane-change-trailers-fall-in-line", "maximal-snakeboard-gait-second-order",
+                "maximal-snakeboard-gait-momentum"):
         assert claims[key]["holds"], key
     data = json.loads((out / "nonholonomic_maximal.json").read_text())
     assert [s["system"] for s in data["systems"]] == ["sleigh", "rolling_disk", "car",
                                                       "snakeboard"]
     assert data["long_run"]["completed"] is True
     assert len(data["trailers"]["n"]) == len(data["trailers"]["seconds_per_step"]) == 3
+    assert len(data["gait"]["momentum_gap"]) == len(data["gait"]["h"]) == 4
+    assert len(data["lane_change"]["t"]) == len(data["lane_change"]["steering_drive"]) > 100
     assert {f["path"] for f in results["data_files"]} >= {
         "nonholonomic_maximal.json", "nonholonomic_maximal.png"}
     assert (out / "nonholonomic_maximal.png").stat().st_size > 0

@@ -618,6 +618,36 @@ def test_a_maximal_sleigh_from_python_follows_the_reduced_sleigh():
         marsden.maximal.snakeboard(rotor_inertia=0.2)
 
 
+def test_maximal_kinematic_joints_follow_their_paths():
+    # A rod hanging from a hinge (its centre of mass 0.5 m below the pivot at angle 0, turned
+    # about +y) with the hinge's angle prescribed: 0.5 rad (the chain's initial angle) plus
+    # the signal, at every row; the drive's torque is a column.
+    rod = marsden.maximal.pendulum_chain(1)
+    swing = marsden.Signal.sinusoid([0.0], [0.2], [2.0])
+    system = marsden.maximal.system(rod, kinematic={"joint0": swing})
+    run = marsden.simulate(pickle.loads(pickle.dumps(system)), dt=0.01, steps=100)
+    assert run.ok
+    t, x, z = (run.values[:, run.columns.index(c)] for c in ("t", "link0_x", "link0_z"))
+    np.testing.assert_allclose(np.arctan2(-x, -z), 0.5 + 0.2 * np.sin(4 * np.pi * t),
+                               rtol=0, atol=1e-9)
+    assert np.abs(run.values[1:, run.columns.index("joint0_drive")]).max() > 1.0
+    # The trailer train's steering is prescribed already: a callable steers it through a
+    # lane change, after which the tractor runs straight.
+    train = marsden.maximal.system(marsden.maximal.trailer_train(2), qd={"plane": [2.0, 0.0, 0.0]},
+                                   kinematic={"steering": lambda t: 0.08 * np.sin(2 * np.pi * t / 6)
+                                              if t < 6 else 0.0})
+    lane = marsden.simulate(train, dt=0.01, steps=1000)
+    y = lane.values[:, lane.columns.index("tractor_y")]
+    assert lane.ok and 2.0 < y[-1] and abs(y[-1] - y[-100]) < 0.05
+    with pytest.raises(marsden.InputError, match="kinematic: joint 'joint0' is not a revolute"):
+        marsden.maximal.system(marsden.maximal.pendulum_chain(1, joint="spherical"),
+                               kinematic={"joint0": swing})
+    with pytest.raises(marsden.InputError, match="input joint 'joint0' is prescribed"):
+        marsden.maximal.system(rod, inputs=["joint0"], controls=[1.0], kinematic={"joint0": swing})
+    with pytest.raises(marsden.InputError, match="no damper and no limits"):
+        marsden.maximal.system(rod, dampers={"joint0": 1.0}, kinematic={"joint0": swing})
+
+
 def test_maximal_arguments_are_checked():
     chain = marsden.maximal.pendulum_chain(2, joint="spherical")
     with pytest.raises(marsden.InputError, match="not a revolute or prismatic"):

@@ -398,8 +398,9 @@ def test_maximal_wheels_and_skates_are_drawn_on_their_bodies(tmp_path):
     assert r.returncode == 0, r.stderr
     bodies = json.loads((tmp_path / "train" / "model.json").read_text())["model"]["bodies"]
     markers = [[g["offset"] for g in b["geometry"] if g["shape"] == "ellipsoid"] for b in bodies]
-    assert markers[0] == [[-0.2, 0.0, 0.0], [0.3, 0.0, 0.0]]  # the tractor's two axles
-    assert all(m == [[-0.2, 0.0, 0.0]] for m in markers[1:])
+    # The tractor's rear axle, each trailer's, and the front axle's on its steered body (last).
+    assert all(m == [[-0.2, 0.0, 0.0]] for m in markers[:-1])
+    assert markers[-1] == [[0.0, 0.0, 0.0]]
 
 
 # --- Planar vehicles: the parts the page turns.

@@ -113,6 +113,16 @@ TEST(MinimalCounterpart, RefusesWhatItCannotRepresent) {
   EXPECT_THROW(minimal_counterpart(moving), InputError);
   const Mechanism leg = maximal::minitaur_leg();  // a revolute loop, planar: accepted
   EXPECT_NO_THROW(minimal_counterpart(leg));
+  const Mechanism chain = maximal::pendulum_chain(2);
+  std::vector<maximal::Joint> joints = chain.model.joints();
+  joints[1].prescribed = true;
+  try {
+    minimal_counterpart({maximal::Model(chain.model.bodies(), joints), chain.state});
+    ADD_FAILURE() << "a prescribed joint was carried over";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("\"joint1\": a prescribed coordinate"), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

@@ -90,7 +90,7 @@ Mechanism rolling_disk(double mass, double radius);
 // A tractor pulling `trailers` trailers (issue 40's scaling case): bodies 1 m long on the
 // ground, the tractor on the planar joint "plane", trailer i on a vertical hinge "hitch<i>"
 // to the body ahead; each body's axle ("tractor_rear", "axle<i>") cannot slide sideways,
-// and the tractor's front axle skate ("tractor_front") rides on the massless body
+// and the tractor's front axle skate ("tractor_front") rides on the 0.1 kg body
 // "steered_axle" (the last body), 0.3 m ahead of the tractor's centre on the prescribed hinge
 // "steering" at `steering` (rad; held unless Data::joint_target moves it). Every other skate
 // is eliminated at its body, the front one is a loop row, so a step costs O(trailers). At
