@@ -16,3 +16,4 @@ cmake --build "$work/build" -j 2 >/dev/null
 "$work/build/track_swing_up" "$source_dir/examples/problems/cart_pole_swing_up.json"
 "$work/build/box_slide"
 "$work/build/trailer_train"
+"$work/build/lane_change"
