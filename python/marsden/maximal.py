@@ -127,8 +127,10 @@ def _mechanism_from_urdf(path: str, gravity: tuple, floating_base: bool,
 
 def mechanism_from_mjcf(path, weld_massless_joints: bool = False) -> Mechanism:
     """An MJCF file in maximal coordinates (docs/mjcf.md), gravity from its <option>, at the
-    file's pose with the root at the world origin; a <freejoint> root is a free body.
-    Armature and joint stiffness are an error (no maximal form yet)."""
+    file's pose with the root at the world origin; a <freejoint> root is a free body. Its
+    <motor>s are the attribute ``motors``, (joint, gear, lower, upper) in file order, which
+    ``system`` takes as the inputs. Armature and joint stiffness are an error (no maximal
+    form yet)."""
     return _mechanism_from_mjcf(os.path.abspath(path), bool(weld_massless_joints))
 
 
@@ -152,7 +154,9 @@ def system(mechanism: Mechanism, *, inputs=(), controls: Signal | None = None,
     """The system of a mechanism.
 
     ``inputs``: names of revolute or prismatic joints whose generalised force (N m or N) is
-    a component of ``controls``, in order. ``springs``: {joint: stiffness} or {joint:
+    a component of ``controls``, in order. A mechanism from ``mechanism_from_mjcf`` with
+    <motor>s takes them as its inputs instead (leave ``inputs`` out): control i gives its
+    joint the force gear * u_i, u_i clamped to the motor's ctrlrange, as a scene does. ``springs``: {joint: stiffness} or {joint:
     (stiffness, rest)} (N m/rad or N/m; rad or m); ``dampers``: {joint: damping}.
     ``q``, ``qd``: initial joint coordinates and rates {joint: value, or a list for joints
     with several}, over the mechanism's own; the rates become the discrete velocities of an
@@ -193,7 +197,8 @@ def system(mechanism: Mechanism, *, inputs=(), controls: Signal | None = None,
                                 float(tolerance), bounds, [_shape(s) for s in shapes],
                                 [_surface(s) for s in surfaces],
                                 [_velocity_constraint(c) for c in velocity_constraints],
-                                {str(k): as_signal(v) for k, v in (kinematic or {}).items()})
+                                {str(k): as_signal(v) for k, v in (kinematic or {}).items()},
+                                list(getattr(mechanism, "motors", [])))
 
 
 def _shape(shape: dict) -> tuple:

@@ -140,7 +140,8 @@ std::unique_ptr<sim::System> make_maximal_system(
     double tolerance, const std::map<std::string, std::pair<double, double>>& limits,
     const std::vector<ShapeArgs>& shapes, const std::vector<SurfaceArgs>& surfaces,
     const std::vector<VelocityArgs>& velocity_constraints,
-    const std::map<std::string, std::shared_ptr<sim::Signal>>& kinematic) {
+    const std::map<std::string, std::shared_ptr<sim::Signal>>& kinematic,
+    const std::vector<std::tuple<std::string, double, double, double>>& motors) {
   const Mechanism& mech = nb::cast<const Mechanism&>(mechanism);
   std::vector<maximal::Joint> joints = mech.model.joints();
   auto one_dof = [&](const std::string& name, const char* what) -> maximal::Joint& {
@@ -203,6 +204,12 @@ std::unique_ptr<sim::System> make_maximal_system(
                                          : maximal::LinearSolver::DenseLU;
   setup.step.newton.tolerance = tolerance;
   for (const std::string& name : inputs) setup.input_joints.push_back(joint_index(model, name, "inputs"));
+  if (!motors.empty() && !inputs.empty())
+    throw InputError("inputs: the MJCF file's <motor>s are the inputs; leave inputs out");
+  for (const auto& [joint, gear, lower, upper] : motors) {
+    setup.input_joints.push_back(joint_index(model, joint, "motors"));
+    setup.motors.push_back({gear, lower, upper});
+  }
   setup.controls = controls;
   for (const maximal::Joint& joint : model.joints()) {
     if (!joint.prescribed) continue;
@@ -212,7 +219,7 @@ std::unique_ptr<sim::System> make_maximal_system(
   return recorded(sim::make_maximal_system(setup), "maximal.make_system",
                   nb::make_tuple(mechanism, inputs, controls, springs, dampers, q, qd, dt,
                                  solver, tolerance, limits, shapes, surfaces,
-                                 velocity_constraints, kinematic));
+                                 velocity_constraints, kinematic, motors));
 }
 
 }  // namespace
@@ -325,12 +332,21 @@ void bind_maximal(nb::module_ m) {
       [](const std::filesystem::path& path, bool weld_massless_joints) {
         UrdfModel description = io::read_mjcf(path);
         if (weld_massless_joints) description = weld_joints_moving_no_mass(std::move(description));
-        return maximal::mechanism_from_urdf(description, description.gravity,
-                                            description.floating_root);
+        nb::object mech = nb::cast(maximal::mechanism_from_urdf(
+            description, description.gravity, description.floating_root));
+        // The file's <motor>s, in file order, for system(): (joint, gear, lower, upper).
+        nb::list motors;
+        const double inf = std::numeric_limits<double>::infinity();
+        for (const UrdfActuator& a : description.actuators)
+          motors.append(nb::make_tuple(a.joint, a.gear, a.ctrl_limited ? a.ctrl_lower : -inf,
+                                       a.ctrl_limited ? a.ctrl_upper : inf));
+        mech.attr("motors") = motors;
+        return mech;
       },
       nb::arg("path"), nb::arg("weld_massless_joints") = false,
       "An MJCF file in maximal coordinates (docs/mjcf.md), gravity from its <option>, at "
-      "the file's pose with the root at the world origin; a <freejoint> root is a free body. "
+      "the file's pose with the root at the world origin; a <freejoint> root is a free body; "
+      "its <motor>s as the attribute motors, (joint, gear, lower, upper) in file order. "
       "Armature and joint stiffness are an error (no maximal form yet).");
   m.def(
       "joint_coordinates",
@@ -367,12 +383,14 @@ void bind_maximal(nb::module_ m) {
         nb::arg("shapes") = std::vector<ShapeArgs>(), nb::arg("surfaces") = std::vector<SurfaceArgs>(),
         nb::arg("velocity_constraints") = std::vector<VelocityArgs>(),
         nb::arg("kinematic") = std::map<std::string, std::shared_ptr<sim::Signal>>(),
+        nb::arg("motors") = std::vector<std::tuple<std::string, double, double, double>>(),
         "The system of a mechanism (marsden.maximal.system spells its arguments): springs "
         "{joint: (stiffness, rest)}, dampers {joint: damping}, q and qd {joint: "
         "coordinates}, limits {joint: (lower, upper)}, contact shapes (body, type, sizes, "
         "position, friction, restitution), surfaces (normal, point, friction, restitution) and "
         "velocity constraints (name, body, type, point, axis, radius, ground_normal), kinematic "
-        "{joint: displacement signal}; InputError naming the joint or value.");
+        "{joint: displacement signal}, motors (joint, gear, lower, upper) as the inputs; "
+        "InputError naming the joint or value.");
 }
 
 }  // namespace marsden::python

@@ -5,6 +5,7 @@ equal MuJoCo's mj_fullM and qfrc_bias at random states. The suites' XML files ar
 installed by scripts/install-deps.sh --robots (scripts/install_model_suites.py)."""
 
 import pathlib
+import pickle
 import sys
 
 import mujoco
@@ -188,3 +189,26 @@ def test_free_root_equals_mujoco_through_the_change_of_velocities(suite, name):
 def test_the_maximal_engine_refuses_armature_by_name():
     with pytest.raises(marsden.InputError, match="armature"):
         marsden.load_mjcf(suite_file("gymnasium", "ant"), engine="maximal")
+
+
+def test_a_maximal_mechanism_from_mjcf_takes_its_motors_as_inputs():
+    # motor_arm.xml: the shoulder motor has gear 10 and ctrlrange [-1, 1], the elbow's gear 2.
+    # Its controls (2, 0.5) must act as the joint forces (10 * 1, 2 * 0.5) do on the bare
+    # joints: the same trajectory to the bit, and the u columns the controls as given.
+    path = ROOT / "examples" / "mjcf" / "motor_arm.xml"
+    arm = marsden.maximal.mechanism_from_mjcf(path)
+    assert arm.motors == [("shoulder", 10.0, -1.0, 1.0), ("elbow", 2.0, -np.inf, np.inf)]
+    system = pickle.loads(pickle.dumps(marsden.maximal.system(arm, controls=[2.0, 0.5])))
+    motors = marsden.simulate(system, dt=0.002, steps=200)
+    bare = marsden.maximal.mechanism_from_mjcf(path)
+    bare.motors = []
+    forces = marsden.simulate(marsden.maximal.system(bare, inputs=["shoulder", "elbow"],
+                                                     controls=[10.0, 1.0]), dt=0.002, steps=200)
+    assert motors.ok and forces.ok
+    moving = [c for c in motors.columns if c.endswith(("_x", "_z", "_qw"))]
+    for c in moving:
+        assert np.array_equal(motors[c], forces[c]), c
+    assert np.ptp(motors["lower_x"]) > 0.01
+    np.testing.assert_array_equal(motors["u0"], 2.0)
+    with pytest.raises(marsden.InputError, match="<motor>s are the inputs"):
+        marsden.maximal.system(arm, inputs=["shoulder"], controls=[1.0])
