@@ -93,18 +93,27 @@ class MaximalSystem final : public sim::System {
       for (const int j : prescribed_joints_) names.push_back(model_.joints()[std::size_t(j)].name + "_drive");
       layout_.add("drive_force", names, {prescribed_joints_.size()});
     }
-    saved_ = data_.state;
+    checkpoint();  // sizes the saved copies
     for (int b = 0; b < nb; ++b) quaternion_at_.push_back(13 * b + 3);
   }
 
   const sim::Layout& layout() const override { return layout_; }
+  // The state and what the rows report of the last step (same sizes: no allocation).
   void checkpoint() override {
     saved_ = data_.state;
     saved_last_dt_ = data_.last_dt;
+    saved_contact_ = data_.contact;
+    saved_velocity_force_ = data_.velocity_force;
+    saved_drive_force_ = data_.drive_force;
+    saved_last_ = last_;
   }
   void rollback() override {
     data_.state = saved_;
     data_.last_dt = saved_last_dt_;
+    data_.contact = saved_contact_;
+    data_.velocity_force = saved_velocity_force_;
+    data_.drive_force = saved_drive_force_;
+    last_ = saved_last_;
   }
   sim::StepStatus step(double t, double dt) override {
     options_.dt = dt;
@@ -376,6 +385,9 @@ class MaximalSystem final : public sim::System {
   sim::Layout layout_;
   std::vector<BodyState> saved_;
   double saved_last_dt_ = 0.0;
+  std::vector<maximal::ContactState> saved_contact_;
+  std::vector<double> saved_velocity_force_, saved_drive_force_;
+  maximal::StepStatus saved_last_;
   maximal::StepStatus last_;  // of the last step that succeeded (the contact columns)
   mutable std::vector<Vec4> last_q_;
   std::vector<int> quaternion_at_;

@@ -126,6 +126,17 @@ std::vector<Case> cases() {
             "dampers": [{"joint": "joint2", "damping": 0.1}]})",
            "{}", 0.01,
            R"(, "controls": {"type": "sinusoid", "offset": [0.5, 0.0], "amplitude": [0.2, 0.3], "frequency_hz": [1.0, 2.0]})")},
+      {"maximal_kinematic",
+       scene(R"({"type": "maximal", "mechanism": "pendulum_chain", "parameters": {"n": 3},
+                 "inputs": ["joint0"]})",
+             "{}", 0.01,
+             R"(, "controls": {"type": "sinusoid", "offset": [0.2], "amplitude": [0.3], "frequency_hz": [1.0]},
+                  "kinematic": {"joint1": {"type": "sinusoid", "offset": [0], "amplitude": [0.4], "frequency_hz": [0.8]}})")},
+      {"maximal_lane_change",
+       scene(R"({"type": "maximal", "mechanism": "trailer_train", "parameters": {"trailers": 2}})",
+             "{}", 0.01,
+             R"(, "initial_state": {"qd": {"plane": [2.0, 0.0, 0.0]}},
+                  "kinematic": {"steering": {"type": "sinusoid", "offset": [0], "amplitude": [0.1], "frequency_hz": [0.5]}})")},
   };
 }
 
