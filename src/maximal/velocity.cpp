@@ -1,6 +1,8 @@
 #include "marsden/maximal/velocity.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <Eigen/Geometry>
 #include <unsupported/Eigen/AutoDiff>
@@ -95,6 +97,21 @@ bool velocity_constraint_derivatives(const VelocityConstraint& c, const Mat3& R,
     dAtmu_dphi.row(k) = f.derivatives().transpose();
   }
   return true;
+}
+
+double max_velocity_violation(const Model& model, const std::vector<BodyState>& before,
+                              const std::vector<BodyState>& after) {
+  double worst = 0.0;
+  for (const VelocityConstraint& c : model.velocity_constraints()) {
+    VelocityRows A_k, A_kp1;
+    if (!velocity_constraint_rows(c, before[std::size_t(c.body)].q.matrix(), A_k) ||
+        !velocity_constraint_rows(c, after[std::size_t(c.body)].q.matrix(), A_kp1))
+      return std::numeric_limits<double>::quiet_NaN();
+    Vec6 w;
+    w << after[std::size_t(c.body)].v, after[std::size_t(c.body)].omega;
+    worst = std::max(worst, (0.5 * (A_k + A_kp1) * w).lpNorm<Eigen::Infinity>());
+  }
+  return worst;
 }
 
 }  // namespace marsden::maximal

@@ -7,6 +7,8 @@
 // world force and a body-frame torque, as the step's residual takes them.
 #pragma once
 
+#include <vector>
+
 #include <Eigen/Core>
 
 #include "marsden/maximal/model.hpp"
@@ -26,5 +28,12 @@ bool velocity_constraint_derivatives(const VelocityConstraint& c, const Mat3& R,
                                      const Eigen::Vector2d& mu,
                                      Eigen::Matrix<double, Eigen::Dynamic, 3, 0, 2, 3>& dAw_dphi,
                                      Eigen::Matrix<double, 6, 3>& dAtmu_dphi);
+
+// The largest violation of the model's velocity constraints over one step from `before` to
+// `after`: max over rows of |(A(q_k) + A(q_k+1)) / 2 . (v, omega)_k+1| (m/s), the rows the
+// step imposes (docs/maximal.md, Nonholonomic constraints); 0 without constraints, NaN where
+// a row is undefined at either pose (a wheel lying flat).
+double max_velocity_violation(const Model& model, const std::vector<BodyState>& before,
+                              const std::vector<BodyState>& after);
 
 }  // namespace marsden::maximal
