@@ -1881,17 +1881,24 @@ void fill_residual_blocks(const Model& model, const Data& data, double dt,
     // The constraint force -G(x_k)^T lambda.
     JointVec lambda = lambda_of(model.topology(), j, s, m);
     scatter(-joint_force_derivative(joint, a, c, lambda), 0);
-    // g(x_kp1) / dt, x_kp1 = x_k + dt v and q_kp1 = q_k f: a perturbation q_k exp(dphi)
-    // moves q_kp1 by exp(R_f^T dphi).
+    // g(x_kp1) / dt, and a prescribed coordinate's row s(x_kp1) / dt after them,
+    // x_kp1 = x_k + dt v and q_kp1 = q_k f: a perturbation q_k exp(dphi) moves q_kp1 by
+    // exp(R_f^T dphi).
     JointBlock C_ends[2];
-    joint_jacobians(joint, pose_of(ws.next, joint.parent), ws.next[joint.child], C_ends[0],
-                    C_ends[1]);
+    const BodyState& a_next = pose_of(ws.next, joint.parent);
+    joint_jacobians(joint, a_next, ws.next[joint.child], C_ends[0], C_ends[1]);
+    Vec6 ds_next[2];
+    if (joint.prescribed) joint_coordinate(joint, a_next, ws.next[joint.child], &ds_next[0], &ds_next[1]);
     const int row = row_of(model.topology(), j);
     for (int i = 0; i < 2; ++i) {
       if (ends[i] == kWorld) continue;
       const Mat3 R_f = (data.state[ends[i]].q.inverse() * ws.next[ends[i]].q).matrix();
       J_r_state.block(row, 12 * ends[i], m, 3) = C_ends[i].leftCols<3>() / dt;
       J_r_state.block(row, 12 * ends[i] + 3, m, 3) = C_ends[i].rightCols<3>() * R_f.transpose() / dt;
+      if (!joint.prescribed) continue;
+      J_r_state.block<1, 3>(row + m, 12 * ends[i]) = ds_next[i].head<3>().transpose() / dt;
+      J_r_state.block<1, 3>(row + m, 12 * ends[i] + 3) =
+          ds_next[i].tail<3>().transpose() * R_f.transpose() / dt;
     }
     // Spring, damper and input on a one-degree-of-freedom joint: the force f ds enters with
     // a minus sign, f = -k (s - rest) - c s_dot + u and s_dot = ds . velocities.
@@ -1903,22 +1910,9 @@ void fill_residual_blocks(const Model& model, const Data& data, double dt,
     for (int i = 0; i < 2; ++i) {
       if (ends[i] != kWorld) out.J_r_u.block<6, 1>(6 * ends[i], j) = -ds.segment<6>(6 * i);
     }
-    // The damper's or the prescribed coordinate's force mu (an unknown) acts along ds(x_k).
-    // The damper's row reads s_dot = ds(x_k) . (v, omega) of the step; the prescribed one
-    // s(x_kp1) / dt, moved by the state as the constraint rows above are.
+    // The damper's or the prescribed coordinate's force mu (an unknown) acts along ds(x_k);
+    // the damper's row reads s_dot = ds(x_k) . (v, omega) of the step.
     const double mu = has_coordinate_row(joint) ? s[row + m] : 0.0;
-    if (joint.prescribed) {
-      Vec6 ds_next[2];
-      joint_coordinate(joint, pose_of(ws.next, joint.parent), ws.next[joint.child], &ds_next[0],
-                       &ds_next[1]);
-      for (int i = 0; i < 2; ++i) {
-        if (ends[i] == kWorld) continue;
-        const Mat3 R_f = (data.state[ends[i]].q.inverse() * ws.next[ends[i]].q).matrix();
-        J_r_state.block<1, 3>(row + m, 12 * ends[i]) = ds_next[i].head<3>().transpose() / dt;
-        J_r_state.block<1, 3>(row + m, 12 * ends[i] + 3) =
-            ds_next[i].tail<3>().transpose() * R_f.transpose() / dt;
-      }
-    }
     const double f = -joint.stiffness * (coord - joint.rest) + data.joint_input[j] + mu;
     if (f == 0.0 && joint.stiffness == 0.0 && !has_coordinate_row(joint)) continue;
     const Mat12 H = joint_coordinate_derivative(joint, a, c);
