@@ -164,9 +164,11 @@ std::unique_ptr<sim::System> make_maximal_system(
     one_dof(name, "limits").lower = bounds.first;
     one_dof(name, "limits").upper = bounds.second;
   }
+  std::map<std::string, std::shared_ptr<const sim::Signal>> paths;
   for (const auto& [name, path] : kinematic) {
     if (!path) throw InputError("kinematic: the path of '" + name + "' is None");
     one_dof(name, "kinematic").prescribed = true;
+    paths.emplace(name, path);
   }
   if (!shapes.empty() && surfaces.empty())
     throw InputError("shapes: a contact needs at least one of surfaces");
@@ -211,11 +213,7 @@ std::unique_ptr<sim::System> make_maximal_system(
     setup.motors.push_back({gear, lower, upper});
   }
   setup.controls = controls;
-  for (const maximal::Joint& joint : model.joints()) {
-    if (!joint.prescribed) continue;
-    const auto path = kinematic.find(joint.name);
-    setup.prescribed.push_back(path == kinematic.end() ? nullptr : path->second);
-  }
+  setup.prescribed = std::move(paths);
   return recorded(sim::make_maximal_system(setup), "maximal.make_system",
                   nb::make_tuple(mechanism, inputs, controls, springs, dampers, q, qd, dt,
                                  solver, tolerance, limits, shapes, surfaces,

@@ -9,7 +9,6 @@
 #include <optional>
 #include <sstream>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "marsden/error.hpp"
@@ -388,7 +387,6 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
   // "kinematic": {joint: signal}, each a revolute or prismatic joint whose coordinate
   // follows its initial value plus the signal (rad or m); the built-in vehicles' steering
   // joints are prescribed already and held without it.
-  std::vector<std::pair<int, JsonNode>> paths;
   if (const auto k = root.find("kinematic")) {
     if (!k->is_object()) k->fail("expected an object {joint: signal}");
     for (const auto& item : k->raw().items()) {
@@ -403,7 +401,8 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
         sig.fail("joint '" + shown(item.key()) + "' has a damper or limits; a prescribed "
                  "joint takes neither");
       it->prescribed = true;
-      paths.emplace_back(int(it - joints.begin()), sig);
+      ms->prescribed[item.key()] =
+          parse_signal(sig, 1, "displacement of '" + item.key() + "' [rad or m]");
     }
   }
   Vec3 gravity = mech->model.gravity();
@@ -442,16 +441,6 @@ void parse_maximal(const JsonNode& root, Scene& scene) {
         (*in)[i].fail("joint '" + shown((*in)[i].string()) + "' is prescribed (kinematic): its "
                       "path moves it, not a force");
     }
-  }
-  // One path per prescribed joint, in joint order (null: held).
-  for (int j = 0; j < int(joints.size()); ++j) {
-    if (!joints[std::size_t(j)].prescribed) continue;
-    std::shared_ptr<const sim::Signal> path;
-    for (const auto& [joint, sig] : paths) {
-      if (joint == j)
-        path = parse_signal(sig, 1, "displacement of '" + joints[std::size_t(j)].name + "' [rad or m]");
-    }
-    ms->prescribed.push_back(std::move(path));
   }
   // An MJCF file's motors, in file order: gear * u on their joints, u clamped to ctrlrange.
   if (scene.urdf) {

@@ -1,5 +1,6 @@
 #include "marsden/sim/maximal.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include <Eigen/QR>
@@ -53,12 +54,13 @@ class MaximalSystem final : public sim::System {
         data_(model_, ms.state0),
         last_q_(static_cast<std::size_t>(model_.num_bodies()), Vec4::Zero()) {
     for (int j = 0; j < model_.num_joints(); ++j) {
-      if (!model_.joints()[std::size_t(j)].prescribed) continue;
+      const maximal::Joint& joint = model_.joints()[std::size_t(j)];
+      if (!joint.prescribed) continue;
       prescribed_joints_.push_back(j);
       path_start_.push_back(data_.joint_target[std::size_t(j)]);
+      const auto path = ms.prescribed.find(joint.name);
+      paths_.push_back(path == ms.prescribed.end() ? nullptr : path->second);
     }
-    paths_ = ms.prescribed;
-    paths_.resize(prescribed_joints_.size());
     layout_.add("", {"t"}, {});
     const int nb = model_.num_bodies();
     for (const maximal::Body& b : model_.bodies())
@@ -425,16 +427,15 @@ std::unique_ptr<System> make_maximal_system(const MaximalSetup& setup) {
                        setup.model->joints()[std::size_t(j)].name +
                        "' is prescribed (its path, not a force, moves it)");
   }
-  std::size_t prescribed = 0;
-  for (const maximal::Joint& joint : setup.model->joints()) prescribed += joint.prescribed ? 1 : 0;
-  if (setup.prescribed.size() > prescribed)
-    throw InputError("maximal system: " + std::to_string(setup.prescribed.size()) +
-                     " paths for " + std::to_string(prescribed) + " prescribed joints");
-  for (std::size_t i = 0; i < setup.prescribed.size(); ++i) {
-    if (setup.prescribed[i] && setup.prescribed[i]->size() != 1)
-      throw InputError("maximal system: the path of prescribed joint " + std::to_string(i) +
-                       " must have 1 component (its displacement), not " +
-                       std::to_string(setup.prescribed[i]->size()));
+  for (const auto& [name, path] : setup.prescribed) {
+    const auto& joints = setup.model->joints();
+    const auto joint = std::find_if(joints.begin(), joints.end(),
+                                    [&](const maximal::Joint& j) { return j.name == name; });
+    if (joint == joints.end() || !joint->prescribed)
+      throw InputError("maximal system: a path for '" + name + "', which is not a prescribed joint");
+    if (!path || path->size() != 1)
+      throw InputError("maximal system: the path of prescribed joint '" + name +
+                       "' must be a signal of 1 component (its displacement)");
   }
   if ((setup.controls ? std::size_t(setup.controls->size()) : setup.input_joints.size()) !=
           setup.input_joints.size() ||

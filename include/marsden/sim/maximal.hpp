@@ -5,6 +5,7 @@
 #pragma once
 
 #include <limits>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -32,10 +33,10 @@ struct MaximalSetup {
     double upper = std::numeric_limits<double>::infinity();
   };
   std::vector<Motor> motors;
-  // Per prescribed joint (Joint::prescribed, in joint order; fewer entries or null hold the
-  // rest): its displacement from its coordinate at state0 as a 1-component signal of time
-  // (rad or m). Each step from t_k imposes the path's value at t_k+1.
-  std::vector<std::shared_ptr<const Signal>> prescribed;
+  // {prescribed joint's name (Joint::prescribed): its displacement from its coordinate at
+  // state0 as a 1-component signal of time (rad or m)}; the prescribed joints not named are
+  // held. Each step from t_k imposes the path's value at t_k+1.
+  std::map<std::string, std::shared_ptr<const Signal>> prescribed;
 };
 
 // Columns t, per body NAME_x, _y, _z, _qw, _qx, _qy, _qz, then energy,
