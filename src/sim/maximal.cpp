@@ -429,8 +429,9 @@ std::unique_ptr<System> make_maximal_system(const MaximalSetup& setup) {
   }
   for (const auto& [name, path] : setup.prescribed) {
     const auto& joints = setup.model->joints();
+    const std::string& named = name;  // a structured binding cannot be captured (C++17)
     const auto joint = std::find_if(joints.begin(), joints.end(),
-                                    [&](const maximal::Joint& j) { return j.name == name; });
+                                    [&](const maximal::Joint& j) { return j.name == named; });
     if (joint == joints.end() || !joint->prescribed)
       throw InputError("maximal system: a path for '" + name + "', which is not a prescribed joint");
     if (!path || path->size() != 1)
