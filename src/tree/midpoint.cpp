@@ -307,6 +307,10 @@ NewtonStatus midpoint_step(const Model& model, Data& data, const MidpointOptions
     const double impulse = inf_norm_propagating_nan(r_guess);
     if (std::isfinite(impulse)) scale = std::max(scale, impulse);
   }
+  // The tolerance bounds the estimated distance to the solution too, which the linearly
+  // converging articulated Newton would otherwise meet only within about 50x it.
+  NewtonOptions newton = options.newton;
+  newton.step_tolerance = newton.tolerance;
   NewtonStatus status;
   if (m == 0 && nd >= options.articulated_newton_from) {
     data.z_guess = data.z;  // should the exact Jacobian be needed after all
@@ -315,15 +319,15 @@ NewtonStatus midpoint_step(const Model& model, Data& data, const MidpointOptions
     articulated_diagonal(model, data, options.alpha, dt, x_k.q,
                          continues ? data.v_prev : data.v_m);
     ArticulatedNewton problem{model, data, options, dt, x_k, u};
-    status = newton_iterate(problem, data.z, options.newton.tolerance * (1.0 + scale),
-                            options.newton, data.newton.vectors);
+    status = newton_iterate(problem, data.z, newton.tolerance * (1.0 + scale), newton,
+                            data.newton.vectors);
     if (!status.converged) data.z = data.z_guess;
   }
   if (!status.converged) {
     const int articulated_iterations = status.iterations;
     status = newton_solve(
         [&](const VecX& z, VecX& r, MatX* J) { step_residual(model, data, options, dt, x_k, u, z, r, J); },
-        data.z, scale, options.newton, data.newton);
+        data.z, scale, newton, data.newton);
     status.iterations += articulated_iterations;
   }
   if (!status.converged) {

@@ -311,5 +311,42 @@ TEST(NewtonNorm, NaNEntryIsNeverSmall) {
   EXPECT_FALSE(st.converged);
 }
 
+// A linearly converging iteration (r = x - 1, each step half the residual: contraction
+// 1/2) meets a residual tolerance of 1e-6 about 1e-6 from its solution. With a step
+// tolerance it goes on until the distance estimated from its last step and contraction is
+// within it, and then the true distance is too.
+TEST(NewtonStepTolerance, BoundsTheDistanceOfALinearIteration) {
+  struct Halving {
+    void residual(const Eigen::Vector2d& x, Eigen::Vector2d& r, bool) {
+      r = x - Eigen::Vector2d::Ones();
+    }
+    void factor() {}
+    void solve(const Eigen::Vector2d& r, Eigen::Vector2d& dx) { dx = 0.5 * r; }
+    double norm(const Eigen::Vector2d& r) const { return inf_norm_propagating_nan(r); }
+  } problem;
+  const auto distance = [](const Eigen::Vector2d& x) {
+    return (x - Eigen::Vector2d::Ones()).lpNorm<Eigen::Infinity>();
+  };
+  NewtonOptions opt;
+  opt.max_iterations = 100;
+  NewtonVectors<Eigen::Vector2d> v(2);
+  Eigen::Vector2d x(3.0, -2.0);
+  const NewtonStatus residual_only = newton_iterate(problem, x, 1e-6, opt, v);
+  ASSERT_TRUE(residual_only.converged);
+  EXPECT_GT(distance(x), 1e-7);
+
+  opt.step_tolerance = 1e-12;
+  x << 3.0, -2.0;
+  const NewtonStatus both = newton_iterate(problem, x, 1e-6, opt, v);
+  ASSERT_TRUE(both.converged);
+  EXPECT_LE(distance(x), 1e-12 * (1.0 + x.lpNorm<Eigen::Infinity>()));
+  EXPECT_GT(both.iterations, residual_only.iterations + 15);
+
+  // Without room for those iterations it reports no convergence, however small r is.
+  opt.max_iterations = residual_only.iterations + 2;
+  x << 3.0, -2.0;
+  EXPECT_FALSE(newton_iterate(problem, x, 1e-6, opt, v).converged);
+}
+
 }  // namespace
 }  // namespace marsden::sim

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cmath>
+#include <limits>
 #include <utility>
 
 #include <Eigen/Core>
@@ -21,6 +22,12 @@ struct NewtonOptions {
   // iteration cuts the residual at least fourfold, and re-evaluate it otherwise. From a
   // good guess one exact Jacobian then serves the whole solve.
   bool reuse_jacobian = false;
+  // Where positive, converged also needs the iterate's estimated distance to the solution,
+  // |dx| c / (1 - c) from the last step dx and the residual's contraction c over it, at most
+  // step_tolerance (1 + ||x||_inf). A linearly converging iteration stops just inside the
+  // residual tolerance, a quadratic one far inside it; this makes a tolerance mean the same
+  // accuracy of x for both.
+  double step_tolerance = 0.0;
 };
 
 struct NewtonStatus {
@@ -66,12 +73,18 @@ template <class Problem, class Vec>
 NewtonStatus newton_iterate(Problem& problem, Vec& x, double tol, const NewtonOptions& opt,
                             NewtonVectors<Vec>& v) {
   auto& [r, r_trial, x_trial, dx] = v;
+  constexpr double kInf = std::numeric_limits<double>::infinity();
   NewtonStatus status;
   problem.residual(x, r, true);
   bool have_jacobian = true, factored = false;
   double contraction = 1.0;  // norm ratio of the last iteration
+  double distance = opt.step_tolerance > 0.0 ? kInf : 0.0;  // estimated, to the solution
+  const auto done = [&] {
+    return status.residual_norm <= tol &&
+           distance <= opt.step_tolerance * (1.0 + inf_norm_propagating_nan(x));
+  };
   status.residual_norm = problem.norm(r);
-  while (std::isfinite(status.residual_norm) && status.residual_norm > tol &&
+  while (std::isfinite(status.residual_norm) && !done() &&
          status.iterations < opt.max_iterations) {
     if (!(opt.reuse_jacobian && factored && contraction < 0.25)) {
       if (!have_jacobian) problem.residual(x, r, true);
@@ -93,13 +106,18 @@ NewtonStatus newton_iterate(Problem& problem, Vec& x, double tol, const NewtonOp
         r.swap(r_trial);
         contraction = norm_trial / status.residual_norm;
         status.residual_norm = norm_trial;
+        // A step that cut nothing is at the residual's round-off, its size the noise's.
+        if (opt.step_tolerance > 0.0) {
+          const double step_norm = alpha * inf_norm_propagating_nan(dx);
+          distance = contraction < 1.0 ? step_norm * contraction / (1.0 - contraction) : step_norm;
+        }
         have_jacobian = false;
         break;
       }
       alpha *= 0.5;
     }
   }
-  status.converged = std::isfinite(status.residual_norm) && status.residual_norm <= tol;
+  status.converged = std::isfinite(status.residual_norm) && done();
   return status;
 }
 

@@ -15,9 +15,12 @@ namespace marsden::tree {
 
 struct MidpointOptions {
   double alpha = 0.5;  // quadrature point in [0, 1]; 1/2 is second order
-  // Tolerance 1e-10; the exact Jacobian of the first iterate is kept while it contracts
-  // fast (NewtonOptions::reuse_jacobian), which from the extrapolated guess usually means
-  // one Jacobian per step.
+  // Tolerance 1e-10, on the momentum balance (relative to 1 + |p_k|) and on the estimated
+  // distance of q_k+1 to the step's exact solution (relative to 1 + |q|): the step sets
+  // step_tolerance to tolerance, so the linearly converging articulated-body Newton below
+  // stops as near the solution as the exact one (docs/tree.md). The exact Jacobian of the
+  // first iterate is kept while it contracts fast (NewtonOptions::reuse_jacobian), which
+  // from the extrapolated guess usually means one Jacobian per step.
   NewtonOptions newton{1e-10, 30, true, true};
   LagrangianAlgorithm algorithm = LagrangianAlgorithm::Spatial;
   // On models without constraints and with at least this many dynamic coordinates,
