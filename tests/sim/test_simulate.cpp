@@ -348,5 +348,27 @@ TEST(NewtonStepTolerance, BoundsTheDistanceOfALinearIteration) {
   EXPECT_FALSE(newton_iterate(problem, x, 1e-6, opt, v).converged);
 }
 
+// A residual with a noise floor above the tolerance (r = x - 1 plus 1e-10 of deterministic
+// noise, the exact Jacobian): on the residual alone Newton never converges; with a step
+// tolerance it stops where a full step within that tolerance no longer cuts the residual,
+// within the noise's reach of the solution.
+TEST(NewtonStepTolerance, ConvergesAtTheResidualsRoundOff) {
+  const auto noisy = [](const Eigen::Vector2d& z, Eigen::Vector2d& r, Eigen::Matrix2d* J) {
+    for (int i = 0; i < 2; ++i) r[i] = z[i] - 1.0 + 1e-10 * std::sin(1e12 * z[i] + i);
+    if (J) J->setIdentity();
+  };
+  NewtonOptions opt;
+  opt.tolerance = 1e-16;  // a millionth of the noise: no iterate meets it by chance
+  NewtonWorkspace<Eigen::Vector2d> ws(2);
+  Eigen::Vector2d x(3.0, -2.0);
+  EXPECT_FALSE(newton_solve(noisy, x, 0.0, opt, ws).converged);
+  opt.step_tolerance = 1e-9;
+  x << 3.0, -2.0;
+  const NewtonStatus status = newton_solve(noisy, x, 0.0, opt, ws);
+  ASSERT_TRUE(status.converged);
+  EXPECT_GT(status.residual_norm, opt.tolerance);
+  EXPECT_LE((x - Eigen::Vector2d::Ones()).lpNorm<Eigen::Infinity>(), 3e-10);
+}
+
 }  // namespace
 }  // namespace marsden::sim

@@ -26,7 +26,10 @@ struct NewtonOptions {
   // |dx| c / (1 - c) from the last step dx and the residual's contraction c over it, at most
   // step_tolerance (1 + ||x||_inf). A linearly converging iteration stops just inside the
   // residual tolerance, a quadratic one far inside it; this makes a tolerance mean the same
-  // accuracy of x for both.
+  // accuracy of x for both. And where a full step within that bound cuts the residual by
+  // less than a tenth, the residual is at its round-off, which may lie above the tolerance
+  // (a difference quotient (x_k+1 - x_k) / dt at a small dt): x is then as near the
+  // solution as the arithmetic tells, and the solve has converged.
   double step_tolerance = 0.0;
 };
 
@@ -79,9 +82,10 @@ NewtonStatus newton_iterate(Problem& problem, Vec& x, double tol, const NewtonOp
   bool have_jacobian = true, factored = false;
   double contraction = 1.0;  // norm ratio of the last iteration
   double distance = opt.step_tolerance > 0.0 ? kInf : 0.0;  // estimated, to the solution
+  bool at_round_off = false;
   const auto done = [&] {
-    return status.residual_norm <= tol &&
-           distance <= opt.step_tolerance * (1.0 + inf_norm_propagating_nan(x));
+    const double near = opt.step_tolerance * (1.0 + inf_norm_propagating_nan(x));
+    return (status.residual_norm <= tol || at_round_off) && distance <= near;
   };
   status.residual_norm = problem.norm(r);
   while (std::isfinite(status.residual_norm) && !done() &&
@@ -106,10 +110,13 @@ NewtonStatus newton_iterate(Problem& problem, Vec& x, double tol, const NewtonOp
         r.swap(r_trial);
         contraction = norm_trial / status.residual_norm;
         status.residual_norm = norm_trial;
-        // A step that cut nothing is at the residual's round-off, its size the noise's.
+        // A step that cut the residual by less than a tenth has met its round-off (noise
+        // also makes some steps there look like slight decreases); the step's size is then
+        // the noise's.
         if (opt.step_tolerance > 0.0) {
-          const double step_norm = alpha * inf_norm_propagating_nan(dx);
-          distance = contraction < 1.0 ? step_norm * contraction / (1.0 - contraction) : step_norm;
+          const double full_step = inf_norm_propagating_nan(dx);
+          at_round_off = !(contraction <= 0.9);
+          distance = at_round_off ? full_step : alpha * full_step * contraction / (1.0 - contraction);
         }
         have_jacobian = false;
         break;
