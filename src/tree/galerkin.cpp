@@ -344,11 +344,15 @@ NewtonStatus galerkin_step(const Model& model, Data& data, GalerkinWorkspace& ws
   lagrangian_terms(model, data, x_k.q, ws.v_i, false, options.algorithm);
   const double scale = (n > 0 ? x_k.p.lpNorm<Eigen::Infinity>() : 0.0) +
                        dt * (n > 0 ? data.L_q.lpNorm<Eigen::Infinity>() : 0.0);
+  // As in the midpoint step, the tolerance also bounds the distance to the solution, which
+  // lets a step whose residual's round-off lies above the tolerance (small dt) converge.
+  NewtonOptions newton = options.newton;
+  newton.step_tolerance = newton.tolerance;
   const NewtonStatus status = newton_solve(
       [&](const VecX& z, VecX& r, MatX* J) {
         step_residual(model, data, ws, options, dt, x_k, u_nodes, z, r, J);
       },
-      ws.z, scale, options.newton, ws.newton);
+      ws.z, scale, newton, ws.newton);
   if (!status.converged) {
     ws.warm.valid = false;
     return status;

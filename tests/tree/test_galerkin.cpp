@@ -345,6 +345,34 @@ TEST(Galerkin, ConstraintsHoldAtEveryStep) {
   EXPECT_LT(max_h, 1e-10);
 }
 
+// A tight tolerance at a small step: the momentum balance's difference quotients put its
+// round-off (about 1e-11 on a 10-link chain at dt = 6.25 ms) above 1e-12 (1 + scale), where
+// Newton used to fail the first step. It converges now, and to the same steps: the run
+// ends within the default tolerance's reach of one at 1e-10.
+TEST(Galerkin, TightToleranceAtASmallStepConverges) {
+  PendulumParams p;
+  p.link_inertia = 1e-3 * Mat3::Identity();
+  const Model model = n_link_pendulum(10, p);
+  VecX q0 = VecX::Zero(10);
+  q0[0] = 0.3;
+  std::vector<VecX> finals;
+  for (const double tolerance : {1e-12, 1e-10}) {
+    GalerkinOptions opt;
+    opt.stages = 2;
+    opt.newton.tolerance = tolerance;
+    Data data(model);
+    GalerkinWorkspace ws(model, opt);
+    TreeState x = midpoint_initial_state(model, data, 0.0, q0, VecX::Zero(10)), next;
+    for (int k = 0; k < 32; ++k) {
+      ASSERT_TRUE(galerkin_step(model, data, ws, opt, 0.00625, x, MatX(), next).converged)
+          << "tolerance " << tolerance << ", step " << k;
+      x = next;
+    }
+    finals.push_back(x.q);
+  }
+  EXPECT_LT((finals[0] - finals[1]).lpNorm<Eigen::Infinity>(), 32 * 1e-10 * 2.0);
+}
+
 TEST(Galerkin, BadInputIsReported) {
   const Model model = double_pendulum_model(0.0, true);
   Data data(model);

@@ -49,7 +49,8 @@ inline constexpr int kGalerkinMaxStages = 10;
 struct GalerkinOptions {
   int stages = 2;  // s: polynomial degree, s + 1 control points; 1..kGalerkinMaxStages
   GalerkinQuadrature quadrature = GalerkinQuadrature::Lobatto;
-  // As MidpointOptions; converged at ||r||_inf <= tolerance (1 + |p_k| + dt |L_q(q_k)|).
+  // As MidpointOptions; converged at ||r||_inf <= tolerance (1 + |p_k| + dt |L_q(q_k)|)
+  // and, as there, an estimated distance to the solution within tolerance (1 + |z|).
   NewtonOptions newton{1e-10, 30, true, true};
   LagrangianAlgorithm algorithm = LagrangianAlgorithm::Spatial;
 };
