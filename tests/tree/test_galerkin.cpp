@@ -350,11 +350,8 @@ TEST(Galerkin, ConstraintsHoldAtEveryStep) {
 // Newton used to fail the first step. It converges now, and to the same steps: the run
 // ends within the default tolerance's reach of one at 1e-10.
 TEST(Galerkin, TightToleranceAtASmallStepConverges) {
-  PendulumParams p;
-  p.link_inertia = 1e-3 * Mat3::Identity();
-  const Model model = n_link_pendulum(10, p);
-  VecX q0 = VecX::Zero(10);
-  q0[0] = 0.3;
+  const Model model = test::peers_chain(10);
+  const VecX q0 = test::peers_chain_q0(10);
   std::vector<VecX> finals;
   for (const double tolerance : {1e-12, 1e-10}) {
     GalerkinOptions opt;

@@ -15,6 +15,8 @@ namespace marsden::tree {
 namespace {
 
 using test::double_pendulum_model;
+using test::peers_chain;
+using test::peers_chain_q0;
 using test::random_tree;
 
 constexpr double kH = 1e-6;
@@ -583,20 +585,6 @@ TEST(TreeMidpoint, ArticulatedAndExactNewtonGiveTheSameTrajectory) {
   }
 }
 
-// The chain of bench/peers: 200 links of 1 m with 1 kg balls (inertia 1e-3 kg m^2),
-// released from rest with the first joint at 0.3 rad.
-Model peers_chain_200() {
-  PendulumParams p;
-  p.link_inertia = 1e-3 * Mat3::Identity();
-  return n_link_pendulum(200, p);
-}
-
-VecX peers_chain_q0() {
-  VecX q0 = VecX::Zero(200);
-  q0[0] = 0.3;
-  return q0;
-}
-
 // On a long chain the raw articulated-body steps contract by about 10x per iteration at
 // first, more slowly near the solution. On the momentum balance's tolerance alone (1e-10
 // (1 + |p_k|), |p_k| up to 3e4) the secant correction of the later steps brought 4.0
@@ -605,8 +593,8 @@ VecX peers_chain_q0() {
 // it takes 6.6, and the trajectories agree to 1.1e-9, within the 50 steps' sum of about
 // 2e-10 each (the tolerance relative to 1 + |q|).
 TEST(TreeMidpoint, SecantCorrectedArticulatedNewtonOnALongChain) {
-  const Model model = peers_chain_200();
-  const VecX q0 = peers_chain_q0();
+  const Model model = peers_chain(200);
+  const VecX q0 = peers_chain_q0(200);
   std::vector<VecX> finals;
   for (const bool articulated : {true, false}) {
     Data data(model);
@@ -636,11 +624,8 @@ TEST(TreeMidpoint, SecantCorrectedArticulatedNewtonOnALongChain) {
 // the tolerance; now the articulated and the exact Newton's trajectories end equally near
 // the exact one.
 TEST(TreeMidpoint, ToleranceBoundsTheArticulatedStepsDistance) {
-  PendulumParams p;
-  p.link_inertia = 1e-3 * Mat3::Identity();
-  const Model model = n_link_pendulum(30, p);
-  VecX q0 = VecX::Zero(30);
-  q0[0] = 0.3;
+  const Model model = peers_chain(30);
+  const VecX q0 = peers_chain_q0(30);
   MidpointOptions articulated, exact, tight;
   articulated.articulated_newton_from = 0;
   exact.articulated_newton_from = tight.articulated_newton_from = 1 << 30;
@@ -676,8 +661,8 @@ TEST(TreeMidpoint, ToleranceBoundsTheArticulatedStepsDistance) {
 // by both Newton directions, and the step agrees with a tiny-tolerance solve to well within
 // the nominal tolerance times that scale.
 TEST(TreeMidpoint, FirstStepFromRestConvergesRelativeToTheImpulse) {
-  const Model model = peers_chain_200();
-  const VecX q0 = peers_chain_q0();
+  const Model model = peers_chain(200);
+  const VecX q0 = peers_chain_q0(200);
   for (const bool articulated : {true, false}) {
     MidpointOptions opt;
     opt.articulated_newton_from = articulated ? 0 : 1 << 30;
@@ -702,11 +687,8 @@ TEST(TreeMidpoint, FirstStepFromRestConvergesRelativeToTheImpulse) {
 // used to fail the first step. It converges now, to the steps of the default tolerance
 // within that tolerance's reach.
 TEST(TreeMidpoint, TightToleranceAtASmallStepConverges) {
-  PendulumParams p;
-  p.link_inertia = 1e-3 * Mat3::Identity();
-  const Model model = n_link_pendulum(10, p);
-  VecX q0 = VecX::Zero(10);
-  q0[0] = 0.3;
+  const Model model = peers_chain(10);
+  const VecX q0 = peers_chain_q0(10);
   std::vector<VecX> finals;
   for (const double tolerance : {1e-12, 1e-10}) {
     MidpointOptions opt;

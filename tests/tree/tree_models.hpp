@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "marsden/tree/builtin_models.hpp"
 #include "marsden/tree/model.hpp"
 
 namespace marsden::tree::test {
@@ -18,6 +19,20 @@ struct TreeCase {
   // are constraints), around which the checks run.
   std::function<void(const Model&, std::mt19937&, Eigen::VectorXd&, Eigen::VectorXd&)> state;
 };
+
+// The chain of bench/peers: n links of 1 m with 1 kg balls (inertia 1e-3 kg m^2), released
+// from rest with the first joint at 0.3 rad (peers_chain_q0).
+inline Model peers_chain(int n) {
+  PendulumParams p;
+  p.link_inertia = 1e-3 * Mat3::Identity();
+  return n_link_pendulum(n, p);
+}
+
+inline Eigen::VectorXd peers_chain_q0(int n) {
+  Eigen::VectorXd q0 = Eigen::VectorXd::Zero(n);
+  q0[0] = 0.3;
+  return q0;
+}
 
 inline Mat3 random_inertia(std::mt19937& rng) {
   std::uniform_real_distribution<double> u(-1.0, 1.0);
