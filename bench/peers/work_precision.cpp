@@ -417,9 +417,11 @@ void accuracy_table(const System& s, const std::vector<Point>& points, bool ener
           ->first;
     };
     const double rm = median(ratio);
-    std::printf("| %.0e | %s, %s | %s, %s | ", level, mode(ours_name).empty() ? "none" : mode(ours_name).c_str(),
+    const std::string ours_best = mode(ours_name), peer_best = mode(peer_name);
+    std::printf("| %.0e | %s, %s | %s, %s | ", level,
+                ours_best.empty() ? "none" : ours_best.c_str(),
                 format_seconds(median(ours_t)).c_str(),
-                mode(peer_name).empty() ? "none" : mode(peer_name).c_str(),
+                peer_best.empty() ? "none" : peer_best.c_str(),
                 format_seconds(median(peer_t)).c_str());
     if (std::isfinite(rm) && rm > 0.0)
       std::printf("%.2g (%.2g-%.2g) |\n", rm, *std::min_element(ratio.begin(), ratio.end()),
@@ -467,7 +469,8 @@ void run_system(System& s, int rounds, std::ofstream* csv) {
                 format_energy_error(p.energy_error).c_str());
   if (csv)
     for (const Point& p : points)
-      *csv << s.label << ',' << p.integrator->name << ',' << (p.integrator->marsden ? 1 : 0) << ','
+      *csv << '"' << s.label << "\",\"" << p.integrator->name << "\","
+           << (p.integrator->marsden ? 1 : 0) << ','
            << ladder_dt(p.j) << ',' << median(p.seconds) << ',' << p.trajectory_error << ','
            << p.energy_error << '\n';
   accuracy_table(s, points, false, rounds);

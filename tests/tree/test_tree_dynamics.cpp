@@ -631,9 +631,9 @@ TEST(TreeMidpoint, ToleranceBoundsTheArticulatedStepsDistance) {
   exact.articulated_newton_from = tight.articulated_newton_from = 1 << 30;
   tight.newton.tolerance = 1e-14;
   Data data(model), data_exact(model), data_tight(model);
-  TreeState x = midpoint_initial_state(model, data, 0.0, q0, VecX::Zero(30)), x_exact = x,
-            x_tight = x, next, reference;
-  double worst = 0.0, end_articulated = 0.0, end_exact = 0.0;
+  TreeState x = midpoint_initial_state(model, data, 0.0, q0, VecX::Zero(30)), x_exact = x, next,
+            reference;
+  double worst = 0.0;
   for (int k = 0; k < 1000; ++k) {
     ASSERT_TRUE(midpoint_step(model, data, articulated, 0.01, x, VecX(), VecX(), next).converged);
     ASSERT_TRUE(midpoint_step(model, data_tight, tight, 0.01, x, VecX(), VecX(), reference).converged);
@@ -651,8 +651,8 @@ TEST(TreeMidpoint, ToleranceBoundsTheArticulatedStepsDistance) {
     ASSERT_TRUE(midpoint_step(model, data_ref, tight, 0.01, x_ref, VecX(), VecX(), next).converged);
     x_ref = next;
   }
-  end_articulated = (x.q - x_ref.q).lpNorm<Eigen::Infinity>();
-  end_exact = (x_exact.q - x_ref.q).lpNorm<Eigen::Infinity>();
+  const double end_articulated = (x.q - x_ref.q).lpNorm<Eigen::Infinity>();
+  const double end_exact = (x_exact.q - x_ref.q).lpNorm<Eigen::Infinity>();
   EXPECT_LT(end_articulated, 2.0 * end_exact) << end_articulated << " vs " << end_exact;
 }
 
